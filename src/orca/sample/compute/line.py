@@ -1,0 +1,100 @@
+"""The values of one line (SPEC 3): what the pure core computes and the encoder writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class CpuShare:
+    """The seed's `CpuShare`: percentages of all cores' time between two readings (SPEC 3.3)."""
+
+    user: float
+    system: float
+    iowait: float
+    steal: float
+    busiest: float
+
+
+@dataclass(frozen=True, slots=True)
+class Mem:
+    """SPEC 3.4, in bytes."""
+
+    total: int
+    used: int
+    available: int
+    cache: int
+    swap_total: int
+    swap_used: int
+    rss: int
+
+
+@dataclass(frozen=True, slots=True)
+class Disk:
+    """SPEC 3.5, in bytes."""
+
+    path: str
+    total: int
+    used: int
+    free: int
+
+
+@dataclass(frozen=True, slots=True)
+class IoRate:
+    """SPEC 3.6, bytes per second."""
+
+    read: int
+    write: int
+
+
+@dataclass(frozen=True, slots=True)
+class NetRate:
+    """SPEC 3.7, bytes per second."""
+
+    received: int
+    """Written as `in`."""
+    sent: int
+    """Written as `out`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerEntry:
+    """One element of `containers` (SPEC 3.8 and issue 4's extension fields)."""
+
+    name: str
+    mem: int
+    cpu: float
+    """Percent of one core over `dt`, from `cpu.stat` `usage_usec`; 0.0 on a container's first line."""
+    mem_nocache: int
+    oom_kill: int | None
+    """Left out of the line when None."""
+
+
+@dataclass(frozen=True, slots=True)
+class PressureShare:
+    """Percent of `dt` in which some task stalled, per resource; a None resource is left out (issue 4)."""
+
+    cpu: float | None
+    memory: float | None
+    io: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line's values. A None section is written `null` (SPEC 3.10), except as noted."""
+
+    t: float
+    dt: float
+    host: str
+    cores: int | None
+    cpu: CpuShare | None
+    mem: Mem | None
+    disk: tuple[Disk, ...] | None
+    io: IoRate | None
+    net: NetRate | None
+    containers_enabled: bool
+    """Without --cgroup the line has no `containers` key at all."""
+    containers: tuple[ContainerEntry, ...] | None
+    self_cpu: float
+    pressure: PressureShare | None
+    """None: no `pressure` key (a kernel without pressure stall information)."""

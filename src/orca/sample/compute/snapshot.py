@@ -1,0 +1,79 @@
+"""Everything the shell reads for one line, at one moment: the input of the pure core."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from orca.sample.parse.diskstats import DiskStats
+from orca.sample.parse.meminfo import MemInfo
+from orca.sample.parse.net_dev import NetDev
+from orca.sample.parse.pressure import Pressure
+from orca.sample.parse.proc_stat import ProcStat
+
+
+@dataclass(frozen=True, slots=True)
+class DiskReading:
+    """One `--dirs` directory: its own path, and `stat`/`statvfs` of it (or of its nearest existing ancestor)."""
+
+    path: str
+    st_dev: int
+    f_blocks: int
+    f_bfree: int
+    f_bavail: int
+    f_frsize: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProcEntry:
+    """One process of a pass over /proc, as the tree sums need it."""
+
+    pid: int
+    ppid: int
+    rss_pages: int
+    """From /proc/<pid>/statm's second field (SPEC 3.4)."""
+    cpu_ticks: int
+    """utime + stime + cutime + cstime from /proc/<pid>/stat."""
+    argv0: str
+    """The first field of /proc/<pid>/cmdline; "" when not read (no --match) or a kernel thread."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerReading:
+    """One Docker container's cgroup files at one moment (SPEC 3.8, issue 4)."""
+
+    container_id: str
+    name: str
+    memory_current: int
+    memory_stat: Mapping[str, int]
+    memory_events: Mapping[str, int] | None
+    """None when `memory.events` is missing or does not parse."""
+    cpu_usage_usec: int | None
+    """`cpu.stat`'s `usage_usec`; None when missing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The readings a line is the difference of. A field is None when its source could not be read (SPEC 3.10)."""
+
+    monotonic_ns: int
+    """`time.monotonic_ns()` when the readings were taken: `dt` is the difference of two."""
+    wall: float
+    """`time.time()`: the line's `t`."""
+    host: str
+    stat: ProcStat | None
+    meminfo: MemInfo | None
+    rss_bytes: int | None
+    """The resident bytes of the run's processes (SPEC 3.4); 0 with neither --pid nor --match."""
+    disks: tuple[DiskReading, ...] | None
+    diskstats: DiskStats | None
+    whole_disks: frozenset[str] | None
+    """The whole disks of /sys/block; None when it could not be listed (then the seed's skip list applies)."""
+    net: NetDev | None
+    containers_enabled: bool
+    """--cgroup was given: the line has a `containers` key."""
+    containers: tuple[ContainerReading, ...] | None
+    pressure: Mapping[str, Pressure] | None
+    """Resource (`cpu`, `memory`, `io`) → its pressure file; None on a kernel without PSI."""
+    self_cpu: float
+    """The sampler's own user + system CPU seconds so far."""
