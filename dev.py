@@ -29,7 +29,7 @@ def _stamp(extra: str) -> str:
 
 def ensure_venv(extra: str) -> None:
     """Create .venv and install the project (editable) with `extra`, unless the stamp says it is there."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may be run by an older python3
         sys.exit(f"orca-sample needs Python 3.11 or newer, this is {sys.version.split()[0]}")
     stamp_file = VENV / ".orca-sample-installed"
     wanted = {_stamp(""), _stamp(extra)} if extra else {_stamp("")}
