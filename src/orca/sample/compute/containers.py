@@ -1,0 +1,54 @@
+"""Container entries of a line (SPEC 3.8 and issue 4's extension fields), from two sets of cgroup readings."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from orca.sample.compute.line import ContainerEntry
+from orca.sample.compute.snapshot import ContainerReading
+
+USEC_PER_SECOND = 1_000_000
+
+
+def container_entries(
+    prev: tuple[ContainerReading, ...] | None, cur: tuple[ContainerReading, ...], dt: float
+) -> tuple[ContainerEntry, ...]:
+    """One entry per reading in `cur`, sorted by name; `prev` only gives the `cpu` deltas, matched by id.
+
+    >>> r = ContainerReading("a" * 64, "pg", 1000, {"inactive_file": 300, "active_file": 200}, {"oom_kill": 2}, 50)
+    >>> container_entries(None, (r,), 1.0)
+    (ContainerEntry(name='pg', mem=700, cpu=0.0, mem_nocache=500, oom_kill=2),)
+    """
+    previous_usage = {reading.container_id: reading.cpu_usage_usec for reading in prev or ()}
+    # Sorted by name, the id breaking ties so that two containers with one name keep their order from line to line.
+    ordered = sorted(cur, key=lambda reading: (reading.name, reading.container_id))
+    return tuple(
+        ContainerEntry(
+            name=reading.name,
+            mem=_mem(reading.memory_current, reading.memory_stat),
+            cpu=_cpu_percent(previous_usage.get(reading.container_id), reading.cpu_usage_usec, dt),
+            mem_nocache=_mem_nocache(reading.memory_current, reading.memory_stat),
+            oom_kill=None if reading.memory_events is None else reading.memory_events.get("oom_kill"),
+        )
+        for reading in ordered
+    )
+
+
+def _mem(memory_current: int, memory_stat: Mapping[str, int]) -> int:
+    """docker stats' number: memory.current less the page cache's inactive files (SPEC 3.8)."""
+    return max(0, memory_current - memory_stat.get("inactive_file", 0))
+
+
+def _mem_nocache(memory_current: int, memory_stat: Mapping[str, int]) -> int:
+    """memory.current less all the file cache, active and inactive (issue 4)."""
+    return max(0, memory_current - memory_stat.get("active_file", 0) - memory_stat.get("inactive_file", 0))
+
+
+def _cpu_percent(previous_usec: int | None, current_usec: int | None, dt: float) -> float:
+    """Percent of one core over `dt`: 0.0 without a previous reading, after a reset, or for a dt that isn't > 0."""
+    if previous_usec is None or current_usec is None or not dt > 0 or current_usec < previous_usec:
+        return 0.0
+    share = 100.0 * (current_usec - previous_usec) / (dt * USEC_PER_SECOND)
+    # A vanishingly small dt can overflow to inf, which JSON cannot carry.
+    return share if math.isfinite(share) else 0.0

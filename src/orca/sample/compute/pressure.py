@@ -1,0 +1,45 @@
+"""The host's `pressure` object (issue 4): percent of `dt` in which some task stalled, per resource."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from orca.sample.compute.line import PressureShare
+from orca.sample.parse.pressure import Pressure
+
+USEC_PER_SECOND = 1_000_000
+
+
+def pressure_share(
+    prev: Mapping[str, Pressure] | None, cur: Mapping[str, Pressure] | None, dt: float
+) -> PressureShare | None:
+    """Per resource, 100 × delta(`some` total) / dt, clamped to 0..100; None without PSI (`cur` is None).
+
+    A resource missing from either reading is None (left out of the line).
+
+    >>> from orca.sample.parse.pressure import PressureLine
+    >>> def p(total_us: int) -> Pressure:
+    ...     return Pressure(PressureLine(0.0, 0.0, 0.0, total_us), None)
+    >>> pressure_share({"cpu": p(1_000), "io": p(0)}, {"cpu": p(251_000), "io": p(0), "memory": p(5)}, 2.0)
+    PressureShare(cpu=12.5, memory=None, io=0.0)
+    >>> pressure_share({"cpu": p(1)}, None, 2.0) is None
+    True
+    """
+    if cur is None:
+        return None
+    before = prev or {}
+
+    def share(resource: str) -> float | None:
+        old, new = before.get(resource), cur.get(resource)
+        if old is None or new is None:
+            return None
+        return _stall_percent(old.some.total_us, new.some.total_us, dt)
+
+    return PressureShare(cpu=share("cpu"), memory=share("memory"), io=share("io"))
+
+
+def _stall_percent(previous_us: int, current_us: int, dt: float) -> float:
+    """A counter that went backwards, or a dt that isn't > 0, gives 0.0; never above 100 (rounding, clock skew)."""
+    if not dt > 0 or current_us <= previous_us:
+        return 0.0
+    return min(100.0, 100.0 * (current_us - previous_us) / (dt * USEC_PER_SECOND))
