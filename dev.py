@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
             return run_checks(rest)
         if command == "bench":
             ensure_venv("test")
-            return subprocess.run([str(BIN / "python"), str(HERE / "bench" / "run.py"), *rest], cwd=HERE).returncode
+            return subprocess.run([str(BIN / "python"), "-m", "bench.run", *rest], cwd=HERE).returncode
     except subprocess.CalledProcessError as error:
         print(f"dev.py: set-up failed: {error}", file=sys.stderr)
         return 1

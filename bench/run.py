@@ -1,0 +1,206 @@
+"""The benchmarks of issue 5: `orca sample` against a psutil sampler, interleaved in one run, medians of repeats.
+
+    python3 dev.py bench [--repeats N] [--quick]      (that is: .venv/bin/python -m bench.run ...)
+
+Every figure is printed beside its budget and its baseline. CPU is the sampler's own `self_cpu` (user + system
+seconds, from its lines), so the cost of starting Python is left out of the per-line figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+
+import orjson
+import psutil
+
+from bench.population import WORKER_ARGV0, filler, host_process_count, run_tree
+
+HERE = Path(__file__).resolve().parent
+PYTHON = sys.executable
+ORCA = [PYTHON, "-m", "orca.sample"]
+BASELINE = [PYTHON, str(HERE / "psutil_sampler.py")]
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    text = path.read_bytes().splitlines()
+    return [orjson.loads(line) for line in text if line.strip()]
+
+
+def cpu_per_line(command: Sequence[str], lines: int, extra: Sequence[str] = ()) -> float:
+    """Seconds of the sampler's own CPU per line: the `self_cpu` difference between its first and last line."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "lines.jsonl"
+        subprocess.run(
+            [*command, "--out", str(out), "--seconds", "0.02", "--count", str(lines + 1), *extra],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        got = _lines(out)
+    first, last = float(str(got[0]["self_cpu"])), float(str(got[-1]["self_cpu"]))
+    return (last - first) / (len(got) - 1)
+
+
+def interleaved(repeats: int, runs: dict[str, Callable[[], float]]) -> dict[str, float]:
+    """The median of each run's figure, the runs taking turns so the machine's noise falls on all alike."""
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            samples[name].append(run())
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def time_to_first_line(command: Sequence[str]) -> float:
+    started = time.perf_counter()
+    proc = subprocess.Popen([*command, "--out", "-", "--count", "1"], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    elapsed = time.perf_counter() - started
+    proc.wait()
+    return elapsed
+
+
+def peak_rss_and_boto3() -> tuple[float, bool]:
+    """Peak resident MiB of a sampler writing 20 lines to a file, and whether it loaded boto3."""
+    probe = (
+        "import sys; from orca.sample import sample_main;"
+        "status = sample_main(['orca', 'sample', '--out', sys.argv[1], '--count', '20', '--seconds', '0.05']);"
+        "print('boto3' in sys.modules or 'botocore' in sys.modules)"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.Popen([PYTHON, "-c", probe, str(Path(tmp) / "lines.jsonl")], stdout=subprocess.PIPE)
+        assert proc.stdout is not None
+        loaded = proc.stdout.read().strip() == b"True"
+        _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_maxrss / 1024, loaded
+
+
+def tree_functions(root: int, repeats: int) -> dict[str, float]:
+    """Seconds per call of orca's tree_rss/tree_usage and of their psutil equivalents, medians."""
+    from orca.sample import tree_rss, tree_usage
+
+    def psutil_tree_rss() -> int:
+        proc = psutil.Process(root)
+        total = proc.memory_info().rss
+        for child in proc.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                total += child.memory_info().rss
+        return total
+
+    def psutil_tree_usage() -> dict[int, tuple[int, float]]:
+        proc = psutil.Process(root)
+        members = [proc, *proc.children(recursive=True)]
+        rss, cpu = 0, 0.0
+        for member in members:
+            try:
+                rss += member.memory_info().rss
+                t = member.cpu_times()
+                cpu += t.user + t.system + t.children_user + t.children_system
+            except psutil.Error:
+                pass
+        return {root: (rss, cpu)}
+
+    def timed(fn: Callable[[], object]) -> float:
+        started = time.perf_counter()
+        fn()
+        return time.perf_counter() - started
+
+    runs: dict[str, Callable[[], float]] = {
+        "orca tree_rss": lambda: timed(lambda: tree_rss(root)),
+        "psutil tree_rss": lambda: timed(psutil_tree_rss),
+        "orca tree_usage": lambda: timed(lambda: tree_usage([root])),
+        "psutil tree_usage": lambda: timed(psutil_tree_usage),
+    }
+    return interleaved(repeats, runs)
+
+
+def row(figure: str, orca: str, baseline: str, ratio: str, budget: str, ok: bool | None) -> None:
+    verdict = "" if ok is None else ("ok" if ok else "OVER")
+    print(f"| {figure} | {orca} | {baseline} | {ratio} | {budget} | {verdict} |", flush=True)
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.0f} µs"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=5, help="runs of each measurement; medians are printed")
+    parser.add_argument("--lines", type=int, default=200, help="lines per CPU measurement")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller populations")
+    args = parser.parse_args(argv)
+    repeats = 2 if args.quick else args.repeats
+    populations = (400,) if args.quick else (400, 4000)
+    lines = args.lines
+
+    print(f"host: {os.cpu_count()} cores, python {sys.version.split()[0]}, psutil {psutil.__version__}, "
+          f"{host_process_count()} processes before the benchmark; medians of {repeats} interleaved runs\n")
+    print("| figure | orca sample | psutil baseline | orca/baseline | budget | |")
+    print("|---|---|---|---|---|---|")
+
+    plain = interleaved(repeats, {
+        "orca": lambda: cpu_per_line(ORCA, lines),
+        "psutil": lambda: cpu_per_line(BASELINE, lines),
+    })
+    row("CPU per line, no --pid", us(plain["orca"]), us(plain["psutil"]), f"{plain['orca'] / plain['psutil']:.2f}",
+        "<= baseline", plain["orca"] <= plain["psutil"])
+
+    per_line_at_400 = plain["orca"]
+    with run_tree() as root:
+        for population in populations:
+            with filler(population) as reached:
+                for label, extra in (("--pid", ["--pid", str(root)]),
+                                     ("--pid --match", ["--pid", str(root), "--match", WORKER_ARGV0])):
+                    got = interleaved(repeats, {
+                        "orca": partial(cpu_per_line, ORCA, lines, extra),
+                        "psutil": partial(cpu_per_line, BASELINE, lines, extra),
+                    })
+                    extra_per_process = (got["orca"] - plain["orca"]) / reached
+                    ratio = got["orca"] / got["psutil"]
+                    row(f"CPU per line, {label}, {reached} host processes", us(got["orca"]), us(got["psutil"]),
+                        f"{ratio:.2f}", "<= 0.5 x baseline", ratio <= 0.5)
+                    row(f"  on top of the plain line, per host process ({label}, {reached})",
+                        f"{extra_per_process * 1e6:.2f} µs", "", "", "<= 10 µs", extra_per_process <= 10e-6)
+                    if population == 400 and label == "--pid":
+                        per_line_at_400 = got["orca"]
+
+        for population in (100, 1000, 4000) if not args.quick else (100, 1000):
+            with filler(population) as reached:
+                got = tree_functions(root, max(repeats, 5))
+                for name in ("tree_rss", "tree_usage"):
+                    o, p = got[f"orca {name}"], got[f"psutil {name}"]
+                    row(f"{name}, {reached} host processes", us(o), us(p), f"{o / p:.2f} ({p / o:.1f}x faster)",
+                        ">= 4x faster", p / o >= 4)
+                    row(f"  {name} per host process", f"{o / reached * 1e6:.2f} µs", f"{p / reached * 1e6:.2f} µs",
+                        "", "linear in N", None)
+
+    first = interleaved(max(repeats, 5), {
+        "orca": lambda: time_to_first_line(ORCA),
+        "psutil": lambda: time_to_first_line(BASELINE),
+    })
+    row("exec to first line on stdout", f"{first['orca']:.3f} s", f"{first['psutil']:.3f} s",
+        f"{first['orca'] / first['psutil']:.2f}", "<= 0.35 s", first["orca"] <= 0.35)
+
+    peaks = [peak_rss_and_boto3() for _ in range(3)]
+    peak = statistics.median(p for p, _ in peaks)
+    loaded = any(b for _, b in peaks)
+    row("peak resident memory, --out FILE", f"{peak:.1f} MiB", "", "", "<= 25 MiB", peak <= 25)
+    row("boto3 loaded for --out FILE", str(loaded), "", "", "False", not loaded)
+
+    hour = per_line_at_400 * 720
+    row("self_cpu for an hour at 5 s (720 lines x CPU per line with --pid, ~400 processes)", f"{hour:.3f} s", "",
+        "", "< 1 s", hour < 1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
