@@ -1,0 +1,178 @@
+"""Property tests of the process-tree core (SPEC 3.4 `rss`, SPEC 6 `tree_rss`/`tree_usage`): compute/tree.py.
+
+The oracle is a different algorithm from the code under test: the code walks DOWN from the root through a children
+index; the oracle walks UP each process's ppid chain and asks whether it meets the root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from orca.sample.compute.snapshot import ProcEntry
+from orca.sample.compute.tree import (
+    children_by_parent,
+    children_index,
+    cpu_ticks,
+    matched_pids,
+    parents_of,
+    rss_pages,
+    run_of,
+    run_pids,
+    total,
+    tree_of,
+    tree_pids,
+    trees_of,
+)
+
+# proc(5): pids run from 1 to pid_max, at most PID_MAX_LIMIT = 2**22 on 64-bit kernels; a ppid of 0 is the kernel's
+# (init and kthreadd). statm counts pages (up to 2**36 is 256 TiB of 4 KiB pages); stat's times are %lu/%ld ticks.
+PID_MAX = 2**22
+pids_st = st.integers(min_value=1, max_value=PID_MAX)
+ppid_st = st.integers(min_value=0, max_value=PID_MAX)
+pages_st = st.integers(min_value=0, max_value=2**36)
+ticks_st = st.integers(min_value=0, max_value=2**48)
+ARGV0S = ("", "/usr/bin/worker", "/bin/sh", "worker")
+argv0_st = st.sampled_from(ARGV0S)
+
+
+@st.composite
+def process_tables(draw: st.DrawFn) -> dict[int, ProcEntry]:
+    """A pass over /proc as a race can leave it: parents mostly among the pids (so trees are deep), sometimes
+    absent (the parent exited), sometimes the process itself, and cycles wherever pid reuse draws one."""
+    pids = draw(st.lists(pids_st, min_size=0, max_size=40, unique=True))
+    entries: dict[int, ProcEntry] = {}
+    for pid in pids:
+        ppid = draw(st.sampled_from(pids) | ppid_st) if pids else draw(ppid_st)
+        entries[pid] = ProcEntry(pid, ppid, draw(pages_st), draw(ticks_st), draw(argv0_st))
+    return entries
+
+
+def reaches(parents: Mapping[int, int], pid: int, root: int) -> bool:
+    """The oracle: following ppid links up from `pid` meets `root` (each step to a present process, no revisits)."""
+    if root not in parents or pid not in parents:
+        return False
+    seen: set[int] = set()
+    current = pid
+    while current not in seen:
+        if current == root:
+            return True
+        seen.add(current)
+        parent = parents[current]
+        if parent not in parents:
+            return False
+        current = parent
+    return False
+
+
+def brute_tree(entries: Mapping[int, ProcEntry], root: int) -> set[int]:
+    parents = {pid: entry.ppid for pid, entry in entries.items()}
+    return {pid for pid in entries if reaches(parents, pid, root)}
+
+
+def roots_of(entries: Mapping[int, ProcEntry]) -> st.SearchStrategy[int]:
+    """A root that is usually in the table, sometimes not (SPEC 6: a root that does not exist is absent)."""
+    return st.sampled_from(sorted(entries)) | pids_st if entries else pids_st
+
+
+CYCLE = {5: ProcEntry(5, 6, 1, 1, ""), 6: ProcEntry(6, 5, 2, 2, ""), 7: ProcEntry(7, 6, 4, 4, "")}
+SELF_PARENT = {1: ProcEntry(1, 1, 3, 3, ""), 2: ProcEntry(2, 1, 5, 5, "")}
+
+
+@given(process_tables(), pids_st)
+@example(CYCLE, 5).via("a 2-cycle 5 <-> 6 with 7 hanging off it")
+@example(CYCLE, 7).via("a leaf hanging off a cycle")
+@example(SELF_PARENT, 1).via("a process that names itself as parent")
+def test_tree_is_the_root_and_exactly_its_descendants(entries: dict[int, ProcEntry], other: int) -> None:
+    """Every root in the table, and one drawn pid that is usually not (SPEC 6: absent root, empty tree)."""
+    for root in [*entries, other]:
+        assert set(tree_pids(entries, root)) == brute_tree(entries, root)
+
+
+@given(process_tables(), pids_st)
+def test_a_root_that_is_absent_has_an_empty_tree(entries: dict[int, ProcEntry], root: int) -> None:
+    entries.pop(root, None)
+    assert tree_pids(entries, root) == frozenset()
+    assert trees_of(parents_of(entries), [root]) == {}
+
+
+def test_cycles_and_missing_parents_end() -> None:
+    """A cycle from pid reuse and a parent that exited mid-pass neither hang nor raise (SPEC 3.10)."""
+    assert tree_pids(CYCLE, 5) == {5, 6, 7}
+    assert tree_pids(CYCLE, 6) == {5, 6, 7}
+    assert tree_pids(CYCLE, 7) == {7}
+    assert tree_pids(SELF_PARENT, 1) == {1, 2}
+    orphans = {30: ProcEntry(30, 999, 1, 1, ""), 31: ProcEntry(31, 30, 1, 1, "")}  # 999 exited
+    assert tree_pids(orphans, 30) == {30, 31}
+    assert tree_pids(orphans, 999) == frozenset()
+
+
+def test_a_deep_chain_needs_no_recursion() -> None:
+    """A chain far deeper than Python's recursion limit (a fork bomb's shape) is walked without a RecursionError."""
+    depth = 50_000
+    parents = {pid: pid - 1 for pid in range(1, depth + 1)}
+    assert len(tree_of(parents, 1)) == depth
+
+
+@given(st.data(), process_tables())
+def test_trees_of_many_roots_agree_with_one_at_a_time(data: st.DataObject, entries: dict[int, ProcEntry]) -> None:
+    roots = data.draw(st.lists(roots_of(entries), max_size=5))
+    parents = parents_of(entries)
+    expected = {root: tree_of(parents, root) for root in roots if root in entries}
+    assert trees_of(parents, roots) == expected
+
+
+@given(st.data(), process_tables(), argv0_st)
+def test_run_rss_counts_each_process_once(data: st.DataObject, entries: dict[int, ProcEntry], argv0: str) -> None:
+    """SPEC 3.4: the run is the root's tree plus the argv0 matches, each process counted once."""
+    root = data.draw(st.none() | roots_of(entries))
+    tree = brute_tree(entries, root) if root is not None else set()
+    matched = {pid for pid, entry in entries.items() if argv0 and entry.argv0 == argv0}
+    run = tree | matched
+    assert run_pids(entries, root, argv0) == run
+    assert rss_pages(entries, run_pids(entries, root, argv0)) == sum(entries[pid].rss_pages for pid in run)
+
+
+@given(process_tables())
+def test_a_tree_whose_members_all_match_is_counted_once(entries: dict[int, ProcEntry]) -> None:
+    """Every process both in the tree and matched: the run's pages are the tree's, not twice them."""
+    same = {pid: ProcEntry(pid, e.ppid, e.rss_pages, e.cpu_ticks, "/usr/bin/worker") for pid, e in entries.items()}
+    for root in same:
+        run = run_pids(same, root, "/usr/bin/worker")
+        assert run == set(same)
+        assert rss_pages(same, run) == sum(e.rss_pages for e in same.values())
+
+
+@given(process_tables())
+def test_an_empty_match_matches_nothing(entries: dict[int, ProcEntry]) -> None:
+    """Kernel threads and zombies have an empty argv0: `--match ""` (no flag) must not pick them up."""
+    assert matched_pids(entries, "") == frozenset()
+    assert run_pids(entries, None, "") == frozenset()
+
+
+@given(process_tables(), st.lists(pids_st, max_size=60))
+def test_sums_equal_brute_force(entries: dict[int, ProcEntry], pids: list[int]) -> None:
+    """Duplicates in the pid list and pids not in the table (vanished mid-pass) add nothing."""
+    distinct_present = {pid for pid in pids if pid in entries}
+    assert rss_pages(entries, pids) == sum(entries[pid].rss_pages for pid in distinct_present)
+    assert cpu_ticks(entries, pids) == sum(entries[pid].cpu_ticks for pid in distinct_present)
+    assert total({pid: e.rss_pages for pid, e in entries.items()}, pids) == rss_pages(entries, pids)
+    assert rss_pages(entries, []) == 0
+
+
+@given(process_tables())
+def test_children_index_inverts_the_parent_links(entries: dict[int, ProcEntry]) -> None:
+    index = children_index(entries)
+    assert index == children_by_parent(parents_of(entries))
+    listed = [(ppid, pid) for ppid, kids in index.items() for pid in kids]
+    assert sorted(listed) == sorted((e.ppid, pid) for pid, e in entries.items() if pid != e.ppid)
+
+
+@given(process_tables(), st.lists(pids_st, max_size=5))
+def test_run_of_is_the_tree_union_the_matches(entries: dict[int, ProcEntry], matched: list[int]) -> None:
+    parents = parents_of(entries)
+    assert run_of(parents, None, matched) == set(matched)
+    for root in list(entries)[:3]:
+        assert run_of(parents, root, matched) == tree_of(parents, root) | set(matched)
