@@ -1,0 +1,1 @@
+"""Issue 4: `--cgroup`/`--names` containers and the host's pressure stall information."""

@@ -1,0 +1,172 @@
+"""Builders of fixture cgroup v2 trees, Docker names directories and /proc/pressure files.
+
+The file formats are written from the kernel's documentation, not from any code under test:
+- Documentation/admin-guide/cgroup-v2.rst, "Memory Interface Files": `memory.current` is a single value (bytes);
+  `memory.stat` and `memory.events` are flat-keyed (`key value` per line, bytes for amounts). `memory.events` keys:
+  low, high, max, oom, oom_kill, oom_group_kill (and sock_throttled on recent kernels).
+- Same file, "CPU Interface Files": `cpu.stat` is flat-keyed; usage_usec, user_usec and system_usec always, and
+  nr_periods, nr_throttled, throttled_usec, nr_bursts, burst_usec when the cpu controller is enabled.
+- Documentation/accounting/psi.rst: `some avg10=... avg60=... avg300=... total=<us>` and a `full` line, which the
+  `cpu` file lacked before 5.13.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+# Real-looking Docker ids: 64 lowercase hex characters.
+ID_POSTGRES = "3f4e1c2b9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"
+ID_SCHEDULER = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
+ID_UI = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+ID_SECRETIVE = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+ID_HUGE = "5555555555555555555555555555555555555555555555555555555555555555"
+ID_ZERO = "7777777777777777777777777777777777777777777777777777777777777777"
+ID_MALFORMED = "9999999999999999999999999999999999999999999999999999999999999999"
+
+# What a secret in a container's environment looks like; it must never leave config.v2.json.
+SECRET_VALUE = "s3cr3t-hunter2-AKIAIOSFODNN7EXAMPLE"
+SECRET_ENV = [f"POSTGRES_PASSWORD={SECRET_VALUE}", f"AWS_SECRET_ACCESS_KEY={SECRET_VALUE}-2", "PATH=/usr/bin"]
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupFiles:
+    """The four files one container's cgroup directory holds, as the kernel would print them."""
+
+    memory_current: int
+    active_file: int
+    inactive_file: int
+    oom_kill: int | None
+    """None: no memory.events file at all."""
+    usage_usec: int | None
+    """None: no cpu.stat file at all."""
+
+
+def memory_stat_text(active_file: int, inactive_file: int) -> str:
+    """A cgroup-v2.rst memory.stat: amounts in bytes, keys in the kernel's order (new ones may show up anywhere)."""
+    return (
+        "anon 104857600\n"
+        "file 52428800\n"
+        "kernel 6291456\n"
+        "kernel_stack 327680\n"
+        "pagetables 1597440\n"
+        "sec_pagetables 0\n"
+        "percpu 2400\n"
+        "sock 0\n"
+        "vmalloc 0\n"
+        "shmem 8192\n"
+        "file_mapped 12582912\n"
+        "file_dirty 4096\n"
+        "file_writeback 0\n"
+        "swapcached 0\n"
+        "anon_thp 0\n"
+        "file_thp 0\n"
+        "shmem_thp 0\n"
+        "inactive_anon 104751104\n"
+        "active_anon 114688\n"
+        f"inactive_file {inactive_file}\n"
+        f"active_file {active_file}\n"
+        "unevictable 0\n"
+        "slab_reclaimable 3145728\n"
+        "slab_unreclaimable 1048576\n"
+        "slab 4194304\n"
+        "workingset_refault_anon 0\n"
+        "workingset_refault_file 12\n"
+        "pgfault 123456\n"
+        "pgmajfault 42\n"
+    )
+
+
+def memory_events_text(oom_kill: int) -> str:
+    return f"low 0\nhigh 0\nmax 3\noom 1\noom_kill {oom_kill}\noom_group_kill 0\n"
+
+
+def cpu_stat_text(usage_usec: int) -> str:
+    # user + system = usage, as the kernel keeps them; the throttling keys appear with the cpu controller enabled.
+    user = usage_usec * 3 // 4
+    return (
+        f"usage_usec {usage_usec}\nuser_usec {user}\nsystem_usec {usage_usec - user}\n"
+        "nr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n"
+    )
+
+
+def systemd_dir(root: Path, container_id: str) -> Path:
+    """The systemd cgroup driver's layout."""
+    return root / "system.slice" / f"docker-{container_id}.scope"
+
+
+def cgroupfs_dir(root: Path, container_id: str) -> Path:
+    """The cgroupfs driver's layout."""
+    return root / "docker" / container_id
+
+
+def write_cgroup(directory: Path, files: CgroupFiles) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "memory.current").write_text(f"{files.memory_current}\n")
+    (directory / "memory.stat").write_text(memory_stat_text(files.active_file, files.inactive_file))
+    if files.oom_kill is not None:
+        (directory / "memory.events").write_text(memory_events_text(files.oom_kill))
+    if files.usage_usec is not None:
+        (directory / "cpu.stat").write_text(cpu_stat_text(files.usage_usec))
+
+
+def host_cgroup_noise(root: Path) -> None:
+    """What else a host's /sys/fs/cgroup holds, none of which is a Docker container."""
+    for name in ("init.scope", "user.slice", "system.slice/containerd.service", "system.slice/docker.service"):
+        (root / name).mkdir(parents=True, exist_ok=True)
+        (root / name / "memory.current").write_text("1048576\n")
+    (root / "memory.stat").write_text(memory_stat_text(0, 0))  # the root cgroup's own files
+    (root / "cgroup.controllers").write_text("cpuset cpu io memory hugetlb pids rdma misc\n")
+
+
+def config_v2(name: str, env: list[str] | None = None) -> str:
+    """A trimmed Docker `config.v2.json`: the fields around `Name` as dockerd writes them, `Env` inside `Config`."""
+    document = {
+        "StreamConfig": {},
+        "State": {"Running": True, "Pid": 4242, "ExitCode": 0, "StartedAt": "2025-11-04T10:00:00.000000000Z"},
+        "ID": "",
+        "Created": "2025-11-04T09:59:59.000000000Z",
+        "Path": "docker-entrypoint.sh",
+        "Args": ["postgres"],
+        "Config": {
+            "Hostname": "3f4e1c2b9a8d",
+            "Env": env or ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],
+            "Cmd": ["postgres"],
+            "Image": "postgres:16",
+            "Labels": {},
+        },
+        "Image": "sha256:" + "ab" * 32,
+        "Name": f"/{name}",
+        "Driver": "overlay2",
+        "RestartCount": 0,
+    }
+    return json.dumps(document)
+
+
+def write_config(names: Path, container_id: str, text: str) -> Path:
+    path = names / container_id / "config.v2.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def pressure_text(some_total_us: int, full_total_us: int | None) -> str:
+    """A psi.rst pressure file; `full_total_us` None for a `cpu` file of a kernel before 5.13 (no `full` line)."""
+    text = f"some avg10=1.25 avg60=0.80 avg300=0.33 total={some_total_us}\n"
+    if full_total_us is not None:
+        text += f"full avg10=0.00 avg60=0.10 avg300=0.02 total={full_total_us}\n"
+    return text
+
+
+def write_pressure(proc: Path, cpu: int | None, memory: int | None, io: int | None) -> None:
+    """`<proc>/pressure/{cpu,memory,io}` with the given `some` totals (µs); None leaves that file out."""
+    directory = proc / "pressure"
+    directory.mkdir(parents=True, exist_ok=True)
+    for resource, total in (("cpu", cpu), ("memory", memory), ("io", io)):
+        path = directory / resource
+        if total is None:
+            path.unlink(missing_ok=True)
+        else:
+            # The full total is less than some's, as it must be: all tasks stalled is a subset of some stalled.
+            path.write_text(pressure_text(total, total // 2))
