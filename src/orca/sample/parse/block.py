@@ -4,12 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# The seed's `_skipped_disk` list: devices layered on others (loop, dm-, md), in memory (ram, zram) or removable
+# media (sr, fd), whose sectors would otherwise be counted twice or are not the run's disk I/O.
+_SKIPPED_PREFIXES = ("loop", "ram", "zram", "dm-", "md", "sr", "fd")
+
 
 def whole_disks(links: Mapping[str, str]) -> frozenset[str]:
-    """The names in /sys/block whose link target is not under `devices/virtual/` (no loop, ram, zram, dm, md)."""
-    raise NotImplementedError  # issue 2: being written
+    """The names in /sys/block whose link target is not under `devices/virtual/` (no loop, ram, zram, dm, md).
+
+    `links` maps each entry's name to its link target as `readlink` gives it.
+
+    >>> sorted(whole_disks({"vda": "../devices/pci0000:00/0000:00:02.0/virtio1/block/vda",
+    ...                     "loop0": "../devices/virtual/block/loop0"}))
+    ['vda']
+    """
+    return frozenset(name for name, target in links.items() if "devices/virtual/" not in target)
 
 
 def skipped_disk(name: str) -> bool:
-    """The seed's `_skipped_disk`: loop, ram, zram, dm-, md, sr, fd devices (the fallback without /sys/block)."""
-    raise NotImplementedError  # issue 2: being written
+    """The seed's `_skipped_disk`: loop, ram, zram, dm-, md, sr, fd devices (the fallback without /sys/block).
+
+    >>> [skipped_disk(name) for name in ("loop0", "dm-1", "md127", "sr0", "nvme0n1", "sda")]
+    [True, True, True, True, False, False]
+    """
+    return name.startswith(_SKIPPED_PREFIXES)

@@ -5,9 +5,17 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
+from orca.sample.parse.block import skipped_disk
 from orca.sample.parse.errors import ParseError
+
+_U64_LIMIT = 1 << 64
+_SECTOR_BYTES = 512
+# Documentation/ABI/testing/procfs-diskstats: 14 fields, 18 from 4.18 (discards), 20 from 5.5 (flushes).
+_FULL_LINE_FIELDS = frozenset({14, 18, 20})
+# iostats.rst, 2.6.25 and older: a partition's line is major minor name reads sectors-read writes sectors-written.
+_OLD_PARTITION_FIELDS = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +33,66 @@ class DiskStats:
     """Every parsable line, in file order."""
 
 
+def _counter(field: str) -> int | None:
+    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
+    if not (field.isascii() and field.isdigit()) or len(field) > 20:
+        return None
+    value = int(field)
+    return value if value < _U64_LIMIT else None
+
+
+def _device(fields: list[str]) -> DiskIo | None:
+    count = len(fields)
+    if count in _FULL_LINE_FIELDS:
+        read_at, written_at = 5, 9
+    elif count == _OLD_PARTITION_FIELDS:
+        read_at, written_at = 4, 6
+    else:
+        return None
+    # Every field but the name is an unsigned number in every format: a line with anything else is not trusted.
+    numbers: dict[int, int] = {}
+    for index, field in enumerate(fields):
+        if index != 2:
+            number = _counter(field)
+            if number is None:
+                return None
+            numbers[index] = number
+    return DiskIo(name=fields[2], sectors_read=numbers[read_at], sectors_written=numbers[written_at])
+
+
 def parse(text: str) -> Result[DiskStats, ParseError]:
-    raise NotImplementedError  # issue 2: being written
+    """Every line of 14, 18 or 20 fields or an old 7-field partition line, all but the name unsigned decimals.
+
+    Any other line (a cut-off line, a `-5`, garbage) is skipped. No parsable line at all is a failure.
+
+    >>> parse("   8       0 sda 1 0 8 0 2 0 16 0 0 0 0 0 0 0 0\\n   8       1 sda1 1 8 2 16\\n").unwrap().devices
+    (DiskIo(name='sda', sectors_read=8, sectors_written=16), DiskIo(name='sda1', sectors_read=8, sectors_written=16))
+    """
+    devices = [device for device in map(_device, map(str.split, text.splitlines())) if device is not None]
+    if not devices:
+        return Failure(ParseError("/proc/diskstats", "no device line"))
+    return Success(DiskStats(devices=tuple(devices)))
 
 
 def parse_diskstats(text: str, disks: Collection[str]) -> tuple[int, int]:
-    """The seed's adapter (SPEC 3.6): bytes read and written over `disks`, or all but skipped ones if empty."""
-    raise NotImplementedError  # issue 2: being written
+    """The seed's adapter (SPEC 3.6): bytes read and written over `disks`, or all but skipped ones if empty.
+
+    A name counts once per line however often `disks` holds it; text that does not parse gives (0, 0).
+
+    >>> parse_diskstats(" 254 0 vda 1 0 8 0 1 0 2 0 0 0 0\\n 7 0 loop0 1 0 16 0 1 0 4 0 0 0 0\\n", ())
+    (4096, 1024)
+    >>> parse_diskstats(" 254 0 vda 1 0 8 0 1 0 2 0 0 0 0\\n 7 0 loop0 1 0 16 0 1 0 4 0 0 0 0\\n", ["loop0"])
+    (8192, 2048)
+    """
+    stats = parse(text).value_or(None)
+    if stats is None:
+        return (0, 0)
+    wanted = frozenset(disks)
+    counted = [
+        device
+        for device in stats.devices
+        if (device.name in wanted if wanted else not skipped_disk(device.name))
+    ]
+    sectors_read = sum(device.sectors_read for device in counted)
+    sectors_written = sum(device.sectors_written for device in counted)
+    return (sectors_read * _SECTOR_BYTES, sectors_written * _SECTOR_BYTES)

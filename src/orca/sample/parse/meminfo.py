@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+
+_U64_LIMIT = 1 << 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,10 +18,49 @@ class MemInfo:
     """Key → bytes: `kB` values × 1024, values without a unit as they are."""
 
 
+def _counter(field: str) -> int | None:
+    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
+    if not (field.isascii() and field.isdigit()) or len(field) > 20:
+        return None
+    value = int(field)
+    return value if value < _U64_LIMIT else None
+
+
 def parse(text: str) -> Result[MemInfo, ParseError]:
-    raise NotImplementedError  # issue 2: being written
+    """Every `Key: value [kB]` line, in bytes.
+
+    Split on the first `:`, not on spaces, because some kernels print `Key:12345 kB`. A line that does not parse
+    (no key, a key with spaces, a value that is not an unsigned decimal such as `-5`, a unit other than `kB`, extra
+    words) is skipped; a key seen twice keeps its last value. Nothing parsable at all is a failure.
+
+    >>> parse("MemTotal:       16 kB\\nHugePages_Total:       3\\nSwapTotal:1 kB\\n").unwrap().bytes_by_key
+    {'MemTotal': 16384, 'HugePages_Total': 3, 'SwapTotal': 1024}
+    """
+    bytes_by_key: dict[str, int] = {}
+    for line in text.splitlines():
+        key, colon, rest = line.partition(":")
+        key = key.strip()
+        if not colon or not key or len(key.split()) != 1:
+            continue
+        words = rest.split()
+        if not words or len(words) > 2:
+            continue
+        value = _counter(words[0])
+        if value is None:
+            continue
+        if len(words) == 1:
+            bytes_by_key[key] = value
+        elif words[1] == "kB":
+            bytes_by_key[key] = value * 1024
+    if not bytes_by_key:
+        return Failure(ParseError("/proc/meminfo", "no `Key: value` line"))
+    return Success(MemInfo(bytes_by_key=bytes_by_key))
 
 
 def parse_meminfo(text: str) -> dict[str, int]:
-    """The seed's adapter (SPEC 6)."""
-    raise NotImplementedError  # issue 2: being written
+    """The seed's adapter (SPEC 6): key → bytes; {} when nothing parses.
+
+    >>> parse_meminfo("MemFree:123 kB\\nbroken line\\n")
+    {'MemFree': 125952}
+    """
+    return dict(parse(text).map(lambda info: info.bytes_by_key).value_or({}))

@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+
+_U64_LIMIT = 1 << 64
+# net/core/net-procfs.c prints 8 receive then 8 transmit counters after `name:`; bytes lead each group.
+_COUNTERS = 16
+_SENT_AT = 8
+_LOOPBACK = "lo"
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,10 +22,52 @@ class NetDev:
     """Interface → (bytes received, bytes sent); `lo` left out."""
 
 
+def _counter(field: str) -> int | None:
+    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
+    if not (field.isascii() and field.isdigit()) or len(field) > 20:
+        return None
+    value = int(field)
+    return value if value < _U64_LIMIT else None
+
+
 def parse(text: str) -> Result[NetDev, ParseError]:
-    raise NotImplementedError  # issue 2: being written
+    """Bytes received and sent per interface, `lo` left out.
+
+    A line is `name: 16 counters`. The name is what precedes the LAST `:`: the kernel's dev_valid_name() forbids
+    `:`, `/` and white space in a name but allows `.`, `-`, `@` and the rest (`eth0.100`, `veth1a2b-c`), and 2.6-era
+    kernels did not reject `:`. Old kernels print `eth0:123` with no space, which this split also handles. The two
+    header lines, and any line without 16 unsigned decimals (cut off, a `-5`, garbage), are skipped. Text with no
+    interface line at all, not even `lo`, is a failure; only `lo` is an empty success (a container's namespace).
+
+    >>> parse("  eth0:123 1 0 0 0 0 0 0 456 2 0 0 0 0 0 0\\n").unwrap().bytes_by_interface
+    {'eth0': (123, 456)}
+    """
+    bytes_by_interface: dict[str, tuple[int, int]] = {}
+    seen_interface = False
+    for line in text.splitlines():
+        name, colon, rest = line.rpartition(":")
+        name = name.strip()
+        if not colon or not name or len(name.split()) != 1:
+            continue
+        fields = rest.split()
+        if len(fields) < _COUNTERS:
+            continue
+        counters = [_counter(field) for field in fields[:_COUNTERS]]
+        received, sent = counters[0], counters[_SENT_AT]
+        if received is None or sent is None or None in counters:
+            continue
+        seen_interface = True
+        if name != _LOOPBACK:
+            bytes_by_interface[name] = (received, sent)
+    if not seen_interface:
+        return Failure(ParseError("/proc/net/dev", "no interface line"))
+    return Success(NetDev(bytes_by_interface=bytes_by_interface))
 
 
 def parse_net_dev(text: str) -> dict[str, tuple[int, int]]:
-    """The seed's adapter (SPEC 6)."""
-    raise NotImplementedError  # issue 2: being written
+    """The seed's adapter (SPEC 6): interface → (bytes received, bytes sent); {} when nothing parses.
+
+    >>> parse_net_dev("    lo: 9 1 0 0 0 0 0 0 9 1 0 0 0 0 0 0\\n")
+    {}
+    """
+    return dict(parse(text).map(lambda net: net.bytes_by_interface).value_or({}))

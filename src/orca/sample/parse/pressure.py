@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+
+_U64_LIMIT = 1 << 64
+_KEYS = ("avg10", "avg60", "avg300", "total")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,5 +28,50 @@ class Pressure:
     """Missing from `cpu` on older kernels."""
 
 
+def _counter(field: str) -> int | None:
+    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
+    if not (field.isascii() and field.isdigit()) or len(field) > 20:
+        return None
+    value = int(field)
+    return value if value < _U64_LIMIT else None
+
+
+def _average(field: str) -> float | None:
+    """A share as psi.c prints it (`%lu.%02lu`): digits, optionally `.` and digits; not `nan`, `1e3`, `-1.0`."""
+    whole, dot, fraction = field.partition(".")
+    if _counter(whole) is None or (dot and _counter(fraction) is None):
+        return None
+    return float(field)
+
+
+def _line(words: list[str]) -> PressureLine | None:
+    """`avg10=.. avg60=.. avg300=.. total=..` after the `some`/`full` word; None unless all four parse."""
+    values = dict(word.partition("=")[::2] for word in words)
+    avg10, avg60, avg300 = (_average(values.get(key, "")) for key in _KEYS[:3])
+    total_us = _counter(values.get("total", ""))
+    if avg10 is None or avg60 is None or avg300 is None or total_us is None:
+        return None
+    return PressureLine(avg10=avg10, avg60=avg60, avg300=avg300, total_us=total_us)
+
+
 def parse(text: str) -> Result[Pressure, ParseError]:
-    raise NotImplementedError  # issue 2: being written
+    """The `some` line (required) and the `full` line (None when missing or not parsable).
+
+    A line missing one of the four values, or with a value that is not unsigned (`total=-5`), does not parse;
+    the first parsable line of each kind counts.
+
+    >>> parse("some avg10=1.50 avg60=0.25 avg300=0.00 total=1234\\n").unwrap()
+    Pressure(some=PressureLine(avg10=1.5, avg60=0.25, avg300=0.0, total_us=1234), full=None)
+    """
+    lines: dict[str, PressureLine] = {}
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0] not in ("some", "full") or words[0] in lines:
+            continue
+        parsed = _line(words[1:])
+        if parsed is not None:
+            lines[words[0]] = parsed
+    some = lines.get("some")
+    if some is None:
+        return Failure(ParseError("/proc/pressure", "no `some` line"))
+    return Success(Pressure(some=some, full=lines.get("full")))

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+
+_U64_LIMIT = 1 << 64
+# proc(5): user, nice, system and idle are printed by every kernel; iowait (2.5.41), irq, softirq (2.6.0) and
+# steal (2.6.11) came later, so a line may stop after the fourth. Fewer than four is not a kernel line.
+_FEWEST_FIELDS = 4
+_FIELDS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,10 +37,72 @@ class ProcStat:
     """`(N, times)` for each `cpuN` line, in file order."""
 
 
+def _counter(field: str) -> int | None:
+    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
+    if not (field.isascii() and field.isdigit()) or len(field) > 20:
+        return None
+    value = int(field)
+    return value if value < _U64_LIMIT else None
+
+
+def _times(fields: list[str]) -> CpuTimes | None:
+    """The counters after the `cpu`/`cpuN` label; None when one of the first eight is not a counter."""
+    if len(fields) < _FEWEST_FIELDS:
+        return None
+    counters = [_counter(field) for field in fields[:_FIELDS]]
+    valid = [counter for counter in counters if counter is not None]
+    if len(valid) != len(counters):
+        return None
+    valid += [0] * (_FIELDS - len(valid))
+    return CpuTimes(*valid)
+
+
 def parse(text: str) -> Result[ProcStat, ParseError]:
-    raise NotImplementedError  # issue 2: being written
+    """The aggregate `cpu` line and every `cpuN` line; other lines are ignored.
+
+    A `cpu` line whose first eight fields are not all unsigned decimals (a `-5`, a cut-off line with fewer than
+    four counters) is skipped, never read as a negative or partial counter. No valid aggregate line is a failure.
+
+    >>> parse("cpu  10 0 5 100\\ncpu0 10 0 5 100\\nintr 1 2\\n").unwrap().cores[0]
+    (0, CpuTimes(user=10, nice=0, system=5, idle=100, iowait=0, irq=0, softirq=0, steal=0))
+    >>> parse("intr 1 2\\n").failure().reason
+    'no aggregate `cpu` line'
+    """
+    total: CpuTimes | None = None
+    cores: list[tuple[int, CpuTimes]] = []
+    for line in text.splitlines():
+        if not line.startswith("cpu"):
+            continue
+        fields = line.split()
+        label = fields[0]
+        times = _times(fields[1:])
+        if times is None:
+            continue
+        if label == "cpu":
+            if total is None:
+                total = times
+        else:
+            number = _counter(label[3:])
+            if number is not None:
+                cores.append((number, times))
+    if total is None:
+        return Failure(ParseError("/proc/stat", "no aggregate `cpu` line"))
+    return Success(ProcStat(total=total, cores=tuple(cores)))
+
+
+def _as_list(times: CpuTimes) -> list[int]:
+    return [times.user, times.nice, times.system, times.idle, times.iowait, times.irq, times.softirq, times.steal]
 
 
 def parse_proc_stat(text: str) -> list[list[int]]:
-    """The seed's adapter (SPEC 6): aggregate first, then each core, eight counters each; missing fields are 0."""
-    raise NotImplementedError  # issue 2: being written
+    """The seed's adapter (SPEC 6): aggregate first, then each core, eight counters each; missing fields are 0.
+
+    >>> parse_proc_stat("cpu  4 0 2 90 1 0 0 3 0 0\\ncpu0 4 0 2 90 1 0 0 3 0 0\\n")
+    [[4, 0, 2, 90, 1, 0, 0, 3], [4, 0, 2, 90, 1, 0, 0, 3]]
+    >>> parse_proc_stat("")
+    []
+    """
+    stat = parse(text).value_or(None)
+    if stat is None:
+        return []
+    return [_as_list(stat.total), *(_as_list(times) for _, times in stat.cores)]
