@@ -1,0 +1,98 @@
+"""The `cpu` section (SPEC 3.3): shares of all cores' time between two /proc/stat readings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from orca.sample.compute.line import CpuShare
+from orca.sample.parse.proc_stat import CpuTimes, ProcStat
+
+ZERO_SHARE = CpuShare(user=0.0, system=0.0, iowait=0.0, steal=0.0, busiest=0.0)
+_ZERO_TIMES = CpuTimes(0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def cpu_share_between(prev: ProcStat, cur: ProcStat) -> CpuShare:
+    """Percentages of all cores' time from `prev` to `cur` (SPEC 3.3).
+
+    A counter that went backwards counts 0; a zero total gives 0.0 everywhere; `busiest` is taken over the cores
+    present in both readings (matched by their `cpuN` number).
+
+    >>> a = ProcStat(CpuTimes(100, 0, 50, 800, 0, 0, 0, 0), ((0, CpuTimes(90, 0, 10, 300, 0, 0, 0, 0)),))
+    >>> b = ProcStat(CpuTimes(140, 10, 60, 910, 10, 10, 10, 0), ((0, CpuTimes(170, 0, 20, 310, 0, 0, 0, 0)),))
+    >>> cpu_share_between(a, b)
+    CpuShare(user=25.0, system=15.0, iowait=5.0, steal=0.0, busiest=90.0)
+    """
+    delta = _delta(prev.total, cur.total)
+    total = _sum(delta)
+    if total == 0:
+        return ZERO_SHARE
+    previous_cores = dict(prev.cores)
+    busiest = max(
+        (_busy_percent(_delta(previous_cores[n], times)) for n, times in cur.cores if n in previous_cores),
+        default=0.0,
+    )
+    return CpuShare(
+        user=_percent(delta.user + delta.nice, total),
+        system=_percent(delta.system + delta.irq + delta.softirq, total),
+        iowait=_percent(delta.iowait, total),
+        steal=_percent(delta.steal, total),
+        busiest=busiest,
+    )
+
+
+def cpu_share(prev: Sequence[Sequence[int]], cur: Sequence[Sequence[int]]) -> CpuShare:
+    """The seed's `cpu_share`, over readings as `parse_proc_stat` gives them: the aggregate first, then each core.
+
+    Cores are matched by position; missing trailing counters are 0 and extra ones ignored; an empty reading gives
+    0.0 everywhere.
+
+    >>> cpu_share([[0, 0, 0, 0], [0, 0, 0, 0]], [[30, 0, 10, 60], [30, 0, 10, 60]])
+    CpuShare(user=30.0, system=10.0, iowait=0.0, steal=0.0, busiest=40.0)
+    >>> cpu_share([], [[1, 2, 3]])
+    CpuShare(user=0.0, system=0.0, iowait=0.0, steal=0.0, busiest=0.0)
+    """
+    if not prev or not cur:
+        return ZERO_SHARE
+    return cpu_share_between(_proc_stat(prev), _proc_stat(cur))
+
+
+def _proc_stat(reading: Sequence[Sequence[int]]) -> ProcStat:
+    return ProcStat(
+        total=_times(reading[0]), cores=tuple((n, _times(counters)) for n, counters in enumerate(reading[1:]))
+    )
+
+
+def _times(counters: Sequence[int]) -> CpuTimes:
+    padded = [*counters[:8], *[0] * (8 - len(counters))]
+    return CpuTimes(*padded)
+
+
+def _delta(prev: CpuTimes, cur: CpuTimes) -> CpuTimes:
+    """Per-counter increase; a counter that went backwards (hotplug, a reset) counts 0."""
+    return CpuTimes(
+        user=max(0, cur.user - prev.user),
+        nice=max(0, cur.nice - prev.nice),
+        system=max(0, cur.system - prev.system),
+        idle=max(0, cur.idle - prev.idle),
+        iowait=max(0, cur.iowait - prev.iowait),
+        irq=max(0, cur.irq - prev.irq),
+        softirq=max(0, cur.softirq - prev.softirq),
+        steal=max(0, cur.steal - prev.steal),
+    )
+
+
+def _sum(times: CpuTimes) -> int:
+    return (
+        times.user + times.nice + times.system + times.idle + times.iowait + times.irq + times.softirq + times.steal
+    )
+
+
+def _busy_percent(delta: CpuTimes) -> float:
+    total = _sum(delta)
+    return _percent(total - delta.idle - delta.iowait, total) if total else 0.0
+
+
+def _percent(part: int, total: int) -> float:
+    # Integer product then one true division: correctly rounded, so part <= total never gives more than 100.0,
+    # whatever the size of the counters.
+    return part * 100 / total

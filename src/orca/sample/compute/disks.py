@@ -1,0 +1,36 @@
+"""The `disk` section (SPEC 3.5): one entry per file system among the directories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolz import unique
+
+from orca.sample.compute.line import Disk
+from orca.sample.compute.snapshot import DiskReading
+
+
+def disks_by_filesystem(readings: Sequence[DiskReading]) -> tuple[Disk, ...]:
+    """One entry per `st_dev`, the first named winning, in the order named; bytes from `statvfs`.
+
+    `total` f_blocks × f_frsize, `free` f_bavail × f_frsize (what an unprivileged process can use), `used`
+    (f_blocks - f_bfree) × f_frsize, never negative.
+
+    >>> tmp = DiskReading("/tmp", 42, f_blocks=100, f_bfree=60, f_bavail=50, f_frsize=4096)
+    >>> disks_by_filesystem([tmp, DiskReading("/tmp/spill", 42, 100, 60, 50, 4096)])
+    (Disk(path='/tmp', total=409600, used=163840, free=204800),)
+    """
+    return tuple(_disk(reading) for reading in unique(readings, key=_device))
+
+
+def _device(reading: DiskReading) -> int:
+    return reading.st_dev
+
+
+def _disk(reading: DiskReading) -> Disk:
+    return Disk(
+        path=reading.path,
+        total=reading.f_blocks * reading.f_frsize,
+        used=max(0, (reading.f_blocks - reading.f_bfree) * reading.f_frsize),
+        free=reading.f_bavail * reading.f_frsize,
+    )

@@ -1,0 +1,153 @@
+"""The line encoder (SPEC 3.1-3.10, issue 4's extensions): one `Line` to the exact bytes of one JSON line.
+
+Decimals are written as text fragments (`orjson.Fragment`) rather than rounded floats: orjson prints a float in its
+shortest form, which for `round(x, 1)` is the one-decimal text up to about 1e14 but then loses the decimal or turns to
+exponents (`1e+16`). Formatting the text ourselves gives the same bytes for every ordinary value, and fixed decimals,
+never an exponent, NaN or Infinity, for any other.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import orjson
+
+from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
+
+FORMAT_VERSION = 1
+_I64_MIN = -(2**63)
+_U64_MAX = 2**64 - 1
+# Beyond this, `str(int)` meets Python's 4300-digit limit; no counter comes within a googol of it.
+_MAX_TEXT_BITS = 4000
+
+
+def fixed1(x: float) -> str:
+    """`x` to one decimal, as JSON; `-0.0` and non-finite values give `0.0` (the seed's `fixed1`).
+
+    >>> [fixed1(v) for v in (99.0, 0.05, 0.15, -0.04, -2.26, float("nan"), 1e16)]
+    ['99.0', '0.1', '0.1', '0.0', '-2.3', '0.0', '10000000000000000.0']
+    """
+    if not math.isfinite(x):
+        return "0.0"
+    text = f"{x:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def decimals(x: float, places: int) -> str:
+    """`x` rounded to `places` decimals, as JSON, trailing zeros dropped but one: `5.0`, `0.42`, `1762250000.123`.
+
+    `-0.0` and non-finite values give `0.0`. Below 10 ** (15 - places) in magnitude (where a double still tells
+    every `places`-decimal value apart) this is exactly the text orjson gives `round(x, places)`; beyond, it is the
+    correctly rounded decimal rather than the shortest text of the nearest double.
+
+    >>> [decimals(v, 3) for v in (5.0, 0.2004, 1762250000.1234, -0.0001, float("inf"))]
+    ['5.0', '0.2', '1762250000.123', '0.0', '0.0']
+    """
+    if not math.isfinite(x):
+        return "0.0"
+    text = f"{x:.{places}f}".rstrip("0")
+    text = text + "0" if text.endswith(".") else text
+    return "0.0" if text == "-0.0" else text
+
+
+def encode_line(line: Line) -> bytes:
+    """The line's bytes, without a newline: keys `v, t, dt, host, cores, cpu, mem, disk, io, net`, `containers` only
+    with `--cgroup`, `self_cpu`, then `pressure` unless the kernel has no pressure stall information."""
+    document: dict[str, Any] = {
+        "v": FORMAT_VERSION,
+        "t": orjson.Fragment(decimals(line.t, 3)),
+        "dt": orjson.Fragment(decimals(line.dt, 3)),
+        "host": _text(line.host),
+        "cores": None if line.cores is None else _integer(line.cores),
+        "cpu": None if line.cpu is None else _cpu(line.cpu),
+        "mem": None if line.mem is None else _mem(line.mem),
+        "disk": None if line.disk is None else [_disk(disk) for disk in line.disk],
+        "io": None if line.io is None else _io(line.io),
+        "net": None if line.net is None else _net(line.net),
+    }
+    if line.containers_enabled:
+        document["containers"] = None if line.containers is None else _containers(line.containers)
+    document["self_cpu"] = orjson.Fragment(decimals(line.self_cpu, 2))
+    if line.pressure is not None:
+        document["pressure"] = _pressure(line.pressure)
+    return orjson.dumps(document)
+
+
+def _one_decimal(x: float) -> orjson.Fragment:
+    return orjson.Fragment(fixed1(x))
+
+
+def _integer(n: int) -> int | orjson.Fragment:
+    """orjson writes 64-bit integers only; a larger one is written as text, an absurd one saturates."""
+    if _I64_MIN <= n <= _U64_MAX:
+        return n
+    if n.bit_length() < _MAX_TEXT_BITS:
+        return orjson.Fragment(str(n))
+    return _U64_MAX if n > 0 else _I64_MIN
+
+
+def _text(s: str) -> str:
+    """orjson refuses lone surrogates (a host or path decoded with surrogateescape, a `\\ud800` in a config file)."""
+    return s if s.isascii() else s.encode("utf-8", "replace").decode("utf-8")
+
+
+def _cpu(cpu: CpuShare) -> dict[str, Any]:
+    return {
+        "user": _one_decimal(cpu.user),
+        "system": _one_decimal(cpu.system),
+        "iowait": _one_decimal(cpu.iowait),
+        "steal": _one_decimal(cpu.steal),
+        "busiest": _one_decimal(cpu.busiest),
+    }
+
+
+def _mem(mem: Mem) -> dict[str, Any]:
+    return {
+        "total": _integer(mem.total),
+        "used": _integer(mem.used),
+        "available": _integer(mem.available),
+        "cache": _integer(mem.cache),
+        "swap_total": _integer(mem.swap_total),
+        "swap_used": _integer(mem.swap_used),
+        "rss": _integer(mem.rss),
+    }
+
+
+def _disk(disk: Disk) -> dict[str, Any]:
+    return {
+        "path": _text(disk.path),
+        "total": _integer(disk.total),
+        "used": _integer(disk.used),
+        "free": _integer(disk.free),
+    }
+
+
+def _io(io: IoRate) -> dict[str, Any]:
+    return {"read": _integer(io.read), "write": _integer(io.write)}
+
+
+def _net(net: NetRate) -> dict[str, Any]:
+    return {"in": _integer(net.received), "out": _integer(net.sent)}
+
+
+def _containers(entries: tuple[ContainerEntry, ...]) -> list[dict[str, Any]]:
+    # Stable: entries with one name keep the order container_entries gave them (by id).
+    return [_container(entry) for entry in sorted(entries, key=lambda entry: entry.name)]
+
+
+def _container(entry: ContainerEntry) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "name": _text(entry.name),
+        "mem": _integer(entry.mem),
+        "cpu": _one_decimal(entry.cpu),
+        "mem_nocache": _integer(entry.mem_nocache),
+    }
+    if entry.oom_kill is not None:
+        fields["oom_kill"] = _integer(entry.oom_kill)
+    return fields
+
+
+def _pressure(pressure: PressureShare) -> dict[str, Any]:
+    shares = {"cpu": pressure.cpu, "memory": pressure.memory, "io": pressure.io}
+    return {resource: _one_decimal(share) for resource, share in shares.items() if share is not None}

@@ -1,0 +1,94 @@
+"""The `io` and `net` sections (SPEC 3.6, 3.7): bytes per second from per-device counter deltas."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+from toolz import keyfilter, valmap
+
+from orca.sample.compute.line import IoRate, NetRate
+from orca.sample.parse.block import skipped_disk
+from orca.sample.parse.diskstats import DiskIo, DiskStats
+from orca.sample.parse.net_dev import NetDev
+
+SECTOR_BYTES = 512
+"""/proc/diskstats counts 512-byte sectors whatever the device's own sector size (iostats.rst)."""
+LOOPBACK = "lo"
+
+
+def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
+    """Bytes received and sent per second over every interface but `lo` (SPEC 3.7).
+
+    Deltas are per interface: one that appears counts 0 for the interval it appears in (its first reading is its
+    baseline), one that vanished counts 0, and a counter that went backwards (a reset) counts 0.
+
+    >>> prev = NetDev({"eth0": (1000, 500), "gone": (9, 9)})
+    >>> net_rate(prev, NetDev({"eth0": (3000, 1500), "new0": (7777, 7777)}), 2.0)
+    NetRate(received=1000, sent=500)
+    """
+    counted = _not_loopback(cur.bytes_by_interface)
+    received = _deltas(valmap(_first, prev.bytes_by_interface), valmap(_first, counted))
+    sent = _deltas(valmap(_second, prev.bytes_by_interface), valmap(_second, counted))
+    return NetRate(received=_per_second(sum(received.values()), dt), sent=_per_second(sum(sent.values()), dt))
+
+
+def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None, dt: float) -> IoRate:
+    """Bytes read and written per second, summed over the whole disks (SPEC 3.6).
+
+    `whole_disks` is /sys/block's list; with None, every device but the seed's skipped ones (loop, ram, zram, dm-,
+    md, sr, fd) counts, partitions included. Deltas are per device, as for `net_rate`.
+
+    >>> prev = DiskStats((DiskIo("vda", 100, 200), DiskIo("vda1", 100, 200)))
+    >>> io_rate(prev, DiskStats((DiskIo("vda", 110, 220), DiskIo("vda1", 110, 220))), frozenset({"vda"}), 5.0)
+    IoRate(read=1024, write=2048)
+    """
+    counts: Callable[[str], bool] = (
+        (lambda name: not skipped_disk(name)) if whole_disks is None else whole_disks.__contains__
+    )
+    before = {device.name: device for device in prev.devices}
+    after = keyfilter(counts, {device.name: device for device in cur.devices})
+    read = _deltas(valmap(_sectors_read, before), valmap(_sectors_read, after))
+    written = _deltas(valmap(_sectors_written, before), valmap(_sectors_written, after))
+    return IoRate(
+        read=_per_second(sum(read.values()) * SECTOR_BYTES, dt),
+        write=_per_second(sum(written.values()) * SECTOR_BYTES, dt),
+    )
+
+
+def _deltas(prev: Mapping[str, int], cur: Mapping[str, int]) -> dict[str, int]:
+    """Per key of `cur` also in `prev`, the increase, 0 where the counter went backwards."""
+    return {key: max(0, value - prev[key]) for key, value in cur.items() if key in prev}
+
+
+def _per_second(amount: int, dt: float) -> int:
+    """`amount / dt` rounded to whole; 0 for a dt that isn't a positive finite number."""
+    if not (dt > 0 and math.isfinite(dt)):
+        return 0
+    try:
+        rate = amount / dt
+    except OverflowError:  # an amount beyond any float: no kernel counter gets there
+        return 0
+    # A denormal dt could overflow the quotient to inf, which has no whole value.
+    return round(rate) if math.isfinite(rate) else 0
+
+
+def _not_loopback(by_interface: Mapping[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    # The parser already leaves `lo` out; this keeps the rate right on its own.
+    return keyfilter(lambda name: name != LOOPBACK, by_interface)
+
+
+def _first(pair: tuple[int, int]) -> int:
+    return pair[0]
+
+
+def _second(pair: tuple[int, int]) -> int:
+    return pair[1]
+
+
+def _sectors_read(device: DiskIo) -> int:
+    return device.sectors_read
+
+
+def _sectors_written(device: DiskIo) -> int:
+    return device.sectors_written
