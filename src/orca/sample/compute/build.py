@@ -1,0 +1,58 @@
+"""One line's values from two snapshots (SPEC 3): every section computed from the readings it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from orca.sample.compute.containers import container_entries
+from orca.sample.compute.cpu import cpu_share_between
+from orca.sample.compute.disks import disks_by_filesystem
+from orca.sample.compute.line import ContainerEntry, Line
+from orca.sample.compute.memory import memory_section
+from orca.sample.compute.pressure import pressure_share
+from orca.sample.compute.rates import io_rate, net_rate
+from orca.sample.compute.snapshot import Snapshot
+
+NS_PER_SECOND = 1_000_000_000
+
+R = TypeVar("R")
+A = TypeVar("A")
+B = TypeVar("B")
+
+
+def build_line(prev: Snapshot, cur: Snapshot) -> Line:
+    """The line covering `prev` to `cur`: `t` is `cur`'s wall clock, `dt` the monotonic time between them.
+
+    A section is None (`null` in the line, SPEC 3.10) when a reading it needs is None in either snapshot; the
+    sections that are point-in-time readings (`mem`, `disk`, `cores`) need only `cur`'s.
+    """
+    dt = (cur.monotonic_ns - prev.monotonic_ns) / NS_PER_SECOND
+    return Line(
+        t=cur.wall,
+        dt=dt,
+        host=cur.host,
+        cores=None if cur.stat is None else len(cur.stat.cores),
+        cpu=_both(cpu_share_between, prev.stat, cur.stat),
+        mem=None if cur.meminfo is None or cur.rss_bytes is None else memory_section(cur.meminfo, cur.rss_bytes),
+        disk=None if cur.disks is None else disks_by_filesystem(cur.disks),
+        io=_both(lambda before, after: io_rate(before, after, cur.whole_disks, dt), prev.diskstats, cur.diskstats),
+        net=_both(lambda before, after: net_rate(before, after, dt), prev.net, cur.net),
+        containers_enabled=cur.containers_enabled,
+        containers=_containers(prev, cur, dt),
+        self_cpu=cur.self_cpu,
+        pressure=pressure_share(prev.pressure, cur.pressure, dt),
+    )
+
+
+def _both(compute: Callable[[A, B], R], before: A | None, after: B | None) -> R | None:
+    """A difference section: None unless both readings are there."""
+    return None if before is None or after is None else compute(before, after)
+
+
+def _containers(prev: Snapshot, cur: Snapshot, dt: float) -> tuple[ContainerEntry, ...] | None:
+    # A container's first line has no previous reading to diff against: container_entries gives it cpu 0.0, so a
+    # `prev` without readings is passed as None rather than making the whole section null.
+    if not cur.containers_enabled or cur.containers is None:
+        return None
+    return container_entries(prev.containers, cur.containers, dt)
