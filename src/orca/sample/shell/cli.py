@@ -1,0 +1,156 @@
+"""`orca sample ARGS` (SPEC 1.2, 5): flags, then the loop. Whatever happens, the run it watches goes on."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from typing import NoReturn
+
+from orca.sample.shell.env import default_dirs, parse_seconds, sample_seconds
+
+USAGE = (
+    "orca sample --out <location> [--pid PID] [--until FILE] [--match PATH]\n"
+    "            [--dirs D,...] [--seconds S] [--count N] [--keep N]\n"
+    "            [--cgroup DIR] [--names DIR]"
+)
+
+
+class _Malformed(Exception):
+    """A command line that cannot be run (SPEC 5.1)."""
+
+
+class _Help(Exception):
+    """`--help`: print it and exit 0."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse exits the interpreter on its own errors; an embedding pipeline binary must get a status instead.
+    def error(self, message: str) -> NoReturn:
+        raise _Malformed(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if status == 0:
+            raise _Help
+        raise _Malformed(message or "malformed command line")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = parse_seconds(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"not a finite number of seconds >= 0: {text!r}")
+    return value
+
+
+def _dirs(text: str) -> list[str]:
+    return [part for part in text.split(",") if part]
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog="orca sample",
+        usage=USAGE,
+        description="The machine's metrics, one JSON line every few seconds.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--out", required=True, help="a file, s3://BUCKET/KEY, or - for standard output")
+    parser.add_argument("--pid", type=_positive_int, help="end after a last line once this process has ended")
+    parser.add_argument("--until", help="end after a last line once this file exists")
+    parser.add_argument("--match", default="", help="also count the memory of processes whose argv[0] is this")
+    parser.add_argument("--dirs", type=_dirs, help="comma-separated directories whose file systems are reported")
+    parser.add_argument("--seconds", type=_seconds, help="the interval (default ORCA_SAMPLE_SECONDS, else 5)")
+    parser.add_argument("--count", type=_positive_int, help="end after this many lines")
+    parser.add_argument("--keep", type=_positive_int, help="keep the file to about its last N lines")
+    parser.add_argument("--cgroup", default="", help="the host's /sys/fs/cgroup: adds the containers' memory")
+    parser.add_argument("--names", default="", help="the host's /var/lib/docker/containers: the containers' names")
+    return parser
+
+
+def _say(message: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        print(message, file=sys.stderr, flush=True)
+
+
+def _check_location(location: str) -> str | None:
+    """Why `--out` cannot be used, or None."""
+    if not location:
+        return "--out: empty location"
+    if location.startswith("s3://"):
+        from orca.sample.shell.s3 import parse_location
+
+        if parse_location(location) is None:
+            return f"--out: not s3://BUCKET/KEY: {location!r}"
+    return None
+
+
+def _parse(args: list[str]) -> argparse.Namespace:
+    namespace = _parser().parse_args(args)
+    problem = _check_location(namespace.out)
+    if problem is not None:
+        raise _Malformed(problem)
+    return namespace
+
+
+def _sample(options: argparse.Namespace, seconds: float) -> None:
+    # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers.
+    from orca.sample.shell.loop import EndConditions, Stop, run, stopping_on_signals
+    from orca.sample.shell.outputs import open_output
+    from orca.sample.shell.sampler import Sampler
+
+    ends = EndConditions(pid=options.pid, until=options.until, count=options.count)
+    with stopping_on_signals(Stop()) as stop:
+        start = time.monotonic()
+        sampler = Sampler(
+            options.pid or 0,
+            options.match,
+            options.dirs if options.dirs is not None else default_dirs(),
+            options.cgroup,
+            options.names,
+        )
+        sink = open_output(options.out, options.keep)
+        try:
+            run(sampler, sink, seconds, ends, start, stop)
+        finally:
+            sink.close()
+
+
+def sample_main(argv: list[str]) -> int:
+    """`<binary> sample ARGS`, ARGS being `argv[2:]`: the exit status. Never raises (SPEC 1.2)."""
+    try:
+        try:
+            options = _parse(list(argv[2:]))
+        except _Help:
+            _parser().print_help(sys.stdout)
+            return 0
+        except _Malformed as malformed:
+            reason = " ".join(str(malformed).split()) or "malformed command line"
+            _say(f"orca sample: {reason}\nusage: {USAGE}")
+            return 2
+        seconds = options.seconds if options.seconds is not None else sample_seconds()
+        if seconds == 0:
+            return 0  # sampling is off (SPEC 2.1)
+        _sample(options, seconds)
+    except (Exception, KeyboardInterrupt) as error:
+        # A sampler never fails its run: one line about what went wrong, and the run's status stays clean.
+        _say(f"orca sample: stopped: {type(error).__name__}: {' '.join(str(error).split())}")
+    return 0
+
+
+def console_main() -> None:
+    """The `orca` console script: `orca sample ARGS`."""
+    argv = sys.argv
+    if len(argv) >= 2 and argv[1] == "sample":
+        sys.exit(sample_main(argv))
+    _say(f"orca: unknown command{f' {argv[1]!r}' if len(argv) >= 2 else ''}\nusage: {USAGE}")
+    sys.exit(2)

@@ -1,0 +1,134 @@
+"""When lines are written (SPEC 2.2-2.4): a fixed schedule, end conditions, and signals that end it at once."""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType
+from typing import Protocol
+
+from orca.sample.shell.procs import alive
+from orca.sample.shell.sink import LineSink
+
+FIRST_LINE_AFTER = 0.2
+"""Seconds from start to the first line, so any instance the sampler ran on leaves one (SPEC 2.2)."""
+CHECK_EVERY = 0.25
+"""End conditions are looked at this often, so the last line comes within 0.5 s of one becoming true (SPEC 2.3)."""
+
+
+class LineSource(Protocol):
+    def line(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class EndConditions:
+    """What ends sampling after one last line (SPEC 2.3)."""
+
+    pid: int | None = None
+    until: str | None = None
+    count: int | None = None
+    proc: str = "/proc"
+
+    def met_outside(self) -> bool:
+        """The watched process has ended, or the `--until` file exists."""
+        if self.pid is not None and not alive(self.pid, self.proc):
+            return True
+        return self.until is not None and os.path.exists(self.until)
+
+
+class Stop:
+    """Set by SIGTERM/SIGINT. The handler only sets `requested`; a byte on `wake_fd` cuts the current wait short."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.wake_fd = -1
+
+    def is_requested(self) -> bool:
+        return self.requested
+
+    def wait(self, seconds: float) -> None:
+        """Sleep up to `seconds`, less if a signal arrives."""
+        if seconds <= 0:
+            return
+        if self.wake_fd < 0:
+            time.sleep(seconds)
+            return
+        readable, _, _ = select.select([self.wake_fd], [], [], seconds)
+        if readable:
+            try:
+                while os.read(self.wake_fd, 512):
+                    pass
+            except (BlockingIOError, InterruptedError):
+                pass
+
+
+@contextmanager
+def stopping_on_signals(stop: Stop) -> Iterator[Stop]:
+    """SIGTERM and SIGINT set `stop.requested` while inside; the previous handlers come back after.
+
+    Python runs the handler between bytecodes of the main thread, so it must not write or raise: a line being
+    written is finished, then the loop sees the flag. The C-level wakeup fd ends a `select` at once. Outside the
+    main thread (an embedding program) signals cannot be caught: the program's own handling stays."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.requested = True
+
+    saved: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
+    read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    previous_wakeup = -2
+    try:
+        try:
+            previous_wakeup = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                saved[signum] = signal.signal(signum, handler)
+            stop.wake_fd = read_fd
+        except ValueError:
+            pass  # not the main thread
+        yield stop
+    finally:
+        for caught, previous in saved.items():
+            signal.signal(caught, previous)
+        if previous_wakeup != -2:
+            signal.set_wakeup_fd(previous_wakeup)
+        stop.wake_fd = -1
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions, start: float, stop: Stop) -> int:
+    """Write lines at start + 0.2 + k·seconds (monotonic clock) until an end condition or a signal; the lines written.
+
+    A tick already past when the previous line is done is skipped, not made up (SPEC 2.2)."""
+    first = start + FIRST_LINE_AFTER
+    tick = 0
+    due = first
+    written = 0
+    while True:
+        ending = False
+        while not stop.is_requested():
+            now = time.monotonic()
+            # An end noticed before the first line still waits for it: a first line with a real dt (SPEC 5.2).
+            if ends.met_outside() and (written > 0 or now >= first):
+                ending = True
+                break
+            if now >= due:
+                break
+            stop.wait(min(CHECK_EVERY, due - now))
+        if stop.is_requested():
+            return written
+        line = source.line()
+        if stop.is_requested():
+            return written  # a signal during the readings: no further line (SPEC 2.4)
+        sink.write(line)
+        written += 1
+        if ending or (ends.count is not None and written >= ends.count):
+            return written
+        elapsed = time.monotonic() - first
+        tick = max(tick + 1, math.floor(elapsed / seconds) + 1)
+        due = first + tick * seconds

@@ -1,0 +1,98 @@
+"""The seed's `Sampler`: the readings a line is the difference of, and what to read (SPEC 3)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from orca.sample.compute.build import build_line
+from orca.sample.compute.encode import encode_line
+from orca.sample.compute.snapshot import Snapshot
+from orca.sample.shell import readers
+from orca.sample.shell.containers import ContainerSource
+from orca.sample.shell.pressure import read_pressure
+from orca.sample.shell.procs import ProcessScanner
+
+T = TypeVar("T")
+
+
+def _guarded(read: Callable[[], T | None]) -> T | None:
+    """A reader's value, or None when it raised: a sampler never fails because one source misbehaved (SPEC 3.10)."""
+    try:
+        return read()
+    except Exception:
+        return None
+
+
+def _host() -> str:
+    try:
+        return socket.gethostname()
+    except OSError:
+        return ""
+
+
+def _self_cpu() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+class Sampler:
+    """Takes the baseline readings when made; each `line()` is a JSON line covering the time since the last one."""
+
+    def __init__(
+        self,
+        root: int,
+        argv0: str,
+        dirs: Sequence[str],
+        cgroup: str = "",
+        names: str = "",
+        *,
+        proc: str = "/proc",
+        sys: str = "/sys",
+    ) -> None:
+        self.root = root if root > 0 else None
+        """The `--pid` process; None without one (the seed's root <= 0)."""
+        self.argv0 = argv0
+        self.dirs = tuple(dirs)
+        self.cgroup = cgroup
+        self.proc = proc
+        self.sys = sys
+        self.host = _host()
+        self._scanner = _guarded(lambda: ProcessScanner(proc))
+        self._containers = _guarded(lambda: ContainerSource(cgroup, names)) if cgroup else None
+        self._prev = self.snapshot()
+
+    def snapshot(self) -> Snapshot:
+        """Everything one line needs, read now. Never raises."""
+        at_ns = time.monotonic_ns()
+        wall = time.time()
+        proc = self.proc
+        scanner = self._scanner
+        containers = self._containers
+        return Snapshot(
+            monotonic_ns=at_ns,
+            wall=wall,
+            host=self.host,
+            stat=_guarded(lambda: readers.read_proc_stat(proc)),
+            meminfo=_guarded(lambda: readers.read_meminfo(proc)),
+            rss_bytes=None if scanner is None else _guarded(lambda: scanner.run_rss(self.root, self.argv0)),
+            disks=_guarded(lambda: readers.read_disks(self.dirs)),
+            diskstats=_guarded(lambda: readers.read_diskstats(proc)),
+            whole_disks=_guarded(lambda: readers.read_whole_disks(self.sys)),
+            net=_guarded(lambda: readers.read_net_dev(proc)),
+            containers_enabled=bool(self.cgroup),
+            containers=None if containers is None else _guarded(containers.read),
+            pressure=_guarded(lambda: read_pressure(proc)),
+            self_cpu=_guarded(_self_cpu) or 0.0,
+        )
+
+    def line(self) -> str:
+        """The next line (no newline): the new readings against the previous ones, which they then replace."""
+        current = self.snapshot()
+        text = encode_line(build_line(self._prev, current)).decode()
+        self._prev = current
+        return text
+
