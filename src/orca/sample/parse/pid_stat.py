@@ -1,12 +1,33 @@
-"""/proc/<pid>/stat (proc(5)): the command sits between the first `(` and the LAST `)`."""
+"""/proc/<pid>/stat (proc(5)): the command sits between the first `(` and the LAST `)`.
+
+The kernel writes it in fs/proc/array.c `do_task_stat`: `pid (comm) state ppid ...`, one space between fields.
+`comm` is up to 15 bytes of anything the process chose (`prctl(PR_SET_NAME)` or its executable's name): spaces,
+`(`, `)` and newlines included, so fields are counted from after the last `)`, never with a regex or a plain split.
+
+Field numbers below are proc(5)'s (1-based, `pid` is 1). Only the fields the sampler uses are parsed; the rest of
+the line is not checked, so a line cut after field 24 (`rss`) still parses.
+
+`cutime` and `cstime` (16, 17) are printed with the kernel's signed formatter (`seq_put_decimal_ll`) although they
+come from unsigned nanosecond counters, so a `-` cannot arise from a real kernel; one is read as 0 rather than
+rejecting the line, so that a process is never lost from the tree (its parent and memory still count) and no
+counter is ever negative. `utime`, `stime`, `starttime` and `rss` are printed unsigned: a `-` there is malformed.
+Field 19 (`nice`) and 18 (`priority`) are negative for reniced and real-time processes: they are skipped, not read.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+
+SOURCE = "/proc/<pid>/stat"
+
+# Index of proc(5)'s field N in the whitespace-split text after the last `)`: field 3 (state) is index 0.
+_STATE, _PPID, _UTIME, _STIME, _CUTIME, _CSTIME, _STARTTIME, _RSS = 0, 1, 11, 12, 13, 14, 19, 21
+# Split no further than the rss field: the ~28 fields after it are never read (cheaper in the hot loop).
+_SPLITS = _RSS + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,15 +63,119 @@ class PidUsage:
     """utime + stime + cutime + cstime."""
 
 
+# A u64 has at most 20 decimal digits. Longer runs of digits are not the kernel's, and Python's int() refuses
+# strings of over 4300 digits with an exception: the bound keeps every parse total.
+_MAX_DIGITS = 20
+
+
+def _is_count(token: bytes) -> bool:
+    return len(token) <= _MAX_DIGITS and token.isdigit()
+
+
+def _child_ticks(token: bytes) -> int | None:
+    """cutime/cstime: signed in the format, never negative in fact (see the module docstring); `-N` reads as 0."""
+    if _is_count(token):
+        return int(token)
+    if token[:1] == b"-" and _is_count(token[1:]):
+        return 0
+    return None
+
+
+def _scan(data: bytes) -> tuple[str, int, int, int, int, int, int, int] | None:
+    """The fields of a stat line, or None: (state, ppid, utime, stime, cutime, cstime, starttime, rss). The one
+    place that decides what is malformed, so `parse` and `stat_fields` always agree.
+
+    bytes, not str: `bytes.isdigit` and `bytes.split` know only ASCII digits and whitespace, as the kernel writes.
+    """
+    close = data.rfind(b")")
+    opening = data.find(b"(")
+    if opening < 0 or close < opening or not _is_count(data[:opening].strip()):
+        return None
+    fields = data[close + 1 :].split(None, _SPLITS)
+    if len(fields) < _SPLITS:
+        return None
+    state = fields[_STATE]
+    ppid, utime, stime, starttime, rss = fields[_PPID], fields[_UTIME], fields[_STIME], fields[_STARTTIME], fields[_RSS]
+    # Written out rather than looped: this runs for every process on every line (issue 5's budget).
+    if not (
+        len(state) == 1
+        and state.isalpha()
+        and _is_count(ppid)
+        and _is_count(utime)
+        and _is_count(stime)
+        and _is_count(starttime)
+        and _is_count(rss)
+    ):
+        return None
+    cutime = _child_ticks(fields[_CUTIME])
+    cstime = _child_ticks(fields[_CSTIME])
+    if cutime is None or cstime is None:
+        return None
+    return state.decode("ascii"), int(ppid), int(utime), int(stime), cutime, cstime, int(starttime), int(rss)
+
+
+def stat_fields(data: bytes) -> tuple[str, int, int, int] | None:
+    """(state, ppid, cpu_ticks, starttime) from the raw bytes of /proc/<pid>/stat; None when malformed.
+
+    The per-process hot path: no `Result`, no dataclass. None exactly when `parse` of the same bytes (decoded with
+    replacement) fails.
+
+    >>> stat_fields(b"42 (a) b) R 1 1 1 0 -1 0 0 0 0 0 7 3 2 1 20 -5 1 0 900 0 12\\n")
+    ('R', 1, 13, 900)
+    >>> stat_fields(b"42 (sleep) S 1") is None
+    True
+    """
+    scanned = _scan(data)
+    if scanned is None:
+        return None
+    state, ppid, utime, stime, cutime, cstime, starttime, _ = scanned
+    return state, ppid, utime + stime + cutime + cstime, starttime
+
+
 def parse(text: str) -> Result[PidStat, ParseError]:
-    raise NotImplementedError  # issue 2: being written
+    """The fields of one /proc/<pid>/stat line the sampler uses.
+
+    >>> parse("7 (a ) (b) Z 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 15 -5 1 0 99 0 0").unwrap().comm
+    'a ) (b'
+    """
+    # surrogatepass: any str encodes, so the parse is total; the structure is the same in bytes as in text.
+    scanned = _scan(text.encode("utf-8", "surrogatepass"))
+    if scanned is None:
+        return Failure(ParseError(SOURCE, "not `pid (comm) state ...` with numbers up to field 24"))
+    state, ppid, utime, stime, cutime, cstime, starttime, rss = scanned
+    # The same `(` and `)` _scan found: both are ASCII, so they sit at the same places in the text.
+    opening, close = text.find("("), text.rfind(")")
+    return Success(
+        PidStat(
+            pid=int(text[:opening]),
+            comm=text[opening + 1 : close],
+            state=state,
+            ppid=ppid,
+            utime=utime,
+            stime=stime,
+            cutime=cutime,
+            cstime=cstime,
+            starttime=starttime,
+            rss_pages=rss,
+        )
+    )
 
 
 def parse_pid_stat(text: str) -> tuple[int, int]:
-    """The seed's adapter: (parent, resident pages); (-1, 0) if malformed."""
-    raise NotImplementedError  # issue 2: being written
+    """The seed's adapter: (parent, resident pages); (-1, 0) if malformed.
+
+    >>> parse_pid_stat("1 (init) S 0 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 5 6 77")
+    (0, 77)
+    >>> parse_pid_stat("garbage")
+    (-1, 0)
+    """
+    return parse(text).map(lambda stat: (stat.ppid, stat.rss_pages)).value_or((-1, 0))
 
 
 def parse_pid_usage(text: str) -> PidUsage:
     """The seed's adapter: parent, resident pages and CPU ticks; parent -1 if malformed."""
-    raise NotImplementedError  # issue 2: being written
+    return (
+        parse(text)
+        .map(lambda stat: PidUsage(parent=stat.ppid, rss_pages=stat.rss_pages, cpu_ticks=stat.cpu_ticks))
+        .value_or(PidUsage(parent=-1, rss_pages=0, cpu_ticks=0))
+    )

@@ -1,12 +1,22 @@
-"""/proc/<pid>/statm (proc(5)): sizes in pages; the second field is the resident set (SPEC 3.4)."""
+"""/proc/<pid>/statm (proc(5)): sizes in pages; the second field is the resident set (SPEC 3.4).
+
+The kernel writes seven unsigned numbers on one line (fs/proc/array.c `proc_pid_statm`): size, resident, shared,
+text, lib (always 0), data, dt (always 0). A zombie's is seven zeros. All seven must be there and be numbers: a
+truncated read is a failure, not a smaller process.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+
+SOURCE = "/proc/<pid>/statm"
+_FIELDS = 7
+# A u64 has at most 20 digits; int() raises on over 4300, so longer runs are refused before converting.
+_MAX_DIGITS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,5 +26,36 @@ class Statm:
     shared_pages: int
 
 
+def _numbers(data: bytes) -> list[bytes] | None:
+    """The seven fields, each checked to be a u64 in decimal; None otherwise. bytes: ASCII digits only."""
+    fields = data.split()
+    if len(fields) != _FIELDS:
+        return None
+    for field in fields:
+        if len(field) > _MAX_DIGITS or not field.isdigit():
+            return None
+    return fields
+
+
+def resident_pages(data: bytes) -> int | None:
+    """The resident pages (second field) from the raw bytes of /proc/<pid>/statm; None exactly when `parse` fails.
+
+    >>> resident_pages(b"730 448 420 5 0 89 0\\n")
+    448
+    >>> resident_pages(b"730 448") is None
+    True
+    """
+    fields = _numbers(data)
+    return None if fields is None else int(fields[1])
+
+
 def parse(text: str) -> Result[Statm, ParseError]:
-    raise NotImplementedError  # issue 2: being written
+    """Size, resident and shared pages.
+
+    >>> parse("0 0 0 0 0 0 0\\n").unwrap()
+    Statm(size_pages=0, resident_pages=0, shared_pages=0)
+    """
+    fields = _numbers(text.encode("utf-8", "surrogatepass"))
+    if fields is None:
+        return Failure(ParseError(SOURCE, "not seven numbers of pages"))
+    return Success(Statm(size_pages=int(fields[0]), resident_pages=int(fields[1]), shared_pages=int(fields[2])))
