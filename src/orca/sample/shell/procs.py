@@ -1,0 +1,207 @@
+"""The run's processes, read from /proc (SPEC 2.3, 3.4, 6): `alive`, `tree_rss`, `tree_usage`, `ProcessScanner`.
+
+Every line reads /proc/<pid>/stat of every process on the host (a parent can only be learned there), so that loop
+is kept to one `os.open`/`os.read`/`os.close` and the fast byte parser per process: no `Path`, no text wrapper, no
+record per process. The files that cost more are read only for the processes that need them: statm for the run's
+own processes once the tree is known, cmdline only with `--match`, and then once per process image (cached by pid,
+start time and comm, which exec changes).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Iterator
+
+from orca.sample.compute.tree import run_of, total, trees_of
+from orca.sample.parse.cmdline import argv0 as cmdline_argv0
+from orca.sample.parse.pid_stat import stat_fields
+from orca.sample.parse.statm import resident_pages
+
+# proc(5): `Z` zombie, `X` dead; `x` is how 2.6.33-3.13 kernels printed dead.
+_DEAD_STATES = frozenset({"Z", "X", "x"})
+# kthreadd is pid 2 and the parent of every other kernel thread: their cmdline is empty for good.
+_KTHREADD = 2
+# One argument is at most MAX_ARG_STRLEN (32 pages) long: a bound on what is read to find argv[0]'s end.
+_CMDLINE_LIMIT = 32 * 4096
+_READ_SIZE = 4096
+
+
+@functools.cache
+def _sysconf(name: str, fallback: int) -> int:
+    """`os.sysconf(name)`, read once; `fallback` where the platform has no such value (SPEC 1.3)."""
+    try:
+        value = os.sysconf(name)
+    except (AttributeError, ValueError, OSError):
+        return fallback
+    return value if value > 0 else fallback
+
+
+def page_size() -> int:
+    return _sysconf("SC_PAGE_SIZE", 4096)
+
+
+def clock_ticks() -> int:
+    """Clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat's times."""
+    return _sysconf("SC_CLK_TCK", 100)
+
+
+def _read(path: str, size: int = _READ_SIZE) -> bytes | None:
+    """The first `size` bytes of a file; None when it cannot be read (the process vanished, no permission)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, size)
+    except OSError:  # ESRCH: the process exited between open and read
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_argv0(path: str) -> bytes | None:
+    """/proc/<pid>/cmdline up to the end of argv[0] (its first NUL), bounded by `_CMDLINE_LIMIT`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        data = b""
+        while b"\0" not in data and len(data) < _CMDLINE_LIMIT:
+            chunk = os.read(fd, _READ_SIZE)
+            if not chunk:
+                break
+            data += chunk
+        return data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _pid_names(proc: str) -> list[str]:
+    """The process directories of `proc` (thread group leaders); none when it cannot be listed (no /proc)."""
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return []
+    return [name for name in names if name.isdigit() and name.isascii()]
+
+
+def _stats(proc: str) -> Iterator[tuple[int, bytes]]:
+    """(pid, raw /proc/<pid>/stat) for each process still there when its turn comes."""
+    for name in _pid_names(proc):
+        data = _read(f"{proc}/{name}/stat")
+        if data is not None:
+            yield int(name), data
+
+
+def _resident_pages(proc: str, pids: Iterable[int]) -> dict[int, int]:
+    """pid -> statm's resident pages (SPEC 3.4), for those of `pids` still there."""
+    pages: dict[int, int] = {}
+    for pid in pids:
+        data = _read(f"{proc}/{pid}/statm")
+        resident = None if data is None else resident_pages(data)
+        if resident is not None:
+            pages[pid] = resident
+    return pages
+
+
+def alive(pid: int, proc: str = "/proc") -> bool:
+    """Whether process `pid` is running (SPEC 2.3, 6): one that does not exist, or shows state Z or X, is dead.
+
+    A zombie counts as dead: a shell running the sampler in front does not reap the job it watches until the
+    sampler ends. Without a `proc` directory (not Linux), `os.kill(pid, 0)`, which cannot tell a zombie.
+    """
+    if pid <= 0:  # 0 and negatives name process groups to kill(2), never one process
+        return False
+    if not os.path.isdir(proc):
+        try:
+            os.kill(pid, 0)
+        except PermissionError:  # it exists, owned by someone else
+            return True
+        except (OSError, OverflowError):
+            return False
+        return True
+    data = _read(f"{proc}/{pid}/stat")
+    if data is None:
+        return False
+    fields = stat_fields(data)
+    # A stat that exists but does not parse is still a process: ending the sampler early would lose the run's tail.
+    return fields is None or fields[0] not in _DEAD_STATES
+
+
+class ProcessScanner:
+    """Reads the run's resident bytes (SPEC 3.4 `rss`) once per line, remembering argv[0] between lines."""
+
+    def __init__(self, proc: str = "/proc") -> None:
+        self._proc = proc
+        self._page_size = page_size()
+        # pid -> (starttime, stat up to comm's `)`, argv0): the same pid, start time and comm is the same image.
+        self._argv0s: dict[int, tuple[int, bytes, str]] = {}
+
+    def run_rss(self, root: int | None, argv0: str) -> int:
+        """Resident bytes of `root`'s tree plus the processes whose argv[0] is `argv0`, each once; 0 with neither."""
+        if root is None and not argv0:
+            return 0
+        parents: dict[int, int] = {}
+        matched: list[int] = []
+        known = self._argv0s
+        seen: dict[int, tuple[int, bytes, str]] = {}
+        proc = self._proc
+        for pid, data in _stats(proc):
+            fields = stat_fields(data)
+            if fields is None:
+                continue
+            state, ppid, _, starttime = fields
+            parents[pid] = ppid
+            if not argv0:
+                continue
+            identity = data[: data.rfind(b")")]
+            cached = known.get(pid)
+            if cached is not None and cached[0] == starttime and cached[1] == identity:
+                seen[pid] = cached
+                command = cached[2]
+            else:
+                raw = _read_argv0(f"{proc}/{pid}/cmdline")
+                command = "" if raw is None else cmdline_argv0(raw)
+                # An empty argv0 is final only for kernel threads and the dead; a process caught mid-exec shows
+                # one too, and must be read again once its new image is in place.
+                if command or pid == _KTHREADD or ppid == _KTHREADD or state in _DEAD_STATES:
+                    seen[pid] = (starttime, identity, command)
+            if command == argv0:
+                matched.append(pid)
+        self._argv0s = seen  # forget the processes that are gone
+        pids = run_of(parents, root, matched)
+        return total(_resident_pages(proc, pids), pids) * self._page_size
+
+
+def tree_rss(root: int, argv0: str = "", *, proc: str = "/proc") -> int:
+    """SPEC 6: resident bytes of `root`'s tree and of the processes whose argv[0] is `argv0`, each counted once."""
+    return ProcessScanner(proc).run_rss(root, argv0)
+
+
+def tree_usage(roots: Iterable[int], *, proc: str = "/proc") -> dict[int, tuple[int, float]]:
+    """SPEC 6: root -> (resident bytes, CPU seconds) of each root's tree, from one pass over `proc`.
+
+    CPU seconds include what each process's waited-for children used (cutime + cstime), so a child's time stays
+    counted after it ends. A root that does not exist is absent; without /proc the answer is empty.
+    """
+    wanted = list(roots)
+    if not wanted:
+        return {}
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for pid, data in _stats(proc):
+        fields = stat_fields(data)
+        if fields is not None:
+            parents[pid] = fields[1]
+            ticks[pid] = fields[2]
+    trees = trees_of(parents, wanted)
+    pages = _resident_pages(proc, frozenset().union(*trees.values()))
+    bytes_per_page, ticks_per_second = page_size(), clock_ticks()
+    return {
+        root: (total(pages, tree) * bytes_per_page, total(ticks, tree) / ticks_per_second)
+        for root, tree in trees.items()
+    }
