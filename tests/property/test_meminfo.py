@@ -1,0 +1,44 @@
+"""Properties of the /proc/meminfo parser (SPEC 3.4, SPEC 6 `parse_meminfo`; issue 2)."""
+
+from __future__ import annotations
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from orca.sample.parse.meminfo import MemInfo, parse, parse_meminfo
+from tests.property.render_system import render_meminfo
+from tests.property.strategies_system import U64_MAX, hostile_texts, meminfo_snapshots
+
+
+@given(meminfo_snapshots, st.booleans())
+@example(MemInfo({"VmallocTotal": U64_MAX * 1024, "HugePages_Total": U64_MAX, "Odd": 1023}), True)
+def test_render_then_parse_gives_the_snapshot_back(info: MemInfo, no_space: bool) -> None:
+    # `no_space` is the `Key:123 kB` form of some kernels (STYLE.md): split on `:`, not on spaces.
+    text = render_meminfo(info, no_space=no_space)
+    assert parse(text).unwrap() == info
+    assert parse_meminfo(text) == info.bytes_by_key
+
+
+@given(hostile_texts)
+@example("MemTotal: -5 kB\n")
+@example("MemTotal: " + "9" * 5000 + " kB\n")
+def test_any_text_parses_or_fails_without_raising_and_never_gives_a_negative_value(text: str) -> None:
+    by_parse = parse(text).map(lambda info: dict(info.bytes_by_key)).value_or({})
+    by_adapter = parse_meminfo(text)
+    assert by_parse == by_adapter
+    # kB values are unsigned long (u64) × 1024.
+    assert all(0 <= value <= U64_MAX * 1024 for value in by_adapter.values())
+    assert all(key and ":" not in key and key == key.strip() for key in by_adapter)
+
+
+@given(meminfo_snapshots, st.data())
+def test_a_negative_value_skips_its_line_rather_than_becoming_negative(info: MemInfo, data: st.DataObject) -> None:
+    # Decision (issue 2): a line whose value is not an unsigned decimal is skipped (SPEC 6: a line that does not
+    # parse is skipped); a zero MemAvailable would report the machine as full.
+    spoiled = data.draw(st.sampled_from(sorted(info.bytes_by_key)))
+    lines = [
+        f"{key}: -5 kB" if key == spoiled else line
+        for key, line in zip(info.bytes_by_key, render_meminfo(info).splitlines(), strict=True)
+    ]
+    expected = {key: value for key, value in info.bytes_by_key.items() if key != spoiled}
+    assert parse_meminfo("\n".join(lines) + "\n") == expected
