@@ -34,9 +34,11 @@ def read_bounded(path: str, limit: int = READ_LIMIT) -> str | None:
     except (OSError, ValueError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        status = os.fstat(descriptor)
+        # A file on disk that says it is too big is; cgroup and proc files say 0 or 4096 whatever they hold, so the
+        # read below stops one byte past the limit to know.
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
             return None
-        # Sizes of cgroup and proc files say nothing (0 or 4096): read up to one byte past the limit to know.
         chunks: list[bytes] = []
         total = 0
         while total <= limit:
