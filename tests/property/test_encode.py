@@ -1,0 +1,217 @@
+"""Properties of the line encoder (SPEC 3.1-3.10, issue 4's extensions, issue 6): key order, decimals, valid JSON.
+
+Each line is decoded back with the standard `json` module, floats kept as their text (`parse_float=str`), so the test
+sees exactly what was written, and NaN/Infinity rejected (`parse_constant`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import orjson
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from orca.sample.compute.encode import decimals, encode_line, fixed1
+from orca.sample.compute.line import (
+    ContainerEntry,
+    CpuShare,
+    Disk,
+    IoRate,
+    Line,
+    Mem,
+    NetRate,
+    PressureShare,
+)
+
+SEED_KEYS = ["v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net"]
+ONE_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)\.[0-9]")
+AT_MOST = {n: re.compile(rf"-?(0|[1-9][0-9]*)\.[0-9]{{1,{n}}}") for n in (2, 3)}
+
+# Percentages are 0-100 on a sane machine, but the encoder must write whatever it is given: any float at all.
+any_float = st.floats(allow_nan=True, allow_infinity=True)
+percent = st.one_of(st.floats(min_value=0.0, max_value=100.0), any_float)
+byte_counts = st.one_of(st.integers(min_value=0, max_value=2**64 - 1), st.integers())
+names = st.text(max_size=20)  # any text, lone surrogates included
+
+cpu_shares = st.builds(CpuShare, percent, percent, percent, percent, percent)
+mems = st.builds(Mem, *[byte_counts] * 7)
+disks = st.builds(Disk, names, byte_counts, byte_counts, byte_counts)
+containers = st.builds(
+    ContainerEntry, names, byte_counts, percent, byte_counts, st.one_of(st.none(), st.integers(0, 2**64 - 1))
+)
+pressures = st.builds(PressureShare, *[st.one_of(st.none(), percent)] * 3)
+lines = st.builds(
+    Line,
+    t=st.one_of(st.floats(min_value=0.0, max_value=2**33), any_float),
+    dt=st.one_of(st.floats(min_value=0.0, max_value=86400.0), any_float),
+    host=names,
+    cores=st.one_of(st.none(), st.integers(0, 4096)),
+    cpu=st.one_of(st.none(), cpu_shares),
+    mem=st.one_of(st.none(), mems),
+    disk=st.one_of(st.none(), st.lists(disks, max_size=3).map(tuple)),
+    io=st.one_of(st.none(), st.builds(IoRate, byte_counts, byte_counts)),
+    net=st.one_of(st.none(), st.builds(NetRate, byte_counts, byte_counts)),
+    containers_enabled=st.booleans(),
+    containers=st.one_of(st.none(), st.lists(containers, max_size=4).map(tuple)),
+    self_cpu=st.one_of(st.floats(min_value=0.0, max_value=1e6), any_float),
+    pressure=st.one_of(st.none(), pressures),
+)
+
+
+def no_constants(name: str) -> Any:
+    raise AssertionError(f"{name} is not JSON")
+
+
+def decode(data: bytes) -> Any:
+    return json.loads(data, parse_float=str, parse_constant=no_constants)
+
+
+def rounded(x: float, places: int) -> float:
+    """What a `places`-decimal field must decode to: x rounded, 0.0 for a value JSON cannot carry."""
+    return round(x, places) if math.isfinite(x) else 0.0
+
+
+def assert_decimal(text: Any, x: float, places: int) -> None:
+    assert isinstance(text, str), text  # a JSON number with a point, as parse_float saw it
+    pattern = ONE_DECIMAL if places == 1 else AT_MOST[places]
+    assert pattern.fullmatch(text), text
+    assert float(text) == rounded(x, places)
+    assert text != "-0.0"
+
+
+@given(lines)
+@example(
+    Line(1762250000.123, 5.0, "ip-10-0-1-5", 4, None, None, None, None, None, True, (), 0.42,
+         PressureShare(None, None, None))
+)
+def test_keys_in_the_specs_order(line: Line) -> None:
+    """SPEC 3.1: seed keys, `containers` only with --cgroup, `self_cpu`, then issue 4's `pressure` when there."""
+    document = decode(encode_line(line))
+    expected = [*SEED_KEYS, *(["containers"] if line.containers_enabled else []), "self_cpu"]
+    expected += [] if line.pressure is None else ["pressure"]
+    assert list(document) == expected
+    assert document["v"] == 1
+
+
+@given(lines)
+def test_every_section_decodes_to_its_values(line: Line) -> None:
+    document = decode(encode_line(line))
+    assert_decimal(document["t"], line.t, 3)
+    assert_decimal(document["dt"], line.dt, 3)
+    assert_decimal(document["self_cpu"], line.self_cpu, 2)
+    assert document["cores"] == line.cores
+    if line.cpu is None:
+        assert document["cpu"] is None
+    else:
+        assert list(document["cpu"]) == ["user", "system", "iowait", "steal", "busiest"]
+        for key, value in document["cpu"].items():
+            assert_decimal(value, getattr(line.cpu, key), 1)
+    if line.mem is None:
+        assert document["mem"] is None
+    else:
+        assert list(document["mem"]) == ["total", "used", "available", "cache", "swap_total", "swap_used", "rss"]
+        assert [document["mem"][key] for key in document["mem"]] == [getattr(line.mem, key) for key in document["mem"]]
+    if line.disk is None:
+        assert document["disk"] is None
+    else:
+        assert [list(entry) for entry in document["disk"]] == [["path", "total", "used", "free"]] * len(line.disk)
+        assert [(d["total"], d["used"], d["free"]) for d in document["disk"]] == [
+            (d.total, d.used, d.free) for d in line.disk
+        ]
+    assert document["io"] == (None if line.io is None else {"read": line.io.read, "write": line.io.write})
+    assert document["net"] == (None if line.net is None else {"in": line.net.received, "out": line.net.sent})
+
+
+@given(lines)
+def test_containers_sorted_by_name_with_oom_kill_only_when_known(line: Line) -> None:
+    """SPEC 3.8 and issue 4: `{"name","mem","cpu","mem_nocache"[,"oom_kill"]}`, sorted by name; null if unread."""
+    document = decode(encode_line(line))
+    if not line.containers_enabled:
+        assert "containers" not in document
+        return
+    if line.containers is None:
+        assert document["containers"] is None
+        return
+    entries = sorted(line.containers, key=lambda entry: entry.name)
+    assert len(document["containers"]) == len(entries)
+    for written, entry in zip(document["containers"], entries, strict=True):
+        keys = ["name", "mem", "cpu", "mem_nocache"] + ([] if entry.oom_kill is None else ["oom_kill"])
+        assert list(written) == keys
+        assert (written["mem"], written["mem_nocache"], written.get("oom_kill")) == (
+            entry.mem, entry.mem_nocache, entry.oom_kill
+        )
+        assert_decimal(written["cpu"], entry.cpu, 1)
+
+
+@given(lines)
+def test_pressure_leaves_out_unknown_resources(line: Line) -> None:
+    document = decode(encode_line(line))
+    if line.pressure is None:
+        assert "pressure" not in document
+        return
+    shares = {"cpu": line.pressure.cpu, "memory": line.pressure.memory, "io": line.pressure.io}
+    assert list(document["pressure"]) == [resource for resource, share in shares.items() if share is not None]
+    for resource, text in document["pressure"].items():
+        share = shares[resource]
+        assert share is not None
+        assert_decimal(text, share, 1)
+
+
+@given(lines)
+def test_one_compact_line_without_nan_or_infinity(line: Line) -> None:
+    data = encode_line(line)
+    assert b"\n" not in data and b"NaN" not in data and b"Infinity" not in data
+    assert isinstance(orjson.loads(data), dict)  # also valid for orjson, the reader the pipeline uses
+
+
+@given(any_float)
+@example(-0.0)
+@example(-0.04)
+@example(0.05)
+@example(99.95)
+@example(1e16)
+@example(1.7976931348623157e308)
+def test_fixed1_is_the_one_decimal_text_of_the_rounded_value(x: float) -> None:
+    """SPEC 6: `fixed1(x)` is x to one decimal, as JSON; -0.0 and non-finite values give 0.0."""
+    assert_decimal(fixed1(x), x, 1)
+    if not math.isfinite(x):
+        assert fixed1(x) == "0.0"
+
+
+@given(st.sampled_from([1, 2, 3]), st.data())
+def test_decimals_is_what_orjson_writes_for_the_rounded_float(places: int, data: st.DataObject) -> None:
+    """Below 10^(15 - places), where a double still tells every such decimal apart, the text is the same as orjson's
+    shortest form of `round(x, places)`: fixed text changes nothing there, it only avoids exponents above."""
+    bound = 10.0 ** (15 - places)
+    x = data.draw(st.floats(min_value=-bound, max_value=bound))
+    expected = orjson.dumps(round(x, places) + 0.0)  # + 0.0 turns -0.0 into 0.0, as the encoder does
+    assert decimals(x, places).encode() == expected
+
+
+@given(st.integers())
+@example(2**64)
+@example(-(2**63) - 1)
+@example(2**5000)
+@example(-(2**5000))
+def test_any_integer_is_written_exactly_or_saturated(n: int) -> None:
+    """orjson alone refuses integers outside 64 bits; a line must still be written. Beyond Python's 4300-digit
+    int-to-text limit (no counter comes near) the value saturates at the 64-bit bounds."""
+    line = Line(0.0, 0.0, "h", None, None, None, None, IoRate(n, 0), None, False, None, 0.0, None)
+    written = decode(encode_line(line))["io"]["read"]
+    if n.bit_length() < 4000:
+        assert written == n
+    else:
+        assert written == (2**64 - 1 if n > 0 else -(2**63))
+
+
+def test_lone_surrogates_are_replaced_not_fatal() -> None:
+    """A host name or path decoded with surrogateescape, or a `\\ud800` in a container's config, keeps the line."""
+    line = Line(0.0, 0.0, "host\udcff", None, None, None, (Disk("/tmp/\ud800x", 1, 0, 1),), None, None, False, None,
+                0.0, None)
+    document = decode(encode_line(line))
+    assert document["host"] == "host?"
+    assert document["disk"][0]["path"] == "/tmp/?x"
