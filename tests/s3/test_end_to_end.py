@@ -1,0 +1,224 @@
+"""The real sampler (`python -m orca.sample --out s3://...`) as a subprocess against the real moto server of
+conftest.py: the tests issue 3 requires (SPEC 4.3, 4.5, 2.4)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from orca.sample.shell.s3 import parse_location
+from tests.s3.conftest import MotoServer, aws_environment
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    process: subprocess.Popen[bytes]
+    stderr_path: Path
+    stage_root: Path
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text()
+
+    def staged(self, key_path: str) -> bytes:
+        path = self.stage_root / key_path
+        return path.read_bytes() if path.exists() else b""
+
+
+def start_sampler(tmp_path: Path, env: dict[str, str], *args: str) -> Run:
+    stderr_path = tmp_path / "sampler.stderr"
+    with (tmp_path / "sampler.stdout").open("wb") as out, stderr_path.open("wb") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "orca.sample", *args], env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL
+        )
+    return Run(process, stderr_path, Path(env["ORCA_LOG_STAGE"]))
+
+
+def location_messages(run: Run, location: str) -> list[str]:
+    return [line for line in run.stderr().splitlines() if location in line]
+
+
+def whole_lines(data: bytes) -> list[bytes]:
+    assert data == b"" or data.endswith(b"\n"), data[-80:]
+    return data.splitlines()
+
+
+def test_the_object_grows_during_the_run_and_ends_as_the_staging_file(
+    tmp_path: Path, s3_server: MotoServer, bucket: str
+) -> None:
+    # Issue 3: --count 8 --seconds 0.5 with ORCA_SAMPLE_UPLOAD_SECONDS=1.
+    env = aws_environment(dict(os.environ), s3_server.url, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "1"}
+    key = "pipe/7/metrics/i-1.jsonl"
+    location = f"s3://{bucket}/{key}"
+    run = start_sampler(tmp_path, env, "--out", location, "--count", "8", "--seconds", "0.5")
+    seen: list[bytes] = []
+    while run.process.poll() is None:
+        body = s3_server.read(bucket, key)
+        if body is not None:
+            seen.append(body)
+        time.sleep(0.05)
+    assert run.process.wait() == 0, run.stderr()
+
+    staged = run.staged(f"{bucket}/{key}")
+    lines = whole_lines(staged)
+    assert len(lines) == 8
+    assert all(json.loads(line)["v"] == 1 for line in lines)
+    assert s3_server.read(bucket, key) == staged  # byte for byte
+    # Mid-run the object was there with some but not all of the lines, each time whole lines of the final file.
+    partial = [body for body in seen if 0 < len(whole_lines(body)) < 8]
+    assert partial, [len(whole_lines(body)) for body in seen]
+    assert all(staged.startswith(body) for body in seen)
+    assert run.stderr() == ""
+
+
+def test_a_server_that_goes_away_and_comes_back_gets_every_line(
+    tmp_path: Path, restartable_server: MotoServer
+) -> None:
+    # Issue 3: sampling goes on while uploads fail, one message, and once the server is back the object holds all.
+    server = restartable_server
+    bucket = server.new_bucket()
+    key = "restart.jsonl"
+    location = f"s3://{bucket}/{key}"
+    env = aws_environment(dict(os.environ), server.url, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "1"}
+    run = start_sampler(tmp_path, env, "--out", location, "--count", "24", "--seconds", "0.5")
+    try:
+        deadline = time.monotonic() + 15
+        while server.read(bucket, key) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.read(bucket, key) is not None, run.stderr()
+        server.stop()
+        down_from = time.time()
+        time.sleep(3.0)  # about three upload rounds fail
+        down_until = time.time()
+        server.start()  # moto starts empty: the bucket is made again, the object must be uploaded whole again
+        server.client().create_bucket(Bucket=bucket)
+        assert run.process.wait(timeout=60) == 0, run.stderr()
+    finally:
+        if run.process.poll() is None:
+            run.process.kill()
+            run.process.wait()
+
+    staged = run.staged(f"{bucket}/{key}")
+    lines = whole_lines(staged)
+    assert len(lines) == 24
+    written_while_down = [line for line in lines if down_from < json.loads(line)["t"] < down_until]
+    assert len(written_while_down) >= 4, written_while_down  # a line every 0.5 s over 3 s: sampling went on
+    messages = location_messages(run, location)
+    assert len(messages) == 1, run.stderr()
+    assert run.stderr().splitlines() == messages  # and nothing else: no traceback, no library warning
+    assert server.read(bucket, key) == staged
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_ends_it_with_a_final_upload_within_5_s(
+    tmp_path: Path, s3_server: MotoServer, bucket: str, signum: int
+) -> None:
+    # SPEC 2.4: no further line, one final upload of at most 5 s, exit 0. The upload interval is the default 30 s,
+    # so only the final upload can put the object there.
+    env = aws_environment(dict(os.environ), s3_server.url, tmp_path)
+    env.pop("ORCA_SAMPLE_UPLOAD_SECONDS", None)
+    key = "signal.jsonl"
+    run = start_sampler(tmp_path, env, "--out", f"s3://{bucket}/{key}", "--seconds", "0.5")
+    try:
+        deadline = time.monotonic() + 20
+        while len(whole_lines(run.staged(f"{bucket}/{key}"))) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert s3_server.read(bucket, key) is None
+        run.process.send_signal(signum)
+        signalled = time.monotonic()
+        status = run.process.wait(timeout=30)
+        took = time.monotonic() - signalled
+    finally:
+        if run.process.poll() is None:
+            run.process.kill()
+            run.process.wait()
+    assert status == 0, run.stderr()
+    assert run.stderr() == ""
+    assert took < 5.0, took
+    staged = run.staged(f"{bucket}/{key}")
+    assert len(whole_lines(staged)) >= 3
+    assert s3_server.read(bucket, key) == staged
+
+
+@pytest.mark.parametrize("failure", ["no credentials", "no such bucket"])
+def test_an_upload_that_cannot_work_gives_one_message_and_exit_0(
+    tmp_path: Path, s3_server: MotoServer, failure: str
+) -> None:
+    # Issue 3, SPEC 4.5: one message naming the location and the reason, every line still in the staging file.
+    credentials = failure != "no credentials"
+    bucket = s3_server.new_bucket() if failure == "no credentials" else "orca-bucket-that-does-not-exist"
+    key = "fails.jsonl"
+    location = f"s3://{bucket}/{key}"
+    env = aws_environment(dict(os.environ), s3_server.url, tmp_path, credentials=credentials)
+    env["ORCA_SAMPLE_UPLOAD_SECONDS"] = "0.3"
+    run = start_sampler(tmp_path, env, "--out", location, "--count", "6", "--seconds", "0.3")
+    assert run.process.wait(timeout=60) == 0, run.stderr()
+    messages = location_messages(run, location)
+    assert len(messages) == 1, run.stderr()
+    assert run.stderr().splitlines() == messages
+    reason = "credentials" if failure == "no credentials" else "NoSuchBucket"
+    assert reason in messages[0]
+    lines = whole_lines(run.staged(f"{bucket}/{key}"))
+    assert len(lines) == 6
+    assert all(json.loads(line)["v"] == 1 for line in lines)
+    if failure == "no credentials":
+        assert s3_server.read(bucket, key) is None
+
+
+CHECK_IMPORTS = """
+import sys
+from orca.sample import sample_main
+status = sample_main(["orca", "sample", "--out", sys.argv[1], "--count", "1"])
+print(status, "boto3" in sys.modules, "botocore" in sys.modules)
+"""
+
+
+def test_a_file_sampler_does_not_import_boto3(tmp_path: Path) -> None:
+    # SPEC 4.3: boto3 is imported only when an s3:// location is used. A fresh interpreter, the sampler in-process.
+    out = tmp_path / "lines.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK_IMPORTS, str(out)], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.split() == ["0", "False", "False"], result.stderr
+    assert len(out.read_bytes().splitlines()) == 1
+
+
+def test_an_s3_sampler_does_import_boto3(tmp_path: Path, s3_server: MotoServer, bucket: str) -> None:
+    # The check above can fail: the same interpreter check with an s3:// location sees boto3 loaded.
+    env = aws_environment(dict(os.environ), s3_server.url, tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK_IMPORTS, f"s3://{bucket}/k.jsonl"],
+        capture_output=True, text=True, timeout=60, check=True, env=env,
+    )
+    assert result.stdout.split() == ["0", "True", "True"], result.stderr
+    assert s3_server.read(bucket, "k.jsonl") == (tmp_path / "stage" / bucket / "k.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("logs", ["s3://{bucket}/prefix", "s3://{bucket}/prefix/", "s3://{bucket}"])
+def test_metrics_location_under_an_s3_orca_logs_is_accepted_and_uploaded(
+    tmp_path: Path, s3_server: MotoServer, bucket: str, logs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 3: the runner passes --out metrics_location(...) with ORCA_LOGS=s3://bucket/prefix (SPEC 6).
+    from orca.sample.shell.env import metrics_location
+
+    monkeypatch.setenv("ORCA_LOGS", logs.format(bucket=bucket))
+    location = metrics_location("nightly", 42, "worker-i_0abc")
+    prefix = "prefix/" if "prefix" in logs else ""
+    key = f"{prefix}nightly/42/metrics/worker-i_0abc.jsonl"
+    assert parse_location(location) == (bucket, key)
+
+    env = aws_environment(dict(os.environ), s3_server.url, tmp_path)
+    run = start_sampler(tmp_path, env, "--out", location, "--count", "2", "--seconds", "0.2")
+    assert run.process.wait(timeout=60) == 0, run.stderr()
+    staged = run.staged(f"{bucket}/{key}")
+    assert len(whole_lines(staged)) == 2
+    assert s3_server.read(bucket, key) == staged
