@@ -6,7 +6,10 @@ index; the oracle walks UP each process's ppid chain and asks whether it meets t
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -26,6 +29,7 @@ from orca.sample.compute.tree import (
     tree_pids,
     trees_of,
 )
+from orca.sample.shell.procs import ProcessScanner, page_size
 
 # proc(5): pids run from 1 to pid_max, at most PID_MAX_LIMIT = 2**22 on 64-bit kernels; a ppid of 0 is the kernel's
 # (init and kthreadd). statm counts pages (up to 2**36 is 256 TiB of 4 KiB pages); stat's times are %lu/%ld ticks.
@@ -176,3 +180,61 @@ def test_run_of_is_the_tree_union_the_matches(entries: dict[int, ProcEntry], mat
     assert run_of(parents, None, matched) == set(matched)
     for root in list(entries)[:3]:
         assert run_of(parents, root, matched) == tree_of(parents, root) | set(matched)
+
+
+# --- the shell over rendered /proc trees ----------------------------------------------------------------------------
+
+COMMS = ("sh", "worker", "a) (b", "kworker/0:1-events", "x y")
+
+
+def render(proc: Path, entries: Mapping[int, ProcEntry], comms: Mapping[int, str], starts: Mapping[int, int]) -> None:
+    """Write `entries` as proc(5) lays them out; stat's field 24 is set off from statm's resident pages on purpose."""
+    shutil.rmtree(proc, ignore_errors=True)
+    for pid, entry in entries.items():
+        directory = proc / str(pid)
+        directory.mkdir(parents=True)
+        fields = [entry.ppid, 1, 1, 0, -1, 4194304, 0, 0, 0, 0, entry.cpu_ticks, 0, 0, 0, 20, 0, 1, 0, starts[pid]]
+        tail = " ".join(str(field) for field in [*fields, 0, entry.rss_pages + 7, *([0] * 28)])
+        (directory / "stat").write_text(f"{pid} ({comms[pid]}) S {tail}\n")
+        (directory / "statm").write_text(f"{entry.rss_pages * 3} {entry.rss_pages} 0 0 0 0 0\n")
+        (directory / "cmdline").write_bytes(entry.argv0.encode() + b"\0--flag\0" if entry.argv0 else b"")
+
+
+@st.composite
+def successive_tables(draw: st.DrawFn) -> tuple[dict[int, ProcEntry], dict[int, ProcEntry], dict[int, str]]:
+    """Two passes: between them some processes exec a new argv0 (comm changes too, as exec sets it), others
+    change nothing. Pids stay in a small range so pid reuse and matches are common."""
+    small_pids = st.integers(min_value=1, max_value=30)
+    pids = draw(st.lists(small_pids, max_size=15, unique=True))
+    first: dict[int, ProcEntry] = {}
+    second: dict[int, ProcEntry] = {}
+    comms: dict[int, str] = {}
+    for pid in pids:
+        ppid = draw(st.sampled_from(pids) | st.integers(0, 31))
+        pages = draw(st.integers(0, 2**20))
+        first[pid] = ProcEntry(pid, ppid, pages, draw(st.integers(0, 10**6)), draw(argv0_st))
+        execs = draw(st.booleans())
+        second[pid] = ProcEntry(pid, ppid, pages, first[pid].cpu_ticks, draw(argv0_st) if execs else first[pid].argv0)
+        comms[pid] = draw(st.sampled_from(COMMS))
+    return first, second, comms
+
+
+@given(successive_tables(), st.sampled_from(ARGV0S), st.integers(1, 31) | st.none())
+def test_scanner_over_rendered_proc_agrees_with_the_oracle(
+    tables: tuple[dict[int, ProcEntry], dict[int, ProcEntry], dict[int, str]], argv0: str, root: int | None
+) -> None:
+    """ProcessScanner.run_rss over /proc files written from a table equals the oracle's sum, on the first pass and
+    on a second one in which some processes exec'd (SPEC 3.4; the argv0 cache must notice the new comm)."""
+    first, second, comms = tables
+    page = page_size()
+    with tempfile.TemporaryDirectory() as directory:
+        proc = Path(directory) / "proc"
+        scanner = ProcessScanner(str(proc))
+        starts = dict.fromkeys(first, 4000)
+        # exec keeps pid and start time and sets comm to the new binary's name: here, a `!` appended.
+        exec_comms = {pid: comms[pid] + ("!" if second[pid].argv0 != first[pid].argv0 else "") for pid in second}
+        for table, comm_of in ((first, comms), (second, exec_comms)):
+            render(proc, table, comm_of, starts)
+            tree = brute_tree(table, root) if root is not None else set()
+            run = tree | {pid for pid, entry in table.items() if argv0 and entry.argv0 == argv0}
+            assert scanner.run_rss(root, argv0) == sum(table[pid].rss_pages for pid in run) * page
