@@ -1,0 +1,79 @@
+"""cgroup v2 and Docker name properties (issue 2; SPEC 3.8; Documentation/admin-guide/cgroup-v2.rst)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+from returns.result import Success
+
+from orca.sample.parse.cgroup import container_id, container_mem, container_name, flat_keyed, memory_current
+from tests.property.render_process import (
+    U64,
+    container_ids,
+    flat_files,
+    render_config,
+    render_flat_keyed,
+    render_memory_current,
+    u64s,
+)
+
+any_text = st.text(st.characters(codec=None, exclude_categories=()))  # surrogates included
+texts = st.one_of(any_text, st.binary().map(lambda data: data.decode("utf-8", "replace")))
+
+
+@given(u64s)
+def test_memory_current_round_trip(value: int) -> None:
+    assert memory_current(render_memory_current(value)) == Success(value)
+
+
+@given(flat_files)
+def test_flat_keyed_round_trip(values: Mapping[str, int]) -> None:
+    assert flat_keyed(render_flat_keyed(values), "memory.stat") == Success(values)
+
+
+@given(container_ids)
+def test_container_id_round_trip_for_both_drivers(identifier: str) -> None:
+    assert container_id(f"docker-{identifier}.scope") == identifier
+    assert container_id(identifier) == identifier
+
+
+@given(st.text(), st.text())
+def test_container_name_round_trip_and_nothing_else(name: str, secret: str) -> None:
+    config = render_config(name, secret)
+    assert container_name(config) == name
+
+
+@given(texts)
+@example("max\n")
+@example("9" * 5000)
+def test_every_cgroup_parser_is_total_and_never_negative(text: str) -> None:
+    current = memory_current(text).value_or(0)
+    values = flat_keyed(text, "cpu.stat").value_or({})
+    assert all(0 <= value <= U64 for value in [current, *values.values()])
+    identifier = container_id(text)
+    assert identifier is None or len(identifier) == 64
+    assert isinstance(container_name(text), str)
+
+
+NUMBERISH = st.one_of(u64s.map(str), st.integers(-(2**70), 2**70).map(str), st.sampled_from(["max", "", "-0", "٣"]))
+
+
+@given(NUMBERISH, st.lists(st.tuples(st.sampled_from(["inactive_file", "anon", "file"]), NUMBERISH), max_size=4))
+def test_container_mem_is_never_negative_but_for_the_sentinel(current: str, stat: list[tuple[str, str]]) -> None:
+    mem = container_mem(current, "".join(f"{key} {value}\n" for key, value in stat))
+    assert mem >= 0 or mem == -1
+    is_u64 = current.isascii() and current.isdigit() and len(current) <= 20
+    assert (mem == -1) == (not is_u64)
+
+
+@given(u64s, u64s, flat_files)
+def test_container_mem_is_current_less_inactive_file(current: int, inactive: int, others: dict[str, int]) -> None:
+    stat = render_flat_keyed({**{k: v for k, v in others.items() if k != "inactive_file"}, "inactive_file": inactive})
+    assert container_mem(render_memory_current(current), stat) == max(0, current - inactive)
+
+
+@given(texts, texts)
+def test_container_mem_total(current: str, stat: str) -> None:
+    assert container_mem(current, stat) >= -1
