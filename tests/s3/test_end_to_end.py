@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -172,6 +173,26 @@ def test_an_upload_that_cannot_work_gives_one_message_and_exit_0(
     assert all(json.loads(line)["v"] == 1 for line in lines)
     if failure == "no credentials":
         assert s3_server.read(bucket, key) is None
+
+
+def test_an_endpoint_that_never_answers_costs_at_most_5_s_at_the_end(tmp_path: Path) -> None:
+    # Issue 3 / SPEC 2.4: an unreachable endpoint never holds up the end by more than the 5 s of the final upload.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)  # connections are accepted by the kernel, and nothing ever answers them
+        endpoint = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        env = aws_environment(dict(os.environ), endpoint, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "0.2"}
+        location = "s3://orca-silent/k.jsonl"
+        run = start_sampler(tmp_path, env, "--out", location, "--count", "3", "--seconds", "0.3")
+        assert run.process.wait(timeout=60) == 0, run.stderr()
+        ended = time.time()
+    lines = whole_lines(run.staged("orca-silent/k.jsonl"))
+    assert len(lines) == 3
+    # From the last line to the exit: the 5 s bound, plus the interpreter's exit on a shared machine.
+    assert ended - json.loads(lines[-1])["t"] < 6.0
+    messages = location_messages(run, location)
+    assert len(messages) == 1, run.stderr()
+    assert run.stderr().splitlines() == messages
 
 
 CHECK_IMPORTS = """

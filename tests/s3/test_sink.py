@@ -266,7 +266,7 @@ def silent_endpoint() -> Iterator[str]:
 
 
 def test_close_is_bounded_and_lines_are_not_delayed_by_a_hanging_upload(
-    s3_env: dict[str, str], silent_endpoint: str, monkeypatch: pytest.MonkeyPatch
+    s3_env: dict[str, str], silent_endpoint: str, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     # Issue 3 requires both: uploads never delay a line, and the final upload is bounded to 5 s (SPEC 2.4).
     monkeypatch.setenv("AWS_ENDPOINT_URL", silent_endpoint)
@@ -286,6 +286,9 @@ def test_close_is_bounded_and_lines_are_not_delayed_by_a_hanging_upload(
     # and far below the 10 s read timeout a write would wait if it waited for the upload.
     assert slowest < 0.5, slowest
     assert closing < 5.5, closing
+    messages = messages_about(capfd.readouterr().err, location)
+    assert len(messages) == 1, messages
+    assert "did not finish within 5 s" in messages[0]
     assert Path(stage_of(location)).read_bytes() == "".join(f"{n}\n" for n in range(20)).encode()
 
 

@@ -171,10 +171,15 @@ class _Uploader(threading.Thread):
         self._uploaded = version
         self._failing = False
 
-    def _failed(self, error: BaseException) -> None:
+    def _failed(self, error: BaseException | str) -> None:
         if not self._failing:
             self._failing = True
-            _say(f"orca sample: cannot upload {self._stage} to {self._location}: {_reason(error)}")
+            reason = error if isinstance(error, str) else _reason(error)
+            _say(f"orca sample: cannot upload {self._stage} to {self._location}: {reason}")
+
+    def gave_up(self) -> None:
+        """close() stopped waiting: the last lines may not be in the object, which is a failure to tell (once)."""
+        self._failed(f"the final upload did not finish within {FINAL_UPLOAD_SECONDS:g} s")
 
 
 def _make_client() -> Any:
@@ -234,3 +239,5 @@ class S3Sink:
         finally:
             self._uploader.stop()
             self._uploader.join(max(0.0, deadline - time.monotonic()))
+            if self._uploader.is_alive():
+                self._uploader.gave_up()
