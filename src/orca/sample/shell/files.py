@@ -14,11 +14,17 @@ def append_line(path: str, line: str) -> None:
     """Append `line` and a newline with one `write` on an O_APPEND descriptor, so a reader never sees half a line.
 
     Missing parent directories are created. Raises OSError when the line could not be written whole."""
-    parent = os.path.dirname(path)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
     data = (line + "\n").encode()
-    fd = os.open(path, _APPEND_FLAGS, 0o644)
+    try:
+        fd = os.open(path, _APPEND_FLAGS, 0o644)
+    except FileNotFoundError:
+        # Only now create the parents: the usual line costs one open, and a path under a regular file keeps its
+        # own reason (ENOTDIR) rather than makedirs' "File exists".
+        parent = os.path.dirname(path)
+        if not parent:
+            raise
+        os.makedirs(parent, exist_ok=True)
+        fd = os.open(path, _APPEND_FLAGS, 0o644)
     try:
         written = os.write(fd, data)
     finally:
