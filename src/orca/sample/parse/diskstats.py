@@ -49,15 +49,14 @@ def _device(fields: list[str]) -> DiskIo | None:
         read_at, written_at = 4, 6
     else:
         return None
-    # Every field but the name is an unsigned number in every format: a line with anything else is not trusted.
-    numbers: dict[int, int] = {}
-    for index, field in enumerate(fields):
-        if index != 2:
-            number = _counter(field)
-            if number is None:
-                return None
-            numbers[index] = number
-    return DiskIo(name=fields[2], sectors_read=numbers[read_at], sectors_written=numbers[written_at])
+    # Every field but the name is an unsigned decimal in every format: a line with anything else is not trusted.
+    numbers = "".join(fields[:2]) + "".join(fields[3:])
+    if not (numbers.isascii() and numbers.isdigit()):
+        return None
+    sectors_read, sectors_written = _counter(fields[read_at]), _counter(fields[written_at])
+    if sectors_read is None or sectors_written is None:
+        return None
+    return DiskIo(name=fields[2], sectors_read=sectors_read, sectors_written=sectors_written)
 
 
 def parse(text: str) -> Result[DiskStats, ParseError]:
