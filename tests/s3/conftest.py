@@ -42,7 +42,8 @@ class MotoServer:
     """One `moto_server` on 127.0.0.1:port; stop() and start() again reuse the port (moto keeps its state in
     memory, so a restarted server starts empty)."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, environment: dict[str, str] | None = None) -> None:
+        self._environment = {**os.environ, **(environment or {})}
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log_dir = log_dir
@@ -56,6 +57,7 @@ class MotoServer:
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
+            env=self._environment,
             preexec_fn=_die_with_parent,
         )
         log.close()
@@ -82,11 +84,11 @@ class MotoServer:
             self._process.wait()
         self._process = None
 
-    def client(self) -> Any:
+    def client(self, service: str = "s3") -> Any:
         import boto3
 
         return boto3.session.Session().client(
-            "s3",
+            service,
             endpoint_url=self.url,
             aws_access_key_id=DUMMY_KEY_ID,
             aws_secret_access_key=DUMMY_SECRET,
@@ -123,6 +125,16 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
 def restartable_server(tmp_path: Path) -> Iterator[MotoServer]:
     """A server of this test's own, which the test may stop and start again."""
     server = MotoServer(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def authorizing_server(tmp_path: Path) -> Iterator[MotoServer]:
+    """A server that checks IAM permissions after its first three requests (moto's INITIAL_NO_AUTH_ACTION_COUNT):
+    enough to make a bucket and a user without permissions, whose key then gets AccessDenied."""
+    server = MotoServer(tmp_path, {"INITIAL_NO_AUTH_ACTION_COUNT": "3"})
     server.start()
     yield server
     server.stop()

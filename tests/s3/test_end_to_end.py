@@ -175,6 +175,28 @@ def test_an_upload_that_cannot_work_gives_one_message_and_exit_0(
         assert s3_server.read(bucket, key) is None
 
 
+def test_access_denied_gives_one_message_and_exit_0(tmp_path: Path, authorizing_server: MotoServer) -> None:
+    # Issue 3: access denied is one of the failures that never stop sampling (SPEC 4.5).
+    server = authorizing_server
+    bucket = server.new_bucket()  # request 1 of the three free ones
+    iam = server.client("iam")
+    iam.create_user(UserName="no-permissions")  # 2
+    key = iam.create_access_key(UserName="no-permissions")["AccessKey"]  # 3
+    location = f"s3://{bucket}/denied.jsonl"
+    env = aws_environment(dict(os.environ), server.url, tmp_path, credentials=False) | {
+        "AWS_ACCESS_KEY_ID": key["AccessKeyId"],
+        "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"],
+        "ORCA_SAMPLE_UPLOAD_SECONDS": "0.3",
+    }
+    run = start_sampler(tmp_path, env, "--out", location, "--count", "6", "--seconds", "0.3")
+    assert run.process.wait(timeout=60) == 0, run.stderr()
+    messages = location_messages(run, location)
+    assert len(messages) == 1, run.stderr()
+    assert run.stderr().splitlines() == messages
+    assert "AccessDenied" in messages[0]
+    assert len(whole_lines(run.staged(f"{bucket}/denied.jsonl"))) == 6
+
+
 def test_an_endpoint_that_never_answers_costs_at_most_5_s_at_the_end(tmp_path: Path) -> None:
     # Issue 3 / SPEC 2.4: an unreachable endpoint never holds up the end by more than the 5 s of the final upload.
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
