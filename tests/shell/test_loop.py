@@ -63,12 +63,14 @@ def test_one_busy_core(tmp_path: Path) -> None:
 @pytest.mark.parametrize("seconds", ["1", "30"])
 def test_pid_exit_ends_within_half_a_second(tmp_path: Path, seconds: str) -> None:
     """SPEC 2.3: the --pid process ended -> one last line within 0.5 s of its exit (whatever the interval), exit 0."""
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.2)"])
+    # The child tells its own last moment: the test's wait() may return after the sampler already noticed.
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(1.2); print(time.time(), flush=True)"], stdout=subprocess.PIPE
+    )
     out = tmp_path / "m.jsonl"
     sampler = start("--out", str(out), "--pid", str(child.pid), "--seconds", seconds)
     try:
-        child.wait(timeout=30)
-        exited = time.time()
+        exited = float(child.communicate(timeout=30)[0])
         _, stderr = sampler.communicate(timeout=10)
     finally:
         sampler.kill()
@@ -110,8 +112,8 @@ def test_until_file_appears(tmp_path: Path) -> None:
     sampler = start("--out", str(out), "--until", str(flag), "--seconds", "30")
     try:
         time.sleep(1.0)
+        created = time.time()  # taken before the file exists: the sampler cannot notice it earlier
         flag.touch()
-        created = time.time()
         _, stderr = sampler.communicate(timeout=10)
     finally:
         sampler.kill()
@@ -194,3 +196,20 @@ def test_sample_main_from_a_thread(tmp_path: Path) -> None:
     thread.join(timeout=10)
     assert status == [0]
     assert len(read_lines(tmp_path / "m.jsonl")) == 2
+
+
+def test_an_unexpected_error_is_one_line_and_status_zero(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sampler never fails its run (issue 6, SPEC 1.2): whatever breaks inside the loop is one line on stderr."""
+    from orca.sample.shell import sampler
+    from orca.sample.shell.cli import sample_main
+
+    def broken(self: sampler.Sampler) -> str:
+        raise RuntimeError("disk on fire\nsecond line")
+
+    monkeypatch.setattr(sampler.Sampler, "line", broken)
+    assert sample_main(["p", "sample", "--out", str(tmp_path / "m.jsonl"), "--count", "2", "--seconds", "0.1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "orca sample: stopped: RuntimeError: disk on fire second line\n"
+    assert not (tmp_path / "m.jsonl").exists()

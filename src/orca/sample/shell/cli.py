@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import time
 from typing import NoReturn
 
 from orca.sample.shell.env import default_dirs, parse_seconds, sample_seconds
@@ -110,7 +109,6 @@ def _sample(options: argparse.Namespace, seconds: float) -> None:
 
     ends = EndConditions(pid=options.pid, until=options.until, count=options.count)
     with stopping_on_signals(Stop()) as stop:
-        start = time.monotonic()
         sampler = Sampler(
             options.pid or 0,
             options.match,
@@ -120,7 +118,7 @@ def _sample(options: argparse.Namespace, seconds: float) -> None:
         )
         sink = open_output(options.out, options.keep)
         try:
-            run(sampler, sink, seconds, ends, start, stop)
+            run(sampler, sink, seconds, ends, sampler.started_ns / 1e9, stop)
         finally:
             sink.close()
 

@@ -64,6 +64,8 @@ class Sampler:
         self._scanner = _guarded(lambda: ProcessScanner(proc))
         self._containers = _guarded(lambda: ContainerSource(cgroup, names)) if cgroup else None
         self._prev = self.snapshot()
+        self.started_ns = self._prev.monotonic_ns
+        """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from (SPEC 2.2)."""
 
     def snapshot(self) -> Snapshot:
         """Everything one line needs, read now. Never raises."""
