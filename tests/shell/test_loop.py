@@ -213,3 +213,31 @@ def test_an_unexpected_error_is_one_line_and_status_zero(
     captured = capsys.readouterr()
     assert captured.err == "orca sample: stopped: RuntimeError: disk on fire second line\n"
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_missed_ticks_are_skipped_not_made_up(tmp_path: Path) -> None:
+    """SPEC 2.2: a sampler stopped (SIGSTOP) across five ticks writes one line on waking, then goes on at
+    start + 0.2 + k·S; a loop that made the ticks up would write five lines at once."""
+    out = tmp_path / "m.jsonl"
+    sampler = start("--out", str(out), "--count", "6", "--seconds", "0.2")
+    try:
+        deadline = time.monotonic() + 10
+        while not out.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        sampler.send_signal(signal.SIGSTOP)
+        time.sleep(1.0)
+        resumed = time.time()
+        sampler.send_signal(signal.SIGCONT)
+        sampler.wait(timeout=10)
+    finally:
+        sampler.kill()
+    assert sampler.returncode == 0
+    lines = read_lines(out)
+    assert len(lines) == 6
+    assert sum(1 for line in lines if resumed - 0.05 <= line["t"] <= resumed + 0.1) <= 2, [x["t"] for x in lines]
+    first = lines[0]["t"]
+    late = [line for line in lines[1:] if line["t"] > resumed + 0.1]
+    assert late
+    for line in late:  # back on the schedule's grid, up to scheduling jitter
+        offset = (line["t"] - first) % 0.2
+        assert min(offset, 0.2 - offset) < 0.06, (line["t"], first)
