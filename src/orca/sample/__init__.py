@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from orca.sample.compute.cpu import cpu_share
     from orca.sample.compute.encode import fixed1
+    from orca.sample.compute.line import CpuShare, Disk, Mem
     from orca.sample.compute.names import PREFIX, machine_name
+    from orca.sample.parse.cgroup import container_mem, container_name
+    from orca.sample.parse.diskstats import parse_diskstats
+    from orca.sample.parse.meminfo import parse_meminfo
+    from orca.sample.parse.net_dev import parse_net_dev
+    from orca.sample.parse.pid_stat import PidUsage, parse_pid_stat, parse_pid_usage
+    from orca.sample.parse.proc_stat import parse_proc_stat
     from orca.sample.shell.cli import sample_main
     from orca.sample.shell.containers import container_ids
     from orca.sample.shell.env import default_dirs, metrics_location, sample_seconds
@@ -20,14 +27,6 @@ if TYPE_CHECKING:
     from orca.sample.shell.procs import alive, tree_rss, tree_usage
     from orca.sample.shell.s3 import stage_of
     from orca.sample.shell.sampler import Sampler
-
-    from orca.sample.compute.line import CpuShare, Disk, Mem
-    from orca.sample.parse.cgroup import container_mem, container_name
-    from orca.sample.parse.diskstats import parse_diskstats
-    from orca.sample.parse.meminfo import parse_meminfo
-    from orca.sample.parse.net_dev import parse_net_dev
-    from orca.sample.parse.pid_stat import PidUsage, parse_pid_stat, parse_pid_usage
-    from orca.sample.parse.proc_stat import parse_proc_stat
 
 _HOMES = {
     "cpu_share": "orca.sample.compute.cpu",
