@@ -17,17 +17,9 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import u64
 
-# A u64 has at most 20 digits; int() raises on over 4300, so longer runs are refused before converting.
-_MAX_DIGITS = 20
 _CONTAINER_DIR = re.compile(r"(?:docker-([0-9a-f]{64})\.scope|([0-9a-f]{64}))")
-
-
-def _count(token: str) -> int | None:
-    """An unsigned decimal as the kernel prints it (ASCII digits only), or None."""
-    if len(token) <= _MAX_DIGITS and token.isascii() and token.isdigit():
-        return int(token)
-    return None
 
 
 def memory_current(text: str) -> Result[int, ParseError]:
@@ -38,7 +30,7 @@ def memory_current(text: str) -> Result[int, ParseError]:
     >>> memory_current("max\\n").failure().reason
     'not a number of bytes'
     """
-    value = _count(text.strip())
+    value = u64(text.strip())
     if value is None:
         return Failure(ParseError("memory.current", "not a number of bytes"))
     return Success(value)
@@ -58,7 +50,7 @@ def flat_keyed(text: str, source: str) -> Result[Mapping[str, int], ParseError]:
         if len(parts) != 2:
             continue
         key, token = parts
-        value = _count(token)
+        value = u64(token)
         if value is not None:
             values.setdefault(key, value)
     if not values:

@@ -9,8 +9,8 @@ from returns.result import Failure, Result, Success
 
 from orca.sample.parse.block import skipped_disk
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import u64
 
-_U64_LIMIT = 1 << 64
 _SECTOR_BYTES = 512
 # Documentation/ABI/testing/procfs-diskstats: 14 fields, 18 from 4.18 (discards), 20 from 5.5 (flushes).
 _FULL_LINE_FIELDS = frozenset({14, 18, 20})
@@ -33,14 +33,6 @@ class DiskStats:
     """Every parsable line, in file order."""
 
 
-def _counter(field: str) -> int | None:
-    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
-    if not (field.isascii() and field.isdigit()) or len(field) > 20:
-        return None
-    value = int(field)
-    return value if value < _U64_LIMIT else None
-
-
 def _device(fields: list[str]) -> DiskIo | None:
     count = len(fields)
     if count in _FULL_LINE_FIELDS:
@@ -53,7 +45,7 @@ def _device(fields: list[str]) -> DiskIo | None:
     numbers = "".join(fields[:2]) + "".join(fields[3:])
     if not (numbers.isascii() and numbers.isdigit()):
         return None
-    sectors_read, sectors_written = _counter(fields[read_at]), _counter(fields[written_at])
+    sectors_read, sectors_written = u64(fields[read_at]), u64(fields[written_at])
     if sectors_read is None or sectors_written is None:
         return None
     return DiskIo(name=fields[2], sectors_read=sectors_read, sectors_written=sectors_written)

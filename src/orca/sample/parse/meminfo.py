@@ -8,22 +8,13 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-
-_U64_LIMIT = 1 << 64
+from orca.sample.parse.numbers import u64
 
 
 @dataclass(frozen=True, slots=True)
 class MemInfo:
     bytes_by_key: Mapping[str, int]
     """Key → bytes: `kB` values × 1024, values without a unit as they are."""
-
-
-def _counter(field: str) -> int | None:
-    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
-    if not (field.isascii() and field.isdigit()) or len(field) > 20:
-        return None
-    value = int(field)
-    return value if value < _U64_LIMIT else None
 
 
 def parse(text: str) -> Result[MemInfo, ParseError]:
@@ -45,7 +36,7 @@ def parse(text: str) -> Result[MemInfo, ParseError]:
         words = rest.split()
         if not words or len(words) > 2:
             continue
-        value = _counter(words[0])
+        value = u64(words[0])
         if value is None:
             continue
         if len(words) == 1:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import u64
 
-_U64_LIMIT = 1 << 64
 # net/core/net-procfs.c prints 8 receive then 8 transmit counters after `name:`; bytes lead each group.
 _COUNTERS = 16
 _SENT_AT = 8
@@ -20,14 +20,6 @@ _LOOPBACK = "lo"
 class NetDev:
     bytes_by_interface: Mapping[str, tuple[int, int]]
     """Interface → (bytes received, bytes sent); `lo` left out."""
-
-
-def _counter(field: str) -> int | None:
-    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
-    if not (field.isascii() and field.isdigit()) or len(field) > 20:
-        return None
-    value = int(field)
-    return value if value < _U64_LIMIT else None
 
 
 def parse(text: str) -> Result[NetDev, ParseError]:
@@ -52,7 +44,7 @@ def parse(text: str) -> Result[NetDev, ParseError]:
         fields = rest.split()
         if len(fields) < _COUNTERS:
             continue
-        counters = [_counter(field) for field in fields[:_COUNTERS]]
+        counters = [u64(field) for field in fields[:_COUNTERS]]
         received, sent = counters[0], counters[_SENT_AT]
         if received is None or sent is None or None in counters:
             continue

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import u64
 
-_U64_LIMIT = 1 << 64
 _KEYS = ("avg10", "avg60", "avg300", "total")
 
 
@@ -28,18 +28,10 @@ class Pressure:
     """Missing from `cpu` on older kernels."""
 
 
-def _counter(field: str) -> int | None:
-    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
-    if not (field.isascii() and field.isdigit()) or len(field) > 20:
-        return None
-    value = int(field)
-    return value if value < _U64_LIMIT else None
-
-
 def _average(field: str) -> float | None:
     """A share as psi.c prints it (`%lu.%02lu`): digits, optionally `.` and digits; not `nan`, `1e3`, `-1.0`."""
     whole, dot, fraction = field.partition(".")
-    if _counter(whole) is None or (dot and _counter(fraction) is None):
+    if u64(whole) is None or (dot and u64(fraction) is None):
         return None
     return float(field)
 
@@ -48,7 +40,7 @@ def _line(words: list[str]) -> PressureLine | None:
     """`avg10=.. avg60=.. avg300=.. total=..` after the `some`/`full` word; None unless all four parse."""
     values = dict(word.partition("=")[::2] for word in words)
     avg10, avg60, avg300 = (_average(values.get(key, "")) for key in _KEYS[:3])
-    total_us = _counter(values.get("total", ""))
+    total_us = u64(values.get("total", ""))
     if avg10 is None or avg60 is None or avg300 is None or total_us is None:
         return None
     return PressureLine(avg10=avg10, avg60=avg60, avg300=avg300, total_us=total_us)

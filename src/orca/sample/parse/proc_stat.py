@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import u64
 
-_U64_LIMIT = 1 << 64
 # proc(5): user, nice, system and idle are printed by every kernel; iowait (2.5.41), irq, softirq (2.6.0) and
 # steal (2.6.11) came later, so a line may stop after the fourth. Fewer than four is not a kernel line.
 _FEWEST_FIELDS = 4
@@ -37,19 +37,11 @@ class ProcStat:
     """`(N, times)` for each `cpuN` line, in file order."""
 
 
-def _counter(field: str) -> int | None:
-    """An unsigned 64-bit decimal as the kernel prints it; None for anything else (`-5`, `+5`, `1_0`, `٣`, `1e3`)."""
-    if not (field.isascii() and field.isdigit()) or len(field) > 20:
-        return None
-    value = int(field)
-    return value if value < _U64_LIMIT else None
-
-
 def _times(fields: list[str]) -> CpuTimes | None:
     """The counters after the `cpu`/`cpuN` label; None when one of the first eight is not a counter."""
     if len(fields) < _FEWEST_FIELDS:
         return None
-    counters = [_counter(field) for field in fields[:_FIELDS]]
+    counters = [u64(field) for field in fields[:_FIELDS]]
     valid = [counter for counter in counters if counter is not None]
     if len(valid) != len(counters):
         return None
@@ -82,7 +74,7 @@ def parse(text: str) -> Result[ProcStat, ParseError]:
             if total is None:
                 total = times
         else:
-            number = _counter(label[3:])
+            number = u64(label[3:])
             if number is not None:
                 cores.append((number, times))
     if total is None:
