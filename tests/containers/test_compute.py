@@ -122,9 +122,10 @@ def test_pressure_without_time_is_zero(dt: float) -> None:
 
 
 def test_pressure_missing_resource_left_out_and_no_psi_is_none() -> None:
-    """A file missing in either reading is None (left out of the line); cur None (no PSI) means no `pressure` key."""
+    """A file missing now is None (left out of the line); one the previous reading lacked is 0.0 (no delta yet, so
+    never an empty `pressure` object); cur None (no PSI) means no `pressure` key."""
     before = {"cpu": pressure(0), "io": pressure(0)}
     after = {"cpu": pressure(500_000), "memory": pressure(500_000)}
-    assert pressure_share(before, after, 1.0) == PressureShare(cpu=50.0, memory=None, io=None)
-    assert pressure_share(None, after, 1.0) == PressureShare(None, None, None)
+    assert pressure_share(before, after, 1.0) == PressureShare(cpu=50.0, memory=0.0, io=None)
+    assert pressure_share(None, after, 1.0) == PressureShare(cpu=0.0, memory=0.0, io=None)
     assert pressure_share(before, None, 1.0) is None

@@ -15,13 +15,16 @@ def pressure_share(
 ) -> PressureShare | None:
     """Per resource, 100 × delta(`some` total) / dt, clamped to 0..100; None without PSI (`cur` is None).
 
-    A resource missing from either reading is None (left out of the line).
+    A resource missing from `cur` is None (left out of the line). One that `prev` lacks (its file appeared, or the
+    baseline read failed) is 0.0, like a container's first line: no delta yet, but never an empty `{}`.
 
     >>> from orca.sample.parse.pressure import PressureLine
     >>> def p(total_us: int) -> Pressure:
     ...     return Pressure(PressureLine(0.0, 0.0, 0.0, total_us), None)
     >>> pressure_share({"cpu": p(1_000), "io": p(0)}, {"cpu": p(251_000), "io": p(0), "memory": p(5)}, 2.0)
-    PressureShare(cpu=12.5, memory=None, io=0.0)
+    PressureShare(cpu=12.5, memory=0.0, io=0.0)
+    >>> pressure_share({"cpu": p(1_000)}, {"cpu": p(251_000)}, 2.0)
+    PressureShare(cpu=12.5, memory=None, io=None)
     >>> pressure_share({"cpu": p(1)}, None, 2.0) is None
     True
     """
@@ -31,8 +34,10 @@ def pressure_share(
 
     def share(resource: str) -> float | None:
         old, new = before.get(resource), cur.get(resource)
-        if old is None or new is None:
+        if new is None:
             return None
+        if old is None:
+            return 0.0
         return _stall_percent(old.some.total_us, new.some.total_us, dt)
 
     return PressureShare(cpu=share("cpu"), memory=share("memory"), io=share("io"))

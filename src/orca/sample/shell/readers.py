@@ -80,9 +80,13 @@ def read_block_links(sys: str = "/sys") -> dict[str, str] | None:
 
 
 def read_whole_disks(sys: str = "/sys") -> frozenset[str] | None:
-    """The whole physical disks of `<sys>/block` (SPEC 3.6); None without a list (the skip list applies then)."""
+    """The whole physical disks of `<sys>/block` (SPEC 3.6); None without a list (the skip list applies then).
+
+    A list with no physical disk at all (a container's partial /sys) is no list either: counting nothing would
+    hide all disk traffic, while the skip list still leaves out loop, ram, zram, dm and md devices."""
     links = read_block_links(sys)
-    return None if links is None else block.whole_disks(links)
+    disks = None if links is None else block.whole_disks(links)
+    return disks or None
 
 
 def existing_ancestor(path: str) -> str:
