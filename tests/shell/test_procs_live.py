@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from orca.sample.shell.procs import ProcessScanner, alive, tree_rss, tree_usage
+from orca.sample.shell.procs import ProcessScanner, alive, has_children_files, tree_rss, tree_usage, walk_tree
 
 MIB = 1024 * 1024
 SLEEP = "/bin/sleep"
@@ -233,3 +233,50 @@ def test_alive_on_a_live_process_a_zombie_and_no_process(started: list[subproces
 
     pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
     assert not alive(pid_max + 1)
+
+
+# A root whose children are forked from a second thread that stays alive: the kernel lists them in that thread's
+# own `children` file (they move to another thread's list only when the forking thread exits).
+THREAD_FORKING_ROOT = f"""
+import subprocess, sys, threading
+kids, forked, done = [], threading.Event(), threading.Event()
+def start():
+    kids.extend(subprocess.Popen([{SLEEP!r}, '600']) for _ in range(3))
+    forked.set()
+    done.wait()
+threading.Thread(target=start, daemon=True).start()
+forked.wait(timeout=20)
+main_kid = subprocess.Popen([{SLEEP!r}, '600'])
+print('ready', flush=True)
+sys.stdin.read()
+for kid in [*kids, main_kid]:
+    kid.kill()
+    kid.wait()
+done.set()
+"""
+
+
+def test_children_walk_and_proc_scan_agree(started: list[subprocess.Popen[bytes]]) -> None:
+    """The two ways of finding the tree (issue 5's walk down `children` files, and one pass over every stat) give
+    the same processes and bytes, children forked by a non-main thread included (a thread's own `children` file);
+    the walk is what `/proc` here uses by default."""
+    root = python(THREAD_FORKING_ROOT, started)
+    read_ready(root)
+    assert has_children_files("/proc")
+    expected = {root.pid, *(p.pid for p in descendants(root.pid))}
+    assert len(expected) == 5
+    assert walk_tree("/proc", root.pid) == expected
+    walked = ProcessScanner(walk_children=True).run_rss(root.pid, "")
+    scanned = ProcessScanner(walk_children=False).run_rss(root.pid, "")
+    reference = psutil_tree_rss(root.pid)
+    assert abs(walked - scanned) <= TOLERANCE * reference
+    assert abs(walked - reference) <= TOLERANCE * reference
+    usage = tree_usage([root.pid, 2**22 + 1])
+    assert list(usage) == [root.pid]
+    assert abs(usage[root.pid][0] - reference) <= TOLERANCE * reference
+
+
+def test_walk_of_a_missing_root_is_empty() -> None:
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    assert walk_tree("/proc", pid_max + 1) == frozenset()
+    assert ProcessScanner().run_rss(pid_max + 1, "") == 0

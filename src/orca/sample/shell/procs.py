@@ -1,10 +1,13 @@
 """The run's processes, read from /proc (SPEC 2.3, 3.4, 6): `alive`, `tree_rss`, `tree_usage`, `ProcessScanner`.
 
-Every line reads /proc/<pid>/stat of every process on the host (a parent can only be learned there), so that loop
-is kept to one `os.open`/`os.read`/`os.close` and the fast byte parser per process: no `Path`, no text wrapper, no
-record per process. The files that cost more are read only for the processes that need them: statm for the run's
-own processes once the tree is known, cmdline only with `--match`, and then once per process image (cached by pid,
-start time and comm, which exec changes).
+A line's cost must not grow with the host's processes when only the run's tree is wanted (issue 5: thousands of
+processes, and an open/read/close of a /proc file costs 5-10 µs here). So the tree is walked downwards from the
+root through `/proc/<pid>/task/<tid>/children` (every thread's, since a child belongs to the thread that forked
+it): files are read only for the run's own processes. A kernel without those files (CONFIG_PROC_CHILDREN off), or
+a fixture tree without them, gets the portable way: one pass over every /proc/<pid>/stat, parents from `ppid`.
+
+`--match` has to look at every process; there a line reads one small file per process, `comm`, and reads
+`cmdline` only for a process it has not seen with that comm (argv[0] changes only on exec, which changes comm).
 """
 
 from __future__ import annotations
@@ -108,6 +111,56 @@ def _resident_pages(proc: str, pids: Iterable[int]) -> dict[int, int]:
     return pages
 
 
+def _read_all(path: str) -> bytes | None:
+    """A whole small /proc file of unknown length (a `children` list can exceed a page); None when unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def has_children_files(proc: str) -> bool:
+    """Whether `proc` lists each task's children (Linux 3.5+ with CONFIG_PROC_CHILDREN; not a fixture tree)."""
+    return os.path.exists(f"{proc}/thread-self/children")
+
+
+def _children(proc: str, pid: int) -> list[int]:
+    """The pids of `pid`'s children, from every one of its threads' `children` files; none if it vanished."""
+    try:
+        tids = os.listdir(f"{proc}/{pid}/task")
+    except OSError:
+        return []
+    kids: list[int] = []
+    for tid in tids:
+        data = _read_all(f"{proc}/{pid}/task/{tid}/children")
+        if data:
+            kids.extend(int(field) for field in data.split() if field.isdigit())
+    return kids
+
+
+def walk_tree(proc: str, root: int) -> frozenset[int]:
+    """`root` and its descendants, walking `children` files down from it; empty when `root` does not exist."""
+    if not os.path.isdir(f"{proc}/{root}"):
+        return frozenset()
+    tree = {root}
+    frontier = [root]
+    while frontier:
+        for child in _children(proc, frontier.pop()):
+            if child not in tree:  # a pid seen twice (reused mid-walk) is walked once, so the walk ends
+                tree.add(child)
+                frontier.append(child)
+    return frozenset(tree)
+
+
 def alive(pid: int, proc: str = "/proc") -> bool:
     """Whether process `pid` is running (SPEC 2.3, 6): one that does not exist, or shows state Z or X, is dead.
 
@@ -135,16 +188,53 @@ def alive(pid: int, proc: str = "/proc") -> bool:
 class ProcessScanner:
     """Reads the run's resident bytes (SPEC 3.4 `rss`) once per line, remembering argv[0] between lines."""
 
-    def __init__(self, proc: str = "/proc") -> None:
+    def __init__(self, proc: str = "/proc", *, walk_children: bool | None = None) -> None:
         self._proc = proc
         self._page_size = page_size()
-        # pid -> (starttime, stat up to comm's `)`, argv0): the same pid, start time and comm is the same image.
+        self._walk = has_children_files(proc) if walk_children is None else walk_children
+        # Scan mode: pid -> (starttime, stat up to comm's `)`, argv0): the same start time and comm, the same image.
         self._argv0s: dict[int, tuple[int, bytes, str]] = {}
+        # Walk mode: pid -> (comm, argv0).
+        self._argv0_by_comm: dict[int, tuple[bytes, str]] = {}
 
     def run_rss(self, root: int | None, argv0: str) -> int:
         """Resident bytes of `root`'s tree plus the processes whose argv[0] is `argv0`, each once; 0 with neither."""
         if root is None and not argv0:
             return 0
+        if not self._walk:
+            return self._scan_run_rss(root, argv0)
+        pids = set() if root is None else set(walk_tree(self._proc, root))
+        if argv0:
+            pids.update(self._matched(argv0))
+        return total(_resident_pages(self._proc, pids), pids) * self._page_size
+
+    def _matched(self, argv0: str) -> list[int]:
+        """The processes whose argv[0] is `argv0`: `comm` of each, `cmdline` only for a new (pid, comm)."""
+        proc = self._proc
+        known = self._argv0_by_comm
+        seen: dict[int, tuple[bytes, str]] = {}
+        matched: list[int] = []
+        for name in _pid_names(proc):
+            pid = int(name)
+            comm = _read(f"{proc}/{name}/comm")
+            if comm is None:
+                continue  # it exited
+            cached = known.get(pid)
+            if cached is not None and cached[0] == comm:
+                command = cached[1]
+            else:
+                raw = _read_argv0(f"{proc}/{name}/cmdline")
+                command = "" if raw is None else cmdline_argv0(raw)
+            # An empty argv0 is a kernel thread, a zombie, or a process caught mid-exec: read it again next line.
+            if command:
+                seen[pid] = (comm, command)
+                if command == argv0:
+                    matched.append(pid)
+        self._argv0_by_comm = seen  # forget the processes that are gone, so a reused pid is read afresh
+        return matched
+
+    def _scan_run_rss(self, root: int | None, argv0: str) -> int:
+        """The portable way: one pass over every /proc/<pid>/stat for the parents (and identities for argv0)."""
         parents: dict[int, int] = {}
         matched: list[int] = []
         known = self._argv0s
@@ -179,18 +269,25 @@ class ProcessScanner:
 
 def tree_rss(root: int, argv0: str = "", *, proc: str = "/proc") -> int:
     """SPEC 6: resident bytes of `root`'s tree and of the processes whose argv[0] is `argv0`, each counted once."""
-    return ProcessScanner(proc).run_rss(root, argv0)
+    return ProcessScanner(proc).run_rss(root if root > 0 else None, argv0)
 
 
 def tree_usage(roots: Iterable[int], *, proc: str = "/proc") -> dict[int, tuple[int, float]]:
-    """SPEC 6: root -> (resident bytes, CPU seconds) of each root's tree, from one pass over `proc`.
+    """SPEC 6: root -> (resident bytes, CPU seconds) of each root's tree.
 
     CPU seconds include what each process's waited-for children used (cutime + cstime), so a child's time stays
-    counted after it ends. A root that does not exist is absent; without /proc the answer is empty.
+    counted after it ends. A root that does not exist is absent; without /proc the answer is empty. The trees are
+    walked down from the roots (reading only their processes' files), or found in one pass over `proc` where the
+    kernel has no `children` files.
     """
     wanted = list(roots)
     if not wanted:
         return {}
+    if has_children_files(proc):
+        trees = {root: tree for root in wanted if (tree := walk_tree(proc, root))}
+        members = frozenset().union(*trees.values())
+        member_ticks = {pid: fields[2] for pid in members if (fields := _stat_fields_of(proc, pid)) is not None}
+        return _usage_of(trees, member_ticks, _resident_pages(proc, members))
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
     for pid, data in _stats(proc):
@@ -199,7 +296,17 @@ def tree_usage(roots: Iterable[int], *, proc: str = "/proc") -> dict[int, tuple[
             parents[pid] = fields[1]
             ticks[pid] = fields[2]
     trees = trees_of(parents, wanted)
-    pages = _resident_pages(proc, frozenset().union(*trees.values()))
+    return _usage_of(trees, ticks, _resident_pages(proc, frozenset().union(*trees.values())))
+
+
+def _stat_fields_of(proc: str, pid: int) -> tuple[str, int, int, int] | None:
+    data = _read(f"{proc}/{pid}/stat")
+    return None if data is None else stat_fields(data)
+
+
+def _usage_of(
+    trees: dict[int, frozenset[int]], ticks: dict[int, int], pages: dict[int, int]
+) -> dict[int, tuple[int, float]]:
     bytes_per_page, ticks_per_second = page_size(), clock_ticks()
     return {
         root: (total(pages, tree) * bytes_per_page, total(ticks, tree) / ticks_per_second)
