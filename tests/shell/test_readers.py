@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from orca.sample.shell.readers import read_whole_disks
@@ -33,3 +34,49 @@ def test_only_virtual_devices_fall_back_to_the_skip_list(tmp_path: Path) -> None
 
 def test_no_sys_block_is_no_list(tmp_path: Path) -> None:
     assert read_whole_disks(str(tmp_path / "missing")) is None
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_kernel_files_are_kept_open_and_read_fresh() -> None:
+    """issue 5: a /proc file's descriptor is kept between lines, and each read gives the kernel's values now."""
+    from orca.sample.shell.readers import KernelFiles
+
+    files = KernelFiles()
+    first = files.read("/proc/uptime")
+    fds = _open_fds()
+    later = [files.read("/proc/uptime") for _ in range(50)]
+    assert _open_fds() == fds, "no descriptor opened or leaked per read"
+    assert first is not None and all(text is not None for text in later)
+    uptimes = [float(text.split()[0]) for text in [first, *later] if text is not None]
+    assert uptimes == sorted(uptimes)
+    time.sleep(0.05)
+    now = files.read("/proc/uptime")
+    assert now is not None and float(now.split()[0]) > uptimes[0], "a kept descriptor must not give stale values"
+    files.read("/proc/self/schedstat")
+    assert _open_fds() == fds + 1
+    files.close()
+    assert _open_fds() == fds - 1
+
+
+def test_regular_files_are_read_through_their_path_every_time(tmp_path: Path) -> None:
+    """A fixture (a regular file) replaced between two lines is read anew: its descriptor is never kept."""
+    from orca.sample.shell.readers import KernelFiles
+
+    files = KernelFiles()
+    path = tmp_path / "stat"
+    path.write_text("cpu  1 2 3 4\n")
+    assert files.read(str(path)) == b"cpu  1 2 3 4\n"
+    replacement = tmp_path / "stat.new"
+    replacement.write_text("cpu  5 6 7 8\n")
+    os.replace(replacement, path)
+    assert files.read(str(path)) == b"cpu  5 6 7 8\n"
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    assert files.read(str(empty)) == b""
+    empty.write_text("now something\n")
+    assert files.read(str(empty)) == b"now something\n"
+    assert files.read(str(tmp_path / "missing")) is None
+    files.close()

@@ -103,12 +103,12 @@ def _parse(args: list[str]) -> argparse.Namespace:
 
 def _sample(options: argparse.Namespace, seconds: float) -> None:
     # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers.
-    from orca.sample.shell.loop import EndConditions, Stop, run, stopping_on_signals
+    from orca.sample.shell.loop import EndConditions, Stop, run, stopping_on_signals, watching_exit
     from orca.sample.shell.outputs import open_output
     from orca.sample.shell.sampler import Sampler
 
-    ends = EndConditions(pid=options.pid, until=options.until, count=options.count)
-    with stopping_on_signals(Stop()) as stop:
+    with stopping_on_signals(Stop()) as stop, watching_exit(options.pid) as exit_fd:
+        ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd)
         sampler = Sampler(
             options.pid or 0,
             options.match,

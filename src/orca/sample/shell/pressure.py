@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 
 from orca.sample.parse.pressure import Pressure, parse
-from orca.sample.shell.containers import read_bounded
+from orca.sample.shell.readers import read_text
 
 RESOURCES = ("cpu", "memory", "io")
 
@@ -18,11 +18,9 @@ def read_pressure(proc: str = "/proc") -> Mapping[str, Pressure] | None:
     boot with `psi=0`: the files exist but reading them fails).
     """
     directory = os.path.join(proc, "pressure")
-    if not os.path.isdir(directory):
-        return None
     found: dict[str, Pressure] = {}
     for resource in RESOURCES:
-        text = read_bounded(os.path.join(directory, resource))
+        text = read_text(os.path.join(directory, resource))
         parsed = None if text is None else parse(text).value_or(None)
         if parsed is not None:
             found[resource] = parsed

@@ -11,6 +11,7 @@ from typing import TypeVar
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
 from orca.sample.compute.snapshot import Snapshot
+from orca.sample.parse.diskstats import DiskStats
 from orca.sample.shell import readers
 from orca.sample.shell.containers import ContainerSource
 from orca.sample.shell.pressure import read_pressure
@@ -63,6 +64,10 @@ class Sampler:
         self.host = _host()
         self._scanner = _guarded(lambda: ProcessScanner(proc))
         self._containers = _guarded(lambda: ContainerSource(cgroup, names)) if cgroup else None
+        # /sys/block is read again only when /proc/diskstats names other devices (a disk came or went): its links
+        # cost a dozen system calls a line that would almost always give the same answer.
+        self._disk_names: frozenset[str] | None = None
+        self._whole_disks: frozenset[str] | None = None
         self._prev = self.snapshot()
         self.started_ns = self._prev.monotonic_ns
         """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from (SPEC 2.2)."""
@@ -74,6 +79,7 @@ class Sampler:
         proc = self.proc
         scanner = self._scanner
         containers = self._containers
+        diskstats = _guarded(lambda: readers.read_diskstats(proc))
         return Snapshot(
             monotonic_ns=at_ns,
             wall=wall,
@@ -82,14 +88,21 @@ class Sampler:
             meminfo=_guarded(lambda: readers.read_meminfo(proc)),
             rss_bytes=None if scanner is None else _guarded(lambda: scanner.run_rss(self.root, self.argv0)),
             disks=_guarded(lambda: readers.read_disks(self.dirs)),
-            diskstats=_guarded(lambda: readers.read_diskstats(proc)),
-            whole_disks=_guarded(lambda: readers.read_whole_disks(self.sys)),
+            diskstats=diskstats,
+            whole_disks=self._current_whole_disks(diskstats),
             net=_guarded(lambda: readers.read_net_dev(proc)),
             containers_enabled=bool(self.cgroup),
             containers=None if containers is None else _guarded(containers.read),
             pressure=_guarded(lambda: read_pressure(proc)),
             self_cpu=_guarded(_self_cpu) or 0.0,
         )
+
+    def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
+        names = None if diskstats is None else frozenset(device.name for device in diskstats.devices)
+        if names is None or names != self._disk_names:
+            self._whole_disks = _guarded(lambda: readers.read_whole_disks(self.sys))
+            self._disk_names = names
+        return self._whole_disks
 
     def line(self) -> str:
         """The next line (no newline): the new readings against the previous ones, which they then replace."""
