@@ -280,3 +280,27 @@ def test_walk_of_a_missing_root_is_empty() -> None:
     pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
     assert walk_tree("/proc", pid_max + 1) == frozenset()
     assert ProcessScanner().run_rss(pid_max + 1, "") == 0
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_kept_descriptors_follow_the_tree(started: list[subprocess.Popen[bytes]]) -> None:
+    """issue 5: the tree's files stay open between lines (three per process), and a process that leaves the tree
+    (killed, reaped) has its descriptors closed: the sums stay right and nothing leaks over many lines."""
+    root = python(ROOT.format(child="import sys; print('ready', flush=True); sys.stdin.read()", count=3), started)
+    read_ready(root)
+    before = _open_fds()
+    scanner = ProcessScanner()
+    first = scanner.run_rss(root.pid, "")
+    assert _open_fds() == before + 3 * 4  # the root and its three children
+    assert abs(first - psutil_tree_rss(root.pid)) <= TOLERANCE * first
+    for _ in range(20):
+        assert abs(scanner.run_rss(root.pid, "") - first) <= TOLERANCE * first
+    assert _open_fds() == before + 3 * 4
+    assert root.stdin is not None
+    root.stdin.close()  # the root closes its children's stdin and reaps them, then ends
+    root.wait(timeout=20)
+    assert scanner.run_rss(root.pid, "") == 0
+    assert _open_fds() == before - 1  # every kept descriptor closed; the one less is the root's stdin, closed above

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from orca.sample.compute.tree import run_of, total, trees_of
 from orca.sample.parse.cmdline import argv0 as cmdline_argv0
@@ -111,6 +111,16 @@ def _resident_pages(proc: str, pids: Iterable[int]) -> dict[int, int]:
     return pages
 
 
+def _read_fd(fd: int) -> bytes:
+    """All of a /proc file from offset 0, by `pread`, so a kept descriptor needs no seek."""
+    chunks = []
+    offset = 0
+    while chunk := os.pread(fd, 65536, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
 def _read_all(path: str) -> bytes | None:
     """A whole small /proc file of unknown length (a `children` list can exceed a page); None when unreadable."""
     try:
@@ -118,14 +128,15 @@ def _read_all(path: str) -> bytes | None:
     except OSError:
         return None
     try:
-        chunks = []
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return _read_fd(fd)
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+def _pids_in(data: bytes) -> list[int]:
+    return [int(field) for field in data.split() if field.isdigit()]
 
 
 def has_children_files(proc: str) -> bool:
@@ -135,30 +146,103 @@ def has_children_files(proc: str) -> bool:
 
 def _children(proc: str, pid: int) -> list[int]:
     """The pids of `pid`'s children, from every one of its threads' `children` files; none if it vanished."""
+    task = f"{proc}/{pid}/task"
     try:
-        tids = os.listdir(f"{proc}/{pid}/task")
+        # A task directory's link count is 2 + its threads: a single-threaded process (most of a run's tree) needs
+        # no listing, one stat instead of five system calls.
+        single = os.stat(task).st_nlink == 3
+        tids = [str(pid)] if single else os.listdir(task)
     except OSError:
         return []
     kids: list[int] = []
     for tid in tids:
         data = _read_all(f"{proc}/{pid}/task/{tid}/children")
         if data:
-            kids.extend(int(field) for field in data.split() if field.isdigit())
+            kids.extend(_pids_in(data))
     return kids
 
 
-def walk_tree(proc: str, root: int) -> frozenset[int]:
+def walk_tree(proc: str, root: int, children_of: Callable[[int], list[int]] | None = None) -> frozenset[int]:
     """`root` and its descendants, walking `children` files down from it; empty when `root` does not exist."""
     if not os.path.isdir(f"{proc}/{root}"):
         return frozenset()
+    children = children_of or functools.partial(_children, proc)
     tree = {root}
     frontier = [root]
     while frontier:
-        for child in _children(proc, frontier.pop()):
+        for child in children(frontier.pop()):
             if child not in tree:  # a pid seen twice (reused mid-walk) is walked once, so the walk ends
                 tree.add(child)
                 frontier.append(child)
     return frozenset(tree)
+
+
+class _TreeFiles:
+    """Open descriptors of the run's processes' files, kept from line to line (issue 5).
+
+    Each line reads, for every process of the tree, whether it has more than one thread, its children and its
+    resident pages. By path that is eight system calls and three /proc lookups a process; through descriptors kept
+    open it is three `fstat`/`pread`s. A descriptor is bound to its process, not to the pid: once the process is
+    gone, reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process."""
+
+    KEPT_AT_MOST = 128
+    """Processes whose files are kept (three descriptors each); a larger tree reads the rest by path."""
+
+    def __init__(self, proc: str) -> None:
+        self._proc = proc
+        # pid -> descriptors of /proc/<pid>/task, its main thread's `children`, and its `statm`.
+        self._fds: dict[int, tuple[int, int, int]] = {}
+
+    def _files(self, pid: int) -> tuple[int, int, int] | None:
+        kept = self._fds.get(pid)
+        if kept is not None or len(self._fds) >= self.KEPT_AT_MOST:
+            return kept
+        base = f"{self._proc}/{pid}"
+        opened: list[int] = []
+        try:
+            for path in (f"{base}/task", f"{base}/task/{pid}/children", f"{base}/statm"):
+                opened.append(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+        except OSError:
+            for fd in opened:
+                os.close(fd)
+            return None
+        task, children, statm = opened
+        self._fds[pid] = (task, children, statm)
+        return task, children, statm
+
+    def children(self, pid: int) -> list[int]:
+        files = self._files(pid)
+        if files is not None:
+            try:
+                if os.fstat(files[0]).st_nlink == 3:  # one thread: its own `children` file is all of them
+                    return _pids_in(_read_fd(files[1]))
+            except OSError:
+                self.forget(pid)
+        return _children(self._proc, pid)
+
+    def resident_pages(self, pid: int) -> int | None:
+        files = self._fds.get(pid)
+        if files is None:
+            data = _read(f"{self._proc}/{pid}/statm")
+        else:
+            try:
+                data = os.pread(files[2], _READ_SIZE, 0)
+            except OSError:  # ESRCH: the process is gone
+                self.forget(pid)
+                return None
+        return None if not data else resident_pages(data)
+
+    def keep_only(self, pids: frozenset[int]) -> None:
+        for pid in [pid for pid in self._fds if pid not in pids]:
+            self.forget(pid)
+
+    def forget(self, pid: int) -> None:
+        for fd in self._fds.pop(pid, ()):
+            os.close(fd)
+
+    def __del__(self) -> None:
+        for pid in list(self._fds):
+            self.forget(pid)
 
 
 def alive(pid: int, proc: str = "/proc") -> bool:
@@ -192,6 +276,7 @@ class ProcessScanner:
         self._proc = proc
         self._page_size = page_size()
         self._walk = has_children_files(proc) if walk_children is None else walk_children
+        self._tree_files = _TreeFiles(proc)
         # Scan mode: pid -> (starttime, stat up to comm's `)`, argv0): the same start time and comm, the same image.
         self._argv0s: dict[int, tuple[int, bytes, str]] = {}
         # Walk mode: pid -> (comm, argv0).
@@ -203,10 +288,14 @@ class ProcessScanner:
             return 0
         if not self._walk:
             return self._scan_run_rss(root, argv0)
-        pids = set() if root is None else set(walk_tree(self._proc, root))
+        files = self._tree_files
+        tree = frozenset() if root is None else walk_tree(self._proc, root, files.children)
+        files.keep_only(tree)
+        pids = set(tree)
         if argv0:
             pids.update(self._matched(argv0))
-        return total(_resident_pages(self._proc, pids), pids) * self._page_size
+        pages = [pages for pid in pids if (pages := files.resident_pages(pid)) is not None]
+        return sum(pages) * self._page_size
 
     def _matched(self, argv0: str) -> list[int]:
         """The processes whose argv[0] is `argv0`: `comm` of each, `cmdline` only for a new (pid, comm)."""
