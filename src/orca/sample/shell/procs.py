@@ -20,6 +20,7 @@ from orca.sample.compute.tree import run_of, total, trees_of
 from orca.sample.parse.cmdline import argv0 as cmdline_argv0
 from orca.sample.parse.pid_stat import stat_fields
 from orca.sample.parse.statm import resident_pages
+from orca.sample.shell.readers import read_bytes, read_from
 
 # proc(5): `Z` zombie, `X` dead; `x` is how 2.6.33-3.13 kernels printed dead.
 _DEAD_STATES = frozenset({"Z", "X", "x"})
@@ -111,30 +112,6 @@ def _resident_pages(proc: str, pids: Iterable[int]) -> dict[int, int]:
     return pages
 
 
-def _read_fd(fd: int) -> bytes:
-    """All of a /proc file from offset 0, by `pread`, so a kept descriptor needs no seek."""
-    chunks = []
-    offset = 0
-    while chunk := os.pread(fd, 65536, offset):
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
-
-
-def _read_all(path: str) -> bytes | None:
-    """A whole small /proc file of unknown length (a `children` list can exceed a page); None when unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        return _read_fd(fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def _pids_in(data: bytes) -> list[int]:
     return [int(field) for field in data.split() if field.isdigit()]
 
@@ -156,7 +133,7 @@ def _children(proc: str, pid: int) -> list[int]:
         return []
     kids: list[int] = []
     for tid in tids:
-        data = _read_all(f"{proc}/{pid}/task/{tid}/children")
+        data = read_bytes(f"{proc}/{pid}/task/{tid}/children")
         if data:
             kids.extend(_pids_in(data))
     return kids
@@ -215,7 +192,7 @@ class _TreeFiles:
         if files is not None:
             try:
                 if os.fstat(files[0]).st_nlink == 3:  # one thread: its own `children` file is all of them
-                    return _pids_in(_read_fd(files[1]))
+                    return _pids_in(read_from(files[1]) or b"")
             except OSError:
                 self.forget(pid)
         return _children(self._proc, pid)

@@ -18,7 +18,7 @@ _LIMIT = 16 << 20
 """No kernel file read here comes near this; a bound so a fixture or a strange mount cannot exhaust memory."""
 
 
-def _read_from(fd: int) -> bytes | None:
+def read_from(fd: int) -> bytes | None:
     """The whole content of `fd` from offset 0 (`pread`, so a kept descriptor needs no seek); None past the bound."""
     chunks: list[bytes] = []
     total = 0
@@ -49,7 +49,7 @@ class KernelFiles:
         fd = self._fds.get(path)
         if fd is not None:
             try:
-                data = _read_from(fd)
+                data = read_from(fd)
             except OSError:
                 data = None
             if data:
@@ -61,7 +61,7 @@ class KernelFiles:
             return None
         keep = False
         try:
-            data = _read_from(fd)
+            data = read_from(fd)
             keep = bool(data) and os.fstat(fd).st_size == 0 and len(self._fds) < self.KEPT_AT_MOST
             # Another thread may have kept one for this path meanwhile: then this one is closed.
             keep = keep and self._fds.setdefault(path, fd) == fd
@@ -80,6 +80,20 @@ class KernelFiles:
     def close(self) -> None:
         for path in list(self._fds):
             self._forget(path)
+
+
+def read_bytes(path: str) -> bytes | None:
+    """All of a small file through its path, opened for this read only; None when unreadable or past the bound."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return read_from(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 _KERNEL_FILES = KernelFiles()
