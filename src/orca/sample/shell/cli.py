@@ -102,12 +102,15 @@ def _parse(args: list[str]) -> argparse.Namespace:
 
 
 def _sample(options: argparse.Namespace, seconds: float) -> None:
-    # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers.
-    from orca.sample.shell.loop import EndConditions, Stop, run, stopping_on_signals, watching_exit
-    from orca.sample.shell.outputs import open_output
-    from orca.sample.shell.sampler import Sampler
+    # The handlers first (SPEC 2.4): a SIGTERM while the readers load still ends the sampler with status 0.
+    from orca.sample.shell.signals import Stop, stopping_on_signals, watching_exit
 
     with stopping_on_signals(Stop()) as stop, watching_exit(options.pid) as exit_fd:
+        # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers.
+        from orca.sample.shell.loop import EndConditions, run
+        from orca.sample.shell.outputs import open_output
+        from orca.sample.shell.sampler import Sampler
+
         ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd)
         sampler = Sampler(
             options.pid or 0,

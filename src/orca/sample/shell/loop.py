@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import math
 import os
-import select
-import signal
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from types import FrameType
 from typing import Protocol
 
 from orca.sample.shell.procs import alive
+from orca.sample.shell.signals import Stop, has_ended
 from orca.sample.shell.sink import LineSink
 
 FIRST_LINE_AFTER = 0.2
@@ -46,85 +42,12 @@ class EndConditions:
 
     def met_outside(self) -> bool:
         """The watched process has ended, or the `--until` file exists."""
-        if self.pid is not None and not alive(self.pid, self.proc):
-            return True
+        if self.pid is not None:
+            # With a pidfd, one select says it without reading /proc/<pid>/stat (issue 5: this runs every line).
+            ended = has_ended(self.exit_fd) if self.exit_fd >= 0 else not alive(self.pid, self.proc)
+            if ended:
+                return True
         return self.until is not None and os.path.exists(self.until)
-
-
-class Stop:
-    """Set by SIGTERM/SIGINT. The handler only sets `requested`; a byte on `wake_fd` cuts the current wait short."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self.wake_fd = -1
-
-    def is_requested(self) -> bool:
-        return self.requested
-
-    def wait(self, seconds: float, also: int = -1) -> None:
-        """Sleep up to `seconds`, less if a signal arrives or the file descriptor `also` becomes readable."""
-        if seconds <= 0:
-            return
-        fds = [fd for fd in (self.wake_fd, also) if fd >= 0]
-        if not fds:
-            time.sleep(seconds)
-            return
-        readable, _, _ = select.select(fds, [], [], seconds)
-        if self.wake_fd in readable:
-            try:
-                while os.read(self.wake_fd, 512):
-                    pass
-            except (BlockingIOError, InterruptedError):
-                pass
-
-
-@contextmanager
-def watching_exit(pid: int | None) -> Iterator[int]:
-    """A pidfd of `pid` for the time inside (-1 when there is no pid, it is gone, or the kernel has no pidfds)."""
-    fd = -1
-    if pid is not None and pid > 0:
-        try:
-            fd = os.pidfd_open(pid)
-        except (AttributeError, OSError, OverflowError):
-            fd = -1  # no such process (the loop's alive() says so), Linux < 5.3, or not Linux: poll instead
-    try:
-        yield fd
-    finally:
-        if fd >= 0:
-            os.close(fd)
-
-
-@contextmanager
-def stopping_on_signals(stop: Stop) -> Iterator[Stop]:
-    """SIGTERM and SIGINT set `stop.requested` while inside; the previous handlers come back after.
-
-    Python runs the handler between bytecodes of the main thread, so it must not write or raise: a line being
-    written is finished, then the loop sees the flag. The C-level wakeup fd ends a `select` at once. Outside the
-    main thread (an embedding program) signals cannot be caught: the program's own handling stays."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        stop.requested = True
-
-    saved: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
-    read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-    previous_wakeup = -2
-    try:
-        try:
-            previous_wakeup = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
-            for signum in (signal.SIGTERM, signal.SIGINT):
-                saved[signum] = signal.signal(signum, handler)
-            stop.wake_fd = read_fd
-        except ValueError:
-            pass  # not the main thread
-        yield stop
-    finally:
-        for caught, previous in saved.items():
-            signal.signal(caught, previous)
-        if previous_wakeup != -2:
-            signal.set_wakeup_fd(previous_wakeup)
-        stop.wake_fd = -1
-        os.close(read_fd)
-        os.close(write_fd)
 
 
 def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions, start: float, stop: Stop) -> int:

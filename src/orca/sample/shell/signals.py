@@ -1,0 +1,100 @@
+"""Signals and process exits that end sampling (SPEC 2.3, 2.4), kept light so they are in place early.
+
+This module imports nothing of the sampler: `orca sample` installs its SIGTERM/SIGINT handlers before it loads the
+readers and parsers, so a runner that stops a sampler right after starting it still gets exit status 0.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+
+class Stop:
+    """Set by SIGTERM/SIGINT. The handler only sets `requested`; a byte on `wake_fd` cuts the current wait short."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.wake_fd = -1
+
+    def is_requested(self) -> bool:
+        return self.requested
+
+    def wait(self, seconds: float, also: int = -1) -> None:
+        """Sleep up to `seconds`, less if a signal arrives or the file descriptor `also` becomes readable."""
+        if seconds <= 0:
+            return
+        fds = [fd for fd in (self.wake_fd, also) if fd >= 0]
+        if not fds:
+            time.sleep(seconds)
+            return
+        readable, _, _ = select.select(fds, [], [], seconds)
+        if self.wake_fd in readable:
+            try:
+                while os.read(self.wake_fd, 512):
+                    pass
+            except (BlockingIOError, InterruptedError):
+                pass
+
+
+@contextmanager
+def watching_exit(pid: int | None) -> Iterator[int]:
+    """A pidfd of `pid` for the time inside (-1 when there is no pid, it is gone, or the kernel has no pidfds)."""
+    fd = -1
+    if pid is not None and pid > 0:
+        try:
+            fd = os.pidfd_open(pid)
+        except (AttributeError, OSError, OverflowError):
+            fd = -1  # no such process (the loop's alive() says so), Linux < 5.3, or not Linux: poll instead
+    try:
+        yield fd
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+@contextmanager
+def stopping_on_signals(stop: Stop) -> Iterator[Stop]:
+    """SIGTERM and SIGINT set `stop.requested` while inside; the previous handlers come back after.
+
+    Python runs the handler between bytecodes of the main thread, so it must not write or raise: a line being
+    written is finished, then the loop sees the flag. The C-level wakeup fd ends a `select` at once. Outside the
+    main thread (an embedding program) signals cannot be caught: the program's own handling stays."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.requested = True
+
+    saved: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
+    read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    previous_wakeup = -2
+    try:
+        try:
+            previous_wakeup = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                saved[signum] = signal.signal(signum, handler)
+            stop.wake_fd = read_fd
+        except ValueError:
+            pass  # not the main thread
+        yield stop
+    finally:
+        for caught, previous in saved.items():
+            signal.signal(caught, previous)
+        if previous_wakeup != -2:
+            signal.set_wakeup_fd(previous_wakeup)
+        stop.wake_fd = -1
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def has_ended(exit_fd: int) -> bool:
+    """Whether the process behind a pidfd has ended (a zombie included): the pidfd is readable then."""
+    try:
+        readable, _, _ = select.select([exit_fd], [], [], 0)
+    except (OSError, ValueError):
+        return False
+    return bool(readable)
