@@ -253,3 +253,26 @@ def test_read_pressure_on_this_machine() -> None:
     assert sorted(first) == ["cpu", "io", "memory"]
     for resource in first:
         assert 0 <= first[resource].some.total_us <= second[resource].some.total_us
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("web_1.blue-green", "web_1.blue-green"),  # every character Docker allows
+        ("x" * 255, "x" * 255),
+        ("x" * 256, None),  # longer than any name worth a line
+        ("a\nb", None),
+        ('pg","mem":0,"x":"', None),  # quotes: not a Docker name (the encoder would escape it anyway)
+        ("-leading-dash", None),
+        ("é", None),
+    ],
+)
+def test_only_names_docker_would_give_are_shown(tmp_path: Path, name: str, shown: str | None) -> None:
+    """A hostile or damaged config.v2.json cannot put an arbitrary string into every line: a name that breaks
+    Docker's own rule (`[a-zA-Z0-9][a-zA-Z0-9_.-]+`) or exceeds 255 characters gives the id's first 12."""
+    cgroup, names = tmp_path / "cgroup", tmp_path / "containers"
+    write_cgroup(cgroupfs_dir(cgroup, ID_UI), FILES)
+    write_config(names, ID_UI, config_v2(name))
+    readings = ContainerSource(str(cgroup), str(names)).read()
+    assert readings is not None
+    assert [r.name for r in readings] == [shown if shown is not None else ID_UI[:12]]

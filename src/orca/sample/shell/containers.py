@@ -8,6 +8,7 @@ FIFO), and a sampler never fails or hangs because of one (SPEC 3.10).
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 from orca.sample.compute.snapshot import ContainerReading
@@ -92,6 +93,10 @@ def container_ids(root: str) -> list[tuple[str, str]]:
     return _listing(root) or []
 
 
+_DOCKER_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}")
+"""Docker's own rule for container names (daemon/names: `[a-zA-Z0-9][a-zA-Z0-9_.-]+`), bounded to 255 characters."""
+
+
 class ContainerSource:
     """Reads the containers under a cgroup root once per line, naming them from a Docker containers directory."""
 
@@ -143,6 +148,8 @@ class ContainerSource:
             # Only the name leaves this block: the file holds the container's environment, secrets included.
             config = read_bounded(os.path.join(self._names, identifier, "config.v2.json"))
             name = container_name(config) if config is not None else ""
-        name = name or identifier[:ID_PREFIX_LENGTH]
+        if not _DOCKER_NAME.fullmatch(name):
+            # Not a name Docker gives (a hostile or damaged file): it would be written into every line.
+            name = identifier[:ID_PREFIX_LENGTH]
         self._known[identifier] = name
         return name
