@@ -101,15 +101,15 @@ def _stats(proc: str) -> Iterator[tuple[int, bytes]]:
             yield int(name), data
 
 
+def _statm_pages(proc: str, pid: int) -> int | None:
+    """statm's resident pages of one process (SPEC 3.4); None when it is gone or the file does not parse."""
+    data = _read(f"{proc}/{pid}/statm")
+    return None if data is None else resident_pages(data)
+
+
 def _resident_pages(proc: str, pids: Iterable[int]) -> dict[int, int]:
-    """pid -> statm's resident pages (SPEC 3.4), for those of `pids` still there."""
-    pages: dict[int, int] = {}
-    for pid in pids:
-        data = _read(f"{proc}/{pid}/statm")
-        resident = None if data is None else resident_pages(data)
-        if resident is not None:
-            pages[pid] = resident
-    return pages
+    """pid -> statm's resident pages, for those of `pids` still there."""
+    return {pid: pages for pid in pids if (pages := _statm_pages(proc, pid)) is not None}
 
 
 def _pids_in(data: bytes) -> list[int]:
@@ -200,13 +200,12 @@ class _TreeFiles:
     def resident_pages(self, pid: int) -> int | None:
         files = self._fds.get(pid)
         if files is None:
-            data = _read(f"{self._proc}/{pid}/statm")
-        else:
-            try:
-                data = os.pread(files[2], _READ_SIZE, 0)
-            except OSError:  # ESRCH: the process is gone
-                self.forget(pid)
-                return None
+            return _statm_pages(self._proc, pid)
+        try:
+            data = os.pread(files[2], _READ_SIZE, 0)
+        except OSError:  # ESRCH: the process is gone
+            self.forget(pid)
+            return None
         return None if not data else resident_pages(data)
 
     def keep_only(self, pids: frozenset[int]) -> None:
