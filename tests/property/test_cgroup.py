@@ -61,10 +61,12 @@ NUMBERISH = st.one_of(u64s.map(str), st.integers(-(2**70), 2**70).map(str), st.s
 
 
 @given(NUMBERISH, st.lists(st.tuples(st.sampled_from(["inactive_file", "anon", "file"]), NUMBERISH), max_size=4))
+@example(str(U64 + 1), [])  # 20 digits, one past the largest u64: not a counter
+@example(str(U64), [])
 def test_container_mem_is_never_negative_but_for_the_sentinel(current: str, stat: list[tuple[str, str]]) -> None:
     mem = container_mem(current, "".join(f"{key} {value}\n" for key, value in stat))
     assert mem >= 0 or mem == -1
-    is_u64 = current.isascii() and current.isdigit() and len(current) <= 20
+    is_u64 = current.isascii() and current.isdigit() and int(current) <= U64
     assert (mem == -1) == (not is_u64)
 
 
