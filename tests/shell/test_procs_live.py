@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from orca.sample.shell import procs
 from orca.sample.shell.procs import ProcessScanner, alive, has_children_files, tree_rss, tree_usage, walk_tree
 
 MIB = 1024 * 1024
@@ -40,6 +41,14 @@ def wait_until(condition: Callable[[], bool], what: str, timeout: float = 20.0) 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.02)
+
+
+def stat_ppid(pid: int) -> int:
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return -1
+    return int(data[data.rfind(b")") + 1 :].split()[1])
 
 
 def stat_state(pid: int) -> str:
@@ -214,6 +223,98 @@ def test_match_notices_an_exec_after_the_first_scan(started: list[subprocess.Pop
     wait_until(lambda: Path(f"/proc/{process.pid}/cmdline").read_bytes().startswith(name.encode()), "the exec")
     wait_until(lambda: stat_state(process.pid) == "S", "the sleep to settle")
     assert scanner.run_rss(None, name) == psutil.Process(process.pid).memory_info().rss
+
+
+def open_descriptors() -> list[str]:
+    """Where each of this process's descriptors leads (a kept `comm` shows as /proc/<pid>/comm)."""
+    links = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            links.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            continue  # the listing's own descriptor, closed by now
+    return links
+
+
+def test_match_beyond_the_kept_descriptors_still_sees_every_process_and_its_exec(
+    started: list[subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 5: `comm` descriptors are kept for a bounded number of processes; the others are read by path and
+    still match, exec included. The bound holds, and a line's descriptors are closed once their processes end."""
+    monkeypatch.setattr(procs._Argv0Files, "KEPT_AT_MOST", 3)
+    name = f"orca-test-many-{uuid.uuid4().hex[:8]}"
+    sleepers = [subprocess.Popen([name, "600"], executable=SLEEP) for _ in range(4)]
+    started.extend(sleepers)
+    execing = python(
+        f"import os, sys; print('ready', flush=True); sys.stdin.readline(); os.execv({SLEEP!r}, [{name!r}, '600'])",
+        started,
+    )
+    read_ready(execing)
+    wait_until(
+        lambda: all(Path(f"/proc/{p.pid}/cmdline").read_bytes().startswith(name.encode()) for p in sleepers),
+        "the sleepers to exec",
+    )
+    baseline = len(open_descriptors())
+    scanner = ProcessScanner()
+    held = sum(psutil.Process(p.pid).memory_info().rss for p in sleepers)
+    assert scanner.run_rss(None, name) == held, "all four, though only three descriptors may be kept"
+    assert len(open_descriptors()) - baseline <= 3
+
+    assert execing.stdin is not None
+    execing.stdin.write(b"go\n")
+    execing.stdin.flush()
+    wait_until(lambda: Path(f"/proc/{execing.pid}/cmdline").read_bytes().startswith(name.encode()), "the exec")
+    wait_until(lambda: stat_state(execing.pid) == "S", "the sleep to settle")
+    both = held + psutil.Process(execing.pid).memory_info().rss
+    assert scanner.run_rss(None, name) == both
+
+
+
+def test_match_closes_the_descriptors_of_ended_processes(started: list[subprocess.Popen[bytes]]) -> None:
+    """Issue 5: a matched process's `comm` stays open between lines, and is closed on the line after it ends."""
+    name = f"orca-test-ended-{uuid.uuid4().hex[:8]}"
+    sleepers = [subprocess.Popen([name, "600"], executable=SLEEP) for _ in range(3)]
+    started.extend(sleepers)
+    wait_until(
+        lambda: all(Path(f"/proc/{p.pid}/cmdline").read_bytes().startswith(name.encode()) for p in sleepers),
+        "the sleepers to exec",
+    )
+    scanner = ProcessScanner()
+    assert scanner.run_rss(None, name) == sum(psutil.Process(p.pid).memory_info().rss for p in sleepers)
+    theirs = {f"/proc/{p.pid}/comm" for p in sleepers}
+    assert theirs <= set(open_descriptors()), "kept open between lines"
+    for process in sleepers:
+        process.kill()
+        process.wait()
+    assert scanner.run_rss(None, name) == 0
+    assert not [link for link in open_descriptors() if link.split(" ")[0] in theirs]
+
+
+def test_match_reads_a_kernel_threads_cmdline_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kernel threads never exec, though a kworker's comm follows its work: after the first line, no kernel
+    thread's cmdline is read again (each was read every line before, a third of this machine's processes)."""
+    kernel_threads = {
+        int(name)
+        for name in os.listdir("/proc")
+        if name.isdigit() and (name == "2" or stat_ppid(int(name)) == 2)
+    }
+    if not kernel_threads:
+        pytest.skip("no kernel threads visible (a pid namespace)")
+    read: list[str] = []
+    real_read_argv0 = procs._read_argv0
+
+    def counting(path: str) -> bytes | None:
+        read.append(path)
+        return real_read_argv0(path)
+
+    monkeypatch.setattr(procs, "_read_argv0", counting)
+    scanner = ProcessScanner()
+    scanner.run_rss(None, "orca-test-no-such-argv0")
+    assert any(int(path.split("/")[2]) in kernel_threads for path in read), "the first line reads them"
+    read.clear()
+    for _ in range(3):
+        scanner.run_rss(None, "orca-test-no-such-argv0")
+    assert not [path for path in read if int(path.split("/")[2]) in kernel_threads]
 
 
 def test_alive_on_a_live_process_a_zombie_and_no_process(started: list[subprocess.Popen[bytes]]) -> None:
