@@ -42,3 +42,13 @@ def test_a_negative_value_skips_its_line_rather_than_becoming_negative(info: Mem
     ]
     expected = {key: value for key, value in info.bytes_by_key.items() if key != spoiled}
     assert parse_meminfo("\n".join(lines) + "\n") == expected
+
+
+@given(st.one_of(hostile_texts, meminfo_snapshots.map(render_meminfo)), st.frozensets(st.text(max_size=12)))
+@example("MemTotal: 16 kB\nMemFree: 8 kB\n", frozenset({"MemTotal"}))
+@example(" MemTotal : 16 kB\nMem Total: 8 kB\n", frozenset({"MemTotal", "Mem Total"}))
+def test_parsing_only_some_keys_gives_those_keys_of_the_whole_parse(text: str, keys: frozenset[str]) -> None:
+    """The reader parses only the keys `mem` needs (issue 5): that must be the whole parse, restricted."""
+    whole = parse(text).map(lambda info: dict(info.bytes_by_key)).value_or({})
+    some = parse(text, keys).map(lambda info: dict(info.bytes_by_key)).value_or({})
+    assert some == {key: value for key, value in whole.items() if key in keys}

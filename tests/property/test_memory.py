@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.compute.memory import memory_section
+from orca.sample.compute.memory import MEMINFO_KEYS, memory_section
 from orca.sample.parse.meminfo import MemInfo
 
 # proc(5): /proc/meminfo values are kB (unsigned long); the parser gives them × 1024. Up to 2^44 kB (16 PiB).
@@ -77,3 +77,10 @@ def test_a_machine_without_swap() -> None:
     assert section is not None
     assert (section.total, section.used, section.available) == (4 * 2**30, 2**30, 3 * 2**30)
     assert (section.cache, section.swap_total, section.swap_used, section.rss) == (300 * 2**20, 0, 0, 12345)
+
+
+@given(meminfos, rss)
+def test_the_keys_the_reader_parses_are_all_it_reads(info: MemInfo, rss_bytes: int) -> None:
+    """The reader keeps only MEMINFO_KEYS (issue 5): the section must be the same as from every key."""
+    kept = MemInfo({key: value for key, value in info.bytes_by_key.items() if key in MEMINFO_KEYS})
+    assert memory_section(kept, rss_bytes) == memory_section(info, rss_bytes)

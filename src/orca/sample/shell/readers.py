@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from orca.sample.compute.memory import MEMINFO_KEYS
 from orca.sample.compute.snapshot import DiskReading
 from orca.sample.parse import block, diskstats, meminfo, net_dev, proc_stat
 from orca.sample.parse.diskstats import DiskStats
@@ -113,7 +114,7 @@ def read_proc_stat(proc: str = "/proc") -> ProcStat | None:
 
 def read_meminfo(proc: str = "/proc") -> MemInfo | None:
     text = read_text(os.path.join(proc, "meminfo"))
-    return None if text is None else meminfo.parse(text).value_or(None)
+    return None if text is None else meminfo.parse(text, MEMINFO_KEYS).value_or(None)
 
 
 def read_diskstats(proc: str = "/proc") -> DiskStats | None:
