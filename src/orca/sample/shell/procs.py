@@ -306,8 +306,8 @@ class _Argv0Files:
             return -1, _read(path)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            return -1, None
+        except OSError:  # gone; or out of descriptors (EMFILE), when reading by path still may work
+            return -1, _read(path)
         try:
             comm = os.pread(fd, _READ_SIZE, 0)
         except OSError:
