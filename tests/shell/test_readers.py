@@ -6,6 +6,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from orca.sample.shell.readers import read_whole_disks
 
 
@@ -80,3 +82,28 @@ def test_regular_files_are_read_through_their_path_every_time(tmp_path: Path) ->
     assert files.read(str(empty)) == b"now something\n"
     assert files.read(str(tmp_path / "missing")) is None
     files.close()
+
+
+def test_read_from_gives_every_byte_whatever_the_size(tmp_path: Path) -> None:
+    """issue 5: a read under 2 KiB ends the loop; no size around that or the chunk's may lose a byte."""
+    from orca.sample.shell.readers import read_bytes
+
+    chunk = 1 << 16
+    for size in (0, 1, 2047, 2048, 2049, 4096, chunk - 1, chunk, chunk + 1, chunk + 2047, chunk + 2048, 3 * chunk + 7):
+        path = tmp_path / f"file-{size}"
+        content = bytes(i % 251 for i in range(size))
+        path.write_bytes(content)
+        assert read_bytes(str(path)) == content, size
+
+
+def test_read_from_reads_a_seq_file_longer_than_a_chunk_to_its_end() -> None:
+    """A seq_file of many records comes back whole, though each read returns only about a page (kallsyms: megabytes
+    of ~40-byte records, the same on every read)."""
+    from orca.sample.shell.readers import read_bytes
+
+    if not Path("/proc/kallsyms").exists():
+        pytest.skip("no /proc/kallsyms here")
+    with open("/proc/kallsyms", "rb") as file:
+        expected = file.read()
+    assert len(expected) > 1 << 17
+    assert read_bytes("/proc/kallsyms") == expected

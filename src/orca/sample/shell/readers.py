@@ -15,6 +15,7 @@ from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.proc_stat import ProcStat
 
 _CHUNK = 1 << 16
+_SHORTER_MEANS_THE_END = 2048
 _LIMIT = 16 << 20
 """No kernel file read here comes near this; a bound so a fixture or a strange mount cannot exhaust memory."""
 
@@ -26,10 +27,15 @@ def read_from(fd: int) -> bytes | None:
     # /proc files report size 0: read until the end rather than trusting fstat.
     while total <= _LIMIT:
         chunk = os.pread(fd, _CHUNK, total)
-        if not chunk:
-            break
         chunks.append(chunk)
         total += len(chunk)
+        # A seq_file read returns at most its buffer (a page or more), stopping short of it only at the end or when
+        # the next record would not fit. The files read here have records under 2 KiB (a diskstats or net/dev line,
+        # a child's pid; a single_open file's whole text is one record, copied out in full chunks), so a read under
+        # 2 KiB is the end, and the read that would return nothing is saved (issue 5). kernfs/sysfs attributes and
+        # regular files read short only at the end.
+        if len(chunk) < _SHORTER_MEANS_THE_END:
+            break
     return None if total > _LIMIT else b"".join(chunks)
 
 
@@ -166,9 +172,15 @@ def existing_ancestor(path: str) -> str:
 
 def read_disk(path: str) -> DiskReading | None:
     """`stat` and `statvfs` of `path` (or of its nearest existing ancestor), reported under `path`."""
-    measured = existing_ancestor(path)
     try:
-        st_dev = os.stat(measured).st_dev
+        st_dev, measured = os.stat(path).st_dev, path  # it exists: the usual case, one call fewer
+    except OSError:
+        measured = existing_ancestor(path)
+        try:
+            st_dev = os.stat(measured).st_dev
+        except OSError:
+            return None
+    try:
         vfs = os.statvfs(measured)
     except OSError:
         return None
