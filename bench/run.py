@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
 ORCA = [PYTHON, "-m", "orca.sample"]
 BASELINE = [PYTHON, str(HERE / "psutil_sampler.py")]
+FLOOR = [PYTHON, str(HERE / "floor_sampler.py")]
 
 
 def _lines(path: Path) -> list[dict[str, object]]:
@@ -177,9 +178,12 @@ def main(argv: list[str]) -> int:
     plain = interleaved(repeats, {
         "orca": lambda: cpu_per_line(ORCA, lines),
         "psutil": lambda: cpu_per_line(BASELINE, lines),
+        "floor": lambda: cpu_per_line(FLOOR, lines),
     })
     row("CPU per line, no --pid", us(plain["orca"]), us(plain["psutil"]), f"{plain['orca'] / plain['psutil']:.2f}",
         "<= baseline", plain["orca"] <= plain["psutil"])
+    row("  against the floor (bench/floor_sampler.py: the same line, the least Python)", us(plain["orca"]),
+        us(plain["floor"]), f"{plain['orca'] / plain['floor']:.2f}", "", None)
 
     per_line_at_400 = plain["orca"]
     with run_tree() as root:
