@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Success
 
-from orca.sample.parse.cgroup import container_id, container_mem, container_name, flat_keyed, memory_current
+from orca.sample.compute.containers import container_mem
+from orca.sample.parse.cgroup import container_id, container_name, flat_keyed, memory_current
 
 CAPTURES = Path(__file__).parent / "captures"
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from orca.sample.compute.rates import parse_diskstats
 from orca.sample.parse.block import whole_disks
-from orca.sample.parse.diskstats import DiskIo, DiskStats, parse, parse_diskstats
+from orca.sample.parse.diskstats import DiskIo, DiskStats, parse
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from orca.sample.compute.rates import parse_diskstats
 from orca.sample.parse.block import skipped_disk
-from orca.sample.parse.diskstats import DiskIo, DiskStats, parse, parse_diskstats
+from orca.sample.parse.diskstats import DiskIo, DiskStats, parse
 from tests.property.render_system import render_diskstats
 from tests.property.strategies_system import U64_MAX, counters, diskstats_snapshots, hostile_texts
 

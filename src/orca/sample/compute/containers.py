@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 from orca.sample.compute.line import ContainerEntry
 from orca.sample.compute.snapshot import ContainerReading
-
-USEC_PER_SECOND = 1_000_000
+from orca.sample.parse.cgroup import flat_keyed, memory_current
+from orca.sample.parse.numbers import USEC_PER_SECOND
 
 
 def container_entries(
@@ -33,6 +33,22 @@ def container_entries(
         )
         for reading in ordered
     )
+
+
+def container_mem(current: str, stat: str) -> int:
+    """The documented API's `container_mem`: an entry's `mem` from the texts of `memory.current` and `memory.stat`;
+    -1 when `current` is not a number of bytes. A missing `inactive_file` (or a `memory.stat` that does not parse)
+    subtracts nothing.
+
+    >>> container_mem("10000\\n", "anon 6000\\ninactive_file 3000\\n")
+    7000
+    >>> container_mem("1000", "inactive_file 3000")
+    0
+    >>> container_mem("max", "")
+    -1
+    """
+    memory_stat = flat_keyed(stat, "memory.stat").value_or({})
+    return memory_current(current).map(lambda used: _mem(used, memory_stat)).value_or(-1)
 
 
 def _mem(memory_current: int, memory_stat: Mapping[str, int]) -> int:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from orca.sample.compute.line import PressureShare
+from orca.sample.parse.numbers import USEC_PER_SECOND
 from orca.sample.parse.pressure import Pressure
-
-USEC_PER_SECOND = 1_000_000
 
 
 def pressure_share(

@@ -25,20 +25,6 @@ class DiskReading:
 
 
 @dataclass(frozen=True, slots=True)
-class ProcEntry:
-    """One process of a pass over /proc, as the tree sums need it."""
-
-    pid: int
-    ppid: int
-    rss_pages: int
-    """From /proc/<pid>/statm's second field (SPEC 3.4)."""
-    cpu_ticks: int
-    """utime + stime + cutime + cstime from /proc/<pid>/stat."""
-    argv0: str
-    """The first field of /proc/<pid>/cmdline; "" when not read (no --match) or a kernel thread."""
-
-
-@dataclass(frozen=True, slots=True)
 class ContainerReading:
     """One Docker container's cgroup files at one moment (SPEC 3.8, issue 4)."""
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import u64
 
 SOURCE = "/proc/<pid>/stat"
 
@@ -63,20 +64,12 @@ class PidUsage:
     """utime + stime + cutime + cstime."""
 
 
-# A u64 has at most 20 decimal digits. Longer runs of digits are not the kernel's, and Python's int() refuses
-# strings of over 4300 digits with an exception: the bound keeps every parse total.
-_MAX_DIGITS = 20
-
-
-def _is_count(token: bytes) -> bool:
-    return len(token) <= _MAX_DIGITS and token.isdigit()
-
-
 def _child_ticks(token: bytes) -> int | None:
     """cutime/cstime: signed in the format, never negative in fact (see the module docstring); `-N` reads as 0."""
-    if _is_count(token):
-        return int(token)
-    if token[:1] == b"-" and _is_count(token[1:]):
+    ticks = u64(token)
+    if ticks is not None:
+        return ticks
+    if token[:1] == b"-" and u64(token[1:]) is not None:
         return 0
     return None
 
@@ -89,29 +82,30 @@ def _scan(data: bytes) -> tuple[str, int, int, int, int, int, int, int] | None:
     """
     close = data.rfind(b")")
     opening = data.find(b"(")
-    if opening < 0 or close < opening or not _is_count(data[:opening].strip()):
+    if opening < 0 or close < opening or u64(data[:opening].strip()) is None:
         return None
     fields = data[close + 1 :].split(None, _SPLITS)
     if len(fields) < _SPLITS:
         return None
     state = fields[_STATE]
-    ppid, utime, stime, starttime, rss = fields[_PPID], fields[_UTIME], fields[_STIME], fields[_STARTTIME], fields[_RSS]
-    # Written out rather than looped: this runs for every process on every line (issue 5's budget).
-    if not (
-        len(state) == 1
-        and state.isalpha()
-        and _is_count(ppid)
-        and _is_count(utime)
-        and _is_count(stime)
-        and _is_count(starttime)
-        and _is_count(rss)
+    # Written out rather than looped: this runs for every process of the host on every line of a scan.
+    ppid, utime, stime = u64(fields[_PPID]), u64(fields[_UTIME]), u64(fields[_STIME])
+    starttime, rss = u64(fields[_STARTTIME]), u64(fields[_RSS])
+    if (
+        len(state) != 1
+        or not state.isalpha()
+        or ppid is None
+        or utime is None
+        or stime is None
+        or starttime is None
+        or rss is None
     ):
         return None
     cutime = _child_ticks(fields[_CUTIME])
     cstime = _child_ticks(fields[_CSTIME])
     if cutime is None or cstime is None:
         return None
-    return state.decode("ascii"), int(ppid), int(utime), int(stime), cutime, cstime, int(starttime), int(rss)
+    return state.decode("ascii"), ppid, utime, stime, cutime, cstime, starttime, rss
 
 
 def stat_fields(data: bytes) -> tuple[str, int, int, int] | None:

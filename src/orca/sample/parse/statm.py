@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import u64
 
 SOURCE = "/proc/<pid>/statm"
 _FIELDS = 7
-# A u64 has at most 20 digits; int() raises on over 4300, so longer runs are refused before converting.
-_MAX_DIGITS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,15 +25,13 @@ class Statm:
     shared_pages: int
 
 
-def _numbers(data: bytes) -> list[bytes] | None:
-    """The seven fields, each checked to be a u64 in decimal; None otherwise. bytes: ASCII digits only."""
+def _numbers(data: bytes) -> list[int] | None:
+    """The seven fields, each an unsigned 64-bit decimal; None otherwise."""
     fields = data.split()
     if len(fields) != _FIELDS:
         return None
-    for field in fields:
-        if len(field) > _MAX_DIGITS or not field.isdigit():
-            return None
-    return fields
+    numbers = [number for number in map(u64, fields) if number is not None]
+    return numbers if len(numbers) == _FIELDS else None
 
 
 def resident_pages(data: bytes) -> int | None:
@@ -46,7 +43,7 @@ def resident_pages(data: bytes) -> int | None:
     True
     """
     fields = _numbers(data)
-    return None if fields is None else int(fields[1])
+    return None if fields is None else fields[1]
 
 
 def parse(text: str) -> Result[Statm, ParseError]:
@@ -58,4 +55,4 @@ def parse(text: str) -> Result[Statm, ParseError]:
     fields = _numbers(text.encode("utf-8", "surrogatepass"))
     if fields is None:
         return Failure(ParseError(SOURCE, "not seven numbers of pages"))
-    return Success(Statm(size_pages=int(fields[0]), resident_pages=int(fields[1]), shared_pages=int(fields[2])))
+    return Success(Statm(size_pages=fields[0], resident_pages=fields[1], shared_pages=fields[2]))
