@@ -102,4 +102,4 @@ def test_ci_draws_the_same_examples_every_run_and_thorough_explores() -> None:
     assert settings.get_profile("thorough").derandomize is False
     assert settings.get_profile("thorough").max_examples > settings.get_profile("ci").max_examples
     if os.environ.get("CI") and not os.environ.get("ORCA_HYPOTHESIS_PROFILE"):
-        assert settings.default.derandomize is True
+        assert settings.default is not None and settings.default.derandomize is True
