@@ -15,7 +15,7 @@ from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure, PressureLine
 from orca.sample.parse.proc_stat import parse
-from tests.golden.test_cpu import CUR, PREV
+from tests.golden.proc_stat_texts import CUR, PREV
 
 POSTGRES_ID = "a" * 64
 API_ID = "b" * 64

@@ -10,25 +10,14 @@ from hypothesis import strategies as st
 from orca.sample.compute.cpu import cpu_share, cpu_share_between
 from orca.sample.compute.line import CpuShare
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
+from tests.property.strategies_core import U64_MAX, counters, cpu_times, proc_stats
 
-# proc(5): the /proc/stat times are unsigned 64-bit counts of USER_HZ ticks.
-U64_MAX = 2**64 - 1
 COUNTER_NAMES = [field.name for field in dataclasses.fields(CpuTimes)]
 # Four shares, each correctly rounded, may add up to a few ulps over 100.
 ROUNDING = 1e-9
 
-counters = st.integers(min_value=0, max_value=U64_MAX)
 # Counters of one realistic interval: small increases, so that shares are not all swamped by one huge delta.
 small_counters = st.integers(min_value=0, max_value=10_000)
-cpu_times = st.builds(CpuTimes, *[counters] * 8)
-
-
-@st.composite
-def proc_stats(draw: st.DrawFn, times: st.SearchStrategy[CpuTimes] = cpu_times) -> ProcStat:
-    numbers = draw(st.lists(st.integers(min_value=0, max_value=511), unique=True, max_size=6))
-    return ProcStat(total=draw(times), cores=tuple((n, draw(times)) for n in numbers))
-
-
 @st.composite
 def later_proc_stats(draw: st.DrawFn, prev: ProcStat) -> ProcStat:
     """`prev` a realistic interval later: every counter increased by a small amount, the same cores."""

@@ -8,20 +8,7 @@ from hypothesis import strategies as st
 from orca.sample.compute.disks import disks_by_filesystem
 from orca.sample.compute.line import Disk
 from orca.sample.compute.snapshot import DiskReading
-
-# statvfs(3): fsblkcnt_t counts are unsigned 64-bit, f_bavail <= f_bfree <= f_blocks; fragment sizes are powers of
-# two. A handful of st_dev values makes directories share file systems often.
-block_counts = st.integers(min_value=0, max_value=2**48)
-paths = st.text(alphabet="abcdefghijklmnopqrstuvwxyz/._-", min_size=1, max_size=30).map(lambda p: "/" + p)
-
-
-@st.composite
-def disk_readings(draw: st.DrawFn) -> DiskReading:
-    blocks = draw(block_counts)
-    free = draw(st.integers(min_value=0, max_value=blocks))
-    available = draw(st.integers(min_value=0, max_value=free))
-    fragment = draw(st.sampled_from([512, 1024, 2048, 4096, 65536]))
-    return DiskReading(draw(paths), draw(st.integers(0, 5)), blocks, free, available, fragment)
+from tests.property.strategies_core import disk_readings, paths
 
 
 @given(st.lists(disk_readings(), max_size=8))

@@ -7,13 +7,9 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.memory import MEMINFO_KEYS, memory_section
 from orca.sample.parse.meminfo import MemInfo
+from tests.property.strategies_core import kilobytes, meminfos
 
-# proc(5): /proc/meminfo values are kB (unsigned long); the parser gives them × 1024. Up to 2^44 kB (16 PiB).
-kilobytes = st.integers(min_value=0, max_value=2**44).map(lambda kb: kb * 1024)
 rss = st.integers(min_value=0, max_value=2**50)
-KEYS = ["MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "Active(file)", "Inactive(file)", "SwapTotal",
-        "SwapFree", "Shmem", "Slab"]
-meminfos = st.builds(MemInfo, st.dictionaries(st.sampled_from(KEYS), kilobytes))
 
 
 @given(meminfos, rss)

@@ -12,27 +12,19 @@ from orca.sample.compute.rates import io_rate, net_rate
 from orca.sample.parse.block import skipped_disk
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.net_dev import NetDev
-
-# proc(5) /proc/net/dev and iostats.rst: byte and sector counters are unsigned longs (64-bit here) that may wrap.
-U64_MAX = 2**64 - 1
-counters = st.integers(min_value=0, max_value=U64_MAX)
-increments = st.integers(min_value=0, max_value=10**12)
-# Interface names are at most 15 characters (IFNAMSIZ - 1) and never hold ':' or whitespace.
-interface_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=15)
-device_names = st.one_of(
-    st.sampled_from(["sda", "sda1", "vda", "vda2", "nvme0n1", "nvme0n1p1", "loop0", "ram0", "zram0", "dm-0", "md127",
-                     "sr0", "fd0", "mmcblk0"]),
-    st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=12),
+from tests.property.strategies_core import (
+    U64_MAX,
+    counters,
+    device_names,
+    disk_stats,
+    interface_names,
+    net_devs,
 )
+
+increments = st.integers(min_value=0, max_value=10**12)
 # Any float at all, including the ones a broken clock could give: rates must stay whole and non-negative.
 any_dt = st.floats(allow_nan=True, allow_infinity=True)
 positive_dt = st.floats(min_value=1e-3, max_value=1e6)
-
-net_devs = st.builds(NetDev, st.dictionaries(interface_names, st.tuples(counters, counters), max_size=6))
-disk_stats = st.builds(
-    DiskStats, st.lists(st.builds(DiskIo, device_names, counters, counters), max_size=8, unique_by=lambda d: d.name)
-    .map(tuple),
-)
 
 
 @given(net_devs, net_devs, any_dt)
