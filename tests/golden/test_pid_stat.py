@@ -98,6 +98,9 @@ RSS_AT = SLEEP.index(" 420 ") + 1
         pytest.param(SLEEP.replace(") S 5791 ", ") S ٥٧٩١ ", 1), id="parent in Arabic-Indic digits"),
         pytest.param(SLEEP.replace(" 38188 ", " -38188 ", 1), id="negative starttime"),
         pytest.param(SLEEP.replace(" 420 ", " 1" + "0" * 20 + " ", 1), id="rss over 20 digits"),
+        # 2**64: 20 digits, one past the largest u64, as every other parser refuses it.
+        pytest.param(SLEEP.replace(" 420 ", " 18446744073709551616 ", 1), id="rss one past the largest u64"),
+        pytest.param(SLEEP.replace(") S 5791 ", ") S 99999999999999999999 ", 1), id="parent of 20 nines"),
         pytest.param(SLEEP.replace(" 420 ", " " + "9" * 5000 + " ", 1), id="rss of 5000 digits"),
         pytest.param(SLEEP.replace(" 420 ", " 4_20 ", 1), id="rss with an underscore"),
     ],

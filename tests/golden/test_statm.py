@@ -54,6 +54,8 @@ def test_zombie_capture_is_all_zero() -> None:
         pytest.param(b"730 4_48 420 5 0 89 0\n", id="an underscore"),
         pytest.param("730 ٤٤٨ 420 5 0 89 0\n".encode(), id="Arabic-Indic digits"),
         pytest.param(b"730 " + b"9" * 5000 + b" 420 5 0 89 0\n", id="5000 digits"),
+        # 2**64: 20 digits, one past the largest u64, as every other parser refuses it.
+        pytest.param(b"730 18446744073709551616 420 5 0 89 0\n", id="one past the largest u64"),
         pytest.param(b"730\x00448 420 5 0 89 0\n", id="a NUL"),
     ],
 )
