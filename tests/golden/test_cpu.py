@@ -30,7 +30,7 @@ def test_shares_between_two_readings() -> None:
     assert abs(share.system - 31 / 3) < 1e-12 and abs(share.iowait - 10 / 3) < 1e-12
 
 
-def test_the_seeds_cpu_share_gives_the_same() -> None:
+def test_the_documented_cpu_share_gives_the_same() -> None:
     assert texts(cpu_share(parse_proc_stat(PREV), parse_proc_stat(CUR))) == ["41.0", "10.3", "3.3", "2.0", "84.0"]
 
 

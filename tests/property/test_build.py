@@ -61,7 +61,8 @@ snapshots = st.builds(
 
 @given(snapshots, snapshots)
 def test_any_two_snapshots_give_a_line_that_encodes(prev: Snapshot, cur: Snapshot) -> None:
-    """SPEC 3.10: a sampler never fails because one source misbehaved; whatever the readings, a line is written."""
+    """docs/behaviour.md §3.10: a sampler never fails because one source misbehaved; whatever the readings, a
+    line is written."""
     document = json.loads(encode_line(build_line(prev, cur)))
     assert document["v"] == 1
 
@@ -83,7 +84,8 @@ def test_each_section_is_null_exactly_when_a_reading_it_needs_is_missing(prev: S
 
 @given(snapshots, snapshots)
 def test_time_host_cores_and_self_cpu_come_from_the_later_snapshot(prev: Snapshot, cur: Snapshot) -> None:
-    """SPEC 3.2, 3.9: `t` the wall clock of the readings, `dt` the monotonic seconds since the previous ones."""
+    """docs/behaviour.md §3.2, §3.9: `t` the wall clock of the readings, `dt` the monotonic seconds since the
+    previous ones."""
     line = build_line(prev, cur)
     assert line.t == cur.wall
     assert line.dt == (cur.monotonic_ns - prev.monotonic_ns) / 1_000_000_000

@@ -1,4 +1,4 @@
-"""cgroup v2 and Docker name properties (issue 2; SPEC 3.8; Documentation/admin-guide/cgroup-v2.rst)."""
+"""cgroup v2 and Docker name properties (docs/behaviour.md §3.8; Documentation/admin-guide/cgroup-v2.rst)."""
 
 from __future__ import annotations
 

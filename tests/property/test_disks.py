@@ -1,4 +1,4 @@
-"""Properties of the `disk` section (SPEC 3.5, issue 6): one entry per file system, the first named wins."""
+"""Properties of the `disk` section (docs/behaviour.md §3.5): one entry per file system, the first named wins."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_inconsistent_counts_never_give_a_negative_used(readings: list[DiskReadi
 
 
 def test_two_directories_on_one_file_system() -> None:
-    """SPEC 3.5: $TMPDIR and a spill directory on the same device: one entry, under the first path."""
+    """docs/behaviour.md §3.5: $TMPDIR and a spill directory on the same device: one entry, under the first path."""
     tmp = DiskReading("/tmp", 2049, f_blocks=1000, f_bfree=400, f_bavail=300, f_frsize=4096)
     spill = DiskReading("/tmp/spill", 2049, f_blocks=1000, f_bfree=399, f_bavail=299, f_frsize=4096)
     store = DiskReading("/data/store", 2050, f_blocks=10, f_bfree=10, f_bavail=10, f_frsize=1024)

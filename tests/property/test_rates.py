@@ -1,4 +1,4 @@
-"""Properties of the `io` and `net` rates (SPEC 3.6, 3.7, issue 6): per-device deltas, never negative."""
+"""Properties of the `io` and `net` rates (docs/behaviour.md §3.6, §3.7): per-device deltas, never negative."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_net_rate_is_the_summed_increase_over_dt(interval: tuple[NetDev, NetDev,
 def test_an_interface_that_appears_or_vanishes_counts_zero(
     interval: tuple[NetDev, NetDev, int, int], dt: float, name: str, rx: int, tx: int
 ) -> None:
-    """SPEC 3.7: a new interface's first reading is its baseline; one that vanished counts 0."""
+    """docs/behaviour.md §3.7: a new interface's first reading is its baseline; one that vanished counts 0."""
     prev, cur, _, _ = interval
     if name in prev.bytes_by_interface:
         return
@@ -99,7 +99,7 @@ def test_loopback_never_counts(
 def test_an_interface_whose_counters_went_backwards_counts_zero(
     interval: tuple[NetDev, NetDev, int, int], dt: float, data: st.DataObject
 ) -> None:
-    """SPEC 3.7: a reset interface (counters below their previous values) adds nothing that interval."""
+    """docs/behaviour.md §3.7: a reset interface (counters below their previous values) adds nothing that interval."""
     prev, cur, received, sent = interval
     if not prev.bytes_by_interface:
         return
@@ -128,7 +128,7 @@ def disk_intervals(draw: st.DrawFn) -> tuple[DiskStats, DiskStats, dict[str, tup
 def test_io_rate_sums_the_whole_disks_only(
     interval: tuple[DiskStats, DiskStats, dict[str, tuple[int, int]]], whole_disks: frozenset[str], dt: float
 ) -> None:
-    """SPEC 3.6: sectors × 512 over the devices /sys/block lists, whatever else /proc/diskstats holds."""
+    """docs/behaviour.md §3.6: sectors × 512 over the devices /sys/block lists, whatever else /proc/diskstats holds."""
     prev, cur, increase = interval
     read = sum(sectors for name, (sectors, _) in increase.items() if name in whole_disks)
     written = sum(sectors for name, (_, sectors) in increase.items() if name in whole_disks)
@@ -136,10 +136,10 @@ def test_io_rate_sums_the_whole_disks_only(
 
 
 @given(disk_intervals(), positive_dt)
-def test_io_rate_without_sys_block_skips_the_seeds_virtual_devices(
+def test_io_rate_without_sys_block_skips_the_listed_virtual_devices(
     interval: tuple[DiskStats, DiskStats, dict[str, tuple[int, int]]], dt: float
 ) -> None:
-    """SPEC 3.6: with no /sys/block list, every device but loop, ram, zram, dm-, md, sr and fd counts."""
+    """docs/behaviour.md §3.6: with no /sys/block list, every device but loop, ram, zram, dm-, md, sr and fd counts."""
     prev, cur, increase = interval
     read = sum(sectors for name, (sectors, _) in increase.items() if not skipped_disk(name))
     written = sum(sectors for name, (_, sectors) in increase.items() if not skipped_disk(name))

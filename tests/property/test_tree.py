@@ -236,7 +236,8 @@ def test_scanner_over_rendered_proc_agrees_with_the_oracle(
     tables: tuple[dict[int, ProcEntry], dict[int, ProcEntry], dict[int, str]], argv0: str, root: int | None
 ) -> None:
     """ProcessScanner.run_rss over /proc files written from a table equals the oracle's sum, on the first pass and
-    on a second one in which some processes exec'd (SPEC 3.4; the argv0 cache must notice the new comm)."""
+    on a second one in which some processes exec'd (docs/behaviour.md §3.4; the argv0 cache must notice the new
+    comm)."""
     first, second, comms = tables
     page = page_size()
     with tempfile.TemporaryDirectory() as directory:

@@ -1,4 +1,4 @@
-"""Container entries of a line (SPEC 3.8 and issue 4's extension fields), from two sets of cgroup readings."""
+"""Container entries of a line (docs/behaviour.md §3.8, with its extension fields), from two sets of cgroup readings."""
 
 from __future__ import annotations
 
@@ -52,12 +52,13 @@ def container_mem(current: str, stat: str) -> int:
 
 
 def _mem(memory_current: int, memory_stat: Mapping[str, int]) -> int:
-    """docker stats' number: memory.current less the page cache's inactive files (SPEC 3.8)."""
+    """docker stats' number: memory.current less the page cache's inactive files (docs/behaviour.md §3.8)."""
     return max(0, memory_current - memory_stat.get("inactive_file", 0))
 
 
 def _mem_nocache(memory_current: int, memory_stat: Mapping[str, int]) -> int:
-    """memory.current less all the file cache, active and inactive (issue 4)."""
+    """memory.current less all the file cache, active and inactive: what reclaim cannot free (docs/behaviour.md
+    §3.8)."""
     return max(0, memory_current - memory_stat.get("active_file", 0) - memory_stat.get("inactive_file", 0))
 
 

@@ -1,4 +1,4 @@
-"""The line encoder (SPEC 3.1-3.10, issue 4's extensions): one `Line` to the exact bytes of one JSON line.
+"""The line encoder (docs/behaviour.md §3.1-3.10): one `Line` to the exact bytes of one JSON line.
 
 Decimals are written as text fragments (`orjson.Fragment`) rather than rounded floats: orjson prints a float in its
 shortest form, which for `round(x, 1)` is the one-decimal text up to about 1e14 but then loses the decimal or turns to
@@ -23,7 +23,7 @@ _MAX_TEXT_BITS = 4000
 
 
 def fixed1(x: float) -> str:
-    """`x` to one decimal, as JSON; `-0.0` and non-finite values give `0.0` (the seed's `fixed1`).
+    """`x` to one decimal, as JSON; `-0.0` and non-finite values give `0.0` (the documented API's `fixed1`).
 
     >>> [fixed1(v) for v in (99.0, 0.05, 0.15, -0.04, -2.26, float("nan"), 1e16)]
     ['99.0', '0.1', '0.1', '0.0', '-2.3', '0.0', '10000000000000000.0']

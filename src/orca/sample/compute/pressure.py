@@ -1,4 +1,4 @@
-"""The host's `pressure` object (issue 4): percent of `dt` in which some task stalled, per resource."""
+"""The host's `pressure` object (docs/behaviour.md §3.9): percent of `dt` in which some task stalled, per resource."""
 
 from __future__ import annotations
 

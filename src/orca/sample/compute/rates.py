@@ -1,4 +1,4 @@
-"""The `io` and `net` sections (SPEC 3.6, 3.7): bytes per second from per-device counter deltas."""
+"""The `io` and `net` sections (docs/behaviour.md §3.6, §3.7): bytes per second from per-device counter deltas."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from orca.sample.parse.net_dev import LOOPBACK, NetDev
 
 
 def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
-    """Bytes received and sent per second over every interface but `lo` (SPEC 3.7).
+    """Bytes received and sent per second over every interface but `lo` (docs/behaviour.md §3.7).
 
     Deltas are per interface: one that appears counts 0 for the interval it appears in (its first reading is its
     baseline), one that vanished counts 0, and a counter that went backwards (a reset) counts 0.
@@ -31,9 +31,9 @@ def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
 
 
 def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None, dt: float) -> IoRate:
-    """Bytes read and written per second, summed over the whole disks (SPEC 3.6).
+    """Bytes read and written per second, summed over the whole disks (docs/behaviour.md §3.6).
 
-    `whole_disks` is /sys/block's list; with None, every device but the seed's skipped ones (loop, ram, zram, dm-,
+    `whole_disks` is /sys/block's list; with None, every device but the skipped ones (loop, ram, zram, dm-,
     md, sr, fd) counts, partitions included. Deltas are per device, as for `net_rate`.
 
     >>> prev = DiskStats((DiskIo("vda", 100, 200), DiskIo("vda1", 100, 200)))

@@ -57,7 +57,8 @@ def parse(text: str) -> Result[NetDev, ParseError]:
 
 
 def parse_net_dev(text: str) -> dict[str, tuple[int, int]]:
-    """The seed's adapter (SPEC 6): interface → (bytes received, bytes sent); {} when nothing parses.
+    """The documented API's adapter (docs/behaviour.md §6): interface → (bytes received, bytes sent); {} when
+    nothing parses.
 
     >>> parse_net_dev("    lo: 9 1 0 0 0 0 0 0 9 1 0 0 0 0 0 0\\n")
     {}

@@ -46,7 +46,7 @@ class PidStat:
     starttime: int
     """Field 22: clock ticks after boot the process started."""
     rss_pages: int
-    """Field 24: a cheap, lagging count (SPEC 3.4); resident pages for sums come from statm."""
+    """Field 24: a cheap, lagging count (docs/behaviour.md §3.4); resident pages for sums come from statm."""
 
     @property
     def cpu_ticks(self) -> int:
@@ -55,7 +55,7 @@ class PidStat:
 
 @dataclass(frozen=True, slots=True)
 class PidUsage:
-    """The seed's `PidUsage`: what /proc/<pid>/stat says one process uses."""
+    """The documented API's `PidUsage`: what /proc/<pid>/stat says one process uses."""
 
     parent: int
     """-1 if the line was malformed."""
@@ -156,7 +156,7 @@ def parse(text: str) -> Result[PidStat, ParseError]:
 
 
 def parse_pid_stat(text: str) -> tuple[int, int]:
-    """The seed's adapter: (parent, resident pages); (-1, 0) if malformed.
+    """The documented API's adapter: (parent, resident pages); (-1, 0) if malformed.
 
     >>> parse_pid_stat("1 (init) S 0 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 5 6 77")
     (0, 77)
@@ -167,7 +167,7 @@ def parse_pid_stat(text: str) -> tuple[int, int]:
 
 
 def parse_pid_usage(text: str) -> PidUsage:
-    """The seed's adapter: parent, resident pages and CPU ticks; parent -1 if malformed."""
+    """The documented API's adapter: parent, resident pages and CPU ticks; parent -1 if malformed."""
     return (
         parse(text)
         .map(lambda stat: PidUsage(parent=stat.ppid, rss_pages=stat.rss_pages, cpu_ticks=stat.cpu_ticks))

@@ -11,8 +11,8 @@ from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import u64
 
 _KEYS = ("avg10", "avg60", "avg300", "total")
-# psi.c's own format, `%s avg10=%lu.%02lu avg60=%lu.%02lu avg300=%lu.%02lu total=%llu\n`: read by one match, a
-# third of the cost of the word-by-word parse, which stays for every other text.
+# psi.c's own format, `%s avg10=%lu.%02lu avg60=%lu.%02lu avg300=%lu.%02lu total=%llu\n`: read by one match, much
+# cheaper than the word-by-word parse, which stays for every other text.
 _KERNEL_LINE = r"avg10=(\d{1,20}\.\d\d) avg60=(\d{1,20}\.\d\d) avg300=(\d{1,20}\.\d\d) total=(\d{1,20})\n"
 _KERNEL_TEXT = re.compile(f"some {_KERNEL_LINE}(?:full {_KERNEL_LINE})?", re.ASCII)
 

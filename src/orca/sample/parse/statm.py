@@ -1,4 +1,4 @@
-"""/proc/<pid>/statm (proc(5)): sizes in pages; the second field is the resident set (SPEC 3.4).
+"""/proc/<pid>/statm (proc(5)): sizes in pages; the second field is the resident set (docs/behaviour.md §3.4).
 
 The kernel writes seven unsigned numbers on one line (fs/proc/array.c `proc_pid_statm`): size, resident, shared,
 text, lib (always 0), data, dt (always 0). A zombie's is seven zeros. All seven must be there and be numbers: a
