@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 U64_MAX = (1 << 64) - 1
 """The largest counter the kernel prints (an unsigned 64-bit value)."""
 # A u64 has at most 20 digits; int() raises on over 4300, so longer runs are refused before converting.
@@ -23,3 +25,19 @@ def u64(field: str | bytes) -> int | None:
         return None
     value = int(field)
     return value if value <= U64_MAX else None
+
+
+def all_u64(fields: Iterable[str | bytes]) -> bool:
+    """Whether `u64` takes every one of `fields`, without converting those shorter than 20 digits (they are all
+    below the limit): the per-process hot path checks seven statm fields and needs the value of one.
+
+    >>> all_u64([b"730", b"448", b"0"]), all_u64([b"1", b"-2"]), all_u64([b"18446744073709551616"]), all_u64([])
+    (True, False, False, True)
+    """
+    for field in fields:
+        if len(field) < _MAX_DIGITS:
+            if not (field.isdigit() and field.isascii()):
+                return False
+        elif u64(field) is None:
+            return False
+    return True

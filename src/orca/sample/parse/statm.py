@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import all_u64
 
 SOURCE = "/proc/<pid>/statm"
 _FIELDS = 7
@@ -25,13 +25,10 @@ class Statm:
     shared_pages: int
 
 
-def _numbers(data: bytes) -> list[int] | None:
-    """The seven fields, each an unsigned 64-bit decimal; None otherwise."""
+def _numbers(data: bytes) -> list[bytes] | None:
+    """The seven fields, each checked to be an unsigned 64-bit decimal; None otherwise."""
     fields = data.split()
-    if len(fields) != _FIELDS:
-        return None
-    numbers = [number for number in map(u64, fields) if number is not None]
-    return numbers if len(numbers) == _FIELDS else None
+    return fields if len(fields) == _FIELDS and all_u64(fields) else None
 
 
 def resident_pages(data: bytes) -> int | None:
@@ -43,7 +40,7 @@ def resident_pages(data: bytes) -> int | None:
     True
     """
     fields = _numbers(data)
-    return None if fields is None else fields[1]
+    return None if fields is None else int(fields[1])
 
 
 def parse(text: str) -> Result[Statm, ParseError]:
@@ -55,4 +52,4 @@ def parse(text: str) -> Result[Statm, ParseError]:
     fields = _numbers(text.encode("utf-8", "surrogatepass"))
     if fields is None:
         return Failure(ParseError(SOURCE, "not seven numbers of pages"))
-    return Success(Statm(size_pages=fields[0], resident_pages=fields[1], shared_pages=fields[2]))
+    return Success(Statm(size_pages=int(fields[0]), resident_pages=int(fields[1]), shared_pages=int(fields[2])))
