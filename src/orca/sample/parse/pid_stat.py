@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import all_u64, u64
 
 SOURCE = "/proc/<pid>/stat"
 
@@ -88,23 +88,15 @@ def _scan(data: bytes) -> tuple[str, int, int, int, int, int, int, int] | None:
     if len(fields) < _SPLITS:
         return None
     state = fields[_STATE]
-    # Written out rather than looped: this runs for every process of the host on every line of a scan.
-    ppid, utime, stime = u64(fields[_PPID]), u64(fields[_UTIME]), u64(fields[_STIME])
-    starttime, rss = u64(fields[_STARTTIME]), u64(fields[_RSS])
-    if (
-        len(state) != 1
-        or not state.isalpha()
-        or ppid is None
-        or utime is None
-        or stime is None
-        or starttime is None
-        or rss is None
-    ):
+    counts = (fields[_PPID], fields[_UTIME], fields[_STIME], fields[_STARTTIME], fields[_RSS])
+    # One check of the five, then plain conversions: this runs for every process of the host on every line of a scan.
+    if len(state) != 1 or not state.isalpha() or not all_u64(counts):
         return None
     cutime = _child_ticks(fields[_CUTIME])
     cstime = _child_ticks(fields[_CSTIME])
     if cutime is None or cstime is None:
         return None
+    ppid, utime, stime, starttime, rss = map(int, counts)
     return state.decode("ascii"), ppid, utime, stime, cutime, cstime, starttime, rss
 
 
