@@ -1,4 +1,5 @@
-"""The sans-I/O boundary (issue 2, STYLE.md): nothing under parse/ or compute/ does I/O."""
+"""The sans-I/O boundary (docs/behaviour.md §7): nothing under parse/ or compute/ does I/O, so the whole line can be
+tested from text and records."""
 
 from __future__ import annotations
 

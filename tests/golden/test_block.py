@@ -1,4 +1,4 @@
-"""/sys/block: which entries are whole disks, from a real listing of this machine (issue 2; SPEC 3.6).
+"""/sys/block: which entries are whole disks, from a real listing of this machine (docs/behaviour.md §3.6).
 
 The capture (Linux 6.18.44-fc-v857, x86_64, 2 cores) is `ls -l /sys/block > file`: loop0-7 and zram0 link under
 `devices/virtual/block/`, vda under `devices/pci0000:00/0000:00:02.0/virtio1/block/`. The other links are written
@@ -48,11 +48,11 @@ def test_no_entries() -> None:
 
 
 @pytest.mark.parametrize("name", ["loop0", "loop12", "ram0", "zram0", "dm-0", "dm-12", "md0", "md127", "sr0", "fd0"])
-def test_the_seeds_skip_list(name: str) -> None:
+def test_the_fallback_skip_list(name: str) -> None:
     assert skipped_disk(name)
 
 
 @pytest.mark.parametrize("name", ["sda", "sda1", "vda", "nvme0n1", "nvme0n1p2", "xvda", "mmcblk0", "dmz", "", "LOOP0"])
 def test_names_not_on_the_skip_list(name: str) -> None:
-    # `dmz` is not `dm-`: only the seed's exact prefixes count, case as the kernel prints them.
+    # `dmz` is not `dm-`: only the skip list's exact prefixes count, case as the kernel prints them.
     assert not skipped_disk(name)

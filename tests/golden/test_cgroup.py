@@ -1,4 +1,4 @@
-"""cgroup v2 files and Docker's names for them (issue 2; SPEC 3.8, 6; Documentation/admin-guide/cgroup-v2.rst).
+"""cgroup v2 files and Docker's names for them (docs/behaviour.md §3.8, §6; Documentation/admin-guide/cgroup-v2.rst).
 
 This machine mounts cgroup v1 for memory, so the v2 files are written by hand from cgroup-v2.rst's formats:
 `memory.current` a single value in bytes; `memory.stat`, `memory.events` and `cpu.stat` flat-keyed, `key value`
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Success
 
-from orca.sample.parse.cgroup import container_id, container_mem, container_name, flat_keyed, memory_current
+from orca.sample.compute.containers import container_mem
+from orca.sample.parse.cgroup import container_id, container_name, flat_keyed, memory_current
 
 CAPTURES = Path(__file__).parent / "captures"
 
@@ -127,7 +128,7 @@ def test_container_name_from_dockers_config() -> None:
 
 
 def test_nothing_but_the_name_comes_back() -> None:
-    """SPEC 3.8: the file holds the container's environment; only the name leaves the parser."""
+    """docs/behaviour.md §3.8: the file holds the container's environment; only the name leaves the parser."""
     name = container_name(CONFIG)
     assert "hunter2" in CONFIG
     assert "hunter2" not in name
@@ -159,7 +160,7 @@ def test_container_name_hostile(config: str, expected: str) -> None:
     assert container_name(config) == expected
 
 
-# container_mem (the seed's) ------------------------------------------------------------------------------------
+# container_mem (the documented API) ---------------------------------------------------------------------------
 
 
 def test_container_mem_is_current_less_inactive_file() -> None:

@@ -1,4 +1,4 @@
-"""/proc/<pid>/cmdline: argv[0] of real captures and hand-written cases (issue 2; SPEC 3.4 `--match`; proc(5)).
+"""/proc/<pid>/cmdline: argv[0] of real captures and hand-written cases (docs/behaviour.md §3.4 `--match`; proc(5)).
 
 Captures (Linux 6.18.44-fc-v857, x86_64, 2 cores), copied byte for byte with `cp /proc/<pid>/cmdline`:
 - `pid_cmdline.sleep`: `sleep 60` started from bash: `sleep\\0 60\\0`.

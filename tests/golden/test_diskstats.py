@@ -1,4 +1,4 @@
-"""/proc/diskstats: a real capture from this machine and every format variant (issue 2; SPEC 3.6, 6).
+"""/proc/diskstats: a real capture from this machine and every format variant (docs/behaviour.md §3.6, §6).
 
 The capture (Linux 6.18.44-fc-v857, x86_64, 2 cores) was taken with `cat /proc/diskstats > file`: ten 20-field
 lines (5.5+ format), loop0-7, vda and zram0. Field numbers are those of Documentation/ABI/testing/procfs-diskstats:
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from orca.sample.compute.rates import parse_diskstats
 from orca.sample.parse.block import whole_disks
-from orca.sample.parse.diskstats import DiskIo, DiskStats, parse, parse_diskstats
+from orca.sample.parse.diskstats import DiskIo, DiskStats, parse
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -31,8 +32,8 @@ def test_the_capture_gives_every_device_in_file_order() -> None:
     assert parse(CAPTURE).unwrap() == DiskStats((*loops, VDA, DiskIo("zram0", 0, 0)))
 
 
-def test_the_seed_adapter_over_this_machines_whole_disks() -> None:
-    # `ls -l /sys/block` of the same machine: only vda links outside devices/virtual/ (SPEC 3.6).
+def test_the_adapter_over_this_machines_whole_disks() -> None:
+    # `ls -l /sys/block` of the same machine: only vda links outside devices/virtual/ (docs/behaviour.md §3.6).
     links = {line.split()[-3]: line.split()[-1] for line in SYS_BLOCK.splitlines() if " -> " in line}
     assert whole_disks(links) == {"vda"}
     assert parse_diskstats(CAPTURE, whole_disks(links)) == VDA_BYTES
@@ -40,7 +41,7 @@ def test_the_seed_adapter_over_this_machines_whole_disks() -> None:
 
 
 def test_with_no_disk_list_every_line_but_the_skipped_ones_counts() -> None:
-    # loop* and zram0 are on the seed's skip list; they read nothing here anyway, so vda alone remains.
+    # loop* and zram0 are on the skip list; they read nothing here anyway, so vda alone remains.
     assert parse_diskstats(CAPTURE, []) == VDA_BYTES
     assert parse_diskstats(CAPTURE, ["loop0", "zram0"]) == (0, 0)
 
@@ -75,7 +76,7 @@ def test_old_7_field_partition_lines_beside_a_14_field_disk_line() -> None:
     )
     # Named whole disks only: the partitions are not counted twice.
     assert parse_diskstats(OLD_DISK_AND_PARTITIONS, ["hda"]) == (9550688 * 512, 5922052 * 512)
-    # No list: the seed's fallback counts partitions too (SPEC 3.6 says so).
+    # No list: the fallback counts partitions too (docs/behaviour.md §3.6 says so).
     assert parse_diskstats(OLD_DISK_AND_PARTITIONS, []) == ((9550688 + 38030 + 8) * 512, (5922052 + 38030) * 512)
 
 
@@ -85,7 +86,7 @@ def test_a_disk_named_twice_counts_once_and_an_absent_one_counts_nothing() -> No
 
 
 @pytest.mark.parametrize("name", ["loop3", "ram0", "zram1", "dm-0", "md127", "sr0", "fd0"])
-def test_the_fallback_skips_the_seeds_list(name: str) -> None:
+def test_the_fallback_skips_its_list(name: str) -> None:
     text = FOURTEEN + f"   7       3 {name} 1 0 64 0 1 0 64 0 0 0 0\n"
     assert parse_diskstats(text, []) == (2048 * 512, 4096 * 512)
 
@@ -98,7 +99,7 @@ def test_lines_of_other_lengths_are_skipped(count: int) -> None:
 
 @pytest.mark.parametrize("spoiled", ["-5", "+5", "1_0", "5.0", "٣", "x", "18446744073709551616"])
 def test_a_line_with_a_counter_the_kernel_cannot_print_is_skipped(spoiled: str) -> None:
-    # Decision (issue 2): skipped, not zeroed: no counter is ever negative or invented.
+    # On purpose: skipped, not zeroed: no counter is ever negative or invented.
     bad = f"   8      16 sdb 1 0 {spoiled} 0 1 0 8 0 0 0 0\n"
     assert parse(FOURTEEN + bad).unwrap().devices == (DiskIo("sda", 2048, 4096),)
     assert parse_diskstats(FOURTEEN + bad, ["sdb"]) == (0, 0)

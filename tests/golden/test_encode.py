@@ -1,7 +1,7 @@
-"""Whole lines, byte for byte, worked out by hand (SPEC 3.1-3.10, issue 4's extensions, issue 6).
+"""Whole lines, byte for byte, worked out by hand (docs/behaviour.md §3.1-3.10).
 
-The expected bytes are written from the SPEC and the README's example line (whose numbers the snapshots below are
-chosen to reproduce), never from running the encoder.
+The expected bytes are written from docs/behaviour.md and the README's example line (whose numbers the snapshots
+below are chosen to reproduce), never from running the encoder.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure, PressureLine
 from orca.sample.parse.proc_stat import parse
-from tests.golden.test_cpu import CUR, PREV
+from tests.golden.proc_stat_texts import CUR, PREV
 
 POSTGRES_ID = "a" * 64
 API_ID = "b" * 64
@@ -99,7 +99,8 @@ def test_a_whole_line_from_two_snapshots() -> None:
 
 
 def test_a_line_with_every_section_unreadable() -> None:
-    """SPEC 3.10: unreadable sections are null; without --cgroup no `containers`, without PSI no `pressure`."""
+    """docs/behaviour.md §3.10: unreadable sections are null; without --cgroup no `containers`, without PSI no
+    `pressure`."""
     line = Line(t=1762250000.0004, dt=0.2004, host="h", cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
                 containers_enabled=False, containers=None, self_cpu=0.004, pressure=None)
     assert encode_line(line) == (
@@ -119,7 +120,7 @@ def test_containers_null_when_the_cgroup_tree_is_unreadable_and_pressure_with_no
 
 def test_decimals_rounding_and_the_values_json_cannot_carry() -> None:
     """One decimal for percentages: 0.04 -> 0.0, 0.06 -> 0.1, 99.96 -> 100.0; -0.01 would print -0.0 and NaN
-    is not JSON: both are 0.0 (the seed's `fixed1`). Three decimals for t and dt, two for self_cpu."""
+    is not JSON: both are 0.0 (the documented API's `fixed1`). Three decimals for t and dt, two for self_cpu."""
     line = Line(t=1762250000.1234, dt=4.99951, host="h", cores=2,
                 cpu=CpuShare(user=0.04, system=0.06, iowait=99.96, steal=-0.01, busiest=float("nan")),
                 mem=None, disk=None, io=None, net=None, containers_enabled=True,

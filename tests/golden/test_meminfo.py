@@ -1,8 +1,8 @@
-"""/proc/meminfo: a real capture from this machine and hand-written variants (issue 2; SPEC 3.4, 6; proc(5)).
+"""/proc/meminfo: a real capture from this machine and hand-written variants (docs/behaviour.md §3.4, §6; proc(5)).
 
 The capture (Linux 6.18.44-fc-v857, x86_64, 2 cores) was taken with `cat /proc/meminfo > file`: 54 lines. The
 expected values below were typed from it by a person; proc(5): values are in kibibytes where the line says `kB`
-(SPEC 3.4: × 1024), and the HugePages_* counts have no unit.
+(docs/behaviour.md §3.4: × 1024), and the HugePages_* counts have no unit.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
 CAPTURE = (CAPTURES / f"proc_meminfo.{MACHINE}.txt").read_bytes().decode()
 KIB = 1024
 
-# Read off the capture: every key SPEC 3.4 uses, and the extremes.
+# Read off the capture: every key docs/behaviour.md §3.4 uses, and the extremes.
 CAPTURED = {
     "MemTotal": 24683652 * KIB,
     "MemFree": 24399508 * KIB,
@@ -44,14 +44,14 @@ def test_the_capture_gives_every_line_in_bytes() -> None:
     assert list(by_key)[:3] == ["MemTotal", "MemFree", "MemAvailable"]
 
 
-def test_the_seed_adapter_on_the_capture() -> None:
+def test_the_adapter_on_the_capture() -> None:
     by_key = parse_meminfo(CAPTURE)
     assert by_key["MemAvailable"] == 24954654720  # 24369780 kB × 1024, multiplied by hand
     assert by_key["Committed_AS"] == 66452 * KIB
 
 
 def test_key_with_no_space_after_the_colon() -> None:
-    # STYLE.md: some kernels print `Key:123 kB`; SPEC 6 tolerates it.
+    # Some kernels print `Key:123 kB`, with no space; docs/behaviour.md §6 tolerates it.
     assert parse_meminfo("MemTotal:123 kB\nMemFree:7 kB\n") == {"MemTotal": 125952, "MemFree": 7168}
 
 
@@ -62,7 +62,7 @@ def test_a_value_without_a_unit_is_taken_as_it_is() -> None:
 @pytest.mark.parametrize(
     "bad_line",
     [
-        "MemFree: -5 kB",  # decision (issue 2): a value that is not unsigned is skipped, never negative
+        "MemFree: -5 kB",  # on purpose: a value that is not unsigned is skipped, never negative
         "MemFree: +5 kB",
         "MemFree: 5 MB",  # the kernel only ever prints kB
         "MemFree: 5 kB extra",

@@ -1,4 +1,4 @@
-"""The seed's name helpers (SPEC 4.1, 6): `PREFIX` and `machine_name`. Expected values written by hand."""
+"""The name helpers (docs/behaviour.md §4.1, §6): `PREFIX` and `machine_name`. Expected values written by hand."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from orca.sample.compute.names import PREFIX, machine_name
 
 
-def test_prefix_is_the_seeds() -> None:
-    """SPEC 4.1, 6: every stdout line starts `orca-sample ` (with its space)."""
+def test_prefix_is_the_documented_one() -> None:
+    """docs/behaviour.md §4.1, §6: every stdout line starts `orca-sample ` (with its space)."""
     assert PREFIX == "orca-sample "
 
 

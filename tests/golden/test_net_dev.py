@@ -1,4 +1,4 @@
-"""/proc/net/dev: a real capture from this machine and hand-written variants (issue 2; SPEC 3.7, 6; proc(5)).
+"""/proc/net/dev: a real capture from this machine and hand-written variants (docs/behaviour.md §3.7, §6; proc(5)).
 
 The capture (Linux 6.18.44-fc-v857, x86_64, 2 cores) was taken with `cat /proc/net/dev > file`: two header lines,
 then lo, ifb0, ifb1 and eth0. After `name:` come 8 receive counters (bytes first) and 8 transmit counters (bytes
@@ -38,7 +38,7 @@ def test_the_header_lines_of_the_capture_are_not_interfaces() -> None:
 
 
 def test_old_kernels_print_no_space_after_the_colon() -> None:
-    # 2.6-era `%6s:%8lu`: a byte count of 8 digits or more touches the colon (STYLE.md, SPEC 6).
+    # 2.6-era `%6s:%8lu`: a byte count of 8 digits or more touches the colon (docs/behaviour.md §6).
     text = (
         HEADER
         + "    lo:    3193      29    0    0    0     0          0         0     3193      29    0    0    0     0"
@@ -60,7 +60,8 @@ def test_a_2_6_era_name_with_a_colon_is_kept_whole() -> None:
 
 
 def test_only_loopback_is_an_empty_success() -> None:
-    # A container's network namespace can hold lo alone: that is "no traffic", not "unreadable" (SPEC 3.10).
+    # A container's network namespace can hold lo alone: that is "no traffic", not "unreadable"
+    # (docs/behaviour.md §3.10).
     only_lo = HEADER + CAPTURE.splitlines(keepends=True)[2]
     assert only_lo.endswith("0          0\n")
     assert parse(only_lo).unwrap() == NetDev({})
@@ -75,7 +76,7 @@ def test_u64_max_is_a_counter() -> None:
 @pytest.mark.parametrize("spoiled", ["-5", "+5", "1_0", "5.0", "٣", "x", "18446744073709551616"])
 @pytest.mark.parametrize("position", [0, 3, 8, 15])
 def test_a_line_with_a_counter_the_kernel_cannot_print_is_skipped(spoiled: str, position: int) -> None:
-    # Decision (issue 2): skipped, not zeroed; SPEC 3.7 then counts that interface 0 for the interval.
+    # On purpose: skipped, not zeroed; docs/behaviour.md §3.7 then counts that interface 0 for the interval.
     counters = ["7"] * 16
     counters[position] = spoiled
     text = CAPTURE + "  eth1: " + " ".join(counters) + "\n"

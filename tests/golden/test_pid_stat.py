@@ -1,4 +1,4 @@
-"""/proc/<pid>/stat: real captures from this machine and hostile lines (issue 2; SPEC 3.4, 6; proc(5)).
+"""/proc/<pid>/stat: real captures from this machine and hostile lines (docs/behaviour.md §3.4, §6; proc(5)).
 
 The captures (Linux 6.18.44-fc-v857, x86_64, 2 cores) were copied byte for byte with `cp /proc/<pid>/stat`:
 - `pid_self_stat.cat`: `cat /proc/self/stat`.
@@ -56,19 +56,19 @@ def test_fast_path_agrees_on_real_captures(name: str, expected: PidStat) -> None
 
 
 def test_cpu_ticks_sum_the_process_and_its_waited_for_children() -> None:
-    """SPEC 6: cpu_ticks = utime + stime + cutime + cstime; 19 + 45 + 29 + 60 in the busy capture."""
+    """docs/behaviour.md §6: cpu_ticks = utime + stime + cutime + cstime; 19 + 45 + 29 + 60 in the busy capture."""
     assert parse_pid_usage(capture("pid_stat.busy-waited-child").decode()) == PidUsage(8778, 3482, 153)
 
 
-def test_seed_adapters_on_the_negative_nice_capture() -> None:
-    """STYLE.md: a widely used parser returns nothing for a negative nice; here field 19 is -5 and is skipped."""
+def test_adapters_on_the_negative_nice_capture() -> None:
+    """A parser that reads every field as unsigned loses a reniced process; here field 19 is -5 and is skipped."""
     text = capture("pid_stat.nice-5").decode()
     assert parse_pid_stat(text) == (5791, 424)
     assert parse_pid_usage(text) == PidUsage(parent=5791, rss_pages=424, cpu_ticks=0)
 
 
 def test_a_zombie_reports_state_z_and_no_memory() -> None:
-    """SPEC 2.3: state Z is how `alive` tells an exited, unreaped child."""
+    """docs/behaviour.md §2.3: state Z is how `alive` tells an exited, unreaped child."""
     fields = stat_fields(capture("pid_stat.zombie"))
     assert fields is not None
     assert fields[0] == "Z"
@@ -98,12 +98,15 @@ RSS_AT = SLEEP.index(" 420 ") + 1
         pytest.param(SLEEP.replace(") S 5791 ", ") S ٥٧٩١ ", 1), id="parent in Arabic-Indic digits"),
         pytest.param(SLEEP.replace(" 38188 ", " -38188 ", 1), id="negative starttime"),
         pytest.param(SLEEP.replace(" 420 ", " 1" + "0" * 20 + " ", 1), id="rss over 20 digits"),
+        # 2**64: 20 digits, one past the largest u64, as every other parser refuses it.
+        pytest.param(SLEEP.replace(" 420 ", " 18446744073709551616 ", 1), id="rss one past the largest u64"),
+        pytest.param(SLEEP.replace(") S 5791 ", ") S 99999999999999999999 ", 1), id="parent of 20 nines"),
         pytest.param(SLEEP.replace(" 420 ", " " + "9" * 5000 + " ", 1), id="rss of 5000 digits"),
         pytest.param(SLEEP.replace(" 420 ", " 4_20 ", 1), id="rss with an underscore"),
     ],
 )
-def test_malformed_lines_fail_and_the_seed_adapters_give_their_sentinels(text: str) -> None:
-    """SPEC 1.4: (-1, 0) and parent -1 for a malformed line; every parser is total."""
+def test_malformed_lines_fail_and_the_adapters_give_their_sentinels(text: str) -> None:
+    """docs/behaviour.md §1.4, §6: (-1, 0) and parent -1 for a malformed line; every parser is total."""
     assert isinstance(parse(text), Failure)
     assert parse(text).failure().source == "/proc/<pid>/stat"
     assert stat_fields(text.encode()) is None

@@ -1,4 +1,4 @@
-"""/proc/pressure/{cpu,memory,io}: real captures from this machine and variants (issue 2, issue 4; psi.rst).
+"""/proc/pressure/{cpu,memory,io}: real captures from this machine and variants (docs/behaviour.md §3.9; psi.rst).
 
 The captures (Linux 6.18.44-fc-v857, x86_64, 2 cores) were taken with `cat /proc/pressure/<resource> > file`.
 Documentation/accounting/psi.rst: a `some` line and a `full` line, each `avg10=.. avg60=.. avg300=.. total=..`,
@@ -65,7 +65,7 @@ def test_a_full_pressure_of_a_hundred_percent() -> None:
     ],
 )
 def test_a_full_line_with_a_value_the_kernel_cannot_print_is_none(full: str) -> None:
-    # Decision (issue 2): such a line is not used, never read as a negative or invented value.
+    # On purpose: such a line is not used, never read as a negative or invented value.
     text = capture("io").splitlines()[0] + "\n" + full + "\n"
     assert parse(text).unwrap() == Pressure(some=CAPTURED["io"].some, full=None)
 

@@ -1,4 +1,4 @@
-"""/proc/stat: a real capture from this machine and hand-written variants (issue 2; SPEC 3.3, 6; proc(5)).
+"""/proc/stat: a real capture from this machine and hand-written variants (docs/behaviour.md §3.3, §6; proc(5)).
 
 The capture (Linux 6.18.44-fc-v857, x86_64, 2 cores) was taken with `cat /proc/stat > file`. Every expected value
 below was typed from the capture by a person, counting fields as proc(5) names them: user nice system idle iowait
@@ -33,7 +33,7 @@ def test_the_capture_gives_the_aggregate_and_both_cores() -> None:
     assert parse(CAPTURE).unwrap() == CAPTURED
 
 
-def test_the_seed_adapter_on_the_capture() -> None:
+def test_the_adapter_on_the_capture() -> None:
     assert parse_proc_stat(CAPTURE) == [
         [8454, 0, 2234, 63192, 139, 0, 27, 11],
         [550, 0, 627, 35808, 10, 0, 4, 3],
@@ -42,18 +42,19 @@ def test_the_seed_adapter_on_the_capture() -> None:
 
 
 def test_the_capture_has_as_many_core_lines_as_this_machine_has_cores() -> None:
-    # SPEC 3.2: `cores` is the number of cpuN lines; this machine has 2.
+    # docs/behaviour.md §3.2: `cores` is the number of cpuN lines; this machine has 2.
     assert len(parse(CAPTURE).unwrap().cores) == 2
 
 
 def test_a_kernel_before_iowait_prints_four_counters_and_the_rest_are_zero() -> None:
-    # proc(5): iowait since 2.5.41, irq and softirq since 2.6.0, steal since 2.6.11 (SPEC 6: missing fields are 0).
+    # proc(5): iowait since 2.5.41, irq and softirq since 2.6.0, steal since 2.6.11 (docs/behaviour.md §6: missing
+    # fields are 0).
     assert parse_proc_stat("cpu  100 2 30 900\ncpu0 100 2 30 900\n") == [[100, 2, 30, 900, 0, 0, 0, 0]] * 2
     assert parse_proc_stat("cpu  100 2 30 900 7 1 3\n") == [[100, 2, 30, 900, 7, 1, 3, 0]]
 
 
 def test_guest_and_guest_nice_are_not_read() -> None:
-    # proc(5): guest time is already counted in user (SPEC 3.3).
+    # proc(5): guest time is already counted in user (docs/behaviour.md §3.3).
     assert parse_proc_stat("cpu  1 2 3 4 5 6 7 8 9 10\n") == [[1, 2, 3, 4, 5, 6, 7, 8]]
 
 
@@ -74,7 +75,7 @@ def test_u64_max_is_a_counter_and_one_more_is_not() -> None:
 
 @pytest.mark.parametrize("counter", ["-5", "+5", "1_000", "1e3", "٣", "0x10", "5.0"])
 def test_a_core_line_with_a_counter_the_kernel_cannot_print_is_skipped(counter: str) -> None:
-    # Decision (issue 2): skipped, not zeroed, so no counter is ever negative or invented.
+    # On purpose: skipped, not zeroed, so no counter is ever negative or invented.
     text = f"cpu  10 0 10 80\ncpu0 {counter} 0 5 40\ncpu1 5 0 5 40\n"
     assert parse(text).unwrap().cores == ((1, CpuTimes(5, 0, 5, 40, 0, 0, 0, 0)),)
 

@@ -1,9 +1,9 @@
-"""/proc/<pid>/statm: real captures from this machine and hostile input (issue 2; SPEC 3.4; proc(5)).
+"""/proc/<pid>/statm: real captures from this machine and hostile input (docs/behaviour.md §3.4; proc(5)).
 
 Captures (Linux 6.18.44-fc-v857, x86_64, 2 cores), copied byte for byte with `cp /proc/<pid>/statm`:
 - `pid_statm.sleep`: the `sleep 60` whose stat is `pid_stat.sleep`. Its /proc/<pid>/status, read at the same
   moment, said `VmRSS: 1792 kB` = 448 pages of 4096 bytes: the second field (448), while stat's field 24 said 420
-  (the lag SPEC 3.4 describes).
+  (the lag docs/behaviour.md §3.4 describes).
 - `pid_statm.zombie`: the unreaped child of `pid_stat.zombie`: seven zeros.
 """
 
@@ -31,7 +31,8 @@ def test_sleep_capture() -> None:
 
 
 def test_resident_pages_agree_with_vmrss_of_the_same_moment() -> None:
-    """SPEC 3.4: statm's resident pages × the page size is VmRSS (1792 kB read from /proc/<pid>/status)."""
+    """docs/behaviour.md §3.4: statm's resident pages × the page size is VmRSS (1792 kB read from
+    /proc/<pid>/status)."""
     assert resident_pages(capture("pid_statm.sleep")) == 1792 * 1024 // 4096
 
 
@@ -54,6 +55,8 @@ def test_zombie_capture_is_all_zero() -> None:
         pytest.param(b"730 4_48 420 5 0 89 0\n", id="an underscore"),
         pytest.param("730 ٤٤٨ 420 5 0 89 0\n".encode(), id="Arabic-Indic digits"),
         pytest.param(b"730 " + b"9" * 5000 + b" 420 5 0 89 0\n", id="5000 digits"),
+        # 2**64: 20 digits, one past the largest u64, as every other parser refuses it.
+        pytest.param(b"730 18446744073709551616 420 5 0 89 0\n", id="one past the largest u64"),
         pytest.param(b"730\x00448 420 5 0 89 0\n", id="a NUL"),
     ],
 )

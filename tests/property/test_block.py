@@ -1,4 +1,4 @@
-"""Properties of the /sys/block whole-disk choice and the seed's skip list (SPEC 3.6; issue 2)."""
+"""Properties of the /sys/block whole-disk choice and the fallback skip list (docs/behaviour.md §3.6)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from orca.sample.parse.block import skipped_disk, whole_disks
 
-# The seed's `_skipped_disk` prefixes (SPEC 3.6).
+# The fallback skip list's prefixes (docs/behaviour.md §3.6).
 SKIPPED_PREFIXES = ["loop", "ram", "zram", "dm-", "md", "sr", "fd"]
 # Names the kernel gives physical disks (sd.c, nvme, virtio_blk, xen-blkfront, mmc_block).
 physical_names = st.from_regex(r"(sd[a-z]{1,3}|nvme[0-9]n[0-9]|vd[a-z]|xvd[a-z]|mmcblk[0-9])", fullmatch=True)

@@ -1,4 +1,6 @@
-"""Properties of `build_line` (SPEC 3, 3.10, issue 6): each section from the readings it needs, null without them."""
+"""Properties of `build_line` (docs/behaviour.md §3, §3.10): each section from the readings it needs, null without
+them. Expected values are worked out by hand or are relations between lines; none comes from the functions
+`build_line` delegates to."""
 
 from __future__ import annotations
 
@@ -9,18 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orca.sample.compute.build import build_line
-from orca.sample.compute.containers import container_entries
-from orca.sample.compute.cpu import cpu_share_between
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.line import CpuShare, IoRate, NetRate
-from orca.sample.compute.snapshot import ContainerReading, Snapshot
+from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
+from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
+from orca.sample.parse.diskstats import DiskIo, DiskStats
+from orca.sample.parse.meminfo import MemInfo
+from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure, PressureLine
-from tests.property.test_cpu import proc_stats
-from tests.property.test_disks import disk_readings
-from tests.property.test_memory import meminfos
-from tests.property.test_rates import disk_stats, net_devs
+from orca.sample.parse.proc_stat import CpuTimes, ProcStat
+from tests.property.strategies_core import U64_MAX, disk_readings, disk_stats, meminfos, net_devs, proc_stats
 
-U64_MAX = 2**64 - 1
 maybe = st.one_of  # reads as "maybe(st.none(), x)"
 
 # psi.rst: `some avg10=0.00 avg60=0.00 avg300=0.00 total=0`, total in microseconds (u64).
@@ -61,7 +61,8 @@ snapshots = st.builds(
 
 @given(snapshots, snapshots)
 def test_any_two_snapshots_give_a_line_that_encodes(prev: Snapshot, cur: Snapshot) -> None:
-    """SPEC 3.10: a sampler never fails because one source misbehaved; whatever the readings, a line is written."""
+    """docs/behaviour.md §3.10: a sampler never fails because one source misbehaved; whatever the readings, a
+    line is written."""
     document = json.loads(encode_line(build_line(prev, cur)))
     assert document["v"] == 1
 
@@ -83,7 +84,8 @@ def test_each_section_is_null_exactly_when_a_reading_it_needs_is_missing(prev: S
 
 @given(snapshots, snapshots)
 def test_time_host_cores_and_self_cpu_come_from_the_later_snapshot(prev: Snapshot, cur: Snapshot) -> None:
-    """SPEC 3.2, 3.9: `t` the wall clock of the readings, `dt` the monotonic seconds since the previous ones."""
+    """docs/behaviour.md §3.2, §3.9: `t` the wall clock of the readings, `dt` the monotonic seconds since the
+    previous ones."""
     line = build_line(prev, cur)
     assert line.t == cur.wall
     assert line.dt == (cur.monotonic_ns - prev.monotonic_ns) / 1_000_000_000
@@ -93,13 +95,84 @@ def test_time_host_cores_and_self_cpu_come_from_the_later_snapshot(prev: Snapsho
         assert line.cores == len(cur.stat.cores)
 
 
-@given(snapshots, snapshots)
-def test_sections_are_the_core_functions_of_the_two_readings(prev: Snapshot, cur: Snapshot) -> None:
+# The readings a section is computed from (the clocks aside, which every rate needs).
+SECTION_READINGS = {
+    "cpu": ("stat",),
+    "cores": ("stat",),
+    "mem": ("meminfo", "rss_bytes"),
+    "disk": ("disks",),
+    "io": ("diskstats", "whole_disks"),
+    "net": ("net",),
+    "containers": ("containers_enabled", "containers"),
+    "pressure": ("pressure",),
+}
+
+
+def with_readings(snapshot: Snapshot, others: Snapshot, fields: tuple[str, ...]) -> Snapshot:
+    """`others`' readings but `fields` and the clocks of `snapshot`."""
+    kept = {name: getattr(snapshot, name) for name in ("monotonic_ns", "wall", *fields)}
+    return dataclasses.replace(others, **kept)
+
+
+@given(snapshots, snapshots, snapshots, snapshots)
+def test_each_section_depends_only_on_its_own_readings(
+    prev: Snapshot, cur: Snapshot, other_prev: Snapshot, other_cur: Snapshot
+) -> None:
+    """Every other reading swapped for one of an unrelated pair of snapshots: the section is the same."""
     line = build_line(prev, cur)
-    if prev.stat is not None and cur.stat is not None:
-        assert line.cpu == cpu_share_between(prev.stat, cur.stat)
-    if cur.containers_enabled and cur.containers is not None:
-        assert line.containers == container_entries(prev.containers, cur.containers, line.dt)
+    for section, fields in SECTION_READINGS.items():
+        mixed = build_line(with_readings(prev, other_prev, fields), with_readings(cur, other_cur, fields))
+        assert getattr(mixed, section) == getattr(line, section), section
+
+
+def hand_worked(snapshot: Snapshot, at_ns: int, later: bool) -> Snapshot:
+    """`snapshot` with readings whose differences are worked out by hand below; `later` for the second one."""
+    k = 1 if later else 0
+    stat = CpuTimes(100 + 50 * k, 0 + 10 * k, 50 + 20 * k, 800 + 100 * k, 0 + 20 * k, 5 * k, 5 * k, 0)
+    return dataclasses.replace(
+        snapshot,
+        monotonic_ns=at_ns,
+        stat=ProcStat(total=stat, cores=((0, stat),)),
+        meminfo=MemInfo({"MemTotal": 1000, "MemAvailable": 400, "Cached": 250, "SwapTotal": 100, "SwapFree": 40}),
+        rss_bytes=7,
+        disks=(DiskReading("/tmp", 42, 100, 60, 50, 4096), DiskReading("/tmp/spill", 42, 1, 1, 1, 512)),
+        diskstats=DiskStats((DiskIo("vda", 100 + 8 * k, 200 + 16 * k), DiskIo("loop0", 0, 999 * k))),
+        whole_disks=frozenset({"vda"}),
+        net=NetDev({"eth0": (1000 + 4000 * k, 500 + 1000 * k)}),
+        containers_enabled=True,
+        containers=(
+            ContainerReading("b" * 64, "web", 1000, {"inactive_file": 300, "active_file": 200}, {"oom_kill": 1},
+                             1_000_000 + 1_000_000 * k),
+            ContainerReading("a" * 64, "api", 50, {"inactive_file": 80}, None, None),
+        ),
+        pressure={"cpu": Pressure(PressureLine(0.0, 0.0, 0.0, 500_000 * k), None)},
+    )
+
+
+@given(snapshots, snapshots)
+def test_hand_worked_sections_whatever_else_the_snapshots_hold(prev: Snapshot, cur: Snapshot) -> None:
+    """Two readings 2 s apart with every section's values worked out by hand; the drawn snapshots give the rest
+    (host, wall clock, self_cpu), which must not matter."""
+    start = prev.monotonic_ns
+    line = build_line(hand_worked(prev, start, later=False), hand_worked(cur, start + 2_000_000_000, later=True))
+    # Deltas: user 50, nice 10, system 20, idle 100, iowait 20, irq 5, softirq 5, steal 0; total 210.
+    # user = 60/210, system = 30/210, iowait = 20/210; the one core is the total: busy = 210 - 100 - 20 = 90.
+    assert line.cpu == CpuShare(user=6000 / 210, system=3000 / 210, iowait=2000 / 210, steal=0.0, busiest=9000 / 210)
+    assert line.cores == 1
+    # used = 1000 - 400; cache = Cached without Active(file)/Inactive(file); swap_used = 100 - 40.
+    assert line.mem == Mem(total=1000, used=600, available=400, cache=250, swap_total=100, swap_used=60, rss=7)
+    # One file system (st_dev 42), the first named: total 100 × 4096, used (100 - 60) × 4096, free 50 × 4096.
+    assert line.disk == (Disk("/tmp", 409_600, 163_840, 204_800),)
+    # vda only (loop0 is not a whole disk): 8 and 16 sectors of 512 bytes over 2 s.
+    assert line.io == IoRate(read=2048, write=4096)
+    assert line.net == NetRate(received=2000, sent=500)
+    # Sorted by name: api (no previous cpu.stat: 0.0; mem 50 - 80 is below 0: 0), then web: 1 s of CPU in 2 s.
+    assert line.containers == (
+        ContainerEntry(name="api", mem=0, cpu=0.0, mem_nocache=0, oom_kill=None),
+        ContainerEntry(name="web", mem=700, cpu=50.0, mem_nocache=500, oom_kill=1),
+    )
+    # 0.5 s of stall in 2 s; memory and io have no file: left out.
+    assert line.pressure == PressureShare(cpu=25.0, memory=None, io=None)
 
 
 @given(snapshots)

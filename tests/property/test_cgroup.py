@@ -1,4 +1,4 @@
-"""cgroup v2 and Docker name properties (issue 2; SPEC 3.8; Documentation/admin-guide/cgroup-v2.rst)."""
+"""cgroup v2 and Docker name properties (docs/behaviour.md §3.8; Documentation/admin-guide/cgroup-v2.rst)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from returns.result import Success
 
-from orca.sample.parse.cgroup import container_id, container_mem, container_name, flat_keyed, memory_current
+from orca.sample.compute.containers import container_mem
+from orca.sample.parse.cgroup import container_id, container_name, flat_keyed, memory_current
 from tests.property.render_process import (
     U64,
     container_ids,

@@ -1,4 +1,4 @@
-"""/proc/<pid>/cmdline properties (issue 2; SPEC 3.4 `--match`): argv[0] is everything before the first NUL."""
+"""/proc/<pid>/cmdline properties (docs/behaviour.md §3.4 `--match`): argv[0] is everything before the first NUL."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property tests of `container_entries` (SPEC 3.8, issue 4): memory never negative, cpu never negative.
+"""Property tests of `container_entries` (docs/behaviour.md §3.8): memory never negative, cpu never negative.
 
 Ranges from Documentation/admin-guide/cgroup-v2.rst: memory.current and memory.stat amounts are byte counts (u64 in
 the kernel; drawn up to 2**50, a petabyte, with the stat racing past memory.current, since the files are read one
@@ -44,7 +44,7 @@ def test_memory_and_cpu_never_negative(prev: tuple[ContainerReading, ...], cur: 
 @given(reading_sets, DTS)
 @example((ContainerReading("a" * 64, "pg", 10, {"inactive_file": 11, "active_file": 3}, None, 5),), 1.0)
 def test_memory_within_current_and_cpu_zero_against_itself(cur: tuple[ContainerReading, ...], dt: float) -> None:
-    """diff(a, a) is zero (STYLE.md); memory is never above memory.current, the clamp never lifts it."""
+    """A reading against itself has no CPU to show; memory is never above memory.current, the clamp never lifts it."""
     entries = container_entries(cur, cur, dt)
     by_name = sorted(cur, key=lambda r: (r.name, r.container_id))
     for reading, entry in zip(by_name, entries, strict=True):

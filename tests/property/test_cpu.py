@@ -1,4 +1,5 @@
-"""Properties of the `cpu` section (SPEC 3.3, issue 6): shares of all cores' time between two /proc/stat readings."""
+"""Properties of the `cpu` section (docs/behaviour.md §3.3): shares of all cores' time between two /proc/stat
+readings."""
 
 from __future__ import annotations
 
@@ -10,25 +11,14 @@ from hypothesis import strategies as st
 from orca.sample.compute.cpu import cpu_share, cpu_share_between
 from orca.sample.compute.line import CpuShare
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
+from tests.property.strategies_core import U64_MAX, counters, cpu_times, proc_stats
 
-# proc(5): the /proc/stat times are unsigned 64-bit counts of USER_HZ ticks.
-U64_MAX = 2**64 - 1
 COUNTER_NAMES = [field.name for field in dataclasses.fields(CpuTimes)]
 # Four shares, each correctly rounded, may add up to a few ulps over 100.
 ROUNDING = 1e-9
 
-counters = st.integers(min_value=0, max_value=U64_MAX)
 # Counters of one realistic interval: small increases, so that shares are not all swamped by one huge delta.
 small_counters = st.integers(min_value=0, max_value=10_000)
-cpu_times = st.builds(CpuTimes, *[counters] * 8)
-
-
-@st.composite
-def proc_stats(draw: st.DrawFn, times: st.SearchStrategy[CpuTimes] = cpu_times) -> ProcStat:
-    numbers = draw(st.lists(st.integers(min_value=0, max_value=511), unique=True, max_size=6))
-    return ProcStat(total=draw(times), cores=tuple((n, draw(times)) for n in numbers))
-
-
 @st.composite
 def later_proc_stats(draw: st.DrawFn, prev: ProcStat) -> ProcStat:
     """`prev` a realistic interval later: every counter increased by a small amount, the same cores."""
@@ -44,7 +34,7 @@ def shares(share: CpuShare) -> list[float]:
 
 
 def assert_well_formed(share: CpuShare) -> None:
-    """SPEC 3.3: every share within 0-100, and the four kinds of time together at most all of it."""
+    """docs/behaviour.md §3.3: every share within 0-100, and the four kinds of time together at most all of it."""
     assert all(0.0 <= value <= 100.0 for value in shares(share)), share
     assert share.user + share.system + share.iowait + share.steal <= 100.0 + ROUNDING, share
 
@@ -67,18 +57,18 @@ def test_shares_within_0_and_100_over_a_real_interval(data: st.DataObject, prev:
 
 @given(proc_stats())
 def test_a_reading_against_itself_is_all_zero(reading: ProcStat) -> None:
-    """A zero total gives 0.0 everywhere (SPEC 3.3)."""
+    """A zero total gives 0.0 everywhere (docs/behaviour.md §3.3)."""
     assert cpu_share_between(reading, reading) == CpuShare(0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @given(st.lists(st.lists(counters, min_size=4, max_size=10), min_size=1, max_size=5))
-def test_seed_cpu_share_of_a_reading_against_itself_is_all_zero(reading: list[list[int]]) -> None:
+def test_documented_cpu_share_of_a_reading_against_itself_is_all_zero(reading: list[list[int]]) -> None:
     assert cpu_share(reading, reading) == CpuShare(0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @given(st.data(), proc_stats(), st.sampled_from(COUNTER_NAMES))
 def test_a_counter_that_went_backwards_counts_zero(data: st.DataObject, prev: ProcStat, name: str) -> None:
-    """SPEC 3.3: a counter below its previous value is the same as one that stood still."""
+    """docs/behaviour.md §3.3: a counter below its previous value is the same as one that stood still."""
     cur = data.draw(later_proc_stats(prev))
     previous_value = getattr(prev.total, name)
     went_back = data.draw(st.integers(min_value=0, max_value=previous_value))
@@ -91,7 +81,7 @@ def test_a_counter_that_went_backwards_counts_zero(data: st.DataObject, prev: Pr
 def test_a_core_in_only_one_reading_is_left_out_of_busiest(
     data: st.DataObject, prev: ProcStat, hotplugged: CpuTimes
 ) -> None:
-    """SPEC 3.3: a core that came online (or went offline) in between does not count towards `busiest`."""
+    """docs/behaviour.md §3.3: a core that came online (or went offline) in between does not count towards `busiest`."""
     cur = data.draw(later_proc_stats(prev))
     new_number = 1 + max((n for n, _ in prev.cores), default=0)
     came_online = dataclasses.replace(cur, cores=(*cur.cores, (new_number, hotplugged)))
@@ -115,8 +105,9 @@ def test_a_core_busy_the_whole_interval_makes_busiest_100(data: st.DataObject, p
 
 
 @given(proc_stats(), proc_stats())
-def test_seed_cpu_share_matches_the_typed_one_with_cores_by_position(prev: ProcStat, cur: ProcStat) -> None:
-    """The seed's list readings (aggregate first, then cores in file order) give the same shares (SPEC 6)."""
+def test_documented_cpu_share_matches_the_typed_one_with_cores_by_position(prev: ProcStat, cur: ProcStat) -> None:
+    """The documented API's list readings (aggregate first, then cores in file order) give the same shares
+    (docs/behaviour.md §6)."""
 
     def as_lists(reading: ProcStat) -> list[list[int]]:
         rows = [reading.total, *(times for _, times in reading.cores)]
@@ -132,6 +123,6 @@ def test_seed_cpu_share_matches_the_typed_one_with_cores_by_position(prev: ProcS
     st.lists(st.lists(st.integers(min_value=0, max_value=U64_MAX), max_size=12), max_size=4),
     st.lists(st.lists(st.integers(min_value=0, max_value=U64_MAX), max_size=12), max_size=4),
 )
-def test_seed_cpu_share_takes_any_shape_of_reading(prev: list[list[int]], cur: list[list[int]]) -> None:
+def test_documented_cpu_share_takes_any_shape_of_reading(prev: list[list[int]], cur: list[list[int]]) -> None:
     """Short rows (old kernels print 4 counters), long rows (guest, guest_nice) and empty readings never raise."""
     assert_well_formed(cpu_share(prev, cur))

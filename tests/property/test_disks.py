@@ -1,4 +1,4 @@
-"""Properties of the `disk` section (SPEC 3.5, issue 6): one entry per file system, the first named wins."""
+"""Properties of the `disk` section (docs/behaviour.md §3.5): one entry per file system, the first named wins."""
 
 from __future__ import annotations
 
@@ -8,20 +8,7 @@ from hypothesis import strategies as st
 from orca.sample.compute.disks import disks_by_filesystem
 from orca.sample.compute.line import Disk
 from orca.sample.compute.snapshot import DiskReading
-
-# statvfs(3): fsblkcnt_t counts are unsigned 64-bit, f_bavail <= f_bfree <= f_blocks; fragment sizes are powers of
-# two. A handful of st_dev values makes directories share file systems often.
-block_counts = st.integers(min_value=0, max_value=2**48)
-paths = st.text(alphabet="abcdefghijklmnopqrstuvwxyz/._-", min_size=1, max_size=30).map(lambda p: "/" + p)
-
-
-@st.composite
-def disk_readings(draw: st.DrawFn) -> DiskReading:
-    blocks = draw(block_counts)
-    free = draw(st.integers(min_value=0, max_value=blocks))
-    available = draw(st.integers(min_value=0, max_value=free))
-    fragment = draw(st.sampled_from([512, 1024, 2048, 4096, 65536]))
-    return DiskReading(draw(paths), draw(st.integers(0, 5)), blocks, free, available, fragment)
+from tests.property.strategies_core import disk_readings, paths
 
 
 @given(st.lists(disk_readings(), max_size=8))
@@ -53,7 +40,7 @@ def test_inconsistent_counts_never_give_a_negative_used(readings: list[DiskReadi
 
 
 def test_two_directories_on_one_file_system() -> None:
-    """SPEC 3.5: $TMPDIR and a spill directory on the same device: one entry, under the first path."""
+    """docs/behaviour.md §3.5: $TMPDIR and a spill directory on the same device: one entry, under the first path."""
     tmp = DiskReading("/tmp", 2049, f_blocks=1000, f_bfree=400, f_bavail=300, f_frsize=4096)
     spill = DiskReading("/tmp/spill", 2049, f_blocks=1000, f_bfree=399, f_bavail=299, f_frsize=4096)
     store = DiskReading("/data/store", 2050, f_blocks=10, f_bfree=10, f_bavail=10, f_frsize=1024)

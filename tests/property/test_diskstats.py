@@ -1,12 +1,13 @@
-"""Properties of the /proc/diskstats parser (SPEC 3.6, SPEC 6 `parse_diskstats`; issue 2)."""
+"""Properties of the /proc/diskstats parser (docs/behaviour.md §3.6, §6 `parse_diskstats`)."""
 
 from __future__ import annotations
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from orca.sample.compute.rates import parse_diskstats
 from orca.sample.parse.block import skipped_disk
-from orca.sample.parse.diskstats import DiskIo, DiskStats, parse, parse_diskstats
+from orca.sample.parse.diskstats import DiskIo, DiskStats, parse
 from tests.property.render_system import render_diskstats
 from tests.property.strategies_system import U64_MAX, counters, diskstats_snapshots, hostile_texts
 
@@ -23,11 +24,11 @@ def test_render_then_parse_gives_the_snapshot_back(stats: DiskStats, field_count
 
 
 @given(diskstats_snapshots, st.data())
-def test_the_seed_adapter_sums_512_byte_sectors_over_the_named_disks(stats: DiskStats, data: st.DataObject) -> None:
+def test_the_adapter_sums_512_byte_sectors_over_the_named_disks(stats: DiskStats, data: st.DataObject) -> None:
     names = sorted({device.name for device in stats.devices})
     chosen = data.draw(st.lists(st.sampled_from(names), max_size=len(names) + 2))
     counted = [device for device in stats.devices if device.name in chosen]
-    if not chosen:  # SPEC 3.6: with no list of whole disks, all but the seed's skip list.
+    if not chosen:  # docs/behaviour.md §3.6: with no list of whole disks, all but the skip list.
         counted = [device for device in stats.devices if not skipped_disk(device.name)]
     expected = (sum(d.sectors_read for d in counted) * 512, sum(d.sectors_written for d in counted) * 512)
     assert parse_diskstats(render_diskstats(stats), chosen) == expected
@@ -51,7 +52,7 @@ def test_any_text_parses_or_fails_without_raising_and_never_gives_a_negative_cou
 def test_a_negative_counter_skips_its_line_rather_than_becoming_negative(
     stats: DiskStats, field_count: int, data: st.DataObject
 ) -> None:
-    # Decision (issue 2): a line with any field but the name not an unsigned decimal is skipped, not zeroed.
+    # On purpose: a line with any field but the name not an unsigned decimal is skipped, not zeroed.
     spoiled = data.draw(st.integers(0, len(stats.devices) - 1))
     lines = render_diskstats(stats, field_count).splitlines()
     words = lines[spoiled].split()

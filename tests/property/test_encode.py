@@ -1,4 +1,4 @@
-"""Properties of the line encoder (SPEC 3.1-3.10, issue 4's extensions, issue 6): key order, decimals, valid JSON.
+"""Properties of the line encoder (docs/behaviour.md §3.1-3.10): key order, decimals, valid JSON.
 
 Each line is decoded back with the standard `json` module, floats kept as their text (`parse_float=str`), so the test
 sees exactly what was written, and NaN/Infinity rejected (`parse_constant`).
@@ -27,7 +27,7 @@ from orca.sample.compute.line import (
     PressureShare,
 )
 
-SEED_KEYS = ["v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net"]
+ORIGINAL_KEYS = ["v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net"]
 ONE_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)\.[0-9]")
 AT_MOST = {n: re.compile(rf"-?(0|[1-9][0-9]*)\.[0-9]{{1,{n}}}") for n in (2, 3)}
 
@@ -89,9 +89,10 @@ def assert_decimal(text: Any, x: float, places: int) -> None:
          PressureShare(None, None, None))
 )
 def test_keys_in_the_specs_order(line: Line) -> None:
-    """SPEC 3.1: seed keys, `containers` only with --cgroup, `self_cpu`, then issue 4's `pressure` when there."""
+    """docs/behaviour.md §3.1: the original keys, `containers` only with --cgroup, `self_cpu`, then `pressure`
+    when there."""
     document = decode(encode_line(line))
-    expected = [*SEED_KEYS, *(["containers"] if line.containers_enabled else []), "self_cpu"]
+    expected = [*ORIGINAL_KEYS, *(["containers"] if line.containers_enabled else []), "self_cpu"]
     expected += [] if line.pressure is None else ["pressure"]
     assert list(document) == expected
     assert document["v"] == 1
@@ -128,7 +129,7 @@ def test_every_section_decodes_to_its_values(line: Line) -> None:
 
 @given(lines)
 def test_containers_sorted_by_name_with_oom_kill_only_when_known(line: Line) -> None:
-    """SPEC 3.8 and issue 4: `{"name","mem","cpu","mem_nocache"[,"oom_kill"]}`, sorted by name; null if unread."""
+    """docs/behaviour.md §3.8: `{"name","mem","cpu","mem_nocache"[,"oom_kill"]}`, sorted by name; null if unread."""
     document = decode(encode_line(line))
     if not line.containers_enabled:
         assert "containers" not in document
@@ -177,7 +178,7 @@ def test_one_compact_line_without_nan_or_infinity(line: Line) -> None:
 @example(1e16)
 @example(1.7976931348623157e308)
 def test_fixed1_is_the_one_decimal_text_of_the_rounded_value(x: float) -> None:
-    """SPEC 6: `fixed1(x)` is x to one decimal, as JSON; -0.0 and non-finite values give 0.0."""
+    """docs/behaviour.md §6: `fixed1(x)` is x to one decimal, as JSON; -0.0 and non-finite values give 0.0."""
     assert_decimal(fixed1(x), x, 1)
     if not math.isfinite(x):
         assert fixed1(x) == "0.0"

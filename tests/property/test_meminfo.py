@@ -1,4 +1,4 @@
-"""Properties of the /proc/meminfo parser (SPEC 3.4, SPEC 6 `parse_meminfo`; issue 2)."""
+"""Properties of the /proc/meminfo parser (docs/behaviour.md §3.4, §6 `parse_meminfo`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.property.strategies_system import U64_MAX, hostile_texts, meminfo_sna
 @given(meminfo_snapshots, st.booleans())
 @example(MemInfo({"VmallocTotal": U64_MAX * 1024, "HugePages_Total": U64_MAX, "Odd": 1023}), True)
 def test_render_then_parse_gives_the_snapshot_back(info: MemInfo, no_space: bool) -> None:
-    # `no_space` is the `Key:123 kB` form of some kernels (STYLE.md): split on `:`, not on spaces.
+    # `no_space` is the `Key:123 kB` form of some kernels: split on `:`, not on spaces.
     text = render_meminfo(info, no_space=no_space)
     assert parse(text).unwrap() == info
     assert parse_meminfo(text) == info.bytes_by_key
@@ -33,7 +33,7 @@ def test_any_text_parses_or_fails_without_raising_and_never_gives_a_negative_val
 
 @given(meminfo_snapshots, st.data())
 def test_a_negative_value_skips_its_line_rather_than_becoming_negative(info: MemInfo, data: st.DataObject) -> None:
-    # Decision (issue 2): a line whose value is not an unsigned decimal is skipped (SPEC 6: a line that does not
+    # On purpose: a line whose value is not an unsigned decimal is skipped (docs/behaviour.md §6: a line that does not
     # parse is skipped); a zero MemAvailable would report the machine as full.
     spoiled = data.draw(st.sampled_from(sorted(info.bytes_by_key)))
     lines = [
@@ -48,7 +48,8 @@ def test_a_negative_value_skips_its_line_rather_than_becoming_negative(info: Mem
 @example("MemTotal: 16 kB\nMemFree: 8 kB\n", frozenset({"MemTotal"}))
 @example(" MemTotal : 16 kB\nMem Total: 8 kB\n", frozenset({"MemTotal", "Mem Total"}))
 def test_parsing_only_some_keys_gives_those_keys_of_the_whole_parse(text: str, keys: frozenset[str]) -> None:
-    """The reader parses only the keys `mem` needs (issue 5): that must be the whole parse, restricted."""
+    """The reader parses only the keys `mem` needs, to keep each line cheap: that must be the whole parse,
+    restricted."""
     whole = parse(text).map(lambda info: dict(info.bytes_by_key)).value_or({})
     some = parse(text, keys).map(lambda info: dict(info.bytes_by_key)).value_or({})
     assert some == {key: value for key, value in whole.items() if key in keys}

@@ -1,4 +1,4 @@
-"""Properties of the `mem` section (SPEC 3.4, issue 6), from /proc/meminfo values in bytes."""
+"""Properties of the `mem` section (docs/behaviour.md §3.4), from /proc/meminfo values in bytes."""
 
 from __future__ import annotations
 
@@ -7,13 +7,9 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.memory import MEMINFO_KEYS, memory_section
 from orca.sample.parse.meminfo import MemInfo
+from tests.property.strategies_core import kilobytes, meminfos
 
-# proc(5): /proc/meminfo values are kB (unsigned long); the parser gives them × 1024. Up to 2^44 kB (16 PiB).
-kilobytes = st.integers(min_value=0, max_value=2**44).map(lambda kb: kb * 1024)
 rss = st.integers(min_value=0, max_value=2**50)
-KEYS = ["MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "Active(file)", "Inactive(file)", "SwapTotal",
-        "SwapFree", "Shmem", "Slab"]
-meminfos = st.builds(MemInfo, st.dictionaries(st.sampled_from(KEYS), kilobytes))
 
 
 @given(meminfos, rss)
@@ -42,7 +38,7 @@ def test_used_is_total_less_memavailable(info: MemInfo, rss_bytes: int) -> None:
 
 @given(meminfos, rss)
 def test_without_memavailable_available_is_free_buffers_and_cached(info: MemInfo, rss_bytes: int) -> None:
-    """SPEC 3.4: kernels before 3.14 print no MemAvailable; a missing term counts 0."""
+    """docs/behaviour.md §3.4: kernels before 3.14 print no MemAvailable; a missing term counts 0."""
     values = {key: value for key, value in info.bytes_by_key.items() if key != "MemAvailable"}
     section = memory_section(MemInfo(values), rss_bytes)
     if section is not None:
@@ -81,6 +77,6 @@ def test_a_machine_without_swap() -> None:
 
 @given(meminfos, rss)
 def test_the_keys_the_reader_parses_are_all_it_reads(info: MemInfo, rss_bytes: int) -> None:
-    """The reader keeps only MEMINFO_KEYS (issue 5): the section must be the same as from every key."""
+    """The reader keeps only MEMINFO_KEYS, to keep each line cheap: the section must be the same as from every key."""
     kept = MemInfo({key: value for key, value in info.bytes_by_key.items() if key in MEMINFO_KEYS})
     assert memory_section(kept, rss_bytes) == memory_section(info, rss_bytes)

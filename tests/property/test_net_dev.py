@@ -1,4 +1,4 @@
-"""Properties of the /proc/net/dev parser (SPEC 3.7, SPEC 6 `parse_net_dev`; issue 2)."""
+"""Properties of the /proc/net/dev parser (docs/behaviour.md §3.7, §6 `parse_net_dev`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ loopbacks = st.none() | st.tuples(counters, counters)
 def test_render_then_parse_gives_the_snapshot_back(
     net: NetDev, loopback: tuple[int, int] | None, no_space: bool
 ) -> None:
-    # `no_space` is the old `eth0:123` form (STYLE.md); `lo` is read and then left out (SPEC 3.7).
+    # `no_space` is the old `eth0:123` form; `lo` is read and then left out (docs/behaviour.md §3.7).
     text = render_net_dev(net, loopback=loopback, no_space=no_space)
     if not net.bytes_by_interface and loopback is None:
         assert parse(text).failure().source == "/proc/net/dev"  # the header alone: no interface line at all
@@ -41,8 +41,8 @@ def test_any_text_parses_or_fails_without_raising_and_never_gives_a_negative_cou
 def test_a_negative_counter_skips_its_interface_rather_than_becoming_negative(
     net: NetDev, data: st.DataObject
 ) -> None:
-    # Decision (issue 2): an interface line with a counter that is not an unsigned decimal is skipped, not zeroed;
-    # SPEC 3.7 then counts that interface 0 for the interval, as one that vanished.
+    # On purpose: an interface line with a counter that is not an unsigned decimal is skipped, not zeroed;
+    # docs/behaviour.md §3.7 then counts that interface 0 for the interval, as one that vanished.
     names = list(net.bytes_by_interface)
     spoiled = data.draw(st.integers(0, len(names) - 1))
     lines = render_net_dev(net, loopback=None).splitlines()

@@ -1,4 +1,4 @@
-"""/proc/<pid>/stat properties (issue 2; SPEC 3.4, 6; STYLE.md "Parsing rules learned the hard way").
+"""/proc/<pid>/stat properties (docs/behaviour.md §3.4, §6).
 
 Lines are rendered from the kernel's ranges (render_process.py): pid 1..4194304, tick counters u64, commands of up
 to 15 bytes of anything but NUL, `(`, `)`, spaces and newlines included, negative nice and real-time priority.
@@ -29,7 +29,7 @@ def test_fast_path_gives_the_same_values(line: StatLine) -> None:
 
 
 @given(stat_lines())
-def test_seed_adapters_on_rendered_lines(line: StatLine) -> None:
+def test_adapters_on_rendered_lines(line: StatLine) -> None:
     text = render_stat(line).decode("utf-8", "replace")
     s = line.stat
     assert parse_pid_stat(text) == (s.ppid, s.rss_pages)

@@ -1,4 +1,5 @@
-"""Properties of the /proc/pressure/{cpu,memory,io} parser (Documentation/accounting/psi.rst; issue 2, issue 4)."""
+"""Properties of the /proc/pressure/{cpu,memory,io} parser (Documentation/accounting/psi.rst; docs/behaviour.md
+§3.9)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def test_any_text_parses_or_fails_without_raising_and_never_gives_a_negative_val
 
 @given(pressure_lines, pressure_lines, st.sampled_from(["avg10", "avg60", "avg300", "total"]))
 def test_a_negative_value_makes_its_line_unparsable(some: PressureLine, full: PressureLine, key: str) -> None:
-    # Decision (issue 2): a negative share or total spoils its line: a spoiled `some` is a failure (the resource's
+    # On purpose: a negative share or total spoils its line: a spoiled `some` is a failure (the resource's
     # pressure is then missing from the line), a spoiled `full` is None like a kernel that has none.
     text = render_pressure(Pressure(some, full))
     some_line, full_line = text.splitlines()
@@ -51,7 +52,7 @@ def test_a_negative_value_makes_its_line_unparsable(some: PressureLine, full: Pr
 @example("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=-1\n")
 @example("some avg10=٣.00 avg60=0.00 avg300=0.00 total=1\n")
 def test_the_kernel_format_shortcut_agrees_with_the_word_by_word_parse(text: str) -> None:
-    """Issue 5: text exactly as psi.c prints it is read by one match; it must give what the general parse gives."""
+    """Text exactly as psi.c prints it is read by one match (cheaper); it must give what the general parse gives."""
     shortcut = _as_printed(text)
     if shortcut is not None:
         assert shortcut == _word_by_word(text).unwrap()

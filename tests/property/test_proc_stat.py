@@ -1,4 +1,4 @@
-"""Properties of the /proc/stat parser (SPEC 3.3, SPEC 6 `parse_proc_stat`; issue 2)."""
+"""Properties of the /proc/stat parser (docs/behaviour.md §3.3, §6 `parse_proc_stat`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_render_then_parse_gives_the_snapshot_back(stat: ProcStat, guest: tuple[
 
 
 @given(proc_stats())
-def test_the_seed_adapter_lists_the_aggregate_then_each_core_in_file_order(stat: ProcStat) -> None:
+def test_the_adapter_lists_the_aggregate_then_each_core_in_file_order(stat: ProcStat) -> None:
     expected = [_as_list(stat.total), *(_as_list(times) for _, times in stat.cores)]
     assert parse_proc_stat(render_proc_stat(stat)) == expected
 
@@ -49,7 +49,7 @@ def _all_times(stat: ProcStat | None) -> list[CpuTimes]:
 def test_a_negative_counter_skips_its_core_line_rather_than_becoming_negative(
     stat: ProcStat, data: st.DataObject
 ) -> None:
-    # Decision (issue 2): a `cpu` line with a counter that is not an unsigned decimal is skipped, not zeroed; a
+    # On purpose: a `cpu` line with a counter that is not an unsigned decimal is skipped, not zeroed; a
     # zero would look like a counter that went backwards and distort the next line's shares.
     spoiled = data.draw(st.integers(0, len(stat.cores) - 1))
     field = data.draw(st.integers(1, 8))

@@ -1,4 +1,4 @@
-"""Properties of the `io` and `net` rates (SPEC 3.6, 3.7, issue 6): per-device deltas, never negative."""
+"""Properties of the `io` and `net` rates (docs/behaviour.md §3.6, §3.7): per-device deltas, never negative."""
 
 from __future__ import annotations
 
@@ -12,27 +12,19 @@ from orca.sample.compute.rates import io_rate, net_rate
 from orca.sample.parse.block import skipped_disk
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.net_dev import NetDev
-
-# proc(5) /proc/net/dev and iostats.rst: byte and sector counters are unsigned longs (64-bit here) that may wrap.
-U64_MAX = 2**64 - 1
-counters = st.integers(min_value=0, max_value=U64_MAX)
-increments = st.integers(min_value=0, max_value=10**12)
-# Interface names are at most 15 characters (IFNAMSIZ - 1) and never hold ':' or whitespace.
-interface_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=15)
-device_names = st.one_of(
-    st.sampled_from(["sda", "sda1", "vda", "vda2", "nvme0n1", "nvme0n1p1", "loop0", "ram0", "zram0", "dm-0", "md127",
-                     "sr0", "fd0", "mmcblk0"]),
-    st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=12),
+from tests.property.strategies_core import (
+    U64_MAX,
+    counters,
+    device_names,
+    disk_stats,
+    interface_names,
+    net_devs,
 )
+
+increments = st.integers(min_value=0, max_value=10**12)
 # Any float at all, including the ones a broken clock could give: rates must stay whole and non-negative.
 any_dt = st.floats(allow_nan=True, allow_infinity=True)
 positive_dt = st.floats(min_value=1e-3, max_value=1e6)
-
-net_devs = st.builds(NetDev, st.dictionaries(interface_names, st.tuples(counters, counters), max_size=6))
-disk_stats = st.builds(
-    DiskStats, st.lists(st.builds(DiskIo, device_names, counters, counters), max_size=8, unique_by=lambda d: d.name)
-    .map(tuple),
-)
 
 
 @given(net_devs, net_devs, any_dt)
@@ -84,7 +76,7 @@ def test_net_rate_is_the_summed_increase_over_dt(interval: tuple[NetDev, NetDev,
 def test_an_interface_that_appears_or_vanishes_counts_zero(
     interval: tuple[NetDev, NetDev, int, int], dt: float, name: str, rx: int, tx: int
 ) -> None:
-    """SPEC 3.7: a new interface's first reading is its baseline; one that vanished counts 0."""
+    """docs/behaviour.md §3.7: a new interface's first reading is its baseline; one that vanished counts 0."""
     prev, cur, _, _ = interval
     if name in prev.bytes_by_interface:
         return
@@ -107,7 +99,7 @@ def test_loopback_never_counts(
 def test_an_interface_whose_counters_went_backwards_counts_zero(
     interval: tuple[NetDev, NetDev, int, int], dt: float, data: st.DataObject
 ) -> None:
-    """SPEC 3.7: a reset interface (counters below their previous values) adds nothing that interval."""
+    """docs/behaviour.md §3.7: a reset interface (counters below their previous values) adds nothing that interval."""
     prev, cur, received, sent = interval
     if not prev.bytes_by_interface:
         return
@@ -136,7 +128,7 @@ def disk_intervals(draw: st.DrawFn) -> tuple[DiskStats, DiskStats, dict[str, tup
 def test_io_rate_sums_the_whole_disks_only(
     interval: tuple[DiskStats, DiskStats, dict[str, tuple[int, int]]], whole_disks: frozenset[str], dt: float
 ) -> None:
-    """SPEC 3.6: sectors × 512 over the devices /sys/block lists, whatever else /proc/diskstats holds."""
+    """docs/behaviour.md §3.6: sectors × 512 over the devices /sys/block lists, whatever else /proc/diskstats holds."""
     prev, cur, increase = interval
     read = sum(sectors for name, (sectors, _) in increase.items() if name in whole_disks)
     written = sum(sectors for name, (_, sectors) in increase.items() if name in whole_disks)
@@ -144,10 +136,10 @@ def test_io_rate_sums_the_whole_disks_only(
 
 
 @given(disk_intervals(), positive_dt)
-def test_io_rate_without_sys_block_skips_the_seeds_virtual_devices(
+def test_io_rate_without_sys_block_skips_the_listed_virtual_devices(
     interval: tuple[DiskStats, DiskStats, dict[str, tuple[int, int]]], dt: float
 ) -> None:
-    """SPEC 3.6: with no /sys/block list, every device but loop, ram, zram, dm-, md, sr and fd counts."""
+    """docs/behaviour.md §3.6: with no /sys/block list, every device but loop, ram, zram, dm-, md, sr and fd counts."""
     prev, cur, increase = interval
     read = sum(sectors for name, (sectors, _) in increase.items() if not skipped_disk(name))
     written = sum(sectors for name, (_, sectors) in increase.items() if not skipped_disk(name))

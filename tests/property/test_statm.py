@@ -1,4 +1,4 @@
-"""/proc/<pid>/statm properties (issue 2; SPEC 3.4): seven u64 page counts, the resident set second."""
+"""/proc/<pid>/statm properties (docs/behaviour.md §3.4): seven u64 page counts, the resident set second."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property tests of the process-tree core (SPEC 3.4 `rss`, SPEC 6 `tree_rss`/`tree_usage`): compute/tree.py.
+"""Property tests of the process-tree core (docs/behaviour.md §3.4 `rss`, §6 `tree_rss`/`tree_usage`): compute/tree.py.
 
 The oracle is a different algorithm from the code under test: the code walks DOWN from the root through a children
 index; the oracle walks UP each process's ppid chain and asks whether it meets the root.
@@ -9,27 +9,26 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.compute.snapshot import ProcEntry
-from orca.sample.compute.tree import (
-    children_by_parent,
-    children_index,
-    cpu_ticks,
-    matched_pids,
-    parents_of,
-    rss_pages,
-    run_of,
-    run_pids,
-    total,
-    tree_of,
-    tree_pids,
-    trees_of,
-)
+from orca.sample.compute.tree import run_of, total, tree_of, trees_of, walk
 from orca.sample.shell.procs import ProcessScanner, page_size
+
+
+@dataclass(frozen=True, slots=True)
+class ProcEntry:
+    """One process of a drawn /proc table: what its stat, statm and cmdline files say."""
+
+    pid: int
+    ppid: int
+    rss_pages: int
+    cpu_ticks: int
+    argv0: str
+
 
 # proc(5): pids run from 1 to pid_max, at most PID_MAX_LIMIT = 2**22 on 64-bit kernels; a ppid of 0 is the kernel's
 # (init and kthreadd). statm counts pages (up to 2**36 is 256 TiB of 4 KiB pages); stat's times are %lu/%ld ticks.
@@ -54,6 +53,10 @@ def process_tables(draw: st.DrawFn) -> dict[int, ProcEntry]:
     return entries
 
 
+def parents_of(entries: Mapping[int, ProcEntry]) -> dict[int, int]:
+    return {pid: entry.ppid for pid, entry in entries.items()}
+
+
 def reaches(parents: Mapping[int, int], pid: int, root: int) -> bool:
     """The oracle: following ppid links up from `pid` meets `root` (each step to a present process, no revisits)."""
     if root not in parents or pid not in parents:
@@ -72,12 +75,13 @@ def reaches(parents: Mapping[int, int], pid: int, root: int) -> bool:
 
 
 def brute_tree(entries: Mapping[int, ProcEntry], root: int) -> set[int]:
-    parents = {pid: entry.ppid for pid, entry in entries.items()}
+    parents = parents_of(entries)
     return {pid for pid in entries if reaches(parents, pid, root)}
 
 
 def roots_of(entries: Mapping[int, ProcEntry]) -> st.SearchStrategy[int]:
-    """A root that is usually in the table, sometimes not (SPEC 6: a root that does not exist is absent)."""
+    """A root that is usually in the table, sometimes not (docs/behaviour.md §6: a root that does not exist is
+    absent)."""
     return st.sampled_from(sorted(entries)) | pids_st if entries else pids_st
 
 
@@ -90,27 +94,45 @@ SELF_PARENT = {1: ProcEntry(1, 1, 3, 3, ""), 2: ProcEntry(2, 1, 5, 5, "")}
 @example(CYCLE, 7).via("a leaf hanging off a cycle")
 @example(SELF_PARENT, 1).via("a process that names itself as parent")
 def test_tree_is_the_root_and_exactly_its_descendants(entries: dict[int, ProcEntry], other: int) -> None:
-    """Every root in the table, and one drawn pid that is usually not (SPEC 6: absent root, empty tree)."""
+    """Every root in the table, and one drawn pid that is usually not (an absent root has an empty tree)."""
+    parents = parents_of(entries)
     for root in [*entries, other]:
-        assert set(tree_pids(entries, root)) == brute_tree(entries, root)
+        assert set(tree_of(parents, root)) == brute_tree(entries, root)
+
+
+@given(process_tables(), pids_st)
+def test_walking_children_files_finds_the_same_tree(entries: dict[int, ProcEntry], other: int) -> None:
+    """`walk` over a children function (as the shell reads /proc/<pid>/task/<tid>/children) finds the root and
+    exactly its descendants, whatever cycles the table holds; a root without children is alone in its tree."""
+    children: dict[int, list[int]] = {}
+    for pid, entry in entries.items():
+        if pid != entry.ppid:
+            children.setdefault(entry.ppid, []).append(pid)
+    parents = parents_of(entries)
+    for root in [*entries, other]:
+        # A root missing from the table is still where the walk starts: the oracle gets it, with no parent.
+        with_root = {-1: -1, **parents, root: parents.get(root, -1)}
+        expected = {pid for pid in with_root if reaches(with_root, pid, root)}
+        assert walk(lambda pid: children.get(pid, []), root) == expected
 
 
 @given(process_tables(), pids_st)
 def test_a_root_that_is_absent_has_an_empty_tree(entries: dict[int, ProcEntry], root: int) -> None:
     entries.pop(root, None)
-    assert tree_pids(entries, root) == frozenset()
+    assert tree_of(parents_of(entries), root) == frozenset()
     assert trees_of(parents_of(entries), [root]) == {}
 
 
 def test_cycles_and_missing_parents_end() -> None:
-    """A cycle from pid reuse and a parent that exited mid-pass neither hang nor raise (SPEC 3.10)."""
-    assert tree_pids(CYCLE, 5) == {5, 6, 7}
-    assert tree_pids(CYCLE, 6) == {5, 6, 7}
-    assert tree_pids(CYCLE, 7) == {7}
-    assert tree_pids(SELF_PARENT, 1) == {1, 2}
-    orphans = {30: ProcEntry(30, 999, 1, 1, ""), 31: ProcEntry(31, 30, 1, 1, "")}  # 999 exited
-    assert tree_pids(orphans, 30) == {30, 31}
-    assert tree_pids(orphans, 999) == frozenset()
+    """A cycle from pid reuse and a parent that exited mid-pass neither hang nor raise (docs/behaviour.md §3.10)."""
+    assert tree_of(parents_of(CYCLE), 5) == {5, 6, 7}
+    assert tree_of(parents_of(CYCLE), 6) == {5, 6, 7}
+    assert tree_of(parents_of(CYCLE), 7) == {7}
+    assert tree_of(parents_of(SELF_PARENT), 1) == {1, 2}
+    orphans = {30: 999, 31: 30}  # 999 exited
+    assert tree_of(orphans, 30) == {30, 31}
+    assert tree_of(orphans, 999) == frozenset()
+    assert walk(lambda pid: [pid, pid + 1] if pid < 3 else [1], 1) == {1, 2, 3}
 
 
 def test_a_deep_chain_needs_no_recursion() -> None:
@@ -118,6 +140,7 @@ def test_a_deep_chain_needs_no_recursion() -> None:
     depth = 50_000
     parents = {pid: pid - 1 for pid in range(1, depth + 1)}
     assert len(tree_of(parents, 1)) == depth
+    assert len(walk(lambda pid: [pid + 1] if pid < depth else [], 1)) == depth
 
 
 @given(st.data(), process_tables())
@@ -129,49 +152,38 @@ def test_trees_of_many_roots_agree_with_one_at_a_time(data: st.DataObject, entri
 
 
 @given(st.data(), process_tables(), argv0_st)
-def test_run_rss_counts_each_process_once(data: st.DataObject, entries: dict[int, ProcEntry], argv0: str) -> None:
-    """SPEC 3.4: the run is the root's tree plus the argv0 matches, each process counted once."""
+def test_the_run_counts_each_process_once(data: st.DataObject, entries: dict[int, ProcEntry], argv0: str) -> None:
+    """docs/behaviour.md §3.4: the run is the root's tree plus the argv0 matches, each process counted once."""
     root = data.draw(st.none() | roots_of(entries))
     tree = brute_tree(entries, root) if root is not None else set()
-    matched = {pid for pid, entry in entries.items() if argv0 and entry.argv0 == argv0}
-    run = tree | matched
-    assert run_pids(entries, root, argv0) == run
-    assert rss_pages(entries, run_pids(entries, root, argv0)) == sum(entries[pid].rss_pages for pid in run)
+    matched = [pid for pid, entry in entries.items() if argv0 and entry.argv0 == argv0]
+    run = tree | set(matched)
+    pages = {pid: entry.rss_pages for pid, entry in entries.items()}
+    assert run_of(parents_of(entries), root, matched) == run
+    # Listed twice (in the tree and matched, or matched twice): still counted once.
+    assert total(pages, [*run_of(parents_of(entries), root, matched), *matched]) == sum(pages[pid] for pid in run)
 
 
 @given(process_tables())
 def test_a_tree_whose_members_all_match_is_counted_once(entries: dict[int, ProcEntry]) -> None:
     """Every process both in the tree and matched: the run's pages are the tree's, not twice them."""
-    same = {pid: ProcEntry(pid, e.ppid, e.rss_pages, e.cpu_ticks, "/usr/bin/worker") for pid, e in entries.items()}
-    for root in same:
-        run = run_pids(same, root, "/usr/bin/worker")
-        assert run == set(same)
-        assert rss_pages(same, run) == sum(e.rss_pages for e in same.values())
-
-
-@given(process_tables())
-def test_an_empty_match_matches_nothing(entries: dict[int, ProcEntry]) -> None:
-    """Kernel threads and zombies have an empty argv0: `--match ""` (no flag) must not pick them up."""
-    assert matched_pids(entries, "") == frozenset()
-    assert run_pids(entries, None, "") == frozenset()
+    parents = parents_of(entries)
+    pages = {pid: entry.rss_pages for pid, entry in entries.items()}
+    for root in entries:
+        run = run_of(parents, root, entries)
+        assert run == set(entries)
+        assert total(pages, run) == sum(pages.values())
 
 
 @given(process_tables(), st.lists(pids_st, max_size=60))
 def test_sums_equal_brute_force(entries: dict[int, ProcEntry], pids: list[int]) -> None:
     """Duplicates in the pid list and pids not in the table (vanished mid-pass) add nothing."""
     distinct_present = {pid for pid in pids if pid in entries}
-    assert rss_pages(entries, pids) == sum(entries[pid].rss_pages for pid in distinct_present)
-    assert cpu_ticks(entries, pids) == sum(entries[pid].cpu_ticks for pid in distinct_present)
-    assert total({pid: e.rss_pages for pid, e in entries.items()}, pids) == rss_pages(entries, pids)
-    assert rss_pages(entries, []) == 0
-
-
-@given(process_tables())
-def test_children_index_inverts_the_parent_links(entries: dict[int, ProcEntry]) -> None:
-    index = children_index(entries)
-    assert index == children_by_parent(parents_of(entries))
-    listed = [(ppid, pid) for ppid, kids in index.items() for pid in kids]
-    assert sorted(listed) == sorted((e.ppid, pid) for pid, e in entries.items() if pid != e.ppid)
+    pages = {pid: entry.rss_pages for pid, entry in entries.items()}
+    ticks = {pid: entry.cpu_ticks for pid, entry in entries.items()}
+    assert total(pages, pids) == sum(entries[pid].rss_pages for pid in distinct_present)
+    assert total(ticks, pids) == sum(entries[pid].cpu_ticks for pid in distinct_present)
+    assert total(pages, []) == 0
 
 
 @given(process_tables(), st.lists(pids_st, max_size=5))
@@ -224,7 +236,8 @@ def test_scanner_over_rendered_proc_agrees_with_the_oracle(
     tables: tuple[dict[int, ProcEntry], dict[int, ProcEntry], dict[int, str]], argv0: str, root: int | None
 ) -> None:
     """ProcessScanner.run_rss over /proc files written from a table equals the oracle's sum, on the first pass and
-    on a second one in which some processes exec'd (SPEC 3.4; the argv0 cache must notice the new comm)."""
+    on a second one in which some processes exec'd (docs/behaviour.md §3.4; the argv0 cache must notice the new
+    comm)."""
     first, second, comms = tables
     page = page_size()
     with tempfile.TemporaryDirectory() as directory:

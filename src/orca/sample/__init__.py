@@ -1,34 +1,48 @@
 """orca.sample: the machine-metrics sampler of the orca pipeline platform.
 
-Every function of the seed's API is importable from here (SPEC 1.4). Names are resolved on first use, so that
-`import orca.sample` stays cheap for the command and for other orca modules that need one parser.
+Every name of the documented API (docs/behaviour.md §6) is importable from here. Names are resolved on first use, so
+that `import orca.sample` stays cheap for the command and for other orca modules that need one parser.
+
+`_HOMES` is the one list of those names. The imports under TYPE_CHECKING give the type checker each name's type
+(`as` marks them re-exported); a test checks that they name exactly `_HOMES`, each from its home.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orca.sample.compute.cpu import cpu_share
-    from orca.sample.compute.encode import fixed1
-    from orca.sample.compute.line import CpuShare, Disk, Mem
-    from orca.sample.compute.names import PREFIX, machine_name
-    from orca.sample.parse.cgroup import container_mem, container_name
-    from orca.sample.parse.diskstats import parse_diskstats
-    from orca.sample.parse.meminfo import parse_meminfo
-    from orca.sample.parse.net_dev import parse_net_dev
-    from orca.sample.parse.pid_stat import PidUsage, parse_pid_stat, parse_pid_usage
-    from orca.sample.parse.proc_stat import parse_proc_stat
-    from orca.sample.shell.cli import sample_main
-    from orca.sample.shell.containers import container_ids
-    from orca.sample.shell.env import default_dirs, metrics_location, sample_seconds
-    from orca.sample.shell.files import append_line
-    from orca.sample.shell.procs import alive, tree_rss, tree_usage
-    from orca.sample.shell.s3 import stage_of
-    from orca.sample.shell.sampler import Sampler
+    from orca.sample.compute.containers import container_mem as container_mem
+    from orca.sample.compute.cpu import cpu_share as cpu_share
+    from orca.sample.compute.encode import fixed1 as fixed1
+    from orca.sample.compute.line import CpuShare as CpuShare
+    from orca.sample.compute.line import Disk as Disk
+    from orca.sample.compute.line import Mem as Mem
+    from orca.sample.compute.names import PREFIX as PREFIX
+    from orca.sample.compute.names import machine_name as machine_name
+    from orca.sample.compute.rates import parse_diskstats as parse_diskstats
+    from orca.sample.parse.cgroup import container_name as container_name
+    from orca.sample.parse.meminfo import parse_meminfo as parse_meminfo
+    from orca.sample.parse.net_dev import parse_net_dev as parse_net_dev
+    from orca.sample.parse.pid_stat import PidUsage as PidUsage
+    from orca.sample.parse.pid_stat import parse_pid_stat as parse_pid_stat
+    from orca.sample.parse.pid_stat import parse_pid_usage as parse_pid_usage
+    from orca.sample.parse.proc_stat import parse_proc_stat as parse_proc_stat
+    from orca.sample.shell.cli import sample_main as sample_main
+    from orca.sample.shell.containers import container_ids as container_ids
+    from orca.sample.shell.env import default_dirs as default_dirs
+    from orca.sample.shell.env import metrics_location as metrics_location
+    from orca.sample.shell.env import sample_seconds as sample_seconds
+    from orca.sample.shell.files import append_line as append_line
+    from orca.sample.shell.procs import alive as alive
+    from orca.sample.shell.procs import tree_rss as tree_rss
+    from orca.sample.shell.procs import tree_usage as tree_usage
+    from orca.sample.shell.s3 import stage_of as stage_of
+    from orca.sample.shell.sampler import Sampler as Sampler
 
-_HOMES = {
+_HOMES: dict[str, str] = {
+    "container_mem": "orca.sample.compute.containers",
     "cpu_share": "orca.sample.compute.cpu",
     "fixed1": "orca.sample.compute.encode",
     "CpuShare": "orca.sample.compute.line",
@@ -36,9 +50,8 @@ _HOMES = {
     "Mem": "orca.sample.compute.line",
     "PREFIX": "orca.sample.compute.names",
     "machine_name": "orca.sample.compute.names",
-    "container_mem": "orca.sample.parse.cgroup",
+    "parse_diskstats": "orca.sample.compute.rates",
     "container_name": "orca.sample.parse.cgroup",
-    "parse_diskstats": "orca.sample.parse.diskstats",
     "parse_meminfo": "orca.sample.parse.meminfo",
     "parse_net_dev": "orca.sample.parse.net_dev",
     "PidUsage": "orca.sample.parse.pid_stat",
@@ -57,42 +70,23 @@ _HOMES = {
     "stage_of": "orca.sample.shell.s3",
     "Sampler": "orca.sample.shell.sampler",
 }
+"""Each exported name -> the module that defines it."""
 
-__all__ = [
-    "PREFIX",
-    "CpuShare",
-    "Disk",
-    "Mem",
-    "PidUsage",
-    "Sampler",
-    "alive",
-    "append_line",
-    "container_ids",
-    "container_mem",
-    "container_name",
-    "cpu_share",
-    "default_dirs",
-    "fixed1",
-    "machine_name",
-    "metrics_location",
-    "parse_diskstats",
-    "parse_meminfo",
-    "parse_net_dev",
-    "parse_pid_stat",
-    "parse_pid_usage",
-    "parse_proc_stat",
-    "sample_main",
-    "sample_seconds",
-    "stage_of",
-    "tree_rss",
-    "tree_usage",
-]
+__all__ = sorted(_HOMES)
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'orca.sample' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
+
+if not TYPE_CHECKING:
+    # Only at run time: to the type checker the names are the imports above, so a misspelt name is an error there
+    # rather than `Any`.
+
+    def __getattr__(name: str) -> object:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module 'orca.sample' has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        globals()[name] = value
+        return value

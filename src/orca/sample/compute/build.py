@@ -1,4 +1,4 @@
-"""One line's values from two snapshots (SPEC 3): every section computed from the readings it needs."""
+"""One line's values from two snapshots (docs/behaviour.md §3): every section computed from the readings it needs."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ B = TypeVar("B")
 def build_line(prev: Snapshot, cur: Snapshot) -> Line:
     """The line covering `prev` to `cur`: `t` is `cur`'s wall clock, `dt` the monotonic time between them.
 
-    A section is None (`null` in the line, SPEC 3.10) when a reading it needs is None in either snapshot; the
-    sections that are point-in-time readings (`mem`, `disk`, `cores`) need only `cur`'s.
+    A section is None (`null` in the line, docs/behaviour.md §3.10) when a reading it needs is None in either
+    snapshot; the sections that are point-in-time readings (`mem`, `disk`, `cores`) need only `cur`'s.
     """
     dt = (cur.monotonic_ns - prev.monotonic_ns) / NS_PER_SECOND
     return Line(

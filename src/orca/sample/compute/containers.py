@@ -1,4 +1,4 @@
-"""Container entries of a line (SPEC 3.8 and issue 4's extension fields), from two sets of cgroup readings."""
+"""Container entries of a line (docs/behaviour.md §3.8, with its extension fields), from two sets of cgroup readings."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 from orca.sample.compute.line import ContainerEntry
 from orca.sample.compute.snapshot import ContainerReading
-
-USEC_PER_SECOND = 1_000_000
+from orca.sample.parse.cgroup import flat_keyed, memory_current
+from orca.sample.parse.numbers import USEC_PER_SECOND
 
 
 def container_entries(
@@ -35,13 +35,30 @@ def container_entries(
     )
 
 
+def container_mem(current: str, stat: str) -> int:
+    """The documented API's `container_mem`: an entry's `mem` from the texts of `memory.current` and `memory.stat`;
+    -1 when `current` is not a number of bytes. A missing `inactive_file` (or a `memory.stat` that does not parse)
+    subtracts nothing.
+
+    >>> container_mem("10000\\n", "anon 6000\\ninactive_file 3000\\n")
+    7000
+    >>> container_mem("1000", "inactive_file 3000")
+    0
+    >>> container_mem("max", "")
+    -1
+    """
+    memory_stat = flat_keyed(stat, "memory.stat").value_or({})
+    return memory_current(current).map(lambda used: _mem(used, memory_stat)).value_or(-1)
+
+
 def _mem(memory_current: int, memory_stat: Mapping[str, int]) -> int:
-    """docker stats' number: memory.current less the page cache's inactive files (SPEC 3.8)."""
+    """docker stats' number: memory.current less the page cache's inactive files (docs/behaviour.md §3.8)."""
     return max(0, memory_current - memory_stat.get("inactive_file", 0))
 
 
 def _mem_nocache(memory_current: int, memory_stat: Mapping[str, int]) -> int:
-    """memory.current less all the file cache, active and inactive (issue 4)."""
+    """memory.current less all the file cache, active and inactive: what reclaim cannot free (docs/behaviour.md
+    §3.8)."""
     return max(0, memory_current - memory_stat.get("active_file", 0) - memory_stat.get("inactive_file", 0))
 
 

@@ -1,4 +1,4 @@
-"""The `cpu` section (SPEC 3.3): shares of all cores' time between two /proc/stat readings."""
+"""The `cpu` section (docs/behaviour.md §3.3): shares of all cores' time between two /proc/stat readings."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ _ZERO_TIMES = CpuTimes(0, 0, 0, 0, 0, 0, 0, 0)
 
 
 def cpu_share_between(prev: ProcStat, cur: ProcStat) -> CpuShare:
-    """Percentages of all cores' time from `prev` to `cur` (SPEC 3.3).
+    """Percentages of all cores' time from `prev` to `cur` (docs/behaviour.md §3.3).
 
     A counter that went backwards counts 0; a zero total gives 0.0 everywhere; `busiest` is taken over the cores
     present in both readings (matched by their `cpuN` number).
@@ -41,7 +41,8 @@ def cpu_share_between(prev: ProcStat, cur: ProcStat) -> CpuShare:
 
 
 def cpu_share(prev: Sequence[Sequence[int]], cur: Sequence[Sequence[int]]) -> CpuShare:
-    """The seed's `cpu_share`, over readings as `parse_proc_stat` gives them: the aggregate first, then each core.
+    """The documented API's `cpu_share`, over readings as `parse_proc_stat` gives them: the aggregate first, then
+    each core.
 
     Cores are matched by position; missing trailing counters are 0 and extra ones ignored; an empty reading gives
     0.0 everywhere.

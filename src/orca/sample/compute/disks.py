@@ -1,4 +1,4 @@
-"""The `disk` section (SPEC 3.5): one entry per file system among the directories."""
+"""The `disk` section (docs/behaviour.md §3.5): one entry per file system among the directories."""
 
 from __future__ import annotations
 

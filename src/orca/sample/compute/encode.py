@@ -1,4 +1,4 @@
-"""The line encoder (SPEC 3.1-3.10, issue 4's extensions): one `Line` to the exact bytes of one JSON line.
+"""The line encoder (docs/behaviour.md §3.1-3.10): one `Line` to the exact bytes of one JSON line.
 
 Decimals are written as text fragments (`orjson.Fragment`) rather than rounded floats: orjson prints a float in its
 shortest form, which for `round(x, 1)` is the one-decimal text up to about 1e14 but then loses the decimal or turns to
@@ -14,24 +14,21 @@ from typing import Any
 import orjson
 
 from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
+from orca.sample.parse.numbers import U64_MAX
 
 FORMAT_VERSION = 1
 _I64_MIN = -(2**63)
-_U64_MAX = 2**64 - 1
 # Beyond this, `str(int)` meets Python's 4300-digit limit; no counter comes within a googol of it.
 _MAX_TEXT_BITS = 4000
 
 
 def fixed1(x: float) -> str:
-    """`x` to one decimal, as JSON; `-0.0` and non-finite values give `0.0` (the seed's `fixed1`).
+    """`x` to one decimal, as JSON; `-0.0` and non-finite values give `0.0` (the documented API's `fixed1`).
 
     >>> [fixed1(v) for v in (99.0, 0.05, 0.15, -0.04, -2.26, float("nan"), 1e16)]
     ['99.0', '0.1', '0.1', '0.0', '-2.3', '0.0', '10000000000000000.0']
     """
-    if not math.isfinite(x):
-        return "0.0"
-    text = f"{x:.1f}"
-    return "0.0" if text == "-0.0" else text
+    return decimals(x, 1)
 
 
 def decimals(x: float, places: int) -> str:
@@ -80,11 +77,11 @@ def _one_decimal(x: float) -> orjson.Fragment:
 
 def _integer(n: int) -> int | orjson.Fragment:
     """orjson writes 64-bit integers only; a larger one is written as text, an absurd one saturates."""
-    if _I64_MIN <= n <= _U64_MAX:
+    if _I64_MIN <= n <= U64_MAX:
         return n
     if n.bit_length() < _MAX_TEXT_BITS:
         return orjson.Fragment(str(n))
-    return _U64_MAX if n > 0 else _I64_MIN
+    return U64_MAX if n > 0 else _I64_MIN
 
 
 def _text(s: str) -> str:

@@ -1,4 +1,4 @@
-"""The values of one line (SPEC 3): what the pure core computes and the encoder writes."""
+"""The values of one line (docs/behaviour.md §3): what the pure core computes and the encoder writes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class CpuShare:
-    """The seed's `CpuShare`: percentages of all cores' time between two readings (SPEC 3.3)."""
+    """The documented API's `CpuShare`: percentages of all cores' time between two readings (docs/behaviour.md §3.3)."""
 
     user: float
     system: float
@@ -18,7 +18,7 @@ class CpuShare:
 
 @dataclass(frozen=True, slots=True)
 class Mem:
-    """SPEC 3.4, in bytes."""
+    """docs/behaviour.md §3.4, in bytes."""
 
     total: int
     used: int
@@ -31,7 +31,7 @@ class Mem:
 
 @dataclass(frozen=True, slots=True)
 class Disk:
-    """SPEC 3.5, in bytes."""
+    """docs/behaviour.md §3.5, in bytes."""
 
     path: str
     total: int
@@ -41,7 +41,7 @@ class Disk:
 
 @dataclass(frozen=True, slots=True)
 class IoRate:
-    """SPEC 3.6, bytes per second."""
+    """docs/behaviour.md §3.6, bytes per second."""
 
     read: int
     write: int
@@ -49,7 +49,7 @@ class IoRate:
 
 @dataclass(frozen=True, slots=True)
 class NetRate:
-    """SPEC 3.7, bytes per second."""
+    """docs/behaviour.md §3.7, bytes per second."""
 
     received: int
     """Written as `in`."""
@@ -59,7 +59,7 @@ class NetRate:
 
 @dataclass(frozen=True, slots=True)
 class ContainerEntry:
-    """One element of `containers` (SPEC 3.8 and issue 4's extension fields)."""
+    """One element of `containers` (docs/behaviour.md §3.8, extension fields included)."""
 
     name: str
     mem: int
@@ -72,7 +72,8 @@ class ContainerEntry:
 
 @dataclass(frozen=True, slots=True)
 class PressureShare:
-    """Percent of `dt` in which some task stalled, per resource; a None resource is left out (issue 4)."""
+    """Percent of `dt` in which some task stalled, per resource; a None resource is left out (docs/behaviour.md
+    §3.9)."""
 
     cpu: float | None
     memory: float | None
@@ -81,7 +82,7 @@ class PressureShare:
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One line's values. A None section is written `null` (SPEC 3.10), except as noted."""
+    """One line's values. A None section is written `null` (docs/behaviour.md §3.10), except as noted."""
 
     t: float
     dt: float

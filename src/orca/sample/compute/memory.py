@@ -1,4 +1,4 @@
-"""The `mem` section (SPEC 3.4) from /proc/meminfo and the run's resident bytes."""
+"""The `mem` section (docs/behaviour.md §3.4) from /proc/meminfo and the run's resident bytes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ MEMINFO_KEYS = frozenset(
 
 
 def memory_section(info: MemInfo, rss_bytes: int) -> Mem | None:
-    """SPEC 3.4 in bytes; None when /proc/meminfo has no MemTotal.
+    """docs/behaviour.md §3.4 in bytes; None when /proc/meminfo has no MemTotal.
 
     `available` is MemAvailable, or MemFree + Buffers + Cached on a kernel without it; `used` is total - available,
     never negative; `cache` the file-backed pages, Active(file) + Inactive(file), else Cached; `swap_used`
@@ -30,7 +30,7 @@ def memory_section(info: MemInfo, rss_bytes: int) -> Mem | None:
         return None
     available = values.get("MemAvailable")
     if available is None:
-        # Kernels before 3.14 have no MemAvailable: the seed's estimate.
+        # Kernels before 3.14 have no MemAvailable: the estimate free(1) used then.
         available = values.get("MemFree", 0) + values.get("Buffers", 0) + values.get("Cached", 0)
     active_file, inactive_file = values.get("Active(file)"), values.get("Inactive(file)")
     cache = (

@@ -1,4 +1,4 @@
-"""The names the sampler writes: its stdout prefix and a worker's metrics file name (SPEC 4.1, 6)."""
+"""The names the sampler writes: its stdout prefix and a worker's metrics file name (docs/behaviour.md §4.1, §6)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ _KEPT = frozenset(string.ascii_letters + string.digits + ".-_")
 
 
 def machine_name(name: str) -> str:
-    """`worker-` and `name`, every character but ASCII letters, digits, `.`, `-` and `_` made `_` (SPEC 6).
+    """`worker-` and `name`, every character but ASCII letters, digits, `.`, `-` and `_` made `_`
+    (docs/behaviour.md §6).
 
     One `_` per character (code point), so the result is safe as one path component: no `/`, no NUL.
 

@@ -1,13 +1,12 @@
-"""The host's `pressure` object (issue 4): percent of `dt` in which some task stalled, per resource."""
+"""The host's `pressure` object (docs/behaviour.md §3.9): percent of `dt` in which some task stalled, per resource."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from orca.sample.compute.line import PressureShare
+from orca.sample.parse.numbers import USEC_PER_SECOND
 from orca.sample.parse.pressure import Pressure
-
-USEC_PER_SECOND = 1_000_000
 
 
 def pressure_share(

@@ -1,24 +1,21 @@
-"""The `io` and `net` sections (SPEC 3.6, 3.7): bytes per second from per-device counter deltas."""
+"""The `io` and `net` sections (docs/behaviour.md §3.6, §3.7): bytes per second from per-device counter deltas."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from toolz import keyfilter, valmap
 
 from orca.sample.compute.line import IoRate, NetRate
+from orca.sample.parse import diskstats
 from orca.sample.parse.block import skipped_disk
-from orca.sample.parse.diskstats import DiskIo, DiskStats
-from orca.sample.parse.net_dev import NetDev
-
-SECTOR_BYTES = 512
-"""/proc/diskstats counts 512-byte sectors whatever the device's own sector size (iostats.rst)."""
-LOOPBACK = "lo"
+from orca.sample.parse.diskstats import SECTOR_BYTES, DiskIo, DiskStats
+from orca.sample.parse.net_dev import LOOPBACK, NetDev
 
 
 def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
-    """Bytes received and sent per second over every interface but `lo` (SPEC 3.7).
+    """Bytes received and sent per second over every interface but `lo` (docs/behaviour.md §3.7).
 
     Deltas are per interface: one that appears counts 0 for the interval it appears in (its first reading is its
     baseline), one that vanished counts 0, and a counter that went backwards (a reset) counts 0.
@@ -34,18 +31,16 @@ def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
 
 
 def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None, dt: float) -> IoRate:
-    """Bytes read and written per second, summed over the whole disks (SPEC 3.6).
+    """Bytes read and written per second, summed over the whole disks (docs/behaviour.md §3.6).
 
-    `whole_disks` is /sys/block's list; with None, every device but the seed's skipped ones (loop, ram, zram, dm-,
+    `whole_disks` is /sys/block's list; with None, every device but the skipped ones (loop, ram, zram, dm-,
     md, sr, fd) counts, partitions included. Deltas are per device, as for `net_rate`.
 
     >>> prev = DiskStats((DiskIo("vda", 100, 200), DiskIo("vda1", 100, 200)))
     >>> io_rate(prev, DiskStats((DiskIo("vda", 110, 220), DiskIo("vda1", 110, 220))), frozenset({"vda"}), 5.0)
     IoRate(read=1024, write=2048)
     """
-    counts: Callable[[str], bool] = (
-        (lambda name: not skipped_disk(name)) if whole_disks is None else whole_disks.__contains__
-    )
+    counts = _counted(whole_disks)
     before = {device.name: device for device in prev.devices}
     after = keyfilter(counts, {device.name: device for device in cur.devices})
     read = _deltas(valmap(_sectors_read, before), valmap(_sectors_read, after))
@@ -54,6 +49,33 @@ def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None,
         read=_per_second(sum(read.values()) * SECTOR_BYTES, dt),
         write=_per_second(sum(written.values()) * SECTOR_BYTES, dt),
     )
+
+
+def parse_diskstats(text: str, disks: Collection[str]) -> tuple[int, int]:
+    """The documented API's `parse_diskstats`: bytes read and written so far over `disks`, or, when `disks` is
+    empty, over every device but the skipped ones (as `io_rate` counts them without /sys/block's list).
+
+    A name counts once per line however often `disks` holds it; text that does not parse gives (0, 0).
+
+    >>> parse_diskstats(" 254 0 vda 1 0 8 0 1 0 2 0 0 0 0\\n 7 0 loop0 1 0 16 0 1 0 4 0 0 0 0\\n", ())
+    (4096, 1024)
+    >>> parse_diskstats(" 254 0 vda 1 0 8 0 1 0 2 0 0 0 0\\n 7 0 loop0 1 0 16 0 1 0 4 0 0 0 0\\n", ["loop0"])
+    (8192, 2048)
+    """
+    stats = diskstats.parse(text).value_or(None)
+    if stats is None:
+        return (0, 0)
+    counts = _counted(frozenset(disks) or None)
+    counted = [device for device in stats.devices if counts(device.name)]
+    return (
+        sum(map(_sectors_read, counted)) * SECTOR_BYTES,
+        sum(map(_sectors_written, counted)) * SECTOR_BYTES,
+    )
+
+
+def _counted(whole_disks: frozenset[str] | None) -> Callable[[str], bool]:
+    """Whether a device's sectors count: it is one of `whole_disks`, or, without that list, not a skipped device."""
+    return (lambda name: not skipped_disk(name)) if whole_disks is None else whole_disks.__contains__
 
 
 def _deltas(prev: Mapping[str, int], cur: Mapping[str, int]) -> dict[str, int]:

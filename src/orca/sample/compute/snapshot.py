@@ -25,22 +25,8 @@ class DiskReading:
 
 
 @dataclass(frozen=True, slots=True)
-class ProcEntry:
-    """One process of a pass over /proc, as the tree sums need it."""
-
-    pid: int
-    ppid: int
-    rss_pages: int
-    """From /proc/<pid>/statm's second field (SPEC 3.4)."""
-    cpu_ticks: int
-    """utime + stime + cutime + cstime from /proc/<pid>/stat."""
-    argv0: str
-    """The first field of /proc/<pid>/cmdline; "" when not read (no --match) or a kernel thread."""
-
-
-@dataclass(frozen=True, slots=True)
 class ContainerReading:
-    """One Docker container's cgroup files at one moment (SPEC 3.8, issue 4)."""
+    """One Docker container's cgroup files at one moment (docs/behaviour.md §3.8)."""
 
     container_id: str
     name: str
@@ -54,7 +40,8 @@ class ContainerReading:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """The readings a line is the difference of. A field is None when its source could not be read (SPEC 3.10)."""
+    """The readings a line is the difference of. A field is None when its source could not be read
+    (docs/behaviour.md §3.10)."""
 
     monotonic_ns: int
     """`time.monotonic_ns()` when the readings were taken: `dt` is the difference of two."""
@@ -64,11 +51,11 @@ class Snapshot:
     stat: ProcStat | None
     meminfo: MemInfo | None
     rss_bytes: int | None
-    """The resident bytes of the run's processes (SPEC 3.4); 0 with neither --pid nor --match."""
+    """The resident bytes of the run's processes (docs/behaviour.md §3.4); 0 with neither --pid nor --match."""
     disks: tuple[DiskReading, ...] | None
     diskstats: DiskStats | None
     whole_disks: frozenset[str] | None
-    """The whole disks of /sys/block; None when it could not be listed (then the seed's skip list applies)."""
+    """The whole disks of /sys/block; None when it could not be listed (then the skip list applies)."""
     net: NetDev | None
     containers_enabled: bool
     """--cgroup was given: the line has a `containers` key."""

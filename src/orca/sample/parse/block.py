@@ -1,10 +1,10 @@
-"""Which entries of /sys/block are whole physical disks (SPEC 3.6)."""
+"""Which entries of /sys/block are whole physical disks (docs/behaviour.md §3.6)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-# The seed's `_skipped_disk` list: devices layered on others (loop, dm-, md), in memory (ram, zram) or removable
+# The fallback skip list: devices layered on others (loop, dm-, md), in memory (ram, zram) or removable
 # media (sr, fd), whose sectors would otherwise be counted twice or are not the run's disk I/O.
 _SKIPPED_PREFIXES = ("loop", "ram", "zram", "dm-", "md", "sr", "fd")
 
@@ -22,7 +22,7 @@ def whole_disks(links: Mapping[str, str]) -> frozenset[str]:
 
 
 def skipped_disk(name: str) -> bool:
-    """The seed's `_skipped_disk`: loop, ram, zram, dm-, md, sr, fd devices (the fallback without /sys/block).
+    """Whether a device is left out when /sys/block gives no list: loop, ram, zram, dm-, md, sr, fd devices.
 
     >>> [skipped_disk(name) for name in ("loop0", "dm-1", "md127", "sr0", "nvme0n1", "sda")]
     [True, True, True, True, False, False]

@@ -88,20 +88,3 @@ def container_name(config: str) -> str:
     if not isinstance(name, str):
         return ""
     return name.removeprefix("/")
-
-
-def container_mem(current: str, stat: str) -> int:
-    """The seed's adapter: `memory.current` less `inactive_file`, never below 0; -1 if `current` isn't a number.
-
-    `inactive_file` is the page cache the kernel reclaims first, which `docker stats` leaves out too. A missing
-    `inactive_file` (or an unreadable `memory.stat`) subtracts nothing.
-
-    >>> container_mem("10000\\n", "anon 6000\\ninactive_file 3000\\n")
-    7000
-    >>> container_mem("1000", "inactive_file 3000")
-    0
-    >>> container_mem("max", "")
-    -1
-    """
-    inactive = flat_keyed(stat, "memory.stat").map(lambda values: values.get("inactive_file", 0)).value_or(0)
-    return memory_current(current).map(lambda used: max(0, used - inactive)).value_or(-1)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
-from orca.sample.parse.block import skipped_disk
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import u64
 
-_SECTOR_BYTES = 512
+SECTOR_BYTES = 512
+"""/proc/diskstats counts 512-byte sectors whatever the device's own sector size (iostats.rst)."""
 # Documentation/ABI/testing/procfs-diskstats: 14 fields, 18 from 4.18 (discards), 20 from 5.5 (flushes).
 _FULL_LINE_FIELDS = frozenset({14, 18, 20})
 # iostats.rst, 2.6.25 and older: a partition's line is major minor name reads sectors-read writes sectors-written.
@@ -63,27 +62,3 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
     if not devices:
         return Failure(ParseError("/proc/diskstats", "no device line"))
     return Success(DiskStats(devices=tuple(devices)))
-
-
-def parse_diskstats(text: str, disks: Collection[str]) -> tuple[int, int]:
-    """The seed's adapter (SPEC 3.6): bytes read and written over `disks`, or all but skipped ones if empty.
-
-    A name counts once per line however often `disks` holds it; text that does not parse gives (0, 0).
-
-    >>> parse_diskstats(" 254 0 vda 1 0 8 0 1 0 2 0 0 0 0\\n 7 0 loop0 1 0 16 0 1 0 4 0 0 0 0\\n", ())
-    (4096, 1024)
-    >>> parse_diskstats(" 254 0 vda 1 0 8 0 1 0 2 0 0 0 0\\n 7 0 loop0 1 0 16 0 1 0 4 0 0 0 0\\n", ["loop0"])
-    (8192, 2048)
-    """
-    stats = parse(text).value_or(None)
-    if stats is None:
-        return (0, 0)
-    wanted = frozenset(disks)
-    counted = [
-        device
-        for device in stats.devices
-        if (device.name in wanted if wanted else not skipped_disk(device.name))
-    ]
-    sectors_read = sum(device.sectors_read for device in counted)
-    sectors_written = sum(device.sectors_written for device in counted)
-    return (sectors_read * _SECTOR_BYTES, sectors_written * _SECTOR_BYTES)

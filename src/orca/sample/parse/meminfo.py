@@ -53,7 +53,7 @@ def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, Par
 
 
 def parse_meminfo(text: str) -> dict[str, int]:
-    """The seed's adapter (SPEC 6): key → bytes; {} when nothing parses.
+    """The documented API's adapter (docs/behaviour.md §6): key → bytes; {} when nothing parses.
 
     >>> parse_meminfo("MemFree:123 kB\\nbroken line\\n")
     {'MemFree': 125952}

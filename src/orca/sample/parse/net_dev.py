@@ -13,7 +13,7 @@ from orca.sample.parse.numbers import u64
 # net/core/net-procfs.c prints 8 receive then 8 transmit counters after `name:`; bytes lead each group.
 _COUNTERS = 16
 _SENT_AT = 8
-_LOOPBACK = "lo"
+LOOPBACK = "lo"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ def parse(text: str) -> Result[NetDev, ParseError]:
         if received is None or sent is None or None in counters:
             continue
         seen_interface = True
-        if name != _LOOPBACK:
+        if name != LOOPBACK:
             bytes_by_interface[name] = (received, sent)
     if not seen_interface:
         return Failure(ParseError("/proc/net/dev", "no interface line"))
@@ -57,7 +57,8 @@ def parse(text: str) -> Result[NetDev, ParseError]:
 
 
 def parse_net_dev(text: str) -> dict[str, tuple[int, int]]:
-    """The seed's adapter (SPEC 6): interface → (bytes received, bytes sent); {} when nothing parses.
+    """The documented API's adapter (docs/behaviour.md §6): interface → (bytes received, bytes sent); {} when
+    nothing parses.
 
     >>> parse_net_dev("    lo: 9 1 0 0 0 0 0 0 9 1 0 0 0 0 0 0\\n")
     {}

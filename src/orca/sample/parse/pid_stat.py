@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import all_u64, u64
 
 SOURCE = "/proc/<pid>/stat"
 
@@ -45,7 +46,7 @@ class PidStat:
     starttime: int
     """Field 22: clock ticks after boot the process started."""
     rss_pages: int
-    """Field 24: a cheap, lagging count (SPEC 3.4); resident pages for sums come from statm."""
+    """Field 24: a cheap, lagging count (docs/behaviour.md §3.4); resident pages for sums come from statm."""
 
     @property
     def cpu_ticks(self) -> int:
@@ -54,7 +55,7 @@ class PidStat:
 
 @dataclass(frozen=True, slots=True)
 class PidUsage:
-    """The seed's `PidUsage`: what /proc/<pid>/stat says one process uses."""
+    """The documented API's `PidUsage`: what /proc/<pid>/stat says one process uses."""
 
     parent: int
     """-1 if the line was malformed."""
@@ -63,20 +64,12 @@ class PidUsage:
     """utime + stime + cutime + cstime."""
 
 
-# A u64 has at most 20 decimal digits. Longer runs of digits are not the kernel's, and Python's int() refuses
-# strings of over 4300 digits with an exception: the bound keeps every parse total.
-_MAX_DIGITS = 20
-
-
-def _is_count(token: bytes) -> bool:
-    return len(token) <= _MAX_DIGITS and token.isdigit()
-
-
 def _child_ticks(token: bytes) -> int | None:
     """cutime/cstime: signed in the format, never negative in fact (see the module docstring); `-N` reads as 0."""
-    if _is_count(token):
-        return int(token)
-    if token[:1] == b"-" and _is_count(token[1:]):
+    ticks = u64(token)
+    if ticks is not None:
+        return ticks
+    if token[:1] == b"-" and u64(token[1:]) is not None:
         return 0
     return None
 
@@ -89,29 +82,22 @@ def _scan(data: bytes) -> tuple[str, int, int, int, int, int, int, int] | None:
     """
     close = data.rfind(b")")
     opening = data.find(b"(")
-    if opening < 0 or close < opening or not _is_count(data[:opening].strip()):
+    if opening < 0 or close < opening or u64(data[:opening].strip()) is None:
         return None
     fields = data[close + 1 :].split(None, _SPLITS)
     if len(fields) < _SPLITS:
         return None
     state = fields[_STATE]
-    ppid, utime, stime, starttime, rss = fields[_PPID], fields[_UTIME], fields[_STIME], fields[_STARTTIME], fields[_RSS]
-    # Written out rather than looped: this runs for every process on every line (issue 5's budget).
-    if not (
-        len(state) == 1
-        and state.isalpha()
-        and _is_count(ppid)
-        and _is_count(utime)
-        and _is_count(stime)
-        and _is_count(starttime)
-        and _is_count(rss)
-    ):
+    counts = (fields[_PPID], fields[_UTIME], fields[_STIME], fields[_STARTTIME], fields[_RSS])
+    # One check of the five, then plain conversions: this runs for every process of the host on every line of a scan.
+    if len(state) != 1 or not state.isalpha() or not all_u64(counts):
         return None
     cutime = _child_ticks(fields[_CUTIME])
     cstime = _child_ticks(fields[_CSTIME])
     if cutime is None or cstime is None:
         return None
-    return state.decode("ascii"), int(ppid), int(utime), int(stime), cutime, cstime, int(starttime), int(rss)
+    ppid, utime, stime, starttime, rss = map(int, counts)
+    return state.decode("ascii"), ppid, utime, stime, cutime, cstime, starttime, rss
 
 
 def stat_fields(data: bytes) -> tuple[str, int, int, int] | None:
@@ -162,7 +148,7 @@ def parse(text: str) -> Result[PidStat, ParseError]:
 
 
 def parse_pid_stat(text: str) -> tuple[int, int]:
-    """The seed's adapter: (parent, resident pages); (-1, 0) if malformed.
+    """The documented API's adapter: (parent, resident pages); (-1, 0) if malformed.
 
     >>> parse_pid_stat("1 (init) S 0 1 1 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0 5 6 77")
     (0, 77)
@@ -173,7 +159,7 @@ def parse_pid_stat(text: str) -> tuple[int, int]:
 
 
 def parse_pid_usage(text: str) -> PidUsage:
-    """The seed's adapter: parent, resident pages and CPU ticks; parent -1 if malformed."""
+    """The documented API's adapter: parent, resident pages and CPU ticks; parent -1 if malformed."""
     return (
         parse(text)
         .map(lambda stat: PidUsage(parent=stat.ppid, rss_pages=stat.rss_pages, cpu_ticks=stat.cpu_ticks))

@@ -87,7 +87,8 @@ def _as_list(times: CpuTimes) -> list[int]:
 
 
 def parse_proc_stat(text: str) -> list[list[int]]:
-    """The seed's adapter (SPEC 6): aggregate first, then each core, eight counters each; missing fields are 0.
+    """The documented API's adapter (docs/behaviour.md §6): aggregate first, then each core, eight counters each;
+    missing fields are 0.
 
     >>> parse_proc_stat("cpu  4 0 2 90 1 0 0 3 0 0\\ncpu0 4 0 2 90 1 0 0 3 0 0\\n")
     [[4, 0, 2, 90, 1, 0, 0, 3], [4, 0, 2, 90, 1, 0, 0, 3]]

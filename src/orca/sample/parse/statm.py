@@ -1,4 +1,4 @@
-"""/proc/<pid>/statm (proc(5)): sizes in pages; the second field is the resident set (SPEC 3.4).
+"""/proc/<pid>/statm (proc(5)): sizes in pages; the second field is the resident set (docs/behaviour.md §3.4).
 
 The kernel writes seven unsigned numbers on one line (fs/proc/array.c `proc_pid_statm`): size, resident, shared,
 text, lib (always 0), data, dt (always 0). A zombie's is seven zeros. All seven must be there and be numbers: a
@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.numbers import all_u64
 
 SOURCE = "/proc/<pid>/statm"
 _FIELDS = 7
-# A u64 has at most 20 digits; int() raises on over 4300, so longer runs are refused before converting.
-_MAX_DIGITS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,14 +26,9 @@ class Statm:
 
 
 def _numbers(data: bytes) -> list[bytes] | None:
-    """The seven fields, each checked to be a u64 in decimal; None otherwise. bytes: ASCII digits only."""
+    """The seven fields, each checked to be an unsigned 64-bit decimal; None otherwise."""
     fields = data.split()
-    if len(fields) != _FIELDS:
-        return None
-    for field in fields:
-        if len(field) > _MAX_DIGITS or not field.isdigit():
-            return None
-    return fields
+    return fields if len(fields) == _FIELDS and all_u64(fields) else None
 
 
 def resident_pages(data: bytes) -> int | None:
