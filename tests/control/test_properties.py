@@ -1,0 +1,79 @@
+"""Properties of the control runner's rules (hypothesis), drawn from the alphabets and ranges the README gives."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from orca.control import ControlLimits, parse_placement, pool_of, pool_problem, secrets_env
+from orca.control.rules import environment_of
+
+POOL_ALPHABET = string.ascii_lowercase + string.digits + "-_"
+pools = st.text(alphabet=POOL_ALPHABET, min_size=1, max_size=32)
+env_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True).filter(lambda n: n != "ORCA_SECRETS")
+# Anything an environment can hold: every character but NUL, newlines and `=` included.
+env_values = st.text(alphabet=st.characters(exclude_characters="\0"), max_size=40)
+
+
+@given(pools)
+def test_every_name_of_the_alphabet_up_to_32_is_a_pool(pool: str) -> None:
+    assert pool_problem(pool) == ""
+    assert pool_of("worker:" + pool) == pool
+
+
+@given(st.text(max_size=40))
+@example("")
+@example("a" * 33)
+@example("A")
+def test_a_pool_problem_exactly_outside_the_alphabet(pool: str) -> None:
+    in_alphabet = 1 <= len(pool) <= 32 and all(c in POOL_ALPHABET for c in pool)
+    assert (pool_problem(pool) == "") == in_alphabet
+
+
+@given(st.one_of(st.text(max_size=40), st.builds(lambda p: "worker:" + p, st.text(max_size=40))))
+@example("control")
+@example("worker:")
+def test_parse_placement_accepts_exactly_the_four_forms(value: str) -> None:
+    pool = value.removeprefix("worker:")
+    accepted = value in ("control", "ec2", "default") or (
+        value.startswith("worker:") and 1 <= len(pool) <= 32 and all(c in POOL_ALPHABET for c in pool)
+    )
+    if accepted:
+        assert parse_placement(value) == value
+        return
+    with pytest.raises(ValueError, match="is not one of default, control, ec2, worker:<pool>"):
+        parse_placement(value)
+
+
+@given(st.lists(st.tuples(env_names, env_values), max_size=8, unique_by=lambda pair: pair[0]))
+def test_secrets_env_names_every_secret_once_and_round_trips(secrets: list[tuple[str, str]]) -> None:
+    entries = secrets_env(secrets)
+    if not secrets:
+        assert entries == []
+        return
+    assert len(entries) == len(secrets) + 1
+    # As the C library reads an environment block: each entry split at its first `=`.
+    environment = environment_of(entries)
+    listed = environment.pop("ORCA_SECRETS").split(",")
+    assert listed == [name for name, _ in secrets]
+    assert len(set(listed)) == len(listed)
+    assert environment == dict(secrets)
+    # And as a real environment: every entry becomes one variable holding exactly the value.
+    for entry in entries:
+        name, _, value = entry.partition("=")
+        assert entry == f"{name}={value}"
+
+
+@given(st.dictionaries(st.sampled_from(["ORCA_CONTROL_MAX_RUNS", "ORCA_CONTROL_MEMORY_MB", "ORCA_CONTROL_WORKERS",
+                                        "ORCA_CONTROL_NICE"]), st.text(max_size=8)))
+def test_limits_are_always_in_range(env: dict[str, str]) -> None:
+    limits = ControlLimits.from_env(env)
+    assert limits.max_runs >= 0 and limits.memory_mb >= 1 and limits.workers >= 1 and 0 <= limits.nice <= 19
+
+
+@given(st.integers(min_value=0, max_value=19))
+def test_every_nice_in_range_is_taken(nice: int) -> None:
+    assert ControlLimits.from_env({"ORCA_CONTROL_NICE": str(nice)}).nice == nice
