@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from orca.sample.compute.cpu import cpu_share
     from orca.sample.compute.encode import fixed1
     from orca.sample.compute.line import CpuShare, Disk, Mem
+    from orca.sample.compute.minute import Now, newest_minute
     from orca.sample.compute.names import PREFIX, machine_name
     from orca.sample.parse.cgroup import container_mem, container_name
     from orca.sample.parse.diskstats import parse_diskstats
@@ -20,10 +21,12 @@ if TYPE_CHECKING:
     from orca.sample.parse.net_dev import parse_net_dev
     from orca.sample.parse.pid_stat import PidUsage, parse_pid_stat, parse_pid_usage
     from orca.sample.parse.proc_stat import parse_proc_stat
+    from orca.sample.parse.sample_line import ContainerSample, Sample
     from orca.sample.shell.cli import sample_main
     from orca.sample.shell.containers import container_ids
     from orca.sample.shell.env import default_dirs, metrics_location, sample_seconds
     from orca.sample.shell.files import append_line
+    from orca.sample.shell.newest import read_newest_minute
     from orca.sample.shell.procs import alive, tree_rss, tree_usage
     from orca.sample.shell.s3 import stage_of
     from orca.sample.shell.sampler import Sampler
@@ -34,6 +37,8 @@ _HOMES = {
     "CpuShare": "orca.sample.compute.line",
     "Disk": "orca.sample.compute.line",
     "Mem": "orca.sample.compute.line",
+    "Now": "orca.sample.compute.minute",
+    "newest_minute": "orca.sample.compute.minute",
     "PREFIX": "orca.sample.compute.names",
     "machine_name": "orca.sample.compute.names",
     "container_mem": "orca.sample.parse.cgroup",
@@ -45,12 +50,15 @@ _HOMES = {
     "parse_pid_stat": "orca.sample.parse.pid_stat",
     "parse_pid_usage": "orca.sample.parse.pid_stat",
     "parse_proc_stat": "orca.sample.parse.proc_stat",
+    "ContainerSample": "orca.sample.parse.sample_line",
+    "Sample": "orca.sample.parse.sample_line",
     "sample_main": "orca.sample.shell.cli",
     "container_ids": "orca.sample.shell.containers",
     "default_dirs": "orca.sample.shell.env",
     "metrics_location": "orca.sample.shell.env",
     "sample_seconds": "orca.sample.shell.env",
     "append_line": "orca.sample.shell.files",
+    "read_newest_minute": "orca.sample.shell.newest",
     "alive": "orca.sample.shell.procs",
     "tree_rss": "orca.sample.shell.procs",
     "tree_usage": "orca.sample.shell.procs",
@@ -60,10 +68,13 @@ _HOMES = {
 
 __all__ = [
     "PREFIX",
+    "ContainerSample",
     "CpuShare",
     "Disk",
     "Mem",
+    "Now",
     "PidUsage",
+    "Sample",
     "Sampler",
     "alive",
     "append_line",
@@ -75,12 +86,14 @@ __all__ = [
     "fixed1",
     "machine_name",
     "metrics_location",
+    "newest_minute",
     "parse_diskstats",
     "parse_meminfo",
     "parse_net_dev",
     "parse_pid_stat",
     "parse_pid_usage",
     "parse_proc_stat",
+    "read_newest_minute",
     "sample_main",
     "sample_seconds",
     "stage_of",
