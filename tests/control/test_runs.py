@@ -3,8 +3,10 @@ trees (read back from /proc, never from the code under test)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
+import signal
 import subprocess
 import sys
 import textwrap
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from orca.control import ControlLimits, control_stage, enforce_memory, kill_run, over_cap, start_run
-from orca.control.runs import _process_table
+from orca.control.runs import _Held, _process_table
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -124,8 +126,9 @@ def test_start_run_of_a_missing_program_raises(tmp_path: Path) -> None:
 
 # --- the memory cap -------------------------------------------------------------------------------------------------
 
-# The run: a root that sleeps, and a child that leaves the root's process group (setsid) and then holds 100 MB,
-# touched so that it is resident. Each writes its pid to `pids` when ready.
+# The run: a root that sleeps; a child that leaves the root's process group (setsid) and then holds 100 MB, touched
+# so that it is resident; and an orphan: a grandchild whose parent exits, so that it is no longer in the root's tree
+# but still in its process group. Each writes its pid to `pids` when ready.
 GROWING = textwrap.dedent("""
     import os, sys, time
     pids = sys.argv[1]
@@ -136,32 +139,58 @@ GROWING = textwrap.dedent("""
             f.write(f"child {os.getpid()}\\n")
         time.sleep(300)
         os._exit(0)
+    if os.fork() == 0:
+        parent = os.getpid()
+        if os.fork() == 0:
+            while os.getppid() == parent:
+                time.sleep(0.01)
+            with open(pids, "a") as f:
+                f.write(f"orphan {os.getpid()}\\n")
+            time.sleep(300)
+        os._exit(0)
+    os.wait()
     with open(pids, "a") as f:
         f.write(f"root {os.getpid()}\\n")
     time.sleep(300)
 """)
 
 
+class Runs:
+    """The runs a test starts, each process of them held by a pidfd, so that every one is gone after the test."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen[bytes]] = []
+        self.held: list[int] = []
+
+    def start(self, tmp_path: Path, name: str, code: str) -> tuple[int, dict[str, int]]:
+        """Starts `code` as a run, and waits until each of its processes has written `<role> <pid>` to a file."""
+        pids = tmp_path / f"{name}.pids"
+        log = tmp_path / f"{name}.log"
+        process = start_run([sys.executable, "-c", code, str(pids)], [], ControlLimits(), str(log))
+        self.started.append(process)
+        self.held.append(os.pidfd_open(process.pid))
+        deadline = time.monotonic() + 60
+        while len(pids.read_text().splitlines() if pids.exists() else []) < code.count("f.write"):
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        found = {role: int(pid) for role, pid in (line.split() for line in pids.read_text().splitlines())}
+        self.held.extend(os.pidfd_open(pid) for role, pid in found.items() if role != "root")
+        return process.pid, found
+
+    def end(self) -> None:
+        for pidfd in self.held:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            os.close(pidfd)
+        for process in self.started:
+            process.wait()
+
+
 @pytest.fixture
-def runs(tmp_path: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
+def runs() -> Iterator[Runs]:
+    started = Runs()
     yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-
-
-def _start(runs: list[subprocess.Popen[bytes]], tmp_path: Path, name: str, code: str) -> tuple[int, dict[str, int]]:
-    pids = tmp_path / f"{name}.pids"
-    process = start_run([sys.executable, "-c", code, str(pids)], [], ControlLimits(), str(tmp_path / f"{name}.log"))
-    runs.append(process)
-    deadline = time.monotonic() + 60
-    while len(pids.read_text().splitlines() if pids.exists() else []) < code.count("f.write"):
-        assert time.monotonic() < deadline, (tmp_path / f"{name}.log").read_text()
-        time.sleep(0.05)
-    found = {role: int(pid) for role, pid in (line.split() for line in pids.read_text().splitlines())}
-    return process.pid, found
+    started.end()
 
 
 SMALL = textwrap.dedent("""
@@ -173,14 +202,19 @@ SMALL = textwrap.dedent("""
 
 
 def test_a_tree_over_the_cap_is_killed_whole_and_one_under_it_untouched(
-    tmp_path: Path, runs: list[subprocess.Popen[bytes]]
+    tmp_path: Path, runs: Runs
 ) -> None:
     limits = ControlLimits.from_env({"ORCA_CONTROL_MEMORY_MB": "64"})
-    big_root, big = _start(runs, tmp_path, "big", GROWING)
-    small_root, _ = _start(runs, tmp_path, "small", SMALL)
+    big_root, big = runs.start(tmp_path, "big", GROWING)
+    small_root, _ = runs.start(tmp_path, "small", SMALL)
     # Held before the kill, so the test sees these very processes end (and not a pid reused afterwards).
     watch = {role: os.pidfd_open(pid) for role, pid in big.items()}
     small_fd = os.pidfd_open(small_root)
+    # proc(5) fields 4 and 5, ppid and pgrp. The child left the root's process group, so killing the group alone
+    # would miss it; the orphan left the tree, so walking the tree alone would miss it.
+    assert int(_stat_fields(big["child"])[2]) == big["child"]
+    orphan = _stat_fields(big["orphan"])
+    assert int(orphan[1]) not in (big_root, big["child"]) and int(orphan[2]) == big_root
     try:
         over = over_cap({1: big_root, 2: small_root}, limits)
         assert list(over) == [1]
@@ -190,22 +224,20 @@ def test_a_tree_over_the_cap_is_killed_whole_and_one_under_it_untouched(
         assert reasons[1].startswith("resident memory 1") and reasons[1].endswith(" MiB over the 64 MB cap")
         for role, pidfd in watch.items():
             assert _ended(pidfd), f"the run's {role} was not killed"
-        # The child left the root's process group, so killing the group alone would have missed it.
-        assert big["child"] != big_root
         assert not _ended(small_fd, timeout=0.5), "a run under the cap was signalled"
         assert _stat_fields(small_root)[0] in "RS"
-        assert runs[0].wait(timeout=20) == -9
+        assert runs.started[0].wait(timeout=20) == -9
     finally:
         for pidfd in [*watch.values(), small_fd]:
             os.close(pidfd)
 
 
-def test_nothing_is_over_a_cap_it_fits_under(tmp_path: Path, runs: list[subprocess.Popen[bytes]]) -> None:
-    root, _ = _start(runs, tmp_path, "big", GROWING)
+def test_nothing_is_over_a_cap_it_fits_under(tmp_path: Path, runs: Runs) -> None:
+    root, _ = runs.start(tmp_path, "big", GROWING)
     limits = ControlLimits(memory_mb=4096)
     assert over_cap({1: root}, limits) == {}
     assert enforce_memory({1: root}, limits) == {}
-    assert runs[0].poll() is None
+    assert runs.started[0].poll() is None
 
 
 def test_a_run_whose_root_ended_is_not_over() -> None:
@@ -216,18 +248,18 @@ def test_a_run_whose_root_ended_is_not_over() -> None:
 
 
 def test_a_root_that_is_another_process_now_is_never_killed(
-    tmp_path: Path, runs: list[subprocess.Popen[bytes]]
+    tmp_path: Path, runs: Runs
 ) -> None:
-    root, _ = _start(runs, tmp_path, "small", SMALL)
+    root, _ = runs.start(tmp_path, "small", SMALL)
     start = int(_stat_fields(root)[19])
     # As if `root` had ended and its pid gone to this process: the start time found no longer matches.
     assert kill_run(root, start - 1) == 0
     assert kill_run(root, start + 1) == 0
     time.sleep(0.2)
-    assert runs[0].poll() is None
+    assert runs.started[0].poll() is None
     # The start time the process really has: it is killed.
     assert kill_run(root, start) == 1
-    assert runs[0].wait(timeout=20) == -9
+    assert runs.started[0].wait(timeout=20) == -9
 
 
 def test_the_process_table_sees_this_process() -> None:
@@ -235,3 +267,14 @@ def test_the_process_table_sees_this_process() -> None:
     me = table[os.getpid()]
     assert me.ppid == os.getppid() and me.pgrp == os.getpgrp()
     assert me.start == int(_stat_fields(os.getpid())[19])
+
+
+def test_a_process_is_held_only_if_it_is_the_one_found(tmp_path: Path, runs: Runs) -> None:
+    root, _ = runs.start(tmp_path, "small", SMALL)
+    start = int(_stat_fields(root)[19])
+    assert _Held.of("/proc", root, start + 1) is None  # the pid now names a process that started later
+    held = _Held.of("/proc", root, start)
+    assert held is not None
+    held.send(signal.SIGKILL)
+    held.close()
+    assert runs.started[0].wait(timeout=20) == -9

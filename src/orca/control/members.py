@@ -1,7 +1,8 @@
 """Which processes belong to a control-placed run, from one pass over /proc: pure, for the shell that kills them.
 
 A run's processes are its root and every descendant, a child that left the root's process group (`setsid`)
-included, plus any process still in the root's group whose parent has gone (an orphan keeps its group). Every
+included, plus any process still in the root's group whose parent has gone (an orphan keeps its group) and its
+descendants. Every
 process is known by its pid *and* its start time, so a pid that ends and is given to another process between two
 readings is never taken for the one found.
 
@@ -10,10 +11,11 @@ readings is never taken for the one found.
 ...     101: ProcId(ppid=100, pgrp=101, start=5010),  # its own session now
 ...     102: ProcId(ppid=1, pgrp=100, start=5020),  # orphaned, still in the run's group
 ...     103: ProcId(ppid=100, pgrp=103, start=4000),  # started before its "parent": pid 100 was reused
+...     104: ProcId(ppid=102, pgrp=104, start=5030),  # the orphan's child, in a group of its own
 ...     200: ProcId(ppid=1, pgrp=200, start=10),
 ... }
 >>> sorted(run_members(table, 100, 5000))
-[100, 101, 102]
+[100, 101, 102, 104]
 >>> run_members(table, 100, 4999)
 frozenset()
 """
@@ -68,12 +70,12 @@ def run_members(table: Mapping[int, ProcId], root: int, root_start: int) -> froz
         return frozenset()
     children = children_by_parent({pid: entry.ppid for pid, entry in table.items()})
     members = {root}
-    pending = [root]
+    members.update(pid for pid, entry in table.items() if entry.pgrp == root and entry.start >= root_start)
+    pending = list(members)
     while pending:
         parent = pending.pop()
         for child in children.get(parent, ()):
             if child not in members and table[child].start >= table[parent].start:
                 members.add(child)
                 pending.append(child)
-    members.update(pid for pid, entry in table.items() if entry.pgrp == root and entry.start >= root_start)
     return frozenset(members)
