@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.control import ControlLimits, parse_placement, pool_of, pool_problem, secrets_env
+from orca.control import ControlLimits, ProcId, parse_placement, pool_of, pool_problem, run_members, secrets_env
 from orca.control.rules import environment_of
 
 POOL_ALPHABET = string.ascii_lowercase + string.digits + "-_"
@@ -77,3 +77,35 @@ def test_limits_are_always_in_range(env: dict[str, str]) -> None:
 @given(st.integers(min_value=0, max_value=19))
 def test_every_nice_in_range_is_taken(nice: int) -> None:
     assert ControlLimits.from_env({"ORCA_CONTROL_NICE": str(nice)}).nice == nice
+
+
+# --- which processes are a run's ------------------------------------------------------------------------------------
+
+# Small pid and time ranges, so that drawn tables have parents, groups and reused-looking start times in common.
+proc_tables = st.dictionaries(
+    st.integers(min_value=1, max_value=30),
+    st.builds(ProcId, ppid=st.integers(0, 30), pgrp=st.integers(1, 30), start=st.integers(0, 50)),
+    max_size=30,
+)
+
+
+@given(proc_tables, st.integers(min_value=1, max_value=30))
+def test_run_members_is_the_closure_of_root_group_and_children(table: dict[int, ProcId], root: int) -> None:
+    if root not in table:
+        assert run_members(table, root, 0) == frozenset()
+        return
+    root_start = table[root].start
+    assert run_members(table, root, root_start + 1) == frozenset()  # the pid is another process now
+    members = run_members(table, root, root_start)
+    assert root in members
+    for pid in members - {root}:
+        entry = table[pid]
+        in_group = entry.pgrp == root and entry.start >= root_start
+        child_of_member = entry.ppid in members and entry.ppid != pid and entry.start >= table[entry.ppid].start
+        assert in_group or child_of_member
+    # Closed: every process that qualifies is found.
+    for pid, entry in table.items():
+        if entry.pgrp == root and entry.start >= root_start:
+            assert pid in members
+        if entry.ppid in members and entry.ppid != pid and entry.start >= table[entry.ppid].start:
+            assert pid in members
