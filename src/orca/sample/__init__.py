@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from orca.sample.compute.line import CpuShare as CpuShare
     from orca.sample.compute.line import Disk as Disk
     from orca.sample.compute.line import Mem as Mem
+    from orca.sample.compute.minute import Now as Now
+    from orca.sample.compute.minute import newest_minute as newest_minute
     from orca.sample.compute.names import PREFIX as PREFIX
     from orca.sample.compute.names import machine_name as machine_name
     from orca.sample.compute.rates import parse_diskstats as parse_diskstats
@@ -29,12 +31,15 @@ if TYPE_CHECKING:
     from orca.sample.parse.pid_stat import parse_pid_stat as parse_pid_stat
     from orca.sample.parse.pid_stat import parse_pid_usage as parse_pid_usage
     from orca.sample.parse.proc_stat import parse_proc_stat as parse_proc_stat
+    from orca.sample.parse.sample_line import ContainerSample as ContainerSample
+    from orca.sample.parse.sample_line import Sample as Sample
     from orca.sample.shell.cli import sample_main as sample_main
     from orca.sample.shell.containers import container_ids as container_ids
     from orca.sample.shell.env import default_dirs as default_dirs
     from orca.sample.shell.env import metrics_location as metrics_location
     from orca.sample.shell.env import sample_seconds as sample_seconds
     from orca.sample.shell.files import append_line as append_line
+    from orca.sample.shell.newest import read_newest_minute as read_newest_minute
     from orca.sample.shell.procs import alive as alive
     from orca.sample.shell.procs import tree_rss as tree_rss
     from orca.sample.shell.procs import tree_usage as tree_usage
@@ -48,6 +53,8 @@ _HOMES: dict[str, str] = {
     "CpuShare": "orca.sample.compute.line",
     "Disk": "orca.sample.compute.line",
     "Mem": "orca.sample.compute.line",
+    "Now": "orca.sample.compute.minute",
+    "newest_minute": "orca.sample.compute.minute",
     "PREFIX": "orca.sample.compute.names",
     "machine_name": "orca.sample.compute.names",
     "parse_diskstats": "orca.sample.compute.rates",
@@ -58,12 +65,15 @@ _HOMES: dict[str, str] = {
     "parse_pid_stat": "orca.sample.parse.pid_stat",
     "parse_pid_usage": "orca.sample.parse.pid_stat",
     "parse_proc_stat": "orca.sample.parse.proc_stat",
+    "ContainerSample": "orca.sample.parse.sample_line",
+    "Sample": "orca.sample.parse.sample_line",
     "sample_main": "orca.sample.shell.cli",
     "container_ids": "orca.sample.shell.containers",
     "default_dirs": "orca.sample.shell.env",
     "metrics_location": "orca.sample.shell.env",
     "sample_seconds": "orca.sample.shell.env",
     "append_line": "orca.sample.shell.files",
+    "read_newest_minute": "orca.sample.shell.newest",
     "alive": "orca.sample.shell.procs",
     "tree_rss": "orca.sample.shell.procs",
     "tree_usage": "orca.sample.shell.procs",

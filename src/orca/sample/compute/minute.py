@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from orca.sample.parse.sample_line import Sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,3 +27,84 @@ class Now:
     """Mean over the window of `cpu.user` + `cpu.system` + `cpu.steal`; None when no line in it had `cpu`."""
     lines: int
     """How many lines the window holds."""
+
+
+WINDOW_SECONDS = 60.0
+"""The window: lines whose `t` is within this of the newest line's `t`."""
+STALE_SECONDS = 120.0
+"""A newest line older than this at the moment asked about holds nothing."""
+
+
+def in_window(newest_t: float, t: float) -> bool:
+    """Whether a line at `t` belongs to the minute that ends at `newest_t`."""
+    return newest_t - WINDOW_SECONDS <= t <= newest_t
+
+
+def newest_window(samples_newest_first: Iterable[Sample]) -> list[Sample]:
+    """The lines of the newest minute, taken from lines given newest first (a file read from its end): it stops at
+    the first line older than the window, so nothing before it is read.
+
+    >>> from orca.sample.parse.sample_line import parse
+    >>> lines = [parse(f'{{"v":1,"t":{t},"dt":5.0,"host":"h"}}').unwrap() for t in (200.0, 170.0, 140.0, 139.9, 1.0)]
+    >>> [sample.t for sample in newest_window(lines)]
+    [200.0, 170.0, 140.0]
+    """
+    window: list[Sample] = []
+    newest_t = -math.inf
+    for sample in samples_newest_first:
+        newest_t = max(newest_t, sample.t)
+        if sample.t < newest_t - WINDOW_SECONDS:
+            break
+        window.append(sample)
+    return window
+
+
+def newest_minute(samples: Iterable[Sample], now: float) -> Now | None:
+    """The newest minute of one instance's lines, as seen at Unix time `now`; None when there is no line or the
+    newest is more than two minutes old (samples that are old or missing hold nothing).
+
+    Memory is the window's mean of 100 × `used` / `total`; the disk is the fullest file system, 100 × `used` /
+    (`used` + `free`) as `df` counts Use% (`free` is what an unprivileged process may use); CPU is the mean of
+    `user` + `system` + `steal`, everything `busiest` counts as busy.
+
+    >>> from orca.sample.parse.sample_line import parse
+    >>> lines = ['{"v":1,"t":100.0,"dt":5.0,"host":"h","mem":{"total":200,"used":50,"available":150,"cache":0,'
+    ...          '"swap_total":0,"swap_used":0,"rss":0}}',
+    ...          '{"v":1,"t":130.0,"dt":5.0,"host":"h","mem":{"total":200,"used":150,"available":50,"cache":0,'
+    ...          '"swap_total":0,"swap_used":0,"rss":0},"disk":[{"path":"/tmp","total":10,"used":3,"free":1}]}']
+    >>> minute = newest_minute([parse(line).unwrap() for line in lines], now=140.0)
+    >>> (minute.t, minute.age, minute.memory_percent, minute.disk_percent, minute.disk_path, minute.lines)
+    (130.0, 10.0, 50.0, 75.0, '/tmp', 2)
+    >>> newest_minute([parse(line).unwrap() for line in lines], now=250.1) is None
+    True
+    """
+    window = list(samples)
+    if not window:
+        return None
+    newest_t = max(sample.t for sample in window)
+    age = max(0.0, now - newest_t)
+    if age > STALE_SECONDS:
+        return None
+    window = [sample for sample in window if in_window(newest_t, sample.t)]
+    memory = [100.0 * s.mem.used / s.mem.total for s in window if s.mem is not None and s.mem.total > 0]
+    cpu = [s.cpu.user + s.cpu.system + s.cpu.steal for s in window if s.cpu is not None]
+    disks = [
+        (100.0 * disk.used / (disk.used + disk.free), disk.path)
+        for s in window
+        for disk in s.disk or ()
+        if disk.used + disk.free > 0
+    ]
+    fullest = max(disks, key=lambda entry: entry[0], default=None)
+    return Now(
+        t=newest_t,
+        age=age,
+        memory_percent=_mean(memory),
+        disk_percent=None if fullest is None else fullest[0],
+        disk_path="" if fullest is None else fullest[1],
+        cpu_percent=_mean(cpu),
+        lines=len(window),
+    )
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None

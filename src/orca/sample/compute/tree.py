@@ -48,7 +48,7 @@ def trees_of(parents: Mapping[int, int], roots: Iterable[int]) -> dict[int, froz
     present = [root for root in roots if root in parents]
     if not present:
         return {}
-    children = _children_by_parent(parents)
+    children = children_by_parent(parents)
     no_children: list[int] = []
 
     def children_of(pid: int) -> list[int]:
@@ -69,7 +69,7 @@ def total(values: Mapping[int, int], pids: Iterable[int]) -> int:
     return sum(values.get(pid, 0) for pid in set(pids))
 
 
-def _children_by_parent(parents: Mapping[int, int]) -> dict[int, list[int]]:
+def children_by_parent(parents: Mapping[int, int]) -> dict[int, list[int]]:
     """ppid -> the pids whose parent it is. A process listed as its own parent is not its own child."""
     children: dict[int, list[int]] = {}
     for pid, ppid in parents.items():

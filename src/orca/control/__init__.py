@@ -1,0 +1,55 @@
+"""orca.control: the control runner's half that lives on the samples.
+
+The scheduler can run a pipeline's runs on its own host (placement `control`). This package holds what it decides
+and does for them: where a run may be placed, when a new one must wait (too many running, or the control
+instance's newest minute of samples over 85% memory or disk), the environment a run starts with and its secrets,
+how it is started (lower CPU priority, first for the OOM killer, its own process group, output to a staging file),
+and its memory cap, enforced on the tree `orca.sample` measures.
+"""
+
+from __future__ import annotations
+
+from orca.control.members import ProcId, run_members
+from orca.control.rules import (
+    CONTROL,
+    HOLD_PERCENT,
+    MAX_POOL,
+    WORKER_PREFIX,
+    ControlLimits,
+    cap_reason,
+    parse_placement,
+    pool_of,
+    pool_problem,
+    pressure_reason,
+    run_env,
+    secrets_env,
+    slots_reason,
+)
+from orca.control.runs import control_stage, enforce_memory, kill_run, over_cap, start_run
+from orca.control.secrets import SecretError, fetch_secret, get_secret_value
+
+__all__ = [
+    "CONTROL",
+    "HOLD_PERCENT",
+    "MAX_POOL",
+    "WORKER_PREFIX",
+    "ControlLimits",
+    "ProcId",
+    "SecretError",
+    "cap_reason",
+    "control_stage",
+    "enforce_memory",
+    "fetch_secret",
+    "get_secret_value",
+    "kill_run",
+    "over_cap",
+    "parse_placement",
+    "pool_of",
+    "pool_problem",
+    "pressure_reason",
+    "run_env",
+    "run_members",
+    "secrets_env",
+    "slots_reason",
+    "start_run",
+]

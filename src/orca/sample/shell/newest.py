@@ -1,0 +1,90 @@
+"""The newest minute of an instance's lines, read from the end of its file: a long `--keep` file or a big one is
+not read whole, only back to the first line older than the minute."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+
+from returns.result import Success
+
+from orca.sample.compute.minute import Now, newest_minute, newest_window
+from orca.sample.parse.sample_line import Sample, parse
+
+BLOCK_BYTES = 64 * 1024
+"""Read from the end in blocks of this size; a minute at the default interval is a few kilobytes."""
+LONGEST_LINE_BYTES = 16 * 1024 * 1024
+"""A line longer than this is not a sample (hundreds of containers make a line of tens of kilobytes)."""
+
+ReadAt = Callable[[int, int], bytes]
+"""`read_at(offset, length)`: that many bytes from that offset (fewer only at the end)."""
+
+
+def lines_backwards(read_at: ReadAt, size: int, block: int = BLOCK_BYTES) -> Iterator[bytes]:
+    """The complete lines of a `size`-byte file, last first, without their newlines. A last line without its
+    newline is left out (the sampler may be writing it); a line over `LONGEST_LINE_BYTES` is left out too."""
+    end = _last_newline(read_at, size, block)
+    if end < 0:
+        return
+    carry = b""
+    oversized = False
+    while end > 0:
+        start = max(0, end - block)
+        chunk = read_at(start, end - start)
+        if len(chunk) != end - start:
+            return  # the file shrank (rewritten by --keep): what was read is all there is
+        end = start
+        pieces = (chunk + carry).split(b"\n")
+        carry = pieces[0]
+        for line in reversed(pieces[1:]):
+            if not oversized:
+                yield line
+            oversized = False
+        if len(carry) > LONGEST_LINE_BYTES:
+            carry, oversized = b"", True
+    if not oversized:
+        yield carry
+
+
+def _last_newline(read_at: ReadAt, size: int, block: int) -> int:
+    """The offset of the file's last newline, or -1 when it has none."""
+    end = size
+    while end > 0:
+        start = max(0, end - block)
+        chunk = read_at(start, end - start)
+        found = chunk.rfind(b"\n")
+        if found >= 0:
+            return start + found
+        if size - start > LONGEST_LINE_BYTES:
+            return -1
+        end = start
+    return -1
+
+
+def samples_backwards(read_at: ReadAt, size: int) -> Iterator[Sample]:
+    """The sample lines of a file, last first; other lines are passed over."""
+    for line in lines_backwards(read_at, size):
+        result = parse(line)
+        if isinstance(result, Success):
+            yield result.unwrap()
+
+
+def read_newest_minute(path: str, now: float | None = None) -> Now | None:
+    """`newest_minute` of the file at `path` at Unix time `now` (default: the clock), reading it from its end.
+
+    A file that does not exist or cannot be read is no samples: None, as for samples that are missing.
+    """
+    at = time.time() if now is None else now
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(descriptor).st_size
+        window = newest_window(samples_backwards(lambda offset, length: os.pread(descriptor, length, offset), size))
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return newest_minute(window, at)

@@ -1,0 +1,159 @@
+"""Where lines are read back from: a file, a directory of them, standard input, an S3 object or every object under an
+S3 prefix. Each is read as a stream of complete lines, so memory does not grow with the number of lines."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from returns.result import Success
+
+from orca.sample.parse.sample_line import Sample, looks_like_sample, parse
+from orca.sample.shell.s3 import SCHEME
+
+READ_BYTES = 1024 * 1024
+"""Chunks of S3 objects and standard input are read this size at a time."""
+
+
+class SourceError(Exception):
+    """A location that does not exist or cannot be read; the message names it and says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One file or object of lines: one instance's lines, as `metrics_location` lays a run out."""
+
+    name: str
+    """The path, `-`, or `s3://BUCKET/KEY`."""
+    lines: Callable[[], Iterator[bytes]]
+    """Its complete lines; a last line without its newline (being written) is left out."""
+
+
+@dataclass(slots=True)
+class Tally:
+    """What a reading passed over, per source."""
+
+    samples: int = 0
+    skipped: int = 0
+    """Lines meant as samples that are not (malformed, another `v`, a negative or non-finite number)."""
+    other: int = 0
+    """Other text, such as a pod log's own lines."""
+    reasons: dict[str, int] = field(default_factory=dict)
+    """How many skipped lines each reason had."""
+
+
+def sources(location: str) -> list[Source]:
+    """The sources at `location`: `-`, `s3://BUCKET/KEY`, `s3://BUCKET/PREFIX/`, a directory (every `*.jsonl` under
+    it, sorted) or a file. Raises `SourceError` for one that does not exist or cannot be read."""
+    if location == "-":
+        return [Source("-", lambda: _complete_lines(_chunks(sys.stdin.buffer)))]
+    if location.startswith(SCHEME):
+        return _s3_sources(location)
+    path = Path(location)
+    try:
+        if path.is_dir():
+            files = sorted(str(found) for found in path.rglob("*.jsonl") if found.is_file())
+            if not files:
+                raise SourceError(f"{location}: no *.jsonl file under this directory")
+            return [_file_source(name) for name in files]
+        return [_file_source(location)]
+    except OSError as error:
+        raise SourceError(f"{location}: {error.strerror or error}") from None
+
+
+def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
+    """The samples of one source, counting what is passed over in `tally`."""
+    for raw in source.lines():
+        result = parse(raw)
+        if isinstance(result, Success):
+            tally.samples += 1
+            yield result.unwrap()
+        elif looks_like_sample(raw):
+            tally.skipped += 1
+            reason = result.failure().reason
+            tally.reasons[reason] = tally.reasons.get(reason, 0) + 1
+        else:
+            tally.other += 1
+
+
+def read_samples(location: str) -> Iterator[Sample]:
+    """Every sample at `location` (see `sources`), source after source; lines that are not samples are passed over.
+    Raises `SourceError` for a location that does not exist or cannot be read."""
+    for source in sources(location):
+        yield from read_source(source, Tally())
+
+
+def _file_source(path: str) -> Source:
+    # Opened now, so that a missing or unreadable file is said at once rather than halfway through a summary.
+    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    os.close(descriptor)
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "Is a directory")
+    return Source(path, lambda: _file_lines(path))
+
+
+def _file_lines(path: str) -> Iterator[bytes]:
+    with open(path, "rb", buffering=READ_BYTES) as lines:
+        for raw in lines:
+            if raw.endswith(b"\n"):
+                yield raw
+
+
+def _chunks(stream: Any) -> Iterator[bytes]:
+    while chunk := stream.read(READ_BYTES):
+        yield chunk
+
+
+def _complete_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of a stream of chunks, each with its newline; what follows the last newline is left out."""
+    carry = b""
+    for chunk in chunks:
+        pieces = (carry + chunk).split(b"\n")
+        carry = pieces.pop()
+        for piece in pieces:
+            yield piece + b"\n"
+
+
+def _s3_sources(location: str) -> list[Source]:
+    from orca.sample.shell.s3 import _make_client, _reason
+
+    bucket, _, key = location[len(SCHEME):].partition("/")
+    if not bucket:
+        raise SourceError(f"{location}: not s3://BUCKET/KEY or s3://BUCKET/PREFIX/")
+    client = _make_client()
+    try:
+        if key and not key.endswith("/"):
+            client.head_object(Bucket=bucket, Key=key)
+            keys = [key]
+        else:
+            keys = sorted(_keys_under(client, bucket, key))
+            if not keys:
+                raise SourceError(f"{location}: no object under this prefix")
+    except SourceError:
+        raise
+    except Exception as error:
+        raise SourceError(f"{location}: {_reason(error)}") from None
+    return [Source(f"{SCHEME}{bucket}/{name}", _object_lines(client, bucket, name)) for name in keys]
+
+
+def _keys_under(client: Any, bucket: str, prefix: str) -> Iterator[str]:
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        for entry in page.get("Contents", []):
+            name = entry["Key"]
+            if not name.endswith("/"):
+                yield name
+
+
+def _object_lines(client: Any, bucket: str, key: str) -> Callable[[], Iterator[bytes]]:
+    def lines() -> Iterator[bytes]:
+        body = client.get_object(Bucket=bucket, Key=key)["Body"]
+        try:
+            yield from _complete_lines(body.iter_chunks(READ_BYTES))
+        finally:
+            body.close()
+
+    return lines

@@ -1,0 +1,112 @@
+"""Properties of the sample line parser: every line the encoder writes from a sampler's values reads back to the same
+values, and no input at all makes it raise."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from orca.sample.compute.encode import encode_line
+from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
+from orca.sample.parse.sample_line import ContainerSample, Sample, parse
+
+# Values as a line carries them: percentages with one decimal (a container may use many cores), times with three,
+# self_cpu with two, byte counts up to 2^64 - 1, text without lone surrogates (which the encoder replaces).
+tenths = st.integers(0, 10**7).map(lambda n: n / 10)
+thousandths = st.integers(0, 2**33 * 1000).map(lambda n: n / 1000)
+hundredths = st.integers(0, 10**9).map(lambda n: n / 100)
+byte_counts = st.integers(0, 2**64 - 1)
+texts = st.text(st.characters(blacklist_categories=["Cs"]), max_size=20)
+
+cpu_shares = st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths)
+mems = st.builds(Mem, *[byte_counts] * 7)
+disks = st.builds(Disk, texts, byte_counts, byte_counts, byte_counts)
+containers = st.builds(ContainerEntry, texts, byte_counts, tenths, byte_counts, st.none() | byte_counts)
+pressures = st.builds(PressureShare, *[st.none() | tenths] * 3)
+lines = st.builds(
+    Line,
+    t=thousandths,
+    dt=thousandths,
+    host=texts,
+    cores=st.none() | st.integers(0, 4096),
+    cpu=st.none() | cpu_shares,
+    mem=st.none() | mems,
+    disk=st.none() | st.lists(disks, max_size=3).map(tuple),
+    io=st.none() | st.builds(IoRate, byte_counts, byte_counts),
+    net=st.none() | st.builds(NetRate, byte_counts, byte_counts),
+    containers_enabled=st.booleans(),
+    containers=st.none() | st.lists(containers, max_size=4).map(tuple),
+    self_cpu=hundredths,
+    pressure=st.none() | pressures,
+)
+
+
+def as_read_back(line: Line) -> Sample:
+    """What a reader must see of `line`: the same values, containers in the order written (by name)."""
+    entries = None
+    if line.containers_enabled and line.containers is not None:
+        entries = tuple(
+            ContainerSample(e.name, e.mem, e.cpu, e.mem_nocache, e.oom_kill)
+            for e in sorted(line.containers, key=lambda e: e.name)
+        )
+    return Sample(
+        t=line.t,
+        dt=line.dt,
+        host=line.host,
+        cores=line.cores,
+        cpu=line.cpu,
+        mem=line.mem,
+        disk=line.disk,
+        io=line.io,
+        net=line.net,
+        containers=entries,
+        self_cpu=line.self_cpu,
+        pressure=line.pressure,
+    )
+
+
+@given(lines)
+@example(
+    Line(1796016198.738, 5.0, "ip-10-0-1-5", 4, None, None, (), None, None, True, (), 0.42,
+         PressureShare(None, None, None))
+)
+def test_every_encoded_line_reads_back_to_its_values(line: Line) -> None:
+    assert parse(encode_line(line)).unwrap() == as_read_back(line)
+
+
+@given(lines)
+def test_as_printed_on_standard_output_too(line: Line) -> None:
+    text = "orca-sample " + encode_line(line).decode() + "\n"
+    assert parse(text).unwrap() == as_read_back(line)
+
+
+@given(st.binary())
+@example(b"orca-sample ")
+@example(b"\xff\xfe{")
+@example(b"[" * 2000)
+def test_no_bytes_make_it_raise(raw: bytes) -> None:
+    parse(raw)
+
+
+@given(st.text())
+def test_no_text_makes_it_raise(raw: str) -> None:
+    parse(raw)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=10,
+)
+keys = st.sampled_from(
+    ["t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net", "containers", "self_cpu", "pressure"]
+)
+
+
+@given(st.dictionaries(keys, json_values), st.booleans())
+def test_no_document_of_the_lines_keys_makes_it_raise(document: dict[str, object], prefixed: bool) -> None:
+    """Near misses of a line (its keys, any JSON values) are read or refused, never an exception."""
+    text = json.dumps({"v": 1, **document}).encode()  # integers beyond 64 bits included
+    parse(b"orca-sample " + text if prefixed else text)

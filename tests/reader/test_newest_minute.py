@@ -1,0 +1,128 @@
+"""The newest minute, from sample files worked out by hand, and read from the end of a file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+from returns.result import Success
+
+from orca.sample.compute.minute import Now, newest_minute, newest_window
+from orca.sample.parse.sample_line import parse
+from orca.sample.shell.newest import lines_backwards, read_newest_minute, samples_backwards
+
+
+def line(t: float, used: int | None, cpu: tuple[float, float, float, float] | None, disks: list[tuple[str, int, int]],
+         total: int = 1000) -> str:
+    """A sample line with the fields the newest minute reads; cpu is (user, system, iowait, steal)."""
+    mem = None
+    if used is not None:
+        mem = {"total": total, "used": used, "available": total - used, "cache": 0, "swap_total": 0, "swap_used": 0,
+               "rss": 0}
+    return json.dumps({
+        "v": 1, "t": t, "dt": 5.0, "host": "control", "cores": 2,
+        "cpu": None if cpu is None else dict(zip(["user", "system", "iowait", "steal", "busiest"], [*cpu, 50.0],
+                                                 strict=True)),
+        "mem": mem,
+        "disk": [{"path": p, "total": used_ + free, "used": used_, "free": free} for p, used_, free in disks],
+        "io": None, "net": None, "self_cpu": 0.1,
+    })
+
+
+HAND_WORKED = "\n".join([
+    # Outside the window (1060 - 60 = 1000): a full memory and a full disk that must not count.
+    line(900.0, 900, (90.0, 0.0, 0.0, 0.0), [("/a", 99, 1)]),
+    "INFO the run's own output, between samples",
+    # memory 20 %; cpu 10 + 5 + 1 = 16 (iowait not busy); /a 30 %, /b 50 / (50 + 30) = 62.5 %
+    line(1000.0, 200, (10.0, 5.0, 50.0, 1.0), [("/a", 30, 70), ("/b", 50, 30)]),
+    '{"v":2,"t":1010.0,"dt":5.0,"host":"control","mem":{"total":1,"used":1}}',
+    # memory 40 %; cpu 20 + 10 + 0 = 30; /a 60 %
+    "orca-sample " + line(1030.0, 400, (20.0, 10.0, 20.0, 0.0), [("/a", 60, 40)]),
+    # memory 60 %; no cpu; /a 10 %
+    line(1060.0, 600, None, [("/a", 10, 90)]),
+]) + "\n" + line(1065.0, 1000, (100.0, 0.0, 0.0, 0.0), [("/a", 100, 0)])  # being written: no newline yet
+
+# Window: t 1000, 1030, 1060. Memory (20 + 40 + 60) / 3 = 40; CPU (16 + 30) / 2 = 23; fullest disk /b at 62.5.
+EXPECTED_AT_1070 = Now(t=1060.0, age=10.0, memory_percent=40.0, disk_percent=62.5, disk_path="/b",
+                       cpu_percent=23.0, lines=3)
+
+
+def test_a_hand_worked_file(tmp_path: Path) -> None:
+    path = tmp_path / "control.jsonl"
+    path.write_text(HAND_WORKED)
+    assert read_newest_minute(str(path), now=1070.0) == EXPECTED_AT_1070
+
+
+def test_the_same_from_samples_in_memory() -> None:
+    complete = HAND_WORKED.rsplit("\n", 1)[0].split("\n")
+    samples = [result.unwrap() for result in map(parse, complete) if isinstance(result, Success)]
+    assert len(samples) == 4
+    assert newest_minute(samples, now=1070.0) == EXPECTED_AT_1070
+    assert newest_minute(reversed(samples), now=1070.0) == EXPECTED_AT_1070
+
+
+def test_old_samples_hold_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "control.jsonl"
+    path.write_text(HAND_WORKED)
+    assert read_newest_minute(str(path), now=1180.0) is not None  # 120 s old: still held
+    assert read_newest_minute(str(path), now=1180.5) is None
+    # A clock behind the newest line: age 0, not negative.
+    minute = read_newest_minute(str(path), now=1000.0)
+    assert minute is not None and minute.age == 0.0
+
+
+def test_missing_or_empty_or_sample_less_files_are_none(tmp_path: Path) -> None:
+    assert read_newest_minute(str(tmp_path / "absent.jsonl"), now=0.0) is None
+    (tmp_path / "empty.jsonl").write_text("")
+    assert read_newest_minute(str(tmp_path / "empty.jsonl"), now=0.0) is None
+    (tmp_path / "log.txt").write_text("INFO one\nWARN two\n")
+    assert read_newest_minute(str(tmp_path / "log.txt"), now=0.0) is None
+    assert newest_minute([], now=0.0) is None
+
+
+def test_none_where_no_line_has_the_section(tmp_path: Path) -> None:
+    path = tmp_path / "bare.jsonl"
+    path.write_text('{"v":1,"t":50.0,"dt":5.0,"host":"h","cpu":null,"mem":null,"disk":null}\n')
+    assert read_newest_minute(str(path), now=55.0) == Now(
+        t=50.0, age=5.0, memory_percent=None, disk_percent=None, disk_path="", cpu_percent=None, lines=1
+    )
+
+
+def test_a_big_file_is_read_only_at_its_end(tmp_path: Path) -> None:
+    """Two days at 5 s (over 10 MB): the newest minute is a few kilobytes from the end, and that is what is read."""
+    path = tmp_path / "long.jsonl"
+    count = 2 * 17280
+    with path.open("w") as out:
+        for i in range(count):
+            out.write(line(1_000_000.0 + 5 * i, 500 if i % 2 else 300, (1.0, 1.0, 0.0, 0.0), [("/tmp", 1, 3)]) + "\n")
+    data = path.read_bytes()
+    assert len(data) > 10_000_000
+    read: list[int] = []
+
+    def read_at(offset: int, length: int) -> bytes:
+        read.append(length)
+        return data[offset:offset + length]
+
+    window = newest_window(samples_backwards(read_at, len(data)))
+    assert len(window) == 13
+    assert 0 < sum(read) < 1_000_000
+    newest_t = 1_000_000.0 + 5 * (count - 1)
+    minute = read_newest_minute(str(path), now=newest_t + 1)
+    # The newest line is i = count - 1 (odd: 50 %); the 13 lines from t - 60 to t alternate 50 % and 30 %, beginning
+    # and ending with 50 %: (7 × 50 + 6 × 30) / 13. Disk 1 / (1 + 3) = 25 %; CPU 1 + 1 = 2.
+    assert minute is not None
+    assert (minute.t, minute.age, minute.lines, minute.disk_percent, minute.cpu_percent) == (newest_t, 1.0, 13, 25.0,
+                                                                                            2.0)
+    assert minute.memory_percent is not None and abs(minute.memory_percent - (7 * 50 + 6 * 30) / 13) < 1e-9
+
+
+lines_of_text = st.lists(st.binary().map(lambda b: b.replace(b"\n", b"")), max_size=20)
+
+
+@given(lines_of_text, st.binary().map(lambda b: b.replace(b"\n", b"")), st.integers(1, 9))
+def test_lines_backwards_are_the_complete_lines_reversed(lines: list[bytes], partial: bytes, block: int) -> None:
+    data = b"".join(one + b"\n" for one in lines) + partial
+    got = list(lines_backwards(lambda offset, length: data[offset:offset + length], len(data), block))
+    assert got == lines[::-1]

@@ -1,0 +1,113 @@
+"""The sample line parser on lines written by hand: the README's example, nulls, extensions, and bad lines."""
+
+from __future__ import annotations
+
+import pytest
+from returns.result import Failure, Success
+
+from orca.sample.compute.line import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
+from orca.sample.parse.sample_line import ContainerSample, Sample, looks_like_sample, parse
+
+# The README's example line, on one line.
+README_LINE = (
+    '{"v":1,"t":1796016198.738,"dt":5.0,"host":"ip-10-0-1-5","cores":4,'
+    '"cpu":{"user":61.2,"system":4.1,"iowait":0.3,"steal":0.0,"busiest":99.0},'
+    '"mem":{"total":8053063680,"used":3221225472,"available":4831838208,"cache":2147483648,"swap_total":0,'
+    '"swap_used":0,"rss":2952790016},'
+    '"disk":[{"path":"/tmp","total":53687091200,"used":9663676416,"free":44023414784}],'
+    '"io":{"read":1048576,"write":52428800},"net":{"in":1310720,"out":655360},'
+    '"containers":[{"name":"postgres","mem":412000000,"cpu":12.5,"mem_nocache":380000000,"oom_kill":0}],'
+    '"self_cpu":0.42,"pressure":{"cpu":1.2,"memory":0.0,"io":3.4}}'
+)
+
+README_SAMPLE = Sample(
+    t=1796016198.738,
+    dt=5.0,
+    host="ip-10-0-1-5",
+    cores=4,
+    cpu=CpuShare(user=61.2, system=4.1, iowait=0.3, steal=0.0, busiest=99.0),
+    mem=Mem(
+        total=8053063680,
+        used=3221225472,
+        available=4831838208,
+        cache=2147483648,
+        swap_total=0,
+        swap_used=0,
+        rss=2952790016,
+    ),
+    disk=(Disk(path="/tmp", total=53687091200, used=9663676416, free=44023414784),),
+    io=IoRate(read=1048576, write=52428800),
+    net=NetRate(received=1310720, sent=655360),
+    containers=(ContainerSample(name="postgres", mem=412000000, cpu=12.5, mem_nocache=380000000, oom_kill=0),),
+    self_cpu=0.42,
+    pressure=PressureShare(cpu=1.2, memory=0.0, io=3.4),
+)
+
+# A line of the seed's sampler: no extensions, `containers` with name and mem only, every section it could not read
+# written null.
+SEED_LINE = (
+    '{"v":1,"t":1700000000.5,"dt":0.201,"host":"h","cores":null,"cpu":null,"mem":null,"disk":null,"io":null,'
+    '"net":null,"containers":[{"name":"db","mem":7}],"self_cpu":0.0}'
+)
+
+
+def test_the_readme_line_reads_to_every_field() -> None:
+    assert parse(README_LINE) == Success(README_SAMPLE)
+
+
+def test_bytes_with_newline_and_the_stdout_prefix_read_the_same() -> None:
+    assert parse(("orca-sample " + README_LINE + "\n").encode()) == Success(README_SAMPLE)
+    assert parse("orca-sample " + README_LINE) == Success(README_SAMPLE)
+
+
+def test_null_sections_are_none_and_seed_containers_lack_the_extensions() -> None:
+    sample = parse(SEED_LINE).unwrap()
+    assert (sample.cores, sample.cpu, sample.mem, sample.disk, sample.io, sample.net) == (None,) * 6
+    assert sample.containers == (ContainerSample(name="db", mem=7, cpu=None, mem_nocache=None, oom_kill=None),)
+    assert sample.pressure is None
+    assert (sample.t, sample.dt, sample.self_cpu) == (1700000000.5, 0.201, 0.0)
+
+
+def test_unknown_keys_are_ignored_and_absent_keys_are_none() -> None:
+    line = '{"v":1,"t":1.0,"dt":2,"host":"h","gpu":{"util":99},"pressure":{"io":0.5},"mem":null}'
+    sample = parse(line).unwrap()
+    assert sample.dt == 2.0
+    assert sample.pressure == PressureShare(cpu=None, memory=None, io=0.5)
+    assert (sample.cpu, sample.containers, sample.self_cpu) == (None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ('{"v":2,"t":1.0,"dt":5.0,"host":"h"}', "v is not 1"),
+        ('{"v":true,"t":1.0,"dt":5.0,"host":"h"}', "v is not 1"),
+        ('{"v":"1","t":1.0,"dt":5.0,"host":"h"}', "v is not 1"),
+        ('{"t":1.0,"dt":5.0,"host":"h"}', "v is not 1"),
+        ('{"v":1,"t":-1.0,"dt":5.0,"host":"h"}', "t is not a finite number >= 0"),
+        ('{"v":1,"t":1e400,"dt":5.0,"host":"h"}', "not JSON"),  # orjson refuses what a double cannot hold
+        ('{"v":1,"t":1.0,"dt":5.0,"host":7}', "host is not text"),
+        ('{"v":1,"t":1.0,"dt":5.0,"host":"h","cores":2.0}', "cores is not a whole number >= 0"),
+        ('{"v":1,"t":1.0,"dt":5.0,"host":"h","cpu":{"user":1.0}}', "cpu.system is not a finite number >= 0"),
+        ('{"v":1,"t":1.0,"dt":5.0,"host":"h","io":{"read":-1,"write":0}}', "io.read is not a whole number >= 0"),
+        ('{"v":1,"t":1.0,"dt":5.0,"host":"h","disk":{"path":"/"}}', "disk is not a JSON array"),
+        ('{"v":1,"t":1.0,"dt":5.0,"host":"h","net":{"in":true,"out":0}}', "net.in is not a whole number >= 0"),
+        ('{"v":1,"t":1.0,"dt":5.0,"host":"h","pressure":[1]}', "pressure is not a JSON object"),
+        ('[1,2]', "not a JSON object"),
+        ('{"v":1,"t":1.0,"dt":5.0,"host":"h"', "not JSON"),
+        ('{"v":1,"t":NaN,"dt":5.0,"host":"h"}', "not JSON"),
+        ("INFO: step 3 of 7", "not JSON"),
+        ("", "not JSON"),
+    ],
+)
+def test_bad_lines_say_why(line: str, reason: str) -> None:
+    result = parse(line)
+    assert isinstance(result, Failure)
+    assert result.failure().reason == reason
+    assert result.failure().source == "sample line"
+
+
+def test_which_log_lines_are_meant_as_samples() -> None:
+    assert looks_like_sample("orca-sample not json")
+    assert looks_like_sample(b'{"v":1}')
+    assert not looks_like_sample("2026-11-30 INFO {json later}")
+    assert not looks_like_sample(b"")
