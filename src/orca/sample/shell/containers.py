@@ -137,6 +137,10 @@ class KeptFiles:
         else:
             os.close(fd)
 
+    def __len__(self) -> int:
+        """How many descriptors are kept."""
+        return len(self._fds)
+
     def keep_only(self, prefixes: tuple[str, ...]) -> None:
         """Close every descriptor whose path starts with none of `prefixes` (a container that is gone)."""
         for path in [path for path in self._fds if not path.startswith(prefixes)]:
@@ -170,7 +174,7 @@ def _namespace_file(proc: str, pid: str) -> str | None:
     return f"net/dev:{status.st_dev}:{status.st_ino}"
 
 
-def _own_namespace(proc: str, pid: str) -> str | None:
+def own_namespace(proc: str, pid: str) -> str | None:
     """What names `pid`'s network namespace, or None when it is the host's (pid 1's) or cannot be told apart."""
     link, host_link = _namespace_link(proc, pid), _namespace_link(proc, _HOST_PID)
     if link is not None and host_link is not None:
@@ -314,7 +318,7 @@ class ContainerSource:
     def _choose(self, pids: list[str]) -> _NetChoice | None:
         for pid in pids[:PIDS_TRIED]:
             if read_bounded(self._net_dev(pid)) is not None:
-                return _NetChoice(pid=pid, namespace=_own_namespace(self._proc, pid))
+                return _NetChoice(pid=pid, namespace=own_namespace(self._proc, pid))
         return None
 
     def _net_dev(self, pid: str) -> str:
