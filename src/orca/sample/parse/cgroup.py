@@ -126,11 +126,15 @@ def io_stat(text: str) -> Result[Mapping[str, DeviceIo], ParseError]:
         device = device_number(fields[0])
         if device is None:
             continue
-        values: dict[str, str] = {}
+        read_text = written_text = None
         for pair in fields[1:]:
             key, _, value = pair.partition("=")
-            values.setdefault(key, value)
-        read, written = u64(values.get("rbytes", "")), u64(values.get("wbytes", ""))
+            if key == "rbytes" and read_text is None:
+                read_text = value
+            elif key == "wbytes" and written_text is None:
+                written_text = value
+        read = None if read_text is None else u64(read_text)
+        written = None if written_text is None else u64(written_text)
         if read is not None and written is not None:
             devices.setdefault(device, DeviceIo(read_bytes=read, written_bytes=written))
     if lines and not devices:

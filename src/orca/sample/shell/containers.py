@@ -107,6 +107,8 @@ class KeptFiles:
 
     def __init__(self) -> None:
         self._fds: dict[str, int] = {}
+        self._by_path: set[str] = set()
+        """Files found not to be kernel-generated: read through their path from then on, never tried again."""
         # Each holds a page of kernel memory, and the sampler must never run out of descriptors for its own reads.
         self._keep_at_most = min(self.KEPT_AT_MOST, _open_files_limit() // 4)
 
@@ -118,7 +120,7 @@ class KeptFiles:
                 return text
             self.forget(path)
         text = read_bounded(path)
-        if text is not None and len(self._fds) < self._keep_at_most:
+        if text is not None and path not in self._by_path and len(self._fds) < self._keep_at_most:
             self._keep(path)
         return text
 
@@ -135,6 +137,7 @@ class KeptFiles:
         if status is not None and stat.S_ISREG(status.st_mode) and status.st_size == 0:
             self._fds[path] = fd
         else:
+            self._by_path.add(path)
             os.close(fd)
 
     def __len__(self) -> int:
@@ -145,6 +148,7 @@ class KeptFiles:
         """Close every descriptor whose path starts with none of `prefixes` (a container that is gone)."""
         for path in [path for path in self._fds if not path.startswith(prefixes)]:
             self.forget(path)
+        self._by_path = {path for path in self._by_path if path.startswith(prefixes)}
 
     def forget(self, path: str) -> None:
         fd = self._fds.pop(path, None)
