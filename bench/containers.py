@@ -90,7 +90,9 @@ def cgroup2_file() -> str | None:
 
 
 def container_figures(repeats: int, lines: int) -> None:
-    """Prints the rows: kept against reopened reads, then the CPU per line with and without the containers."""
+    """Prints a table: kept against reopened reads, then the CPU per line with and without the containers."""
+    print("\n| figure | orca sample | against | ratio | budget | |")
+    print("|---|---|---|---|---|---|")
     for path in (cgroup2_file(), "/proc/self/net/dev"):
         if path is not None:
             reopened, kept = per_read(path, 5000)
@@ -123,9 +125,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--lines", type=int, default=200, help="lines per CPU measurement")
     args = parser.parse_args(argv)
     print(f"host: {os.cpu_count()} cores, python {sys.version.split()[0]}; "
-          f"medians of {args.repeats} interleaved runs\n")
-    print("| figure | orca sample | against | ratio | budget | |")
-    print("|---|---|---|---|---|---|")
+          f"medians of {args.repeats} interleaved runs")
     container_figures(args.repeats, args.lines)
     return 0
 
