@@ -14,6 +14,7 @@ from orca.sample.compute.cpu import cpu_share_between
 from orca.sample.compute.encode import encode_line
 from orca.sample.compute.line import CpuShare, IoRate, NetRate
 from orca.sample.compute.snapshot import ContainerReading, Snapshot
+from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.pressure import Pressure, PressureLine
 from tests.property.test_cpu import proc_stats
 from tests.property.test_disks import disk_readings
@@ -39,6 +40,9 @@ container_readings = st.builds(
     st.dictionaries(st.sampled_from(["inactive_file", "active_file", "anon"]), st.integers(0, 2**50)),
     maybe(st.none(), st.dictionaries(st.sampled_from(["oom", "oom_kill", "max"]), st.integers(0, 1000))),
     maybe(st.none(), st.integers(0, U64_MAX)),
+    cpu_periods=maybe(st.none(), st.builds(CpuPeriods, st.integers(0, U64_MAX), st.integers(0, U64_MAX))),
+    io=maybe(st.none(), st.dictionaries(st.sampled_from(["254:0", "252:0"]),
+                                        st.builds(DeviceIo, st.integers(0, U64_MAX), st.integers(0, U64_MAX)))),
 )
 snapshots = st.builds(
     Snapshot,
@@ -56,6 +60,7 @@ snapshots = st.builds(
     containers=maybe(st.none(), st.lists(container_readings, max_size=3).map(tuple)),
     pressure=maybe(st.none(), pressures),
     self_cpu=st.floats(min_value=0.0, max_value=1e6),
+    container_disks=maybe(st.none(), st.frozensets(st.sampled_from(["254:0", "252:0"]))),
 )
 
 
@@ -99,7 +104,7 @@ def test_sections_are_the_core_functions_of_the_two_readings(prev: Snapshot, cur
     if prev.stat is not None and cur.stat is not None:
         assert line.cpu == cpu_share_between(prev.stat, cur.stat)
     if cur.containers_enabled and cur.containers is not None:
-        assert line.containers == container_entries(prev.containers, cur.containers, line.dt)
+        assert line.containers == container_entries(prev.containers, cur.containers, line.dt, cur.container_disks)
 
 
 @given(snapshots)
