@@ -40,6 +40,7 @@ PIDS_TRIED = 8
 the first few cannot be read, the sampler does not see the container's pid namespace, and the rest cannot be read
 either."""
 _HOST_PID = "1"
+_SHORT_READ_IS_THE_END = 2048
 
 
 def read_bounded(path: str, limit: int = READ_LIMIT) -> str | None:
@@ -84,10 +85,12 @@ def _pread_bounded(fd: int, limit: int = READ_LIMIT) -> str | None:
     try:
         while total <= limit:
             chunk = os.pread(fd, limit + 1 - total, total)
-            if not chunk:
-                break
             chunks.append(chunk)
             total += len(chunk)
+            # Only kernel-generated files are kept, whose records are under 2 KiB (a `key value`, an io.stat or
+            # net/dev line, a pid): a seq_file read short of that is the end, and the empty read is saved.
+            if len(chunk) < _SHORT_READ_IS_THE_END:
+                break
     except OSError:
         return None
     return None if total > limit else b"".join(chunks).decode("utf-8", errors="replace")
