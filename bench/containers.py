@@ -37,7 +37,7 @@ def container_tree(root: Path, containers: int, second_round: bool, pid: int | N
     """`containers` Docker containers under `root`; with `second_round`, each also has memory.max, pids.current, a
     two-device io.stat and a cgroup.procs naming `pid` (or a pid that does not exist)."""
     for number in range(containers):
-        directory = systemd_dir(root, f"{number:064x}")
+        directory = systemd_dir(root, f"{number:02x}" + "0" * 62)
         limited = CgroupFiles(400 * MIB, 30 * MIB, 50 * MIB, 0, 1_000_000 + number, nr_periods=1000, nr_throttled=90)
         write_cgroup(directory, limited if second_round else CgroupFiles(400 * MIB, 30 * MIB, 50 * MIB, 0, 7))
         if second_round:

@@ -15,11 +15,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from orca.sample.compute.containers import container_entries
 from orca.sample.compute.snapshot import ContainerReading
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.shell.containers import PIDS_TRIED, ContainerSource, KeptFiles, own_namespace
@@ -445,3 +447,73 @@ def test_live_throttling_of_a_busy_process(scratch_cgroup: Path) -> None:
         busy.wait()
     assert entry["throttled"] > 50.0, entry
     assert 5.0 <= entry["cpu"] <= 15.0, entry
+
+
+SETUP_VETH = (
+    "ip link add v0 type veth peer name v1 && ip link set v0 up && ip link set v1 up"
+    " && ip addr add 10.9.9.1/24 dev v0 && exec sleep 30"
+)
+DATAGRAMS, PAYLOAD = 20, 1000
+WIRE_BYTES = 14 + 20 + 8 + PAYLOAD
+"""An Ethernet header, an IPv4 header and a UDP header around each payload, as net/dev counts them."""
+
+
+@contextmanager
+def namespace_with_a_veth_pair() -> Iterator[int | None]:
+    """A `sleep` in a network namespace of its own holding a veth pair v0 (10.9.9.1/24) and v1; None where that
+    cannot be made (neither root nor user namespaces, or no `ip`)."""
+    process = None
+    if shutil.which("unshare") is not None and shutil.which("ip") is not None:
+        for flags in (["-n"], ["-r", "-n"]):
+            candidate = subprocess.Popen(["unshare", *flags, "sh", "-c", SETUP_VETH], stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 5
+            while candidate.poll() is None and time.monotonic() < deadline:
+                if Path(f"/proc/{candidate.pid}/comm").read_text().strip() == "sleep":
+                    process = candidate
+                    break
+                time.sleep(0.05)
+            if process is not None:
+                break
+            candidate.kill()
+            candidate.wait()
+    try:
+        yield None if process is None else process.pid
+    finally:
+        if process is not None:
+            process.kill()
+            process.wait()
+
+
+def broadcast_in(pid: int) -> None:
+    """DATAGRAMS UDP datagrams of PAYLOAD bytes to 10.9.9.255 from inside `pid`'s namespace: out through v0, in
+    through its peer v1."""
+    script = (
+        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        "s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1); "
+        f"[s.sendto(b'x' * {PAYLOAD}, ('10.9.9.255', 9)) for _ in range({DATAGRAMS})]"
+    )
+    subprocess.run(["nsenter", "-t", str(pid), "-n", sys.executable, "-c", script], check=True, timeout=30)
+
+
+def test_net_of_a_real_namespace_moving_bytes(tmp_path: Path) -> None:
+    """A container whose process is in a namespace of its own: 20 datagrams of 1 000 bytes leave v0 and arrive on
+    v1, each 1 042 bytes on the wire, so at least 20 840 bytes go out and come in between the two readings (IPv6
+    may add a few packets of its own: at most a few KiB more)."""
+    if shutil.which("nsenter") is None:
+        pytest.skip("no nsenter here")
+    with namespace_with_a_veth_pair() as pid:
+        if pid is None:
+            pytest.skip("no network namespace with a veth pair can be made here (needs root or user namespaces)")
+        cgroup = tmp_path / "cgroup"
+        write_cgroup(systemd_dir(cgroup, ID_POSTGRES), CgroupFiles(MIB, 0, 0, 0, 1))
+        write_limits(systemd_dir(cgroup, ID_POSTGRES), procs=[pid])
+        source = ContainerSource(str(cgroup), "")
+        before = source.read()
+        broadcast_in(pid)
+        after = source.read()
+    assert before is not None and after is not None
+    [entry] = container_entries(before, after, 1.0)
+    assert entry.net is not None, "the namespace's net/dev was not read"
+    expected = DATAGRAMS * WIRE_BYTES
+    assert expected <= entry.net.sent <= expected + 8192
+    assert expected <= entry.net.received <= expected + 8192
