@@ -429,8 +429,11 @@ def test_live_throttling_of_a_busy_process(scratch_cgroup: Path) -> None:
     controllers = (scratch_cgroup.parent / "cgroup.controllers").read_text().split()
     if "cpu" not in controllers or "memory" not in controllers:
         pytest.skip(f"the cgroup v2 hierarchy at {scratch_cgroup.parent} offers {controllers or 'no controllers'}: "
-                    "the cpu and memory controllers are bound to cgroup v1 on this machine")
-    for directory in (scratch_cgroup.parent, scratch_cgroup, scratch_cgroup / "system.slice"):
+                    "not the cpu and memory controllers (bound to a cgroup v1 hierarchy, or not built in)")
+    # The root's controllers for its children are enabled only where they are not yet (systemd enables them).
+    if not {"cpu", "memory"} <= set((scratch_cgroup.parent / "cgroup.subtree_control").read_text().split()):
+        (scratch_cgroup.parent / "cgroup.subtree_control").write_text("+cpu +memory\n")
+    for directory in (scratch_cgroup, scratch_cgroup / "system.slice"):
         directory.mkdir(exist_ok=True)
         (directory / "cgroup.subtree_control").write_text("+cpu +memory\n")
     container = scratch_cgroup / "system.slice" / f"docker-{ID_POSTGRES}.scope"
