@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
-from tests.containers.fixtures import CgroupFiles, systemd_dir, write_cgroup, write_limits
+from tests.containers.fixtures import (
+    CgroupFiles,
+    in_own_network_namespace,
+    systemd_dir,
+    write_cgroup,
+    write_limits,
+)
 
 from bench.run import ORCA, cpu_per_line, interleaved, row, us
 from orca.sample.shell.containers import KeptFiles, read_bounded
@@ -43,25 +45,6 @@ def container_tree(root: Path, containers: int, second_round: bool, pid: int | N
         if second_round:
             write_limits(directory, memory_max=str(512 * MIB), pids=12, io={"254:0": (MIB, MIB), "252:0": (MIB, MIB)},
                          procs=[pid if pid is not None else 4_194_304])
-
-
-@contextmanager
-def process_in_own_namespace() -> Iterator[int | None]:
-    """A `sleep` in a network namespace of its own (as root, or in a user namespace); None where neither works."""
-    process = None
-    if shutil.which("unshare") is not None:
-        for flags in (["-n"], ["-r", "-n"]):
-            candidate = subprocess.Popen(["unshare", *flags, "sleep", "3600"], stderr=subprocess.DEVNULL)
-            time.sleep(0.3)
-            if candidate.poll() is None:
-                process = candidate
-                break
-    try:
-        yield None if process is None else process.pid
-    finally:
-        if process is not None:
-            process.kill()
-            process.wait()
 
 
 def per_read(path: str, reads: int) -> tuple[float, float]:
@@ -98,7 +81,7 @@ def container_figures(repeats: int, lines: int) -> None:
             reopened, kept = per_read(path, 5000)
             row(f"one read of {path}: kept descriptor (pread) against open, read, close", us(kept), us(reopened),
                 f"{kept / reopened:.2f}", "kept < reopened", kept < reopened)
-    with tempfile.TemporaryDirectory() as tmp, process_in_own_namespace() as pid:
+    with tempfile.TemporaryDirectory() as tmp, in_own_network_namespace() as pid:
         today, extended = Path(tmp) / "today", Path(tmp) / "extended"
         container_tree(today, CONTAINERS, second_round=False, pid=None)
         container_tree(extended, CONTAINERS, second_round=True, pid=pid)

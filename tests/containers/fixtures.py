@@ -18,6 +18,11 @@ The file formats are written from the kernel's documentation, not from any code 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -251,3 +256,31 @@ def write_pressure(proc: Path, cpu: int | None, memory: int | None, io: int | No
         else:
             # The full total is less than some's, as it must be: all tasks stalled is a subset of some stalled.
             path.write_text(pressure_text(total, total // 2))
+
+
+@contextmanager
+def in_own_network_namespace(script: str = "exec sleep 3600") -> Iterator[int | None]:
+    """`sh -c script`, ending in `exec sleep ...`, in a network namespace of its own (`unshare -n` as root, else in
+    a user namespace); yields its pid once it sleeps, or None where no namespace can be made (or `script` fails)."""
+    process = None
+    if shutil.which("unshare") is not None:
+        for flags in (["-n"], ["-r", "-n"]):
+            candidate = subprocess.Popen(["unshare", *flags, "sh", "-c", script], stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 5
+            while process is None and candidate.poll() is None and time.monotonic() < deadline:
+                try:
+                    if Path(f"/proc/{candidate.pid}/comm").read_text().strip() == "sleep":
+                        process = candidate
+                except OSError:
+                    pass
+                time.sleep(0.05)
+            if process is not None:
+                break
+            candidate.kill()
+            candidate.wait()
+    try:
+        yield None if process is None else process.pid
+    finally:
+        if process is not None:
+            process.kill()
+            process.wait()

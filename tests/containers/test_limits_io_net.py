@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ from .fixtures import (
     cgroupfs_dir,
     config_v2,
     host_cgroup_noise,
+    in_own_network_namespace,
     systemd_dir,
     write_cgroup,
     write_config,
@@ -390,33 +390,15 @@ def test_kept_descriptors_on_real_cgroup_files(scratch_cgroup: Path) -> None:
     assert len(files) == 2
 
 
-def unshared_sleeper() -> subprocess.Popen[bytes] | None:
-    """`sleep` in a network namespace of its own (as root, or in a user namespace); None where neither works."""
-    if shutil.which("unshare") is None:
-        return None
-    for flags in (["-n"], ["-r", "-n"]):
-        process = subprocess.Popen(["unshare", *flags, "sleep", "30"], stderr=subprocess.DEVNULL)
-        time.sleep(0.3)
-        if process.poll() is None:
-            return process
-    return None
-
-
 def test_namespaces_of_real_processes() -> None:
-    """This process shares pid 1's network namespace; a `sleep` under `unshare -n` has its own, whose net/dev
-    shows only `lo`, which is left out."""
+    """This process shares pid 1's network namespace; a `sleep` under `unshare -n` has one of its own."""
     if not os.path.exists("/proc/1/net/dev"):
         pytest.skip("pid 1 is not visible here")
     assert own_namespace("/proc", str(os.getpid())) is None
-    sleeper = unshared_sleeper()
-    if sleeper is None:
-        pytest.skip("no `unshare -n` here (neither root nor user namespaces)")
-    try:
-        # unshare forks nothing with -n alone; with -r it still execs sleep in the same process.
-        assert own_namespace("/proc", str(sleeper.pid)) is not None
-    finally:
-        sleeper.kill()
-        sleeper.wait()
+    with in_own_network_namespace("exec sleep 30") as pid:
+        if pid is None:
+            pytest.skip("no `unshare -n` here (neither root nor user namespaces)")
+        assert own_namespace("/proc", str(pid)) is not None
 
 
 CPU_LIMIT = "10000 100000"
@@ -461,32 +443,6 @@ WIRE_BYTES = 14 + 20 + 8 + PAYLOAD
 """An Ethernet header, an IPv4 header and a UDP header around each payload, as net/dev counts them."""
 
 
-@contextmanager
-def namespace_with_a_veth_pair() -> Iterator[int | None]:
-    """A `sleep` in a network namespace of its own holding a veth pair v0 (10.9.9.1/24) and v1; None where that
-    cannot be made (neither root nor user namespaces, or no `ip`)."""
-    process = None
-    if shutil.which("unshare") is not None and shutil.which("ip") is not None:
-        for flags in (["-n"], ["-r", "-n"]):
-            candidate = subprocess.Popen(["unshare", *flags, "sh", "-c", SETUP_VETH], stderr=subprocess.DEVNULL)
-            deadline = time.monotonic() + 5
-            while candidate.poll() is None and time.monotonic() < deadline:
-                if Path(f"/proc/{candidate.pid}/comm").read_text().strip() == "sleep":
-                    process = candidate
-                    break
-                time.sleep(0.05)
-            if process is not None:
-                break
-            candidate.kill()
-            candidate.wait()
-    try:
-        yield None if process is None else process.pid
-    finally:
-        if process is not None:
-            process.kill()
-            process.wait()
-
-
 def broadcast_in(pid: int) -> None:
     """DATAGRAMS UDP datagrams of PAYLOAD bytes to 10.9.9.255 from inside `pid`'s namespace: out through v0, in
     through its peer v1."""
@@ -504,7 +460,9 @@ def test_net_of_a_real_namespace_moving_bytes(tmp_path: Path) -> None:
     may add a few packets of its own: at most a few KiB more)."""
     if shutil.which("nsenter") is None:
         pytest.skip("no nsenter here")
-    with namespace_with_a_veth_pair() as pid:
+    if shutil.which("ip") is None:
+        pytest.skip("no ip command here")
+    with in_own_network_namespace(SETUP_VETH) as pid:
         if pid is None:
             pytest.skip("no network namespace with a veth pair can be made here (needs root or user namespaces)")
         cgroup = tmp_path / "cgroup"
