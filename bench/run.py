@@ -241,6 +241,10 @@ def main(argv: list[str]) -> int:
         p = statistics.median(h["psutil"] for h in hours)
         row(f"CPU for an hour at 5 s, measured over {window:.0f} s with --pid ({reached} processes)",
             f"{o:.3f} s", f"{p:.3f} s", f"{o / p:.2f}", "< 1 s", o < 1)
+
+    from bench.containers import container_figures  # it imports this module's helpers
+
+    container_figures(repeats, lines)
     return 0
 
 

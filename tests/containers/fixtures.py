@@ -6,6 +6,11 @@ The file formats are written from the kernel's documentation, not from any code 
   low, high, max, oom, oom_kill, oom_group_kill (and sock_throttled on recent kernels).
 - Same file, "CPU Interface Files": `cpu.stat` is flat-keyed; usage_usec, user_usec and system_usec always, and
   nr_periods, nr_throttled, throttled_usec, nr_bursts, burst_usec when the cpu controller is enabled.
+- Same file: `memory.max` a single value or `max` (the default, no limit); `pids.current` a single value; `io.stat`
+  nested-keyed, `MAJ:MIN rbytes=... wbytes=... rios=... wios=... dbytes=... dios=...` per device, empty before the
+  cgroup's first I/O; `cgroup.procs` one pid per line.
+- proc(5): /proc/<pid>/net/dev is the device table of the process's network namespace, /proc/<pid>/ns/net a link
+  `net:[inode]` naming that namespace; sysfs: /sys/block/<disk> links into /sys/devices, `dev` holds `MAJ:MIN`.
 - Documentation/accounting/psi.rst: `some avg10=... avg60=... avg300=... total=<us>` and a `full` line, which the
   `cpu` file lacked before 5.13.
 """
@@ -13,8 +18,16 @@ The file formats are written from the kernel's documentation, not from any code 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from orca.sample.parse.net_dev import NetDev
+from tests.property.render_system import render_net_dev
 
 # Real-looking Docker ids: 64 lowercase hex characters.
 ID_POSTGRES = "3f4e1c2b9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"
@@ -41,6 +54,9 @@ class CgroupFiles:
     """None: no memory.events file at all."""
     usage_usec: int | None
     """None: no cpu.stat file at all."""
+    nr_periods: int | None = 0
+    """cpu.stat's bandwidth counters; None: no such keys (the cpu controller is not enabled)."""
+    nr_throttled: int = 0
 
 
 def memory_stat_text(active_file: int, inactive_file: int) -> str:
@@ -82,13 +98,15 @@ def memory_events_text(oom_kill: int) -> str:
     return f"low 0\nhigh 0\nmax 3\noom 1\noom_kill {oom_kill}\noom_group_kill 0\n"
 
 
-def cpu_stat_text(usage_usec: int) -> str:
+def cpu_stat_text(usage_usec: int, nr_periods: int | None = 0, nr_throttled: int = 0) -> str:
     # user + system = usage, as the kernel keeps them; the throttling keys appear with the cpu controller enabled.
     user = usage_usec * 3 // 4
-    return (
-        f"usage_usec {usage_usec}\nuser_usec {user}\nsystem_usec {usage_usec - user}\n"
-        "nr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n"
-    )
+    text = f"usage_usec {usage_usec}\nuser_usec {user}\nsystem_usec {usage_usec - user}\n"
+    if nr_periods is not None:
+        # throttled_usec: each throttled period of a 10 ms quota in 100 ms loses the other 90 ms.
+        text += f"nr_periods {nr_periods}\nnr_throttled {nr_throttled}\nthrottled_usec {nr_throttled * 90_000}\n"
+        text += "nr_bursts 0\nburst_usec 0\n"
+    return text
 
 
 def systemd_dir(root: Path, container_id: str) -> Path:
@@ -108,7 +126,75 @@ def write_cgroup(directory: Path, files: CgroupFiles) -> None:
     if files.oom_kill is not None:
         (directory / "memory.events").write_text(memory_events_text(files.oom_kill))
     if files.usage_usec is not None:
-        (directory / "cpu.stat").write_text(cpu_stat_text(files.usage_usec))
+        (directory / "cpu.stat").write_text(cpu_stat_text(files.usage_usec, files.nr_periods, files.nr_throttled))
+
+
+def io_stat_text(devices: dict[str, tuple[int, int]]) -> str:
+    """io.stat as blkcg prints it: rbytes and wbytes first; the I/O counts here are the bytes over 4 KiB."""
+    return "".join(
+        f"{device} rbytes={read} wbytes={written} rios={read // 4096} wios={written // 4096} dbytes=0 dios=0\n"
+        for device, (read, written) in devices.items()
+    )
+
+
+def write_limits(
+    directory: Path,
+    *,
+    memory_max: str | None = None,
+    pids: int | None = None,
+    io: dict[str, tuple[int, int]] | None = None,
+    procs: list[int] | None = None,
+) -> None:
+    """The second round's files of a container's cgroup; None leaves a file out (its controller is not enabled)."""
+    for name, text in (
+        ("memory.max", None if memory_max is None else f"{memory_max}\n"),
+        ("pids.current", None if pids is None else f"{pids}\n"),
+        ("io.stat", None if io is None else io_stat_text(io)),
+        ("cgroup.procs", None if procs is None else "".join(f"{pid}\n" for pid in procs)),
+    ):
+        path = directory / name
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(text)
+
+
+HOST_NAMESPACE = "net:[4026531840]"
+"""The link /proc/1/ns/net of the host's network namespace (init_net's inode number)."""
+
+
+def write_process(proc: Path, pid: int, namespace: str | None, interfaces: dict[str, tuple[int, int]]) -> Path:
+    """`<proc>/<pid>/net/dev` with `interfaces` (bytes received, sent) and `lo`, and `<proc>/<pid>/ns/net` linking
+    to `namespace` (a dangling link, as readlink sees the real one); None: no ns link (it cannot be read)."""
+    directory = proc / str(pid)
+    (directory / "net").mkdir(parents=True, exist_ok=True)
+    (directory / "net" / "dev").write_text(render_net_dev(NetDev(interfaces)))
+    link = directory / "ns" / "net"
+    link.parent.mkdir(exist_ok=True)
+    link.unlink(missing_ok=True)
+    if namespace is not None:
+        link.symlink_to(namespace)
+    return directory / "net" / "dev"
+
+
+def write_sys_block(sys: Path, disks: dict[str, tuple[str, str]]) -> None:
+    """`<sys>/block/<name>` linking to `target` (relative, as sysfs writes them), whose `dev` holds `MAJ:MIN`."""
+    block = sys / "block"
+    block.mkdir(parents=True, exist_ok=True)
+    for name, (target, number) in disks.items():
+        device = block / target
+        device.mkdir(parents=True, exist_ok=True)
+        (device / "dev").write_text(f"{number}\n")
+        (block / name).symlink_to(target)
+
+
+SYS_BLOCK = {
+    "vda": ("../devices/pci0000:00/0000:00:02.0/virtio1/block/vda", "254:0"),
+    "dm-0": ("../devices/virtual/block/dm-0", "252:0"),
+    "loop0": ("../devices/virtual/block/loop0", "7:0"),
+}
+"""A virtio disk, a device-mapper volume over it, and a loop device: vda is the only whole disk."""
+VDA, DM0, LOOP0 = "254:0", "252:0", "7:0"
 
 
 def host_cgroup_noise(root: Path) -> None:
@@ -170,3 +256,31 @@ def write_pressure(proc: Path, cpu: int | None, memory: int | None, io: int | No
         else:
             # The full total is less than some's, as it must be: all tasks stalled is a subset of some stalled.
             path.write_text(pressure_text(total, total // 2))
+
+
+@contextmanager
+def in_own_network_namespace(script: str = "exec sleep 3600") -> Iterator[int | None]:
+    """`sh -c script`, ending in `exec sleep ...`, in a network namespace of its own (`unshare -n` as root, else in
+    a user namespace); yields its pid once it sleeps, or None where no namespace can be made (or `script` fails)."""
+    process = None
+    if shutil.which("unshare") is not None:
+        for flags in (["-n"], ["-r", "-n"]):
+            candidate = subprocess.Popen(["unshare", *flags, "sh", "-c", script], stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 5
+            while process is None and candidate.poll() is None and time.monotonic() < deadline:
+                try:
+                    if Path(f"/proc/{candidate.pid}/comm").read_text().strip() == "sleep":
+                        process = candidate
+                except OSError:
+                    pass
+                time.sleep(0.05)
+            if process is not None:
+                break
+            candidate.kill()
+            candidate.wait()
+    try:
+        yield None if process is None else process.pid
+    finally:
+        if process is not None:
+            process.kill()
+            process.wait()

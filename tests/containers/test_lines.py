@@ -109,7 +109,10 @@ def test_two_lines_over_a_changing_tree(tmp_path: Path) -> None:
 
     assert [entry["name"] for entry in first["containers"]] == [ID_UI[:12], "postgres"]
     pg, ui_entry = by_name(first)["postgres"], by_name(first)[ID_UI[:12]]
-    assert list(pg) == ["name", "mem", "cpu", "mem_nocache", "oom_kill"]
+    # The fixture's cpu.stat has the cpu controller's counters, no period elapsed (no limit): throttled is 0.0.
+    # It has no memory.max, pids.current or io.stat, and no process: those fields are absent.
+    assert list(pg) == ["name", "mem", "cpu", "mem_nocache", "oom_kill", "throttled"]
+    assert pg["throttled"] == 0.0
     assert (pg["mem"], pg["mem_nocache"], pg["oom_kill"]) == (POSTGRES_MEM, POSTGRES_NOCACHE, 2)
     assert_rate(pg["cpu"], 60_000, first["dt"])
     assert "oom_kill" not in ui_entry

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.parse.block import skipped_disk, whole_disks
+from orca.sample.parse.block import device_number, skipped_disk, whole_disks
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -56,3 +56,22 @@ def test_the_fallback_skip_list(name: str) -> None:
 def test_names_not_on_the_skip_list(name: str) -> None:
     # `dmz` is not `dm-`: only the skip list's exact prefixes count, case as the kernel prints them.
     assert not skipped_disk(name)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("254:0\n", "254:0", id="vda on Linux 6.18.44-fc-v657 (cat /sys/block/vda/dev)"),
+        pytest.param("7:0\n", "7:0", id="loop0 there"),
+        pytest.param("259:12\n", "259:12", id="an NVMe namespace (block extended major)"),
+        pytest.param("", None, id="empty"),
+        pytest.param("254\n", None, id="no minor"),
+        pytest.param("254:0:1\n", None, id="three parts"),
+        pytest.param("-1:0\n", None, id="negative"),
+        pytest.param("٢٥٤:0\n", None, id="Arabic-Indic digits"),
+        pytest.param("1" * 11 + ":0\n", None, id="11 digits"),
+    ],
+)
+def test_device_number(text: str, expected: str | None) -> None:
+    """`/sys/block/<disk>/dev` holds `MAJ:MIN` and a newline (the dev_t as `%u:%u`)."""
+    assert device_number(text) == expected

@@ -2,8 +2,12 @@
 
 This machine mounts cgroup v1 for memory, so the v2 files are written by hand from cgroup-v2.rst's formats:
 `memory.current` a single value in bytes; `memory.stat`, `memory.events` and `cpu.stat` flat-keyed, `key value`
-per line (the keys and their order those of a 6.x kernel's memory.stat). `config.v2.json` is written by hand in
-Docker's format (the file under /var/lib/docker/containers/<id>/), with secrets in `Config.Env`.
+per line (the keys and their order those of a 6.x kernel's memory.stat); `memory.max` a single value or `max`;
+`pids.current` a single value; `io.stat` nested-keyed, its text the example cgroup-v2.rst gives. Its cgroup v2
+hierarchy has no cpu controller: its root `cpu.stat` is a real capture of that case.
+
+`config.v2.json` is written by hand in Docker's format (the file under /var/lib/docker/containers/<id>/), with
+secrets in `Config.Env`.
 """
 
 from __future__ import annotations
@@ -14,7 +18,18 @@ import pytest
 from returns.result import Failure, Success
 
 from orca.sample.compute.containers import container_mem
-from orca.sample.parse.cgroup import container_id, container_name, flat_keyed, memory_current
+from orca.sample.parse.cgroup import (
+    CpuPeriods,
+    DeviceIo,
+    container_id,
+    container_name,
+    cpu_periods,
+    flat_keyed,
+    io_stat,
+    memory_current,
+    memory_max,
+    pids_current,
+)
 
 CAPTURES = Path(__file__).parent / "captures"
 
@@ -182,3 +197,97 @@ def test_container_mem_is_current_less_inactive_file() -> None:
 )
 def test_container_mem_edges(current: str, stat: str, expected: int) -> None:
     assert container_mem(current, stat) == expected
+
+
+# cpu.stat's bandwidth counters ---------------------------------------------------------------------------------
+
+
+def test_cpu_periods_of_a_throttled_cgroup() -> None:
+    """cgroup-v2.rst: nr_periods and nr_throttled, with the cpu controller enabled (3856 of 4820 periods)."""
+    values = flat_keyed(handwritten("cpu.stat.throttled"), "cpu.stat").unwrap()
+    assert cpu_periods(values) == Success(CpuPeriods(periods=4820, throttled=3856))
+
+
+def test_cpu_periods_of_an_unlimited_cgroup_are_zero() -> None:
+    """The cpu controller enabled but no cpu.max limit: the counters are there and 0."""
+    values = flat_keyed(handwritten("cpu.stat"), "cpu.stat").unwrap()
+    assert cpu_periods(values) == Success(CpuPeriods(periods=0, throttled=0))
+
+
+def test_no_cpu_controller_no_periods() -> None:
+    """A real cgroup v2 root of this machine (Linux 6.18.44-fc-v657, cpu controller on cgroup v1): only the four
+    usage keys, so there is nothing to say about throttling."""
+    capture = CAPTURES / "cgroup_v2_cpu.stat.no-cpu-controller.linux-6.18.44-fc-v657.x86_64-2cores.txt"
+    values = flat_keyed(capture.read_text(), "cpu.stat").unwrap()
+    assert sorted(values) == ["nice_usec", "system_usec", "usage_usec", "user_usec"]
+    assert isinstance(cpu_periods(values), Failure)
+    assert isinstance(cpu_periods({"nr_periods": 5}), Failure)  # one without the other is no pair either
+
+
+# memory.max and pids.current -----------------------------------------------------------------------------------
+
+
+def test_memory_max_a_limit_and_no_limit() -> None:
+    """cgroup-v2.rst: memory.max is a single value; its default, `max`, means no limit."""
+    assert memory_max(handwritten("memory.max")) == Success(512 * 1024 * 1024)
+    assert memory_max(handwritten("memory.max.unlimited")) == Success(None)
+
+
+@pytest.mark.parametrize("text", ["", "\n", "-1\n", "max max\n", "MAX\n", "512M\n", "9" * 5000, "٤٠٩٦\n"])
+def test_memory_max_rejects(text: str) -> None:
+    assert isinstance(memory_max(text), Failure)
+
+
+def test_pids_current() -> None:
+    assert pids_current(handwritten("pids.current")) == Success(17)
+    assert pids_current("0\n") == Success(0)  # a cgroup whose processes all ended
+
+
+@pytest.mark.parametrize("text", ["", "max\n", "-3\n", "1 2\n", "x\n"])
+def test_pids_current_rejects(text: str) -> None:
+    assert isinstance(pids_current(text), Failure)
+
+
+# io.stat -------------------------------------------------------------------------------------------------------
+
+
+def test_io_stat_of_the_documentation() -> None:
+    """cgroup-v2.rst's example: two devices, 8:16 and 8:0; only rbytes and wbytes are kept."""
+    assert io_stat(handwritten("io.stat")) == Success({
+        "8:16": DeviceIo(read_bytes=1459200, written_bytes=314773504),
+        "8:0": DeviceIo(read_bytes=90430464, written_bytes=299008000),
+    })
+
+
+def test_io_stat_empty_is_no_io_yet() -> None:
+    """A cgroup that has not done any I/O has an empty io.stat: no devices, which is not a failure."""
+    assert io_stat("") == Success({})
+
+
+def test_io_stat_hostile_lines() -> None:
+    """Keys in another order and extra keys (io.latency's `depth`, `avg_lat`; iocost's `cost.*`) are fine; a line
+    without rbytes or wbytes, with a negative or non-decimal value, or not keyed by MAJ:MIN is skipped; a device
+    that appears twice keeps its first line."""
+    text = (
+        "254:0 wbytes=20 rbytes=10 rios=1 wios=1 dbytes=0 dios=0 cost.vrate=100.00 cost.usage=5 depth=4 avg_lat=7\n"
+        "253:0 rbytes=10 rios=1\n"
+        "252:0 rbytes=-1 wbytes=5\n"
+        "251:0 rbytes=0x10 wbytes=5\n"
+        "vda rbytes=1 wbytes=1\n"
+        "8:0:0 rbytes=1 wbytes=1\n"
+        "\n"
+        "254:0 rbytes=99 wbytes=99\n"
+        "7:0 rbytes=4096 wbytes=0\n"
+    )
+    assert io_stat(text) == Success({"254:0": DeviceIo(10, 20), "7:0": DeviceIo(4096, 0)})
+
+
+def test_io_stat_a_key_twice_keeps_its_first_value() -> None:
+    assert io_stat("8:0 rbytes=1 rbytes=2 wbytes=3\n") == Success({"8:0": DeviceIo(1, 3)})
+
+
+@pytest.mark.parametrize("text", ["garbage\n", "8:0\n", "8:0 rbytes=1\n", "rbytes=1 wbytes=2\n", "8:0 r=1 w=2\n"])
+def test_io_stat_with_lines_but_none_usable_is_a_failure(text: str) -> None:
+    result = io_stat(text)
+    assert isinstance(result, Failure)
+    assert result.failure().source == "io.stat"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.line import ContainerEntry, CpuShare, Line, PressureShare
+from orca.sample.compute.line import ContainerEntry, CpuShare, IoRate, Line, NetRate, PressureShare
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.meminfo import MemInfo
@@ -143,3 +143,22 @@ def test_the_host_and_paths_are_json_strings() -> None:
     accented = Line(t=0.0, dt=0.0, host="hôte", cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
                     containers_enabled=False, containers=None, self_cpu=0.0, pressure=None)
     assert '"host":"hôte"'.encode() in encode_line(accented)
+
+
+def test_a_container_entry_with_every_field_is_the_readmes() -> None:
+    """The README's example entry: the new fields after oom_kill, in the order throttled, mem_max, pids, io, net;
+    throttled with one decimal (61.96 → 62.0), io and net as `{"read","write"}` and `{"in","out"}` like the host's.
+    A field that is None is left out, the others keep their order."""
+    full = ContainerEntry("postgres", 412000000, 12.5, 380000000, 0, throttled=61.96, mem_max=536870912, pids=14,
+                          io=IoRate(read=0, write=3276800), net=NetRate(received=524288, sent=1048576))
+    sparse = ContainerEntry("ui", 1, 0.0, 1, None, throttled=None, mem_max=None, pids=3, io=None,
+                            net=NetRate(received=0, sent=0))
+    line = Line(t=1.0, dt=5.0, host="h", cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
+                containers_enabled=True, containers=(full, sparse), self_cpu=0.0, pressure=None)
+    assert encode_line(line) == (
+        b'{"v":1,"t":1.0,"dt":5.0,"host":"h","cores":null,"cpu":null,"mem":null,"disk":null,"io":null,"net":null,'
+        b'"containers":[{"name":"postgres","mem":412000000,"cpu":12.5,"mem_nocache":380000000,"oom_kill":0,'
+        b'"throttled":62.0,"mem_max":536870912,"pids":14,"io":{"read":0,"write":3276800},'
+        b'"net":{"in":524288,"out":1048576}},'
+        b'{"name":"ui","mem":1,"cpu":0.0,"mem_nocache":1,"pids":3,"net":{"in":0,"out":0}}],"self_cpu":0.0}'
+    )

@@ -147,6 +147,45 @@ def render_memory_current(value: int) -> str:
 
 container_ids = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 
+# A dev_t: 12 bits of major, 20 of minor (include/linux/kdev_t.h), printed `%u:%u`.
+device_numbers = st.builds(lambda major, minor: f"{major}:{minor}", st.integers(0, 4095), st.integers(0, 2**20 - 1))
+# Keys io.stat may print beside rbytes and wbytes: the base counters, io.latency's and iocost's (cgroup-v2.rst).
+IO_STAT_OTHER_KEYS = ("rios", "wios", "dbytes", "dios", "depth", "avg_lat", "win", "cost.vrate", "cost.usage")
+
+
+@dataclass(frozen=True, slots=True)
+class IoStatLine:
+    device: str
+    read_bytes: int
+    written_bytes: int
+    others: tuple[tuple[str, int], ...]
+    """Other `key=value` pairs, placed among rbytes and wbytes at `position`."""
+    position: int
+
+
+io_stat_lines = st.builds(
+    IoStatLine,
+    device=device_numbers,
+    read_bytes=u64s,
+    written_bytes=u64s,
+    others=st.lists(st.tuples(st.sampled_from(IO_STAT_OTHER_KEYS), u64s), max_size=6, unique_by=lambda kv: kv[0])
+    .map(tuple),
+    position=st.integers(0, 8),
+)
+io_stat_files = st.lists(io_stat_lines, max_size=12, unique_by=lambda line: line.device)
+
+
+def render_io_stat(lines: list[IoStatLine]) -> str:
+    """cgroup-v2.rst "nested keyed": `MAJ:MIN key=value ...` per device; blkcg prints rbytes, wbytes first, but a
+    reader should not rely on the order."""
+    rendered = []
+    for line in lines:
+        pairs = [f"{key}={value}" for key, value in line.others]
+        for pair in (f"wbytes={line.written_bytes}", f"rbytes={line.read_bytes}"):
+            pairs.insert(min(line.position, len(pairs)), pair)
+        rendered.append(f"{line.device} {' '.join(pairs)}\n")
+    return "".join(rendered)
+
 
 def render_config(name: str, secret: str) -> str:
     """A config.v2.json as Docker writes it: `Name` with its leading `/`, the environment beside it."""

@@ -14,6 +14,7 @@ from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
 from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
+from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
@@ -39,6 +40,9 @@ container_readings = st.builds(
     st.dictionaries(st.sampled_from(["inactive_file", "active_file", "anon"]), st.integers(0, 2**50)),
     maybe(st.none(), st.dictionaries(st.sampled_from(["oom", "oom_kill", "max"]), st.integers(0, 1000))),
     maybe(st.none(), st.integers(0, U64_MAX)),
+    cpu_periods=maybe(st.none(), st.builds(CpuPeriods, st.integers(0, U64_MAX), st.integers(0, U64_MAX))),
+    io=maybe(st.none(), st.dictionaries(st.sampled_from(["254:0", "252:0"]),
+                                        st.builds(DeviceIo, st.integers(0, U64_MAX), st.integers(0, U64_MAX)))),
 )
 snapshots = st.builds(
     Snapshot,
@@ -56,6 +60,7 @@ snapshots = st.builds(
     containers=maybe(st.none(), st.lists(container_readings, max_size=3).map(tuple)),
     pressure=maybe(st.none(), pressures),
     self_cpu=st.floats(min_value=0.0, max_value=1e6),
+    container_disks=maybe(st.none(), st.frozensets(st.sampled_from(["254:0", "252:0"]))),
 )
 
 
@@ -103,7 +108,7 @@ SECTION_READINGS = {
     "disk": ("disks",),
     "io": ("diskstats", "whole_disks"),
     "net": ("net",),
-    "containers": ("containers_enabled", "containers"),
+    "containers": ("containers_enabled", "containers", "container_disks"),
     "pressure": ("pressure",),
 }
 

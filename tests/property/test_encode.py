@@ -41,8 +41,14 @@ cpu_shares = st.builds(CpuShare, percent, percent, percent, percent, percent)
 mems = st.builds(Mem, *[byte_counts] * 7)
 disks = st.builds(Disk, names, byte_counts, byte_counts, byte_counts)
 containers = st.builds(
-    ContainerEntry, names, byte_counts, percent, byte_counts, st.one_of(st.none(), st.integers(0, 2**64 - 1))
+    ContainerEntry, names, byte_counts, percent, byte_counts, st.one_of(st.none(), st.integers(0, 2**64 - 1)),
+    throttled=st.none() | percent,
+    mem_max=st.none() | byte_counts,
+    pids=st.none() | byte_counts,
+    io=st.none() | st.builds(IoRate, byte_counts, byte_counts),
+    net=st.none() | st.builds(NetRate, byte_counts, byte_counts),
 )
+NEW_CONTAINER_KEYS = ("throttled", "mem_max", "pids", "io", "net")
 pressures = st.builds(PressureShare, *[st.one_of(st.none(), percent)] * 3)
 lines = st.builds(
     Line,
@@ -141,11 +147,19 @@ def test_containers_sorted_by_name_with_oom_kill_only_when_known(line: Line) -> 
     assert len(document["containers"]) == len(entries)
     for written, entry in zip(document["containers"], entries, strict=True):
         keys = ["name", "mem", "cpu", "mem_nocache"] + ([] if entry.oom_kill is None else ["oom_kill"])
+        keys += [key for key in NEW_CONTAINER_KEYS if getattr(entry, key) is not None]
         assert list(written) == keys
         assert (written["mem"], written["mem_nocache"], written.get("oom_kill")) == (
             entry.mem, entry.mem_nocache, entry.oom_kill
         )
         assert_decimal(written["cpu"], entry.cpu, 1)
+        if entry.throttled is not None:
+            assert_decimal(written["throttled"], entry.throttled, 1)
+        assert (written.get("mem_max"), written.get("pids")) == (entry.mem_max, entry.pids)
+        if entry.io is not None:
+            assert written["io"] == {"read": entry.io.read, "write": entry.io.write}
+        if entry.net is not None:
+            assert written["net"] == {"in": entry.net.received, "out": entry.net.sent}
 
 
 @given(lines)

@@ -55,4 +55,4 @@ def _containers(prev: Snapshot, cur: Snapshot, dt: float) -> tuple[ContainerEntr
     # `prev` without readings is passed as None rather than making the whole section null.
     if not cur.containers_enabled or cur.containers is None:
         return None
-    return container_entries(prev.containers, cur.containers, dt)
+    return container_entries(prev.containers, cur.containers, dt, cur.container_disks)

@@ -142,6 +142,16 @@ def _container(entry: ContainerEntry) -> dict[str, Any]:
     }
     if entry.oom_kill is not None:
         fields["oom_kill"] = _integer(entry.oom_kill)
+    if entry.throttled is not None:
+        fields["throttled"] = _one_decimal(entry.throttled)
+    if entry.mem_max is not None:
+        fields["mem_max"] = _integer(entry.mem_max)
+    if entry.pids is not None:
+        fields["pids"] = _integer(entry.pids)
+    if entry.io is not None:
+        fields["io"] = _io(entry.io)
+    if entry.net is not None:
+        fields["net"] = _net(entry.net)
     return fields
 
 

@@ -67,7 +67,16 @@ class ContainerEntry:
     """Percent of one core over `dt`, from `cpu.stat` `usage_usec`; 0.0 on a container's first line."""
     mem_nocache: int
     oom_kill: int | None
-    """Left out of the line when None."""
+    """Left out of the line when None, as is each field below."""
+    throttled: float | None = None
+    """Percent of the CPU bandwidth periods in `dt` in which the container was throttled."""
+    mem_max: int | None = None
+    """`memory.max` in bytes; None also when there is no limit."""
+    pids: int | None = None
+    io: IoRate | None = None
+    """Bytes per second read from and written to the whole disks."""
+    net: NetRate | None = None
+    """Bytes per second received and sent in the container's own network namespace."""
 
 
 @dataclass(frozen=True, slots=True)

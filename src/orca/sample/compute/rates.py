@@ -24,10 +24,21 @@ def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
     >>> net_rate(prev, NetDev({"eth0": (3000, 1500), "new0": (7777, 7777)}), 2.0)
     NetRate(received=1000, sent=500)
     """
-    counted = _not_loopback(cur.bytes_by_interface)
-    received = _deltas(valmap(_first, prev.bytes_by_interface), valmap(_first, counted))
-    sent = _deltas(valmap(_second, prev.bytes_by_interface), valmap(_second, counted))
-    return NetRate(received=_per_second(sum(received.values()), dt), sent=_per_second(sum(sent.values()), dt))
+    received, sent = pair_rates(prev.bytes_by_interface, _not_loopback(cur.bytes_by_interface), dt)
+    return NetRate(received=received, sent=sent)
+
+
+def pair_rates(prev: Mapping[str, tuple[int, int]], cur: Mapping[str, tuple[int, int]], dt: float) -> tuple[int, int]:
+    """Two byte counters per key (an interface, a device) to two sums per second of their per-key deltas.
+
+    A key new in `cur` counts 0 (its first reading is its baseline), one gone counts 0, one that went backwards 0.
+
+    >>> pair_rates({"8:0": (100, 10), "8:16": (5, 5)}, {"8:0": (300, 10), "7:0": (999, 999)}, 2.0)
+    (100, 0)
+    """
+    first = _deltas(valmap(_first, prev), valmap(_first, cur))
+    second = _deltas(valmap(_second, prev), valmap(_second, cur))
+    return _per_second(sum(first.values()), dt), _per_second(sum(second.values()), dt)
 
 
 def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None, dt: float) -> IoRate:

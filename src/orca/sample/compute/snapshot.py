@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.diskstats import DiskStats
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
@@ -25,6 +26,16 @@ class DiskReading:
 
 
 @dataclass(frozen=True, slots=True)
+class ContainerNet:
+    """The network counters of a container's namespace, read through `/proc/<pid>/net/dev` of one of its processes."""
+
+    namespace: str
+    """What tells one network namespace from another (`net:[inode]`, or the inode of its `net/dev`): counters are
+    compared only within one namespace, since a container that restarts gets a new one with new counters."""
+    dev: NetDev
+
+
+@dataclass(frozen=True, slots=True)
 class ContainerReading:
     """One Docker container's cgroup files at one moment (docs/behaviour.md §3.8)."""
 
@@ -36,6 +47,17 @@ class ContainerReading:
     """None when `memory.events` is missing or does not parse."""
     cpu_usage_usec: int | None
     """`cpu.stat`'s `usage_usec`; None when missing."""
+    cpu_periods: CpuPeriods | None = None
+    """`cpu.stat`'s `nr_periods` and `nr_throttled`; None without them (the cpu controller is not enabled)."""
+    memory_max: int | None = None
+    """`memory.max` in bytes; None when it is `max` (no limit), missing or does not parse."""
+    pids: int | None = None
+    """`pids.current`; None when missing (the pids controller is not enabled) or it does not parse."""
+    io: Mapping[str, DeviceIo] | None = None
+    """`io.stat`: `MAJ:MIN` → bytes read and written; None when missing or it does not parse."""
+    net: ContainerNet | None = None
+    """None when no process of the container is visible, or its network namespace is the host's."""
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +86,5 @@ class Snapshot:
     """Resource (`cpu`, `memory`, `io`) → its pressure file; None on a kernel without PSI."""
     self_cpu: float
     """The sampler's own user + system CPU seconds so far."""
+    container_disks: frozenset[str] | None = None
+    """`MAJ:MIN` of each whole disk (`/sys/block/<disk>/dev`), for the containers' `io`; None when unknown."""

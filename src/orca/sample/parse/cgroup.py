@@ -1,8 +1,11 @@
 """cgroup v2 files (Documentation/admin-guide/cgroup-v2.rst) and Docker's names for them.
 
-`memory.current` is a single value; `memory.stat`, `memory.events` and `cpu.stat` are "flat keyed" files, one
-`key value` pair per line, values unsigned. Docker names a container's cgroup directory `docker-<id>.scope` under
-`system.slice` (systemd driver) or `<id>` under `docker` (cgroupfs driver), the id 64 lowercase hex characters.
+`memory.current` and `pids.current` are single values, `memory.max` one too or the word `max`; `memory.stat`,
+`memory.events` and `cpu.stat` are "flat keyed" files, one `key value` pair per line, values unsigned; `io.stat` is
+"nested keyed", one line per device: `MAJ:MIN key=value key=value ...`.
+
+Docker names a container's cgroup directory `docker-<id>.scope` under `system.slice` (systemd driver) or `<id>` under
+`docker` (cgroupfs driver), the id 64 lowercase hex characters.
 
 A container's `config.v2.json` holds its environment, secrets included: `container_name` returns the `Name` and
 nothing else, and no error message here ever quotes the file.
@@ -12,14 +15,38 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import orjson
 from returns.result import Failure, Result, Success
 
+from orca.sample.parse.block import device_number
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import u64
 
 _CONTAINER_DIR = re.compile(r"(?:docker-([0-9a-f]{64})\.scope|([0-9a-f]{64}))")
+NO_LIMIT = "max"
+"""What a limit file such as `memory.max` holds when there is no limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class CpuPeriods:
+    """`cpu.stat`'s bandwidth counters, present when the cpu controller is enabled for the cgroup."""
+
+    periods: int
+    """`nr_periods`: CPU bandwidth periods that have elapsed with runnable tasks (none without a `cpu.max` limit)."""
+    throttled: int
+    """`nr_throttled`: those periods in which the cgroup used up its quota and was throttled."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceIo:
+    """One line of `io.stat`: bytes read and written on one device since the cgroup was made."""
+
+    read_bytes: int
+    """`rbytes`."""
+    written_bytes: int
+    """`wbytes`."""
 
 
 def memory_current(text: str) -> Result[int, ParseError]:
@@ -34,6 +61,85 @@ def memory_current(text: str) -> Result[int, ParseError]:
     if value is None:
         return Failure(ParseError("memory.current", "not a number of bytes"))
     return Success(value)
+
+
+def pids_current(text: str) -> Result[int, ParseError]:
+    """`pids.current`: the number of processes in the cgroup and its descendants.
+
+    >>> pids_current("12\\n")
+    <Success: 12>
+    """
+    value = u64(text.strip())
+    if value is None:
+        return Failure(ParseError("pids.current", "not a number of processes"))
+    return Success(value)
+
+
+def memory_max(text: str) -> Result[int | None, ParseError]:
+    """`memory.max`: the limit in bytes, or None for `max` (no limit); anything else is a failure.
+
+    >>> memory_max("536870912\\n"), memory_max("max\\n")
+    (<Success: 536870912>, <Success: None>)
+    """
+    stripped = text.strip()
+    if stripped == NO_LIMIT:
+        return Success(None)
+    value = u64(stripped)
+    if value is None:
+        return Failure(ParseError("memory.max", "neither a number of bytes nor `max`"))
+    return Success(value)
+
+
+def cpu_periods(cpu_stat: Mapping[str, int]) -> Result[CpuPeriods, ParseError]:
+    """The bandwidth counters of a parsed `cpu.stat` (see `flat_keyed`); a failure without the cpu controller.
+
+    >>> cpu_periods({"usage_usec": 9, "nr_periods": 40, "nr_throttled": 30})
+    <Success: CpuPeriods(periods=40, throttled=30)>
+    >>> cpu_periods({"usage_usec": 9}).failure().reason
+    'no nr_periods and nr_throttled (the cpu controller is not enabled)'
+    """
+    periods, throttled = cpu_stat.get("nr_periods"), cpu_stat.get("nr_throttled")
+    if periods is None or throttled is None:
+        return Failure(ParseError("cpu.stat", "no nr_periods and nr_throttled (the cpu controller is not enabled)"))
+    return Success(CpuPeriods(periods=periods, throttled=throttled))
+
+
+def io_stat(text: str) -> Result[Mapping[str, DeviceIo], ParseError]:
+    """`io.stat`: `MAJ:MIN` → the device's bytes read and written; empty for a cgroup that has done no I/O yet.
+
+    Other keys (`rios`, `dbytes`, and the `cost.*` or `depth` of I/O controllers) are ignored, in any order. A line
+    without both `rbytes` and `wbytes` as unsigned numbers, or whose device is not `MAJ:MIN`, is skipped; a device
+    that appears twice keeps its first line. Text with lines but none of them usable is a failure.
+
+    >>> io_stat("8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0\\n")
+    <Success: {'8:16': DeviceIo(read_bytes=1459200, written_bytes=314773504)}>
+    >>> io_stat("")
+    <Success: {}>
+    """
+    devices: dict[str, DeviceIo] = {}
+    lines = 0
+    for line in text.splitlines():
+        fields = line.split()
+        if not fields:
+            continue
+        lines += 1
+        device = device_number(fields[0])
+        if device is None:
+            continue
+        read_text = written_text = None
+        for pair in fields[1:]:
+            key, _, value = pair.partition("=")
+            if key == "rbytes" and read_text is None:
+                read_text = value
+            elif key == "wbytes" and written_text is None:
+                written_text = value
+        read = None if read_text is None else u64(read_text)
+        written = None if written_text is None else u64(written_text)
+        if read is not None and written is not None:
+            devices.setdefault(device, DeviceIo(read_bytes=read, written_bytes=written))
+    if lines and not devices:
+        return Failure(ParseError("io.stat", "no `MAJ:MIN rbytes=... wbytes=...` line"))
+    return Success(devices)
 
 
 def flat_keyed(text: str, source: str) -> Result[Mapping[str, int], ParseError]:

@@ -159,6 +159,17 @@ def read_whole_disks(sys: str = "/sys") -> frozenset[str] | None:
     return disks or None
 
 
+def read_device_numbers(sys: str, disks: frozenset[str]) -> frozenset[str] | None:
+    """The `MAJ:MIN` of each of `disks` (`<sys>/block/<disk>/dev`); None when none can be read."""
+    numbers: set[str] = set()
+    for disk in disks:
+        data = read_bytes(os.path.join(sys, "block", disk, "dev"))
+        number = None if data is None else block.device_number(data.decode("ascii", errors="replace"))
+        if number is not None:
+            numbers.add(number)
+    return frozenset(numbers) or None
+
+
 def existing_ancestor(path: str) -> str:
     """`path` itself when it exists, else its nearest existing ancestor (SPEC 3.5: a directory not made yet)."""
     current = os.path.abspath(path)

@@ -63,11 +63,13 @@ class Sampler:
         self.sys = sys
         self.host = _host()
         self._scanner = _guarded(lambda: ProcessScanner(proc))
-        self._containers = _guarded(lambda: ContainerSource(cgroup, names)) if cgroup else None
+        self._containers = _guarded(lambda: ContainerSource(cgroup, names, proc)) if cgroup else None
         # /sys/block is read again only when /proc/diskstats names other devices (a disk came or went): its links
         # cost a dozen system calls a line that would almost always give the same answer.
         self._disk_names: frozenset[str] | None = None
         self._whole_disks: frozenset[str] | None = None
+        self._container_disks: frozenset[str] | None = None
+        """`MAJ:MIN` of the whole disks, for the containers' `io`: read with the whole disks, only with --cgroup."""
         self._prev = self.snapshot()
         self.started_ns = self._prev.monotonic_ns
         """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from (SPEC 2.2)."""
@@ -80,6 +82,7 @@ class Sampler:
         scanner = self._scanner
         containers = self._containers
         diskstats = _guarded(lambda: readers.read_diskstats(proc))
+        whole_disks = self._current_whole_disks(diskstats)  # also renews the containers' disk numbers
         return Snapshot(
             monotonic_ns=at_ns,
             wall=wall,
@@ -89,12 +92,13 @@ class Sampler:
             rss_bytes=None if scanner is None else _guarded(lambda: scanner.run_rss(self.root, self.argv0)),
             disks=_guarded(lambda: readers.read_disks(self.dirs)),
             diskstats=diskstats,
-            whole_disks=self._current_whole_disks(diskstats),
+            whole_disks=whole_disks,
             net=_guarded(lambda: readers.read_net_dev(proc)),
             containers_enabled=bool(self.cgroup),
             containers=None if containers is None else _guarded(containers.read),
             pressure=_guarded(lambda: read_pressure(proc)),
             self_cpu=_guarded(_self_cpu) or 0.0,
+            container_disks=self._container_disks,
         )
 
     def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
@@ -102,6 +106,11 @@ class Sampler:
         if names is None or names != self._disk_names:
             self._whole_disks = _guarded(lambda: readers.read_whole_disks(self.sys))
             self._disk_names = names
+            whole = self._whole_disks
+            if self._containers is not None:
+                self._container_disks = None if whole is None else _guarded(
+                    lambda: readers.read_device_numbers(self.sys, whole)
+                )
         return self._whole_disks
 
     def line(self) -> str:
