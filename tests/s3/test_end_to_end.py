@@ -119,7 +119,9 @@ def test_a_server_that_goes_away_and_comes_back_gets_every_line(
     assert server.read(bucket, key) == staged
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"]
+)
 def test_a_signal_ends_it_with_a_final_upload_within_5_s(
     tmp_path: Path, s3_server: MotoServer, bucket: str, signum: int
 ) -> None:
@@ -215,6 +217,32 @@ def test_an_endpoint_that_never_answers_costs_at_most_5_s_at_the_end(tmp_path: P
     messages = location_messages(run, location)
     assert len(messages) == 1, run.stderr()
     assert run.stderr().splitlines() == messages
+
+
+def test_a_signal_with_an_endpoint_that_never_answers_ends_within_5_s(tmp_path: Path) -> None:
+    """The 5 s of the final upload is the whole wait, connection set-up and the process's exit included: a runner
+    waiting for the sampler waits no longer."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        endpoint = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        env = aws_environment(dict(os.environ), endpoint, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "0.2"}
+        run = start_sampler(tmp_path, env, "--out", "s3://orca-silent/k.jsonl", "--seconds", "0.1")
+        try:
+            deadline = time.monotonic() + 20
+            while len(whole_lines(run.staged("orca-silent/k.jsonl"))) < 5 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            run.process.send_signal(signal.SIGTERM)
+            signalled = time.monotonic()
+            status = run.process.wait(timeout=30)
+            took = time.monotonic() - signalled
+        finally:
+            if run.process.poll() is None:
+                run.process.kill()
+                run.process.wait()
+    assert status == 0, run.stderr()
+    assert took < 5.0, took
+    assert len(run.stderr().splitlines()) == 1, run.stderr()
 
 
 CHECK_IMPORTS = """

@@ -126,7 +126,7 @@ def test_close_uploads_the_whole_staging_file(s3_env: dict[str, str], s3_server:
     location = f"s3://{bucket}/pipe/7/metrics/i-1.jsonl"
     sink = S3Sink(location, None)
     for n in range(3):
-        sink.write(f'{{"n":{n}}}')
+        sink.write(f'{{"n":{n}}}'.encode())
     sink.close()
     staged = Path(stage_of(location)).read_bytes()
     assert staged == b'{"n":0}\n{"n":1}\n{"n":2}\n'
@@ -136,7 +136,7 @@ def test_close_uploads_the_whole_staging_file(s3_env: dict[str, str], s3_server:
 
 def test_close_twice_is_harmless(s3_env: dict[str, str], s3_server: MotoServer, bucket: str) -> None:
     sink = S3Sink(f"s3://{bucket}/k.jsonl", None)
-    sink.write("one")
+    sink.write(b"one")
     sink.close()
     sink.close()
     assert s3_server.read(bucket, "k.jsonl") == b"one\n"
@@ -157,10 +157,10 @@ def test_uploads_happen_while_lines_are_written(
     monkeypatch.setenv("ORCA_SAMPLE_UPLOAD_SECONDS", "0.2")
     sink = S3Sink(f"s3://{bucket}/k.jsonl", None)
     try:
-        sink.write("first")
+        sink.write(b"first")
         # Before close: only the periodic upload can have put it there.
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"first\n")
-        sink.write("second")
+        sink.write(b"second")
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"first\nsecond\n")
     finally:
         sink.close()
@@ -173,12 +173,12 @@ def test_an_unchanged_staging_file_is_not_uploaded_again(
     monkeypatch.setenv("ORCA_SAMPLE_UPLOAD_SECONDS", "0.2")
     sink = S3Sink(f"s3://{bucket}/k.jsonl", None)
     try:
-        sink.write("first")
+        sink.write(b"first")
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") is not None)
         s3_server.client().delete_object(Bucket=bucket, Key="k.jsonl")
         time.sleep(1.0)  # five upload rounds
         assert s3_server.read(bucket, "k.jsonl") is None
-        sink.write("second")
+        sink.write(b"second")
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"first\nsecond\n")
     finally:
         sink.close()
@@ -189,11 +189,11 @@ def test_a_restarted_sink_appends_so_the_object_keeps_every_line(
 ) -> None:
     location = f"s3://{bucket}/k.jsonl"
     first = S3Sink(location, None)
-    first.write("a")
-    first.write("b")
+    first.write(b"a")
+    first.write(b"b")
     first.close()
     second = S3Sink(location, None)
-    second.write("c")
+    second.write(b"c")
     second.close()
     assert Path(stage_of(location)).read_bytes() == b"a\nb\nc\n"
     assert s3_server.read(bucket, "k.jsonl") == b"a\nb\nc\n"
@@ -204,7 +204,7 @@ def test_keep_applies_to_the_staging_file(s3_env: dict[str, str], s3_server: Mot
     location = f"s3://{bucket}/k.jsonl"
     sink = S3Sink(location, 2)
     for n in range(1, 6):
-        sink.write(str(n))
+        sink.write(b"%d" % n)
     sink.close()
     assert Path(stage_of(location)).read_bytes() == b"3\n4\n5\n"
     assert s3_server.read(bucket, "k.jsonl") == b"3\n4\n5\n"
@@ -217,7 +217,7 @@ def test_a_missing_bucket_gives_one_message_and_keeps_every_line(
     location = "s3://orca-no-such-bucket-for-sink/k.jsonl"
     sink = S3Sink(location, None)
     for n in range(5):
-        sink.write(str(n))
+        sink.write(b"%d" % n)
         time.sleep(0.15)  # several upload rounds fail
     sink.close()
     messages = messages_about(capfd.readouterr().err, location)
@@ -239,14 +239,14 @@ def test_after_a_success_a_new_failure_gets_a_new_message(
     client = s3_server.client()
     sink = S3Sink(location, None)
     try:
-        sink.write("a")
+        sink.write(b"a")
         assert wait_for(lambda: len(messages_about(capfd.readouterr().err, location)) == 1)
         client.create_bucket(Bucket=bucket)
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"a\n")
         client.delete_object(Bucket=bucket, Key="k.jsonl")
         client.delete_bucket(Bucket=bucket)
         time.sleep(0.3)
-        sink.write("b")
+        sink.write(b"b")
         time.sleep(0.5)
     finally:
         sink.close()
@@ -276,7 +276,7 @@ def test_close_is_bounded_and_lines_are_not_delayed_by_a_hanging_upload(
     slowest = 0.0
     for n in range(20):
         started = time.monotonic()
-        sink.write(str(n))
+        sink.write(b"%d" % n)
         slowest = max(slowest, time.monotonic() - started)
         time.sleep(0.1)  # the uploader is now stuck waiting for an answer that never comes
     started = time.monotonic()

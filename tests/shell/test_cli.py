@@ -19,6 +19,9 @@ MALFORMED = [
     pytest.param(["--out", "-", "--count", "x"], id="--count x"),
     pytest.param(["--out", "-", "--seconds", "nan"], id="--seconds nan"),
     pytest.param(["--out", "-", "--seconds", "-1"], id="--seconds -1"),
+    pytest.param(["--out", "-", "--seconds", "1e10"], id="--seconds 1e10"),
+    pytest.param(["--out", "-", "--seconds", "5e-324"], id="--seconds 5e-324"),
+    pytest.param(["--out", "-", "--seconds", "1e-310"], id="--seconds 1e-310"),
     pytest.param(["--out", "-", "--pid", "12abc"], id="--pid 12abc"),
     pytest.param(["--out", "-", "--keep", "0"], id="--keep 0"),
     pytest.param(["--out", "s3://bucket-only"], id="s3 without key"),
@@ -48,6 +51,22 @@ def test_malformed_command_line_process(args: list[str]) -> None:
     no_traceback(done.stderr)
     assert b"usage: orca sample" in done.stderr
     assert done.stderr.startswith(b"orca sample: ")
+
+
+@pytest.mark.parametrize("value", ["1e10", "1000001", "0.0009", "5e-324"])
+def test_seconds_out_of_range_is_refused_naming_the_range(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """An interval the schedule cannot keep (beyond the clock's range, or so small it divides to infinity) is a
+    malformed command line, not a sampler that stops after its first line."""
+    assert sample_main(["orca", "sample", "--out", "-", "--seconds", value]) == 2
+    reason = capsys.readouterr().err.splitlines()[0]
+    assert "0.001" in reason and "1000000" in reason and value in reason
+
+
+def test_seconds_at_the_ends_of_the_range_run(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    assert sample_main(["orca", "sample", "--out", str(out), "--seconds", "1000000", "--count", "1"]) == 0
+    assert sample_main(["orca", "sample", "--out", str(out), "--seconds", "0.001", "--count", "3"]) == 0
+    assert len(out.read_bytes().splitlines()) == 4
 
 
 def test_seconds_zero_from_environment_writes_nothing(tmp_path: Path) -> None:
@@ -95,7 +114,10 @@ def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(None, 5.0), ("", 5.0), ("2.5", 2.5), ("0", 0.0), ("-1", 5.0), ("nan", 5.0), ("inf", 5.0), ("five", 5.0)],
+    [
+        (None, 5.0), ("", 5.0), ("2.5", 2.5), ("0", 0.0), ("-1", 5.0), ("nan", 5.0), ("inf", 5.0), ("five", 5.0),
+        ("1e10", 5.0), ("5e-324", 5.0), ("0.001", 0.001), ("1000000", 1e6),
+    ],
 )
 def test_sample_seconds(monkeypatch: pytest.MonkeyPatch, value: str | None, expected: float) -> None:
     """SPEC 2.1: not a finite number, or negative, is the default 5."""

@@ -205,10 +205,10 @@ def test_an_unexpected_error_is_one_line_and_status_zero(
     from orca.sample.shell import sampler
     from orca.sample.shell.cli import sample_main
 
-    def broken(self: sampler.Sampler) -> str:
+    def broken(self: sampler.Sampler) -> bytes:
         raise RuntimeError("disk on fire\nsecond line")
 
-    monkeypatch.setattr(sampler.Sampler, "line", broken)
+    monkeypatch.setattr(sampler.Sampler, "line_bytes", broken)
     assert sample_main(["p", "sample", "--out", str(tmp_path / "m.jsonl"), "--count", "2", "--seconds", "0.1"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "orca sample: stopped: RuntimeError: disk on fire second line\n"

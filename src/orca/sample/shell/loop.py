@@ -23,7 +23,8 @@ pidfd wakes the wait the moment the process ends, and with neither flag the loop
 
 
 class LineSource(Protocol):
-    def line(self) -> str: ...
+    def line_bytes(self) -> bytes:
+        """The next line, encoded, without its newline: it stays bytes all the way to the output."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,7 @@ def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions,
             stop.wait(min(poll_every, due - now), ends.exit_fd if now >= first or written > 0 else -1)
         if stop.is_requested():
             return written
-        line = source.line()
+        line = source.line_bytes()
         if stop.is_requested():
             return written  # a signal during the readings: no further line (SPEC 2.4)
         sink.write(line)

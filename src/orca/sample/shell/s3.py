@@ -7,10 +7,8 @@ pays boto3's start-up time or memory, and even the first line of an `s3://` samp
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -18,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from orca.sample.shell.files import LineFile
+from orca.sample.shell.report import FailureReport, reason_of
+from orca.sample.shell.sink import S3_SCHEME
 
-SCHEME = "s3://"
 DEFAULT_UPLOAD_SECONDS = 30.0
 # close() waits at most this long for the final upload (SPEC 2.4).
 FINAL_UPLOAD_SECONDS = 5.0
@@ -40,9 +39,9 @@ def parse_location(location: str) -> tuple[str, str] | None:
     >>> parse_location("s3://logs/") is None, parse_location("s3:///key") is None, parse_location("/tmp/x") is None
     (True, True, True)
     """
-    if not location.startswith(SCHEME) or "\0" in location:
+    if not location.startswith(S3_SCHEME) or "\0" in location:
         return None
-    bucket, _, key = location[len(SCHEME) :].partition("/")
+    bucket, _, key = location[len(S3_SCHEME) :].partition("/")
     if bucket in ("", ".", "..") or key == "" or key.endswith("/"):
         return None
     if any(segment in (".", "..") for segment in key.split("/")):
@@ -104,7 +103,7 @@ def _whole_lines(path: str) -> bytes:
     return data[: data.rfind(b"\n") + 1]
 
 
-def _reason(error: BaseException) -> str:
+def _service_reason(error: BaseException) -> str:
     # botocore's ClientError carries the service's code (NoSuchBucket, AccessDenied): the most useful reason.
     response = getattr(error, "response", None)
     if isinstance(response, dict):
@@ -112,14 +111,7 @@ def _reason(error: BaseException) -> str:
         code, message = details.get("Code", ""), details.get("Message", "")
         if code:
             return f"{code}: {message}" if message else str(code)
-    return str(error) or type(error).__name__
-
-
-def _say(message: str) -> None:
-    # A closed or broken stderr must not stop the uploader.
-    with contextlib.suppress(Exception):
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
+    return reason_of(error)
 
 
 class _Uploader(threading.Thread):
@@ -133,7 +125,7 @@ class _Uploader(threading.Thread):
         self._stop_requested = threading.Event()
         self._client: Any = None
         self._uploaded: FileVersion | None = None
-        self._failing = False
+        self._report = FailureReport()
 
     def stop(self) -> None:
         self._stop_requested.set()
@@ -169,13 +161,11 @@ class _Uploader(threading.Thread):
             return
         # The version read before the upload: a line appended meanwhile makes the next round upload again.
         self._uploaded = version
-        self._failing = False
+        self._report.worked()
 
     def _failed(self, error: BaseException | str) -> None:
-        if not self._failing:
-            self._failing = True
-            reason = error if isinstance(error, str) else _reason(error)
-            _say(f"orca sample: cannot upload {self._stage} to {self._location}: {reason}")
+        reason = error if isinstance(error, str) else _service_reason(error)
+        self._report.failed(f"cannot upload {self._stage} to {self._location}: {reason}")
 
     def gave_up(self) -> None:
         """close() stopped waiting: the last lines may not be in the object, which is a failure to tell (once)."""
@@ -224,7 +214,7 @@ class S3Sink:
     def stage(self) -> str:
         return self._stage
 
-    def write(self, line: str) -> None:
+    def write(self, line: bytes) -> None:
         self._file.write(line)
 
     def close(self) -> None:
