@@ -1,5 +1,5 @@
 """The real sampler (`python -m orca.sample --out s3://...`) as a subprocess against the real moto server of
-conftest.py: the tests issue 3 requires (SPEC 4.3, 4.5, 2.4)."""
+conftest.py: what the README promises of `s3://` (docs/behaviour.md §4.3, §4.5, §2.4)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def whole_lines(data: bytes) -> list[bytes]:
 def test_the_object_grows_during_the_run_and_ends_as_the_staging_file(
     tmp_path: Path, s3_server: MotoServer, bucket: str
 ) -> None:
-    # Issue 3: --count 8 --seconds 0.5 with ORCA_SAMPLE_UPLOAD_SECONDS=1.
+    # --count 8 --seconds 0.5 with ORCA_SAMPLE_UPLOAD_SECONDS=1.
     env = aws_environment(dict(os.environ), s3_server.url, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "1"}
     key = "pipe/7/metrics/i-1.jsonl"
     location = f"s3://{bucket}/{key}"
@@ -84,7 +84,7 @@ def test_the_object_grows_during_the_run_and_ends_as_the_staging_file(
 def test_a_server_that_goes_away_and_comes_back_gets_every_line(
     tmp_path: Path, restartable_server: MotoServer
 ) -> None:
-    # Issue 3: sampling goes on while uploads fail, one message, and once the server is back the object holds all.
+    # Sampling goes on while uploads fail, one message, and once the server is back the object holds all.
     server = restartable_server
     bucket = server.new_bucket()
     key = "restart.jsonl"
@@ -125,8 +125,8 @@ def test_a_server_that_goes_away_and_comes_back_gets_every_line(
 def test_a_signal_ends_it_with_a_final_upload_within_5_s(
     tmp_path: Path, s3_server: MotoServer, bucket: str, signum: int
 ) -> None:
-    # SPEC 2.4: no further line, one final upload of at most 5 s, exit 0. The upload interval is the default 30 s,
-    # so only the final upload can put the object there.
+    # docs/behaviour.md §2.4: no further line, one final upload of at most 5 s, exit 0. The upload interval is the
+    # default 30 s, so only the final upload can put the object there.
     env = aws_environment(dict(os.environ), s3_server.url, tmp_path)
     env.pop("ORCA_SAMPLE_UPLOAD_SECONDS", None)
     key = "signal.jsonl"
@@ -156,7 +156,7 @@ def test_a_signal_ends_it_with_a_final_upload_within_5_s(
 def test_an_upload_that_cannot_work_gives_one_message_and_exit_0(
     tmp_path: Path, s3_server: MotoServer, failure: str
 ) -> None:
-    # Issue 3, SPEC 4.5: one message naming the location and the reason, every line still in the staging file.
+    # docs/behaviour.md §4.5: one message naming the location and the reason, every line still in the staging file.
     credentials = failure != "no credentials"
     bucket = s3_server.new_bucket() if failure == "no credentials" else "orca-bucket-that-does-not-exist"
     key = "fails.jsonl"
@@ -178,7 +178,7 @@ def test_an_upload_that_cannot_work_gives_one_message_and_exit_0(
 
 
 def test_access_denied_gives_one_message_and_exit_0(tmp_path: Path, authorizing_server: MotoServer) -> None:
-    # Issue 3: access denied is one of the failures that never stop sampling (SPEC 4.5).
+    # Access denied is one of the failures that never stop sampling (docs/behaviour.md §4.5).
     server = authorizing_server
     bucket = server.new_bucket()  # request 1 of the three free ones
     iam = server.client("iam")
@@ -200,7 +200,7 @@ def test_access_denied_gives_one_message_and_exit_0(tmp_path: Path, authorizing_
 
 
 def test_an_endpoint_that_never_answers_costs_at_most_5_s_at_the_end(tmp_path: Path) -> None:
-    # Issue 3 / SPEC 2.4: an unreachable endpoint never holds up the end by more than the 5 s of the final upload.
+    # docs/behaviour.md §2.4: an unreachable endpoint never holds up the end by more than the 5 s of the final upload.
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(64)  # connections are accepted by the kernel, and nothing ever answers them
@@ -254,7 +254,8 @@ print(status, "boto3" in sys.modules, "botocore" in sys.modules)
 
 
 def test_a_file_sampler_does_not_import_boto3(tmp_path: Path) -> None:
-    # SPEC 4.3: boto3 is imported only when an s3:// location is used. A fresh interpreter, the sampler in-process.
+    # docs/behaviour.md §4.3: boto3 is imported only when an s3:// location is used. A fresh interpreter, the sampler
+    # in-process.
     out = tmp_path / "lines.jsonl"
     result = subprocess.run(
         [sys.executable, "-c", CHECK_IMPORTS, str(out)], capture_output=True, text=True, timeout=60, check=True
@@ -278,7 +279,7 @@ def test_an_s3_sampler_does_import_boto3(tmp_path: Path, s3_server: MotoServer, 
 def test_metrics_location_under_an_s3_orca_logs_is_accepted_and_uploaded(
     tmp_path: Path, s3_server: MotoServer, bucket: str, logs: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Issue 3: the runner passes --out metrics_location(...) with ORCA_LOGS=s3://bucket/prefix (SPEC 6).
+    # The runner passes --out metrics_location(...) with ORCA_LOGS=s3://bucket/prefix (docs/behaviour.md §6).
     from orca.sample.shell.env import metrics_location
 
     monkeypatch.setenv("ORCA_LOGS", logs.format(bucket=bucket))

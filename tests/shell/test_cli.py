@@ -1,4 +1,5 @@
-"""`orca sample`'s command line (SPEC 1.2, 2.1, 5) and the environment it reads (SPEC 2.1, 3.5, 6)."""
+"""`orca sample`'s command line (docs/behaviour.md §1.2, §2.1, §5) and the environment it reads (docs/behaviour.md
+§2.1, §3.5, §6)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ MALFORMED = [
 
 @pytest.mark.parametrize("args", MALFORMED)
 def test_malformed_command_line_in_process(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    """SPEC 5.1 and 1.2: status 2, a one-line reason then the usage on stderr; never raises, not even SystemExit."""
+    """docs/behaviour.md §5.1 and §1.2: status 2, a one-line reason then the usage on stderr; never raises, not even
+    SystemExit."""
     assert sample_main(["pipeline", "sample", *args]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -44,7 +46,7 @@ def test_malformed_command_line_in_process(args: list[str], capsys: pytest.Captu
 @pytest.mark.slow
 @pytest.mark.parametrize("args", MALFORMED[:4])
 def test_malformed_command_line_process(args: list[str]) -> None:
-    """SPEC 5.1, as a user sees it: exit 2, no traceback, nothing written."""
+    """docs/behaviour.md §5.1, as a user sees it: exit 2, no traceback, nothing written."""
     done = run(*args)
     assert done.returncode == 2
     assert done.stdout == b""
@@ -70,7 +72,7 @@ def test_seconds_at_the_ends_of_the_range_run(tmp_path: Path) -> None:
 
 
 def test_seconds_zero_from_environment_writes_nothing(tmp_path: Path) -> None:
-    """SPEC 2.1: ORCA_SAMPLE_SECONDS=0 turns sampling off: nothing written, exit 0 at once."""
+    """docs/behaviour.md §2.1: ORCA_SAMPLE_SECONDS=0 turns sampling off: nothing written, exit 0 at once."""
     out = tmp_path / "metrics.jsonl"
     done = run("--out", str(out), "--count", "3", env=environment(ORCA_SAMPLE_SECONDS="0"))
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
@@ -84,7 +86,7 @@ def test_seconds_zero_flag_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_count_on_standard_output() -> None:
-    """The README's command (issue 6 'done when'): `--out - --count 3` prints three well-formed lines."""
+    """The README's command: `--out - --count 3` prints three well-formed lines."""
     done = run("--out", "-", "--count", "3", "--seconds", "0.2")
     assert done.returncode == 0
     assert done.stderr == b""
@@ -94,7 +96,7 @@ def test_count_on_standard_output() -> None:
 
 
 def test_console_script_dispatches_sample(tmp_path: Path) -> None:
-    """SPEC 1.2: the `orca` console script with the subcommand `sample`."""
+    """docs/behaviour.md §1.2: the `orca` console script with the subcommand `sample`."""
     orca = Path(sys.executable).parent / "orca"
     if not orca.exists():
         pytest.skip("no console script beside this interpreter")
@@ -120,7 +122,7 @@ def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
     ],
 )
 def test_sample_seconds(monkeypatch: pytest.MonkeyPatch, value: str | None, expected: float) -> None:
-    """SPEC 2.1: not a finite number, or negative, is the default 5."""
+    """docs/behaviour.md §2.1: not a finite number, or negative, is the default 5."""
     if value is None:
         monkeypatch.delenv("ORCA_SAMPLE_SECONDS", raising=False)
     else:
@@ -141,7 +143,8 @@ def test_sample_seconds(monkeypatch: pytest.MonkeyPatch, value: str | None, expe
     ],
 )
 def test_metrics_location(monkeypatch: pytest.MonkeyPatch, logs: str | None, expected: str) -> None:
-    """SPEC 6: `$ORCA_LOGS/<pipeline>/<run>/metrics/<instance>.jsonl`, one `/` between parts; "" without it."""
+    """docs/behaviour.md §6: `$ORCA_LOGS/<pipeline>/<run>/metrics/<instance>.jsonl`, one `/` between parts; "" without
+    it."""
     if logs is None:
         monkeypatch.delenv("ORCA_LOGS", raising=False)
     else:
@@ -150,7 +153,7 @@ def test_metrics_location(monkeypatch: pytest.MonkeyPatch, logs: str | None, exp
 
 
 def test_default_dirs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """SPEC 3.5: $TMPDIR or /tmp, plus dista's directories when set and not empty."""
+    """docs/behaviour.md §3.5: $TMPDIR or /tmp, plus dista's directories when set and not empty."""
     for name in ("TMPDIR", "DISTA_SPILL_DIR", "DISTA_STORE_DIR"):
         monkeypatch.delenv(name, raising=False)
     assert default_dirs() == ["/tmp"]

@@ -1,4 +1,4 @@
-"""Lines appended to a file (SPEC 4.2), `--keep N` (4.4), and write failures (4.5)."""
+"""Lines appended to a file (docs/behaviour.md §4.2), `--keep N` (§4.4), and write failures (§4.5)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_append_line_raises_on_a_directory(tmp_path: Path) -> None:
 
 
 def test_append_line_is_one_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """SPEC 4.2: the whole line and its newline in one `write`, on a descriptor opened with O_APPEND."""
+    """docs/behaviour.md §4.2: the whole line and its newline in one `write`, on a descriptor opened with O_APPEND."""
     calls: list[tuple[int, bytes]] = []
     real_open, real_write = os.open, os.write
 
@@ -62,7 +62,7 @@ def test_append_line_is_one_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_keep_rewrites_at_two_n_to_the_last_n(tmp_path: Path) -> None:
-    """SPEC 4.4: at 2N lines the file becomes its last N; between, it grows."""
+    """docs/behaviour.md §4.4: at 2N lines the file becomes its last N; between, it grows."""
     path = tmp_path / "m.jsonl"
     file = LineFile(str(path), keep=3)
     sizes = []
@@ -85,7 +85,8 @@ def test_keep_counts_lines_already_in_the_file(tmp_path: Path) -> None:
 
 
 def test_one_message_per_run_of_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """SPEC 4.5: the first failure in a row prints one message naming the location and reason; a success re-arms."""
+    """docs/behaviour.md §4.5: the first failure in a row prints one message naming the location and reason; a success
+    re-arms."""
     blocker = tmp_path / "blocker"
     blocker.write_text("a regular file")
     path = blocker / "m.jsonl"
@@ -98,7 +99,7 @@ def test_one_message_per_run_of_failures(tmp_path: Path, capsys: pytest.CaptureF
     blocker.unlink()
     assert file.write(b"3")
     assert capsys.readouterr().err == ""
-    assert path.read_bytes() == b"3\n"  # the parent was created (SPEC 4.2)
+    assert path.read_bytes() == b"3\n"  # the parent was created (docs/behaviour.md §4.2)
     os.unlink(path)  # the path itself a directory: fail again, one new message
     path.mkdir()
     assert not file.write(b"4")
@@ -109,7 +110,7 @@ def test_one_message_per_run_of_failures(tmp_path: Path, capsys: pytest.CaptureF
 
 @pytest.mark.slow
 def test_keep_with_a_reader_reading_all_along(tmp_path: Path) -> None:
-    """SPEC 4.2/4.4 under a concurrent reader: never a broken line, never more than 2N = 10 lines.
+    """docs/behaviour.md §4.2/4.4 under a concurrent reader: never a broken line, never more than 2N = 10 lines.
 
     A line is what a newline ends: a reader may see the first bytes of a line still being written (see below),
     never a newline-terminated line that is not whole JSON, never two lines mixed, never an old and a new file mixed."""
@@ -130,10 +131,10 @@ def test_keep_with_a_reader_reading_all_along(tmp_path: Path) -> None:
             reads += 1
             whole, _, tail = data.rpartition(b"\n")
             if tail:
-                # Measured on this machine (ext4, Linux 6.18): the kernel copies one write into the page cache a
-                # page at a time and grows i_size after each page, so a reader racing a write that crosses a page
-                # boundary can see its first part (about 1 read in 10,000 here). What ends in a newline is always
-                # whole: a line is what a newline ends. The fragment is the start of the next line, nothing else.
+                # The kernel copies one write into the page cache a page at a time and grows i_size after each
+                # page, so a reader racing a write that crosses a page boundary can see its first part (rarely). What
+                # ends in a newline is always whole: a line is what a newline ends. The fragment is the start of the
+                # next line, nothing else.
                 partial_tails.append(tail)
                 if not (tail.startswith(LINE_START) or LINE_START.startswith(tail)):
                     problems.append(f"corrupt tail: {tail[:80]!r}")
@@ -164,7 +165,8 @@ def test_keep_with_a_reader_reading_all_along(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_out_a_directory(tmp_path: Path) -> None:
-    """SPEC 4.5: every line fails; one message naming the location; the sampler carries on to its end; exit 0."""
+    """docs/behaviour.md §4.5: every line fails; one message naming the location; the sampler carries on to its end;
+    exit 0."""
     done = run("--out", str(tmp_path), "--count", "3", "--seconds", "0.1")
     assert done.returncode == 0
     no_traceback(done.stderr)
@@ -175,8 +177,9 @@ def test_out_a_directory(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_out_under_a_regular_file_then_fixed(tmp_path: Path) -> None:
-    """SPEC 4.5: a path under a regular file fails with one message; the sampler carries on, and once the path can
-    be written (the file removed; parent directories are created, SPEC 4.2) lines arrive again, silently."""
+    """docs/behaviour.md §4.5: a path under a regular file fails with one message; the sampler carries on, and once the
+    path can be written (the file removed; parent directories are created, docs/behaviour.md §4.2) lines arrive again,
+    silently."""
     blocker = tmp_path / "blocker"
     blocker.write_text("not a directory")
     out = blocker / "deeper" / "m.jsonl"

@@ -1,25 +1,27 @@
-"""`--out`: standard output (SPEC 4.1), a file (4.2), object storage chosen lazily (4.3), failures (4.5)."""
+"""`--out`: standard output (docs/behaviour.md §4.1), a file (§4.2), object storage chosen lazily (§4.3),
+failures (§4.5)."""
 
 from __future__ import annotations
 
 import fcntl
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.outputs import FileSink, StdoutSink, open_output
+from orca.sample.shell.outputs import StdoutSink, open_output
 from tests.shell.run import command, environment, no_traceback, read_lines, start, stdout_lines
-
-F_SETPIPE_SZ = 1031  # fcntl(2); the fcntl module names it from Python 3.10 on Linux only
 
 
 def test_stdout_lines_are_prefixed_and_flushed_one_by_one() -> None:
-    """SPEC 4.1: each line `orca-sample ` + JSON, flushed per line: the first is readable while the sampler runs."""
+    """docs/behaviour.md §4.1: each line `orca-sample ` + JSON, flushed per line: the first is readable while the
+    sampler runs."""
     sampler = start("--out", "-", "--count", "3", "--seconds", "0.5")
     try:
         assert sampler.stdout is not None
@@ -36,7 +38,8 @@ def test_stdout_lines_are_prefixed_and_flushed_one_by_one() -> None:
 
 @pytest.mark.slow
 def test_closed_pipe_drops_lines_with_one_message() -> None:
-    """SPEC 4.5: standard output closed under the sampler: one message, it carries on to its end, exit 0."""
+    """docs/behaviour.md §4.5: standard output closed under the sampler: one message, it carries on to its end, exit
+    0."""
     sampler = start("--out", "-", "--count", "8", "--seconds", "0.1")
     try:
         assert sampler.stdout is not None and sampler.stderr is not None
@@ -53,26 +56,53 @@ def test_closed_pipe_drops_lines_with_one_message() -> None:
     assert "standard output" in messages[0]
 
 
-def test_open_output_kinds(tmp_path: Path) -> None:
-    assert isinstance(open_output("-", None), StdoutSink)
-    sink = open_output(str(tmp_path / "m.jsonl"), 3)
-    assert isinstance(sink, FileSink)
-    assert sink.file.keep == 3
+def test_open_output_dash_is_standard_output(capfd: pytest.CaptureFixture[str]) -> None:
+    sink = open_output("-", None)
     sink.write(b'{"v":1}')
     sink.close()
-    assert read_lines(tmp_path / "m.jsonl") == [{"v": 1}]
+    assert capfd.readouterr().out == 'orca-sample {"v":1}\n'
 
 
-def test_s3_location_gets_the_object_storage_sink(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_output_a_path_is_that_file_with_keep(tmp_path: Path) -> None:
+    """With --keep 2 the file is its last 2 lines once it holds 4: lines 3 and 4, then 5 appended."""
+    path = tmp_path / "m.jsonl"
+    sink = open_output(str(path), 2)
+    for n in range(1, 6):
+        sink.write(b'{"n":%d}' % n)
+    sink.close()
+    assert [line["n"] for line in read_lines(path)] == [3, 4, 5]
+
+
+def test_open_output_s3_stages_the_lines_and_its_uploader_ends_with_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An s3:// location appends to its staging file; close() makes the final upload (refused here: nothing
+    listens on the port) and the uploading thread is gone afterwards, so nothing of it runs during later tests."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for name in [name for name in os.environ if name.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("ORCA_LOG_STAGE", str(tmp_path / "stage"))
-    from orca.sample.shell.s3 import S3Sink
-
-    sink = open_output("s3://bucket/some/key.jsonl", None)
-    assert isinstance(sink, S3Sink)
+    location = "s3://bucket/some/key.jsonl"
+    sink = open_output(location, None)
+    sink.write(b'{"v":1}')
+    sink.close()
+    assert (tmp_path / "stage" / "bucket" / "some" / "key.jsonl").read_bytes() == b'{"v":1}\n'
+    assert not [thread for thread in threading.enumerate() if thread.name == "orca-sample-s3-upload"]
+    messages = [line for line in capfd.readouterr().err.splitlines() if location in line]
+    assert len(messages) == 1 and "cannot upload" in messages[0], messages
 
 
 def test_a_file_sampler_never_imports_boto3(tmp_path: Path) -> None:
-    """SPEC 4.3: boto3 is imported only for an s3:// location."""
+    """docs/behaviour.md §4.3: boto3 is imported only for an s3:// location."""
     out = tmp_path / "m.jsonl"
     code = (
         "import sys\n"
@@ -114,7 +144,7 @@ def test_stdout_sink_without_a_descriptor(capsys: pytest.CaptureFixture[str], mo
 def _small_pipe() -> tuple[int, int]:
     """A pipe holding one page (F_SETPIPE_SZ rounds up to it), so a few lines fill it."""
     read_end, write_end = os.pipe()
-    fcntl.fcntl(write_end, F_SETPIPE_SZ, 4096)
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
     return read_end, write_end
 
 

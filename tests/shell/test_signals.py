@@ -1,4 +1,5 @@
-"""SIGTERM right after start (SPEC 2.4): the handlers are in place before the sampler loads its readers."""
+"""SIGTERM right after start (docs/behaviour.md §2.4): the handlers are in place before the sampler loads its
+readers."""
 
 from __future__ import annotations
 
