@@ -44,6 +44,20 @@ def start_sampler(tmp_path: Path, env: dict[str, str], *args: str) -> Run:
     return Run(process, stderr_path, Path(env["ORCA_LOG_STAGE"]))
 
 
+def signal_and_wait(run: Run, signum: int) -> tuple[int, float]:
+    """Send `signum`; the exit status and the seconds from the signal to the exit."""
+    run.process.send_signal(signum)
+    signalled = time.monotonic()
+    status = run.process.wait(timeout=30)
+    return status, time.monotonic() - signalled
+
+
+def end(run: Run) -> None:
+    if run.process.poll() is None:
+        run.process.kill()
+        run.process.wait()
+
+
 def location_messages(run: Run, location: str) -> list[str]:
     return [line for line in run.stderr().splitlines() if location in line]
 
@@ -104,9 +118,7 @@ def test_a_server_that_goes_away_and_comes_back_gets_every_line(
         server.client().create_bucket(Bucket=bucket)
         assert run.process.wait(timeout=60) == 0, run.stderr()
     finally:
-        if run.process.poll() is None:
-            run.process.kill()
-            run.process.wait()
+        end(run)
 
     staged = run.staged(f"{bucket}/{key}")
     lines = whole_lines(staged)
@@ -136,14 +148,9 @@ def test_a_signal_ends_it_with_a_final_upload_within_5_s(
         while len(whole_lines(run.staged(f"{bucket}/{key}"))) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert s3_server.read(bucket, key) is None
-        run.process.send_signal(signum)
-        signalled = time.monotonic()
-        status = run.process.wait(timeout=30)
-        took = time.monotonic() - signalled
+        status, took = signal_and_wait(run, signum)
     finally:
-        if run.process.poll() is None:
-            run.process.kill()
-            run.process.wait()
+        end(run)
     assert status == 0, run.stderr()
     assert run.stderr() == ""
     assert took < 5.0, took
@@ -232,14 +239,9 @@ def test_a_signal_with_an_endpoint_that_never_answers_ends_within_5_s(tmp_path: 
             deadline = time.monotonic() + 20
             while len(whole_lines(run.staged("orca-silent/k.jsonl"))) < 5 and time.monotonic() < deadline:
                 time.sleep(0.05)
-            run.process.send_signal(signal.SIGTERM)
-            signalled = time.monotonic()
-            status = run.process.wait(timeout=30)
-            took = time.monotonic() - signalled
+            status, took = signal_and_wait(run, signal.SIGTERM)
         finally:
-            if run.process.poll() is None:
-                run.process.kill()
-                run.process.wait()
+            end(run)
     assert status == 0, run.stderr()
     assert took < 5.0, took
     assert len(run.stderr().splitlines()) == 1, run.stderr()

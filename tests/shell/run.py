@@ -66,3 +66,12 @@ def stdout_lines(data: bytes) -> list[dict[str, Any]]:
 
 def no_traceback(stderr: bytes) -> None:
     assert b"Traceback" not in stderr, stderr.decode(errors="replace")
+
+
+def one_message(stderr: bytes, about: str) -> str:
+    """What a run of failures leaves on standard error: no traceback, one line, naming `about`."""
+    no_traceback(stderr)
+    messages = stderr.decode().splitlines()
+    assert len(messages) == 1, messages
+    assert about in messages[0], messages
+    return messages[0]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from orca.sample.shell.files import LineFile, append_line, count_lines
-from tests.shell.run import no_traceback, parse_lines, read_lines, run, start
+from tests.shell.run import no_traceback, one_message, parse_lines, read_lines, run, start
 
 LINE_START = b'{"v":1,"t":'
 
@@ -169,10 +169,7 @@ def test_out_a_directory(tmp_path: Path) -> None:
     exit 0."""
     done = run("--out", str(tmp_path), "--count", "3", "--seconds", "0.1")
     assert done.returncode == 0
-    no_traceback(done.stderr)
-    messages = done.stderr.decode().splitlines()
-    assert len(messages) == 1
-    assert str(tmp_path) in messages[0]
+    one_message(done.stderr, str(tmp_path))
 
 
 @pytest.mark.slow
@@ -191,10 +188,7 @@ def test_out_under_a_regular_file_then_fixed(tmp_path: Path) -> None:
     finally:
         sampler.kill()
     assert sampler.returncode == 0
-    no_traceback(stderr)
-    messages = stderr.decode().splitlines()
-    assert len(messages) == 1
-    assert str(out) in messages[0]
+    one_message(stderr, str(out))
     lines = read_lines(out)
     assert 1 <= len(lines) < 10  # the ones before the removal were dropped
 

@@ -214,9 +214,26 @@ def test_signal_in_process_leaves_handlers_as_they_were(tmp_path: Path) -> None:
     """An embedding program gets its own handlers back after sample_main (docs/behaviour.md §1.2)."""
     from orca.sample.shell.cli import sample_main
 
-    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    before = [signal.getsignal(signum) for signum in stops]
     assert sample_main(["p", "sample", "--out", str(tmp_path / "m.jsonl"), "--count", "1"]) == 0
-    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
+    assert [signal.getsignal(signum) for signum in stops] == before
+
+
+def test_a_process_that_ends_after_sampling_ignores_late_signals(tmp_path: Path) -> None:
+    """`ends_process=True` (what `orca sample` uses): once sampling is over the stop signals are ignored, not put
+    back to their default action, which would kill the exiting process with the signal's status."""
+    from orca.sample.shell.cli import sample_main
+
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    before = [signal.getsignal(signum) for signum in stops]
+    try:
+        out = str(tmp_path / "m.jsonl")
+        assert sample_main(["p", "sample", "--out", out, "--count", "1"], ends_process=True) == 0
+        assert [signal.getsignal(signum) for signum in stops] == [signal.SIG_IGN] * 3
+    finally:
+        for signum, handler in zip(stops, before, strict=True):
+            signal.signal(signum, handler)
 
 
 def test_sample_main_from_a_thread(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from orca.sample.shell.outputs import StdoutSink, open_output
-from tests.shell.run import command, environment, no_traceback, read_lines, start, stdout_lines
+from tests.shell.run import command, environment, no_traceback, one_message, read_lines, start, stdout_lines
 
 
 def test_stdout_lines_are_prefixed_and_flushed_one_by_one() -> None:
@@ -50,10 +50,7 @@ def test_closed_pipe_drops_lines_with_one_message() -> None:
     finally:
         sampler.kill()
     assert sampler.returncode == 0
-    no_traceback(stderr)
-    messages = stderr.decode().splitlines()
-    assert len(messages) == 1, messages
-    assert "standard output" in messages[0]
+    one_message(stderr, "standard output")
 
 
 def test_open_output_dash_is_standard_output(capfd: pytest.CaptureFixture[str]) -> None:
@@ -159,10 +156,7 @@ def test_a_fifo_without_a_reader_drops_lines_and_the_sampler_reaches_its_end(tmp
     finally:
         sampler.kill()
     assert sampler.returncode == 0
-    no_traceback(stderr)
-    messages = stderr.decode().splitlines()
-    assert len(messages) == 1, messages
-    assert str(fifo) in messages[0]
+    one_message(stderr, str(fifo))
 
 
 @pytest.mark.slow
@@ -202,10 +196,7 @@ def test_a_stalled_standard_output_never_holds_the_sampler(tmp_path: Path) -> No
             if fd >= 0:
                 os.close(fd)
     assert sampler.returncode == 0
-    no_traceback(stderr)
-    messages = stderr.decode().splitlines()
-    assert len(messages) == 1, messages
-    assert "standard output" in messages[0]
+    one_message(stderr, "standard output")
     assert 1 <= len(stdout_lines(written)) < 25  # what fitted, each line whole
 
 
@@ -276,10 +267,7 @@ def test_closed_standard_output_drops_lines_and_sampling_goes_on(tmp_path: Path)
         watched.kill()
         watched.wait()
     assert done.returncode == 0
-    no_traceback(done.stderr)
-    messages = done.stderr.decode().splitlines()
-    assert len(messages) == 1, messages
-    assert "standard output" in messages[0] and "stopped" not in messages[0]
+    assert "stopped" not in one_message(done.stderr, "standard output")
     assert watched_ended  # the sampler ran until the watched process ended
 
 
