@@ -16,12 +16,12 @@ from orca.sample.shell.sink import LineSink
 FIRST_LINE_AFTER = 0.2
 """Seconds from start to the first line, so any instance the sampler ran on leaves one (docs/behaviour.md §2.2)."""
 CHECK_EVERY = 0.25
-"""End conditions are looked at this often, so the last line comes within 0.5 s of one becoming true (docs/behaviour.md
-§2.3).
+"""End conditions are looked at this often, so the last line comes within 0.5 s of one becoming true
+(docs/behaviour.md §2.3).
 
 Only `--until` (and `--pid` on a kernel without pidfds) needs that polling: a wake-up costs CPU, and four a second
-would cost more than the line itself at the default 5 s interval. The `--pid` process's
-pidfd wakes the wait the moment the process ends, and with neither flag the loop sleeps until the next line."""
+would cost more than the line itself at the default 5 s interval. The `--pid` process's pidfd wakes the wait the
+moment the process ends, and with neither flag the loop sleeps until the next line."""
 
 
 class LineSource(Protocol):
@@ -66,8 +66,8 @@ def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions,
         ending = False
         while not stop.is_requested():
             now = time.monotonic()
-            # An end noticed before the first line still waits for it: a first line with a real dt (docs/behaviour.md
-            # §5.2).
+            # An end noticed before the first line still waits for it: a first line with a real dt
+            # (docs/behaviour.md §5.2).
             if ends.met_outside() and (written > 0 or now >= first):
                 ending = True
                 break
