@@ -1,1 +1,1 @@
-"""Tests of `--out s3://` (issue 3) against a real S3-compatible server (moto) on loopback."""
+"""Tests of `--out s3://` against a real S3-compatible server (moto) on loopback."""

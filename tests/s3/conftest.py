@@ -1,4 +1,4 @@
-"""A real S3-compatible server for the tests of issue 3: moto's server mode in a subprocess on 127.0.0.1 and a free
+"""A real S3-compatible server for the tests: moto's server mode in a subprocess on 127.0.0.1 and a free
 port, started by the fixtures themselves and stopped at the end (or with pytest, if pytest dies first)."""
 
 from __future__ import annotations

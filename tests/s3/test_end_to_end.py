@@ -1,5 +1,5 @@
 """The real sampler (`python -m orca.sample --out s3://...`) as a subprocess against the real moto server of
-conftest.py: the tests issue 3 requires (SPEC 4.3, 4.5, 2.4)."""
+conftest.py: what the README promises of `s3://` (docs/behaviour.md §4.3, §4.5, §2.4)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,20 @@ def start_sampler(tmp_path: Path, env: dict[str, str], *args: str) -> Run:
     return Run(process, stderr_path, Path(env["ORCA_LOG_STAGE"]))
 
 
+def signal_and_wait(run: Run, signum: int) -> tuple[int, float]:
+    """Send `signum`; the exit status and the seconds from the signal to the exit."""
+    run.process.send_signal(signum)
+    signalled = time.monotonic()
+    status = run.process.wait(timeout=30)
+    return status, time.monotonic() - signalled
+
+
+def end(run: Run) -> None:
+    if run.process.poll() is None:
+        run.process.kill()
+        run.process.wait()
+
+
 def location_messages(run: Run, location: str) -> list[str]:
     return [line for line in run.stderr().splitlines() if location in line]
 
@@ -56,7 +70,7 @@ def whole_lines(data: bytes) -> list[bytes]:
 def test_the_object_grows_during_the_run_and_ends_as_the_staging_file(
     tmp_path: Path, s3_server: MotoServer, bucket: str
 ) -> None:
-    # Issue 3: --count 8 --seconds 0.5 with ORCA_SAMPLE_UPLOAD_SECONDS=1.
+    # --count 8 --seconds 0.5 with ORCA_SAMPLE_UPLOAD_SECONDS=1.
     env = aws_environment(dict(os.environ), s3_server.url, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "1"}
     key = "pipe/7/metrics/i-1.jsonl"
     location = f"s3://{bucket}/{key}"
@@ -84,7 +98,7 @@ def test_the_object_grows_during_the_run_and_ends_as_the_staging_file(
 def test_a_server_that_goes_away_and_comes_back_gets_every_line(
     tmp_path: Path, restartable_server: MotoServer
 ) -> None:
-    # Issue 3: sampling goes on while uploads fail, one message, and once the server is back the object holds all.
+    # Sampling goes on while uploads fail, one message, and once the server is back the object holds all.
     server = restartable_server
     bucket = server.new_bucket()
     key = "restart.jsonl"
@@ -104,9 +118,7 @@ def test_a_server_that_goes_away_and_comes_back_gets_every_line(
         server.client().create_bucket(Bucket=bucket)
         assert run.process.wait(timeout=60) == 0, run.stderr()
     finally:
-        if run.process.poll() is None:
-            run.process.kill()
-            run.process.wait()
+        end(run)
 
     staged = run.staged(f"{bucket}/{key}")
     lines = whole_lines(staged)
@@ -119,12 +131,14 @@ def test_a_server_that_goes_away_and_comes_back_gets_every_line(
     assert server.read(bucket, key) == staged
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"]
+)
 def test_a_signal_ends_it_with_a_final_upload_within_5_s(
     tmp_path: Path, s3_server: MotoServer, bucket: str, signum: int
 ) -> None:
-    # SPEC 2.4: no further line, one final upload of at most 5 s, exit 0. The upload interval is the default 30 s,
-    # so only the final upload can put the object there.
+    # docs/behaviour.md §2.4: no further line, one final upload of at most 5 s, exit 0. The upload interval is the
+    # default 30 s, so only the final upload can put the object there.
     env = aws_environment(dict(os.environ), s3_server.url, tmp_path)
     env.pop("ORCA_SAMPLE_UPLOAD_SECONDS", None)
     key = "signal.jsonl"
@@ -134,14 +148,9 @@ def test_a_signal_ends_it_with_a_final_upload_within_5_s(
         while len(whole_lines(run.staged(f"{bucket}/{key}"))) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert s3_server.read(bucket, key) is None
-        run.process.send_signal(signum)
-        signalled = time.monotonic()
-        status = run.process.wait(timeout=30)
-        took = time.monotonic() - signalled
+        status, took = signal_and_wait(run, signum)
     finally:
-        if run.process.poll() is None:
-            run.process.kill()
-            run.process.wait()
+        end(run)
     assert status == 0, run.stderr()
     assert run.stderr() == ""
     assert took < 5.0, took
@@ -154,7 +163,7 @@ def test_a_signal_ends_it_with_a_final_upload_within_5_s(
 def test_an_upload_that_cannot_work_gives_one_message_and_exit_0(
     tmp_path: Path, s3_server: MotoServer, failure: str
 ) -> None:
-    # Issue 3, SPEC 4.5: one message naming the location and the reason, every line still in the staging file.
+    # docs/behaviour.md §4.5: one message naming the location and the reason, every line still in the staging file.
     credentials = failure != "no credentials"
     bucket = s3_server.new_bucket() if failure == "no credentials" else "orca-bucket-that-does-not-exist"
     key = "fails.jsonl"
@@ -176,7 +185,7 @@ def test_an_upload_that_cannot_work_gives_one_message_and_exit_0(
 
 
 def test_access_denied_gives_one_message_and_exit_0(tmp_path: Path, authorizing_server: MotoServer) -> None:
-    # Issue 3: access denied is one of the failures that never stop sampling (SPEC 4.5).
+    # Access denied is one of the failures that never stop sampling (docs/behaviour.md §4.5).
     server = authorizing_server
     bucket = server.new_bucket()  # request 1 of the three free ones
     iam = server.client("iam")
@@ -198,7 +207,7 @@ def test_access_denied_gives_one_message_and_exit_0(tmp_path: Path, authorizing_
 
 
 def test_an_endpoint_that_never_answers_costs_at_most_5_s_at_the_end(tmp_path: Path) -> None:
-    # Issue 3 / SPEC 2.4: an unreachable endpoint never holds up the end by more than the 5 s of the final upload.
+    # docs/behaviour.md §2.4: an unreachable endpoint never holds up the end by more than the 5 s of the final upload.
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(64)  # connections are accepted by the kernel, and nothing ever answers them
@@ -217,6 +226,27 @@ def test_an_endpoint_that_never_answers_costs_at_most_5_s_at_the_end(tmp_path: P
     assert run.stderr().splitlines() == messages
 
 
+def test_a_signal_with_an_endpoint_that_never_answers_ends_within_5_s(tmp_path: Path) -> None:
+    """The 5 s of the final upload is the whole wait, connection set-up and the process's exit included: a runner
+    waiting for the sampler waits no longer."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        endpoint = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        env = aws_environment(dict(os.environ), endpoint, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "0.2"}
+        run = start_sampler(tmp_path, env, "--out", "s3://orca-silent/k.jsonl", "--seconds", "0.1")
+        try:
+            deadline = time.monotonic() + 20
+            while len(whole_lines(run.staged("orca-silent/k.jsonl"))) < 5 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            status, took = signal_and_wait(run, signal.SIGTERM)
+        finally:
+            end(run)
+    assert status == 0, run.stderr()
+    assert took < 5.0, took
+    assert len(run.stderr().splitlines()) == 1, run.stderr()
+
+
 CHECK_IMPORTS = """
 import sys
 from orca.sample import sample_main
@@ -226,7 +256,8 @@ print(status, "boto3" in sys.modules, "botocore" in sys.modules)
 
 
 def test_a_file_sampler_does_not_import_boto3(tmp_path: Path) -> None:
-    # SPEC 4.3: boto3 is imported only when an s3:// location is used. A fresh interpreter, the sampler in-process.
+    # docs/behaviour.md §4.3: boto3 is imported only when an s3:// location is used. A fresh interpreter, the sampler
+    # in-process.
     out = tmp_path / "lines.jsonl"
     result = subprocess.run(
         [sys.executable, "-c", CHECK_IMPORTS, str(out)], capture_output=True, text=True, timeout=60, check=True
@@ -250,7 +281,7 @@ def test_an_s3_sampler_does_import_boto3(tmp_path: Path, s3_server: MotoServer, 
 def test_metrics_location_under_an_s3_orca_logs_is_accepted_and_uploaded(
     tmp_path: Path, s3_server: MotoServer, bucket: str, logs: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Issue 3: the runner passes --out metrics_location(...) with ORCA_LOGS=s3://bucket/prefix (SPEC 6).
+    # The runner passes --out metrics_location(...) with ORCA_LOGS=s3://bucket/prefix (docs/behaviour.md §6).
     from orca.sample.shell.env import metrics_location
 
     monkeypatch.setenv("ORCA_LOGS", logs.format(bucket=bucket))

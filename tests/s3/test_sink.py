@@ -1,4 +1,4 @@
-"""S3Sink in this process, against the real moto server of conftest.py (issue 3; SPEC 4.3, 4.4, 4.5, 2.4)."""
+"""S3Sink in this process, against the real moto server of conftest.py (docs/behaviour.md §4.3, §4.4, §4.5, §2.4)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def messages_about(text: str, location: str) -> list[str]:
     return [line for line in text.splitlines() if location in line]
 
 
-# --- locations (SPEC 4.3; the CLI refuses what parse_location refuses, SPEC 5.1) ---
+# --- locations (docs/behaviour.md §4.3; the CLI refuses what parse_location refuses, docs/behaviour.md §5.1) ---
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,7 @@ def test_a_malformed_location_is_refused(location: str) -> None:
 
 
 def test_the_staging_root_is_orca_log_stage_then_tmpdir_then_tmp(monkeypatch: pytest.MonkeyPatch) -> None:
-    # SPEC 4.3: under $ORCA_LOG_STAGE, else $TMPDIR/orca-logs, else /tmp/orca-logs.
+    # docs/behaviour.md §4.3: under $ORCA_LOG_STAGE, else $TMPDIR/orca-logs, else /tmp/orca-logs.
     assert stage_root({"ORCA_LOG_STAGE": "/stage", "TMPDIR": "/scratch"}) == "/stage"
     assert stage_root({"TMPDIR": "/scratch"}) == "/scratch/orca-logs"
     assert stage_root({"ORCA_LOG_STAGE": "", "TMPDIR": "/scratch"}) == "/scratch/orca-logs"
@@ -110,7 +110,7 @@ def test_a_staging_file_never_leaves_its_bucket_directory(text: str) -> None:
     ],
 )
 def test_upload_seconds_is_a_positive_finite_number_else_30(text: str, seconds: float) -> None:
-    # SPEC 4.3: default 30; not a positive (finite) number is the default.
+    # docs/behaviour.md §4.3: default 30; not a positive (finite) number is the default.
     assert DEFAULT_UPLOAD_SECONDS == 30.0
     assert upload_seconds({"ORCA_SAMPLE_UPLOAD_SECONDS": text}) == seconds
 
@@ -126,7 +126,7 @@ def test_close_uploads_the_whole_staging_file(s3_env: dict[str, str], s3_server:
     location = f"s3://{bucket}/pipe/7/metrics/i-1.jsonl"
     sink = S3Sink(location, None)
     for n in range(3):
-        sink.write(f'{{"n":{n}}}')
+        sink.write(f'{{"n":{n}}}'.encode())
     sink.close()
     staged = Path(stage_of(location)).read_bytes()
     assert staged == b'{"n":0}\n{"n":1}\n{"n":2}\n'
@@ -136,7 +136,7 @@ def test_close_uploads_the_whole_staging_file(s3_env: dict[str, str], s3_server:
 
 def test_close_twice_is_harmless(s3_env: dict[str, str], s3_server: MotoServer, bucket: str) -> None:
     sink = S3Sink(f"s3://{bucket}/k.jsonl", None)
-    sink.write("one")
+    sink.write(b"one")
     sink.close()
     sink.close()
     assert s3_server.read(bucket, "k.jsonl") == b"one\n"
@@ -157,10 +157,10 @@ def test_uploads_happen_while_lines_are_written(
     monkeypatch.setenv("ORCA_SAMPLE_UPLOAD_SECONDS", "0.2")
     sink = S3Sink(f"s3://{bucket}/k.jsonl", None)
     try:
-        sink.write("first")
+        sink.write(b"first")
         # Before close: only the periodic upload can have put it there.
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"first\n")
-        sink.write("second")
+        sink.write(b"second")
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"first\nsecond\n")
     finally:
         sink.close()
@@ -169,16 +169,17 @@ def test_uploads_happen_while_lines_are_written(
 def test_an_unchanged_staging_file_is_not_uploaded_again(
     s3_env: dict[str, str], s3_server: MotoServer, bucket: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # SPEC 4.3: uploaded "when it changed since the last upload". Deleting the object shows whether it comes back.
+    # docs/behaviour.md §4.3: uploaded "when it changed since the last upload". Deleting the object shows whether it
+    # comes back.
     monkeypatch.setenv("ORCA_SAMPLE_UPLOAD_SECONDS", "0.2")
     sink = S3Sink(f"s3://{bucket}/k.jsonl", None)
     try:
-        sink.write("first")
+        sink.write(b"first")
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") is not None)
         s3_server.client().delete_object(Bucket=bucket, Key="k.jsonl")
         time.sleep(1.0)  # five upload rounds
         assert s3_server.read(bucket, "k.jsonl") is None
-        sink.write("second")
+        sink.write(b"second")
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"first\nsecond\n")
     finally:
         sink.close()
@@ -189,22 +190,23 @@ def test_a_restarted_sink_appends_so_the_object_keeps_every_line(
 ) -> None:
     location = f"s3://{bucket}/k.jsonl"
     first = S3Sink(location, None)
-    first.write("a")
-    first.write("b")
+    first.write(b"a")
+    first.write(b"b")
     first.close()
     second = S3Sink(location, None)
-    second.write("c")
+    second.write(b"c")
     second.close()
     assert Path(stage_of(location)).read_bytes() == b"a\nb\nc\n"
     assert s3_server.read(bucket, "k.jsonl") == b"a\nb\nc\n"
 
 
 def test_keep_applies_to_the_staging_file(s3_env: dict[str, str], s3_server: MotoServer, bucket: str) -> None:
-    # SPEC 4.4 with N=2: at 2N=4 lines the file becomes its last 2 (3, 4); the fifth line is appended to those.
+    # docs/behaviour.md §4.4 with N=2: at 2N=4 lines the file becomes its last 2 (3, 4); the fifth line is appended to
+    # those.
     location = f"s3://{bucket}/k.jsonl"
     sink = S3Sink(location, 2)
     for n in range(1, 6):
-        sink.write(str(n))
+        sink.write(b"%d" % n)
     sink.close()
     assert Path(stage_of(location)).read_bytes() == b"3\n4\n5\n"
     assert s3_server.read(bucket, "k.jsonl") == b"3\n4\n5\n"
@@ -217,7 +219,7 @@ def test_a_missing_bucket_gives_one_message_and_keeps_every_line(
     location = "s3://orca-no-such-bucket-for-sink/k.jsonl"
     sink = S3Sink(location, None)
     for n in range(5):
-        sink.write(str(n))
+        sink.write(b"%d" % n)
         time.sleep(0.15)  # several upload rounds fail
     sink.close()
     messages = messages_about(capfd.readouterr().err, location)
@@ -232,21 +234,21 @@ def test_after_a_success_a_new_failure_gets_a_new_message(
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    # SPEC 4.5: one message, silence until an upload succeeds again, then a later failure is told again.
+    # docs/behaviour.md §4.5: one message, silence until an upload succeeds again, then a later failure is told again.
     monkeypatch.setenv("ORCA_SAMPLE_UPLOAD_SECONDS", "0.1")
     bucket = f"orca-late-{os.getpid()}-{time.monotonic_ns()}"
     location = f"s3://{bucket}/k.jsonl"
     client = s3_server.client()
     sink = S3Sink(location, None)
     try:
-        sink.write("a")
+        sink.write(b"a")
         assert wait_for(lambda: len(messages_about(capfd.readouterr().err, location)) == 1)
         client.create_bucket(Bucket=bucket)
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"a\n")
         client.delete_object(Bucket=bucket, Key="k.jsonl")
         client.delete_bucket(Bucket=bucket)
         time.sleep(0.3)
-        sink.write("b")
+        sink.write(b"b")
         time.sleep(0.5)
     finally:
         sink.close()
@@ -268,7 +270,7 @@ def silent_endpoint() -> Iterator[str]:
 def test_close_is_bounded_and_lines_are_not_delayed_by_a_hanging_upload(
     s3_env: dict[str, str], silent_endpoint: str, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    # Issue 3 requires both: uploads never delay a line, and the final upload is bounded to 5 s (SPEC 2.4).
+    # Both: uploads never delay a line, and the final upload is bounded to 5 s (docs/behaviour.md §2.4).
     monkeypatch.setenv("AWS_ENDPOINT_URL", silent_endpoint)
     monkeypatch.setenv("ORCA_SAMPLE_UPLOAD_SECONDS", "0.1")
     location = "s3://orca-hanging/k.jsonl"
@@ -276,13 +278,13 @@ def test_close_is_bounded_and_lines_are_not_delayed_by_a_hanging_upload(
     slowest = 0.0
     for n in range(20):
         started = time.monotonic()
-        sink.write(str(n))
+        sink.write(b"%d" % n)
         slowest = max(slowest, time.monotonic() - started)
         time.sleep(0.1)  # the uploader is now stuck waiting for an answer that never comes
     started = time.monotonic()
     sink.close()
     closing = time.monotonic() - started
-    # A write is a local append (well under a millisecond); 0.5 s is a wide margin on a shared 2-core machine,
+    # A write is a local append; 0.5 s is a wide margin on a shared 2-core machine,
     # and far below the 10 s read timeout a write would wait if it waited for the upload.
     assert slowest < 0.5, slowest
     assert closing < 5.5, closing
@@ -293,6 +295,6 @@ def test_close_is_bounded_and_lines_are_not_delayed_by_a_hanging_upload(
 
 
 def test_importing_the_module_does_not_import_boto3() -> None:
-    # SPEC 4.3: boto3 only when an s3:// location is used; importing the module is not using it.
+    # docs/behaviour.md §4.3: boto3 only when an s3:// location is used; importing the module is not using it.
     code = "import sys, orca.sample.shell.s3; assert 'boto3' not in sys.modules and 'botocore' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

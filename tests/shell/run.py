@@ -1,4 +1,4 @@
-"""Helpers for tests that run the real sampler as a process (issue 6: real processes, files and signals)."""
+"""Helpers for tests that run the real sampler as a process (real processes, files and signals)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
 
 
 def stdout_lines(data: bytes) -> list[dict[str, Any]]:
-    """Lines of `--out -`: each prefixed `orca-sample ` (SPEC 4.1)."""
+    """Lines of `--out -`: each prefixed `orca-sample ` (docs/behaviour.md §4.1)."""
     text = data.decode()
     assert text.endswith("\n"), text[-200:]
     lines = text.splitlines()
@@ -66,3 +66,12 @@ def stdout_lines(data: bytes) -> list[dict[str, Any]]:
 
 def no_traceback(stderr: bytes) -> None:
     assert b"Traceback" not in stderr, stderr.decode(errors="replace")
+
+
+def one_message(stderr: bytes, about: str) -> str:
+    """What a run of failures leaves on standard error: no traceback, one line, naming `about`."""
+    no_traceback(stderr)
+    messages = stderr.decode().splitlines()
+    assert len(messages) == 1, messages
+    assert about in messages[0], messages
+    return messages[0]

@@ -1,4 +1,5 @@
-"""SIGTERM right after start (SPEC 2.4): the handlers are in place before the sampler loads its readers."""
+"""SIGTERM right after start (docs/behaviour.md §2.4): the handlers are in place before the sampler loads its
+readers."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
+
+from tests.shell.run import no_traceback, read_lines, start
 
 SIGTERM_BIT = 1 << (signal.SIGTERM - 1)
 
@@ -50,3 +55,55 @@ def test_sigterm_as_soon_as_it_is_caught_exits_0_without_a_line(tmp_path: Path) 
     assert b"Traceback" not in stderr
     assert not out.exists() or out.read_bytes() == b""
     assert time.monotonic() - caught_at < 5
+
+
+# The runner's SIGTERM lands just after the sampler has ended by itself (its last line written, `--count` reached):
+# the hook sends it between the end of sampling and the exit of the process, where the handlers used to be the
+# default ones again.
+LATE_SIGNAL = """
+import os, runpy, signal, sys
+import orca.sample.shell.cli as cli
+
+real = cli.sample_main
+signum = int(sys.argv[1])
+
+def sample_main_then_a_signal(*args, **kwargs):
+    status = real(*args, **kwargs)
+    os.kill(os.getpid(), signum)
+    return status
+
+cli.sample_main = sample_main_then_a_signal
+sys.argv = ["orca.sample", *sys.argv[2:]]
+runpy.run_module("orca.sample", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_after_the_end_condition_still_exits_0(tmp_path: Path, signum: signal.Signals) -> None:
+    """A signal at any moment from the handlers' installation to the process's exit gives exit 0."""
+    out = tmp_path / "lines.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", LATE_SIGNAL, str(int(signum)), "--out", str(out), "--count", "1", "--seconds", "0.05"],
+        capture_output=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    no_traceback(done.stderr)
+    assert len(read_lines(out)) == 1
+
+
+def test_sighup_ends_the_sampler_like_sigterm(tmp_path: Path) -> None:
+    """The terminal or session that started the sampler went away: no further line, exit 0."""
+    out = tmp_path / "lines.jsonl"
+    process = start("--out", str(out), "--seconds", "0.1")
+    try:
+        deadline = time.monotonic() + 20
+        while (not out.exists() or len(out.read_bytes().splitlines()) < 2) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGHUP)
+        _, stderr = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert process.returncode == 0, stderr
+    assert stderr == b""
+    assert len(read_lines(out)) >= 2

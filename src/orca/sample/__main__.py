@@ -1,7 +1,7 @@
-"""`python -m orca.sample ARGS` is `orca sample ARGS` (SPEC 1.2)."""
+"""`python -m orca.sample ARGS` is `orca sample ARGS` (docs/behaviour.md §1.2)."""
 
 import sys
 
-from orca.sample.shell.cli import sample_main
+from orca.sample.shell.cli import process_main
 
-sys.exit(sample_main(["python -m orca.sample", "sample", *sys.argv[1:]]))
+process_main(["python -m orca.sample", "sample", *sys.argv[1:]])

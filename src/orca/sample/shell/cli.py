@@ -1,13 +1,17 @@
-"""`orca sample ARGS` (SPEC 1.2, 5): flags, then the loop. Whatever happens, the run it watches goes on."""
+"""`orca sample ARGS` (docs/behaviour.md §1.2, §5): flags, then the loop. Whatever happens, the run it watches goes
+on."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import os
 import sys
 from typing import NoReturn
 
-from orca.sample.shell.env import default_dirs, parse_seconds, sample_seconds
+from orca.sample.shell.env import SECONDS_RANGE, default_dirs, parse_seconds, sample_seconds
+from orca.sample.shell.report import say, tell
+from orca.sample.shell.sink import S3_SCHEME
+from orca.sample.shell.stdio import occupy_closed_standard_fds
 
 USAGE = (
     "orca sample --out <location> [--pid PID] [--until FILE] [--match PATH]\n"
@@ -17,7 +21,7 @@ USAGE = (
 
 
 class _Malformed(Exception):
-    """A command line that cannot be run (SPEC 5.1)."""
+    """A command line that cannot be run (docs/behaviour.md §5.1)."""
 
 
 class _Help(Exception):
@@ -48,7 +52,7 @@ def _positive_int(text: str) -> int:
 def _seconds(text: str) -> float:
     value = parse_seconds(text)
     if value is None:
-        raise argparse.ArgumentTypeError(f"not a finite number of seconds >= 0: {text!r}")
+        raise argparse.ArgumentTypeError(f"not {SECONDS_RANGE} seconds: {text!r}")
     return value
 
 
@@ -76,16 +80,11 @@ def _parser() -> _Parser:
     return parser
 
 
-def _say(message: str) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        print(message, file=sys.stderr, flush=True)
-
-
 def _check_location(location: str) -> str | None:
     """Why `--out` cannot be used, or None."""
     if not location:
         return "--out: empty location"
-    if location.startswith("s3://"):
+    if location.startswith(S3_SCHEME):
         from orca.sample.shell.s3 import parse_location
 
         if parse_location(location) is None:
@@ -101,11 +100,12 @@ def _parse(args: list[str]) -> argparse.Namespace:
     return namespace
 
 
-def _sample(options: argparse.Namespace, seconds: float) -> None:
-    # The handlers first (SPEC 2.4): a SIGTERM while the readers load still ends the sampler with status 0.
+def _sample(options: argparse.Namespace, seconds: float, ends_process: bool) -> None:
+    # The handlers first (docs/behaviour.md §2.4): a SIGTERM while the readers load still ends the sampler with
+    # status 0.
     from orca.sample.shell.signals import Stop, stopping_on_signals, watching_exit
 
-    with stopping_on_signals(Stop()) as stop, watching_exit(options.pid) as exit_fd:
+    with stopping_on_signals(Stop(), then_ignore=ends_process) as stop, watching_exit(options.pid) as exit_fd:
         # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers.
         from orca.sample.shell.loop import EndConditions, run
         from orca.sample.shell.outputs import open_output
@@ -126,8 +126,13 @@ def _sample(options: argparse.Namespace, seconds: float) -> None:
             sink.close()
 
 
-def sample_main(argv: list[str]) -> int:
-    """`<binary> sample ARGS`, ARGS being `argv[2:]`: the exit status. Never raises (SPEC 1.2)."""
+def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
+    """`<binary> sample ARGS`, ARGS being `argv[2:]`: the exit status. Never raises (docs/behaviour.md §1.2).
+
+    `ends_process`: the caller exits with the returned status at once (as the `orca` command does). Stop signals
+    that arrive after sampling has ended are then ignored, where otherwise the caller's own handlers come back."""
+    # Before anything is opened: a closed standard descriptor must not become the number of a file it opens.
+    occupy_closed_standard_fds()
     try:
         try:
             options = _parse(list(argv[2:]))
@@ -136,22 +141,40 @@ def sample_main(argv: list[str]) -> int:
             return 0
         except _Malformed as malformed:
             reason = " ".join(str(malformed).split()) or "malformed command line"
-            _say(f"orca sample: {reason}\nusage: {USAGE}")
+            say(f"{reason}\nusage: {USAGE}")
             return 2
         seconds = options.seconds if options.seconds is not None else sample_seconds()
         if seconds == 0:
-            return 0  # sampling is off (SPEC 2.1)
-        _sample(options, seconds)
+            return 0  # sampling is off (docs/behaviour.md §2.1)
+        _sample(options, seconds, ends_process)
     except (Exception, KeyboardInterrupt) as error:
         # A sampler never fails its run: one line about what went wrong, and the run's status stays clean.
-        _say(f"orca sample: stopped: {type(error).__name__}: {' '.join(str(error).split())}")
+        say(f"stopped: {type(error).__name__}: {' '.join(str(error).split())}")
     return 0
 
 
-def console_main() -> None:
+def exit_now(status: int) -> NoReturn:
+    """End the process with `status` at once: what Python buffered is flushed, the interpreter's teardown is
+    skipped. Sampling is over and every line is written; the teardown would only add time to the runner's wait (an
+    uploader thread still inside a final upload that ran out of its time is ended with the process)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:
+            pass  # closed or broken: nothing more can reach it
+    os._exit(status)
+
+
+def process_main(argv: list[str]) -> NoReturn:
+    """`sample_main` as a process of its own: `orca sample ...` and `python -m orca.sample ...`."""
+    exit_now(sample_main(argv, ends_process=True))
+
+
+def console_main() -> NoReturn:
     """The `orca` console script: `orca sample ARGS`."""
     argv = sys.argv
     if len(argv) >= 2 and argv[1] == "sample":
-        sys.exit(sample_main(argv))
-    _say(f"orca: unknown command{f' {argv[1]!r}' if len(argv) >= 2 else ''}\nusage: {USAGE}")
+        process_main(argv)
+    tell(f"orca: unknown command{f' {argv[1]!r}' if len(argv) >= 2 else ''}\nusage: {USAGE}\n")
     sys.exit(2)

@@ -1,26 +1,36 @@
-"""What the sampler takes from the environment (SPEC 2.1, 3.5, 6)."""
+"""What the sampler takes from the environment (docs/behaviour.md §2.1, §3.5, §6)."""
 
 from __future__ import annotations
 
-import math
 import os
 
 DEFAULT_SECONDS = 5.0
+SHORTEST_SECONDS = 0.001
+"""The shortest interval: the schedule divides the time since the start by it, which must stay a finite number."""
+LONGEST_SECONDS = 1_000_000.0
+"""The longest interval (over eleven days): a wait must stay within what the system's clock calls can take."""
+SECONDS_RANGE = f"0 (off) or from {SHORTEST_SECONDS:g} to {LONGEST_SECONDS:.0f}"
 
 
 def parse_seconds(text: str) -> float | None:
-    """An interval as a command line or the environment spells it: a finite number >= 0, else None."""
+    """An interval as a command line or the environment spells it: 0, or a number from `SHORTEST_SECONDS` to
+    `LONGEST_SECONDS`; else None.
+
+    >>> parse_seconds("2.5"), parse_seconds("0"), parse_seconds("1e10"), parse_seconds("5e-324"), parse_seconds("x")
+    (2.5, 0.0, None, None, None)
+    """
     try:
         seconds = float(text)
     except ValueError:
         return None
-    if not math.isfinite(seconds) or seconds < 0:
-        return None
-    return seconds
+    if seconds == 0 or SHORTEST_SECONDS <= seconds <= LONGEST_SECONDS:
+        return seconds
+    return None
 
 
 def sample_seconds() -> float:
-    """`ORCA_SAMPLE_SECONDS`: the interval; 0 turns sampling off; unset, not a finite number or negative is 5."""
+    """`ORCA_SAMPLE_SECONDS`: the interval; 0 turns sampling off; unset, or not a number `parse_seconds` takes,
+    is 5."""
     seconds = parse_seconds(os.environ.get("ORCA_SAMPLE_SECONDS", ""))
     return DEFAULT_SECONDS if seconds is None else seconds
 

@@ -1,22 +1,29 @@
-"""Lines appended to a file (SPEC 4.2), kept to their last N (4.4), failures reported once in a row (4.5)."""
+"""Lines appended to a file (docs/behaviour.md §4.2), kept to their last N (§4.4), failures reported once in a row
+(§4.5).
+
+A line reaches the file whole or not at all: a write the disk cut short is taken back (the file truncated to its
+length before it), so a reader never sees a broken line with more lines after it. The file is opened without
+waiting (`O_NONBLOCK`): a FIFO nobody reads, or whose reader has stalled, drops the line instead of holding up the
+sampler. Trimming to the last N lines streams the file, so it takes the same memory whatever the file's size.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
-import sys
+import stat
 
-_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+from orca.sample.shell.report import FailureReport, reason_of
+from orca.sample.shell.stdio import NO_ROOM
+
+_APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _CHUNK = 1 << 16
 
 
-def append_line(path: str, line: str) -> None:
-    """Append `line` and a newline with one `write` on an O_APPEND descriptor, so a reader never sees half a line.
-
-    Missing parent directories are created. Raises OSError when the line could not be written whole."""
-    data = (line + "\n").encode()
+def _open_for_append(path: str) -> int:
     try:
-        fd = os.open(path, _APPEND_FLAGS, 0o644)
+        return os.open(path, _APPEND_FLAGS, 0o644)
     except FileNotFoundError:
         # Only now create the parents: the usual line costs one open, and a path under a regular file keeps its
         # own reason (ENOTDIR) rather than makedirs' "File exists".
@@ -24,24 +31,45 @@ def append_line(path: str, line: str) -> None:
         if not parent:
             raise
         os.makedirs(parent, exist_ok=True)
-        fd = os.open(path, _APPEND_FLAGS, 0o644)
+        return os.open(path, _APPEND_FLAGS, 0o644)
+
+
+def _write_line(fd: int, data: bytes) -> bytes:
+    """Write `data` with one `write`; what a FIFO or device did not take (the rest of a line longer than a pipe
+    holds), or b"". A short write to a regular file is taken back and raises OSError."""
+    written = os.write(fd, data)
+    if written == len(data):
+        return b""
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        # O_APPEND wrote at the end: the offset is now that end plus what was written.
+        os.ftruncate(fd, os.lseek(fd, 0, os.SEEK_CUR) - written)
+        raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} bytes), taken back")
+    return data[written:]
+
+
+def append_line(path: str, line: str) -> None:
+    """Append `line` and a newline with one `write` on an O_APPEND descriptor, so a reader never sees half a line.
+
+    Missing parent directories are created. Raises OSError when the line could not be written whole."""
+    fd = _open_for_append(path)
     try:
-        written = os.write(fd, data)
+        rest = _write_line(fd, (line + "\n").encode())
     finally:
         os.close(fd)
-    if written != len(data):
-        # A short write to a regular file means the disk filled up mid-line.
-        raise OSError(28, f"short write ({written} of {len(data)} bytes)")
+    if rest:
+        raise BlockingIOError(errno.EAGAIN, f"only part of the line was taken ({len(rest)} bytes left)")
 
 
 def count_lines(path: str) -> int:
     """The newlines in the file at `path` (0 when it does not exist)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
         return 0
     count = 0
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return 0  # a FIFO or device holds no lines to count (and reading one could take them from its reader)
         while chunk := os.read(fd, _CHUNK):
             count += chunk.count(b"\n")
     finally:
@@ -49,27 +77,71 @@ def count_lines(path: str) -> int:
     return count
 
 
-def _keep_last(path: str, keep: int) -> int:
-    """Rewrite the file with its last `keep` lines through a temporary file and os.replace (SPEC 4.4).
+def _last_lines(fd: int, size: int, keep: int) -> tuple[int, int, int]:
+    """`(start, end, lines)`: the file's last `keep` whole lines are its bytes `start:end` (fewer lines when it holds
+    fewer). Read backwards a chunk at a time from the end; a last line without its newline is not one of them."""
+    end = -1
+    newlines = 0
+    position = size
+    while position > 0:
+        low = max(0, position - _CHUNK)
+        chunk = os.pread(fd, position - low, low)
+        at = len(chunk)
+        while (at := chunk.rfind(b"\n", 0, at)) >= 0:
+            if end < 0:
+                end = low + at + 1
+            newlines += 1
+            if newlines > keep:
+                return low + at + 1, end, keep
+        position = low
+    return 0, max(end, 0), newlines
 
-    Returns the lines the file holds afterwards."""
-    with open(path, "rb") as old:
-        lines = old.read().splitlines(keepends=True)
-    if lines and not lines[-1].endswith(b"\n"):
-        lines.pop()  # only whole lines survive a rewrite
-    if len(lines) < 2 * keep:
-        return len(lines)  # someone else shortened the file: nothing to do yet
-    directory, name = os.path.split(path)
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.keep")
+
+def _copy(source: int, start: int, end: int, target: int) -> None:
+    while start < end:
+        chunk = os.pread(source, min(_CHUNK, end - start), start)
+        if not chunk:
+            break  # the file got shorter meanwhile: what was there is copied
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(target, view) :]
+        start += len(chunk)
+
+
+def _keep_last(path: str, keep: int) -> int:
+    """Make the file its last `keep` lines through a temporary file and a rename (docs/behaviour.md §4.4); the lines
+    it holds afterwards.
+
+    A `path` that is a symbolic link stays one: the file it points to is the one rewritten, in its own directory.
+    The new file has the old one's permission bits (and owner, where this process may set it)."""
+    target = os.path.realpath(path)
+    source = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     try:
-        with open(temporary, "wb") as new:
-            new.write(b"".join(lines[-keep:]))
-        os.replace(temporary, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    return keep
+        old = os.fstat(source)
+        if not stat.S_ISREG(old.st_mode):
+            return 0  # a FIFO or device is never rewritten
+        start, end, lines = _last_lines(source, old.st_size, keep)
+        if start == 0:
+            return lines  # no more than `keep` whole lines: nothing to drop
+        directory, name = os.path.split(target)
+        temporary = os.path.join(directory, f".{name}.{os.getpid()}.keep")
+        copy = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            try:
+                os.fchmod(copy, stat.S_IMODE(old.st_mode))
+                with contextlib.suppress(OSError):
+                    os.fchown(copy, old.st_uid, old.st_gid)
+                _copy(source, start, end, copy)
+            finally:
+                os.close(copy)
+            os.replace(temporary, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        return lines
+    finally:
+        os.close(source)
 
 
 class LineFile:
@@ -80,45 +152,54 @@ class LineFile:
         self.keep = keep if keep is not None and keep > 0 else None
         self._lines: int | None = None
         """Lines in the file, counted once and then kept up to date, so --keep never rereads it every line."""
-        self._failing = False
-        self._keep_failing = False
+        self._pending = b""
+        """The rest of a line a FIFO took only part of: written before the next line."""
+        self._writing = FailureReport()
+        self._keeping = FailureReport()
 
-    def write(self, line: str) -> bool:
-        """Append one line; True when it was written. A failure is reported once until a write succeeds again."""
+    def write(self, line: bytes) -> bool:
+        """Append one line (without its newline); True when it was written. A failure is reported once until a
+        write succeeds again."""
         try:
             if self.keep is not None and self._lines is None:
                 self._lines = count_lines(self.path)
-            append_line(self.path, line)
+            fd = _open_for_append(self.path)
+            try:
+                if self._pending:
+                    self._pending = _write_line(fd, self._pending)
+                    if self._pending:
+                        raise BlockingIOError(errno.EAGAIN, NO_ROOM)
+                self._pending = _write_line(fd, line + b"\n")
+            finally:
+                os.close(fd)
         except OSError as error:
-            self._report(error)
+            self._writing.failed(f"cannot write to {self.path}: {_why(error)}")
             return False
-        self._failing = False
+        self._writing.worked()
         if self.keep is not None and self._lines is not None:
             self._lines += 1
             if self._lines >= 2 * self.keep:
                 try:
                     self._lines = _keep_last(self.path, self.keep)
-                    self._keep_failing = False
+                    self._keeping.worked()
                 except OSError as error:
                     # The line is in the file; the next line tries the rewrite again, silently until it works.
-                    if not self._keep_failing:
-                        self._keep_failing = True
-                        self._tell(f"cannot keep {self.path} to its last {self.keep} lines: {_reason(error)}")
+                    self._keeping.failed(f"cannot keep {self.path} to its last {self.keep} lines: {_why(error)}")
         return True
 
     def close(self) -> None:
-        """Nothing stays open between lines; here for the LineSink shape."""
-
-    def _report(self, error: OSError) -> None:
-        if not self._failing:
-            self._failing = True
-            self._tell(f"cannot write to {self.path}: {_reason(error)}")
-
-    @staticmethod
-    def _tell(message: str) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            print(f"orca sample: {message}", file=sys.stderr, flush=True)
+        """One last try at the rest of a line a FIFO took only part of; nothing else stays open between lines."""
+        if self._pending:
+            with contextlib.suppress(OSError):
+                fd = _open_for_append(self.path)
+                try:
+                    _write_line(fd, self._pending)
+                finally:
+                    os.close(fd)
+            self._pending = b""
 
 
-def _reason(error: OSError) -> str:
-    return error.strerror or str(error)
+def _why(error: OSError) -> str:
+    if error.errno == errno.ENXIO:
+        return "nothing is reading it"  # a FIFO without a reader, opened without waiting for one
+    return reason_of(error)

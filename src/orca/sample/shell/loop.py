@@ -1,4 +1,5 @@
-"""When lines are written (SPEC 2.2-2.4): a fixed schedule, end conditions, and signals that end it at once."""
+"""When lines are written (docs/behaviour.md §2.2-§2.4): a fixed schedule, end conditions, and signals that end it at
+once."""
 
 from __future__ import annotations
 
@@ -13,22 +14,24 @@ from orca.sample.shell.signals import Stop, has_ended
 from orca.sample.shell.sink import LineSink
 
 FIRST_LINE_AFTER = 0.2
-"""Seconds from start to the first line, so any instance the sampler ran on leaves one (SPEC 2.2)."""
+"""Seconds from start to the first line, so any instance the sampler ran on leaves one (docs/behaviour.md §2.2)."""
 CHECK_EVERY = 0.25
-"""End conditions are looked at this often, so the last line comes within 0.5 s of one becoming true (SPEC 2.3).
+"""End conditions are looked at this often, so the last line comes within 0.5 s of one becoming true
+(docs/behaviour.md §2.3).
 
-Only `--until` (and `--pid` on a kernel without pidfds) needs that polling: each wake-up costs about 0.1 ms of CPU
-here, which at the default 5 s interval would be most of the sampler's cost (issue 5). The `--pid` process's
-pidfd wakes the wait the moment the process ends, and with neither flag the loop sleeps until the next line."""
+Only `--until` (and `--pid` on a kernel without pidfds) needs that polling: a wake-up costs CPU, and four a second
+would cost more than the line itself at the default 5 s interval. The `--pid` process's pidfd wakes the wait the
+moment the process ends, and with neither flag the loop sleeps until the next line."""
 
 
 class LineSource(Protocol):
-    def line(self) -> str: ...
+    def line_bytes(self) -> bytes:
+        """The next line, encoded, without its newline: it stays bytes all the way to the output."""
 
 
 @dataclass(frozen=True, slots=True)
 class EndConditions:
-    """What ends sampling after one last line (SPEC 2.3)."""
+    """What ends sampling after one last line (docs/behaviour.md §2.3)."""
 
     pid: int | None = None
     until: str | None = None
@@ -43,7 +46,7 @@ class EndConditions:
     def met_outside(self) -> bool:
         """The watched process has ended, or the `--until` file exists."""
         if self.pid is not None:
-            # With a pidfd, one select says it without reading /proc/<pid>/stat (issue 5: this runs every line).
+            # With a pidfd, one select says it without reading /proc/<pid>/stat (this runs every line).
             ended = has_ended(self.exit_fd) if self.exit_fd >= 0 else not alive(self.pid, self.proc)
             if ended:
                 return True
@@ -53,7 +56,7 @@ class EndConditions:
 def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions, start: float, stop: Stop) -> int:
     """Write lines at start + 0.2 + k·seconds (monotonic clock) until an end condition or a signal; the lines written.
 
-    A tick already past when the previous line is done is skipped, not made up (SPEC 2.2)."""
+    A tick already past when the previous line is done is skipped, not made up (docs/behaviour.md §2.2)."""
     first = start + FIRST_LINE_AFTER
     tick = 0
     due = first
@@ -63,7 +66,8 @@ def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions,
         ending = False
         while not stop.is_requested():
             now = time.monotonic()
-            # An end noticed before the first line still waits for it: a first line with a real dt (SPEC 5.2).
+            # An end noticed before the first line still waits for it: a first line with a real dt
+            # (docs/behaviour.md §5.2).
             if ends.met_outside() and (written > 0 or now >= first):
                 ending = True
                 break
@@ -73,9 +77,9 @@ def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions,
             stop.wait(min(poll_every, due - now), ends.exit_fd if now >= first or written > 0 else -1)
         if stop.is_requested():
             return written
-        line = source.line()
+        line = source.line_bytes()
         if stop.is_requested():
-            return written  # a signal during the readings: no further line (SPEC 2.4)
+            return written  # a signal during the readings: no further line (docs/behaviour.md §2.4)
         sink.write(line)
         written += 1
         if ending or (ends.count is not None and written >= ends.count):

@@ -1,54 +1,65 @@
-"""`--out`: standard output (SPEC 4.1), object storage (4.3) or a file (4.2). Every kind is a `LineSink`."""
+"""`--out`: standard output (docs/behaviour.md §4.1), object storage (§4.3) or a file (§4.2). Every kind is a
+`LineSink`."""
 
 from __future__ import annotations
 
-import contextlib
-import os
+import errno
 import sys
 
 from orca.sample.compute.names import PREFIX
 from orca.sample.shell.files import LineFile
-from orca.sample.shell.sink import LineSink
+from orca.sample.shell.report import FailureReport, reason_of
+from orca.sample.shell.sink import S3_SCHEME, STDOUT, LineSink
+from orca.sample.shell.stdio import NonBlockingWriter
 
-STDOUT = "-"
-S3_SCHEME = "s3://"
+_PREFIX = PREFIX.encode()
+FINISH_SECONDS = 0.2
+"""At the end, how long the rest of a line standard output took only part of may wait for room: well inside the
+half second in which a signal ends the sampler."""
 
 
 class StdoutSink:
-    """Each line prefixed `PREFIX`, written with one `os.write` so nothing waits in a buffer (flushed per line).
-
-    A closed pipe drops the line with one message (SPEC 4.5); nothing is left in a buffer for the interpreter to
-    fail on at exit."""
+    """Each line prefixed `PREFIX`, written at once with nothing left in a buffer, and never waiting on the reader:
+    a line there is no room for is dropped with one message (docs/behaviour.md §4.5), as is every line while
+    standard output is closed or broken. The run's own standard output is left exactly as it was."""
 
     def __init__(self) -> None:
-        self._failing = False
+        self._writer: NonBlockingWriter | None = None
+        self._report = FailureReport()
 
-    def write(self, line: str) -> None:
-        data = (PREFIX + line + "\n").encode()
+    def write(self, line: bytes) -> None:
+        data = _PREFIX + line + b"\n"
         try:
-            fd = sys.stdout.fileno()
-        except (AttributeError, OSError, ValueError):
-            fd = -1
-        try:
-            if fd < 0:
-                # An embedding program's stand-in stdout, without a descriptor.
-                sys.stdout.write(data.decode())
-                sys.stdout.flush()
-            else:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-        except (OSError, ValueError) as error:
-            if not self._failing:
-                self._failing = True
-                reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-                with contextlib.suppress(OSError, ValueError):
-                    print(f"orca sample: cannot write to standard output: {reason}", file=sys.stderr, flush=True)
+            self._write(data)
+        except Exception as error:  # an embedding program's stand-in may raise anything
+            self._report.failed(f"cannot write to standard output: {reason_of(error)}")
             return
-        self._failing = False
+        self._report.worked()
+
+    def _write(self, data: bytes) -> None:
+        stream = sys.stdout
+        if stream is None:
+            raise OSError(errno.EBADF, "it is closed")  # closed when the sampler started
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            # An embedding program's stand-in, without a descriptor.
+            stream.write(data.decode())
+            stream.flush()
+            return
+        writer = self._writer
+        if writer is None or writer.fd != fd:
+            if writer is not None:
+                writer.close()
+            writer = self._writer = NonBlockingWriter(fd)
+        writer.write(data)
 
     def close(self) -> None:
-        """Every line went out whole with its write."""
+        """Finish a line standard output took only part of, waiting briefly for room."""
+        if self._writer is not None:
+            self._writer.finish(FINISH_SECONDS)
+            self._writer.close()
+            self._writer = None
 
 
 class FileSink:
@@ -57,7 +68,7 @@ class FileSink:
     def __init__(self, path: str, keep: int | None) -> None:
         self.file = LineFile(path, keep)
 
-    def write(self, line: str) -> None:
+    def write(self, line: bytes) -> None:
         self.file.write(line)
 
     def close(self) -> None:
@@ -69,7 +80,8 @@ def open_output(location: str, keep: int | None) -> LineSink:
     if location == STDOUT:
         return StdoutSink()
     if location.startswith(S3_SCHEME):
-        # boto3 is loaded only for object storage (SPEC 4.3): a file or stdout sampler never pays for it.
+        # boto3 is loaded only for object storage (docs/behaviour.md §4.3): a file or stdout sampler never pays
+        # for it.
         from orca.sample.shell.s3 import S3Sink
 
         return S3Sink(location, keep)

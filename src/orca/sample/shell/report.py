@@ -6,37 +6,52 @@ thing has worked again: a failure that lasts a day is one message, not seventeen
 
 from __future__ import annotations
 
-import os
 import sys
+
+from orca.sample.shell.stdio import NO_ROOM, NonBlockingWriter
 
 PROGRAM = "orca sample"
 
 
 def say(message: str) -> None:
-    """One line on standard error, prefixed with the program's name; never raises.
+    """One line on standard error, prefixed with the program's name; never raises, never waits."""
+    tell(f"{PROGRAM}: {message}\n")
 
-    With standard error closed or broken the message is lost, never sent anywhere else: standard output may be
-    the sample stream."""
-    data = f"{PROGRAM}: {message}\n".encode(errors="replace")
+
+def tell(text: str) -> None:
+    """`text` on standard error as it is; never raises, never waits.
+
+    With standard error closed the text is lost, never sent anywhere else: standard output may be the sample
+    stream. A standard error nobody reads loses the text rather than stopping the sampler."""
+    data = text.encode(errors="replace")
+    stream = sys.stderr
+    if stream is None:
+        return
     try:
-        fd = sys.stderr.fileno() if sys.stderr is not None else -1
+        fd = stream.fileno()
     except (AttributeError, OSError, ValueError):
         fd = -1
     try:
         if fd < 0:
-            if sys.stderr is not None:
-                sys.stderr.write(data.decode())
-                sys.stderr.flush()
+            # An embedding program's (or a test's) stand-in, without a descriptor.
+            stream.write(data.decode())
+            stream.flush()
             return
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    except (OSError, ValueError, AttributeError):
+        # A new writer each time: messages are rare, and the descriptor may have been pointed elsewhere since.
+        writer = NonBlockingWriter(fd)
+        try:
+            writer.write(data)
+            writer.flush()
+        finally:
+            writer.close()
+    except Exception:
         return
 
 
 def reason_of(error: BaseException) -> str:
     """What went wrong, in a few words: the system's message for an OSError, else the exception's type and text."""
+    if isinstance(error, BlockingIOError):
+        return NO_ROOM
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     text = str(error)

@@ -1,16 +1,15 @@
-"""`--out s3://BUCKET/KEY` (SPEC 4.3, 4.4, 4.5, 2.4): lines go to a local staging file, and a background thread
-uploads the whole file to the location every `ORCA_SAMPLE_UPLOAD_SECONDS` and once more at the end.
+"""`--out s3://BUCKET/KEY` (docs/behaviour.md §4.3, §4.4, §4.5, §2.4): lines go to a local staging file, and a
+background thread uploads the whole file to the location every `ORCA_SAMPLE_UPLOAD_SECONDS` and once more at the
+end.
 
-boto3 is imported only inside the uploader thread (SPEC 4.3): importing this module, or sampling to a file, never
-pays boto3's start-up time or memory, and even the first line of an `s3://` sampler is not delayed by it.
+boto3 is imported only inside the uploader thread (docs/behaviour.md §4.3): importing this module, or sampling to a
+file, never pays boto3's start-up time or memory, and even the first line of an `s3://` sampler is not delayed by it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -18,12 +17,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from orca.sample.shell.files import LineFile
+from orca.sample.shell.report import FailureReport, reason_of
+from orca.sample.shell.sink import S3_SCHEME
 
-SCHEME = "s3://"
 DEFAULT_UPLOAD_SECONDS = 30.0
-# close() waits at most this long for the final upload (SPEC 2.4).
+# close() waits at most this long for the final upload (docs/behaviour.md §2.4).
 FINAL_UPLOAD_SECONDS = 5.0
-# Short enough that an unreachable endpoint costs one upload round, not minutes; close() is bounded separately.
+EXIT_ALLOWANCE_SECONDS = 0.5
+"""Of those 5 s, what is left for the process to exit after close() stops waiting: the runner waiting for the
+sampler's exit waits 5 s at most, connection set-up, the upload and the exit all included."""
+# Short enough that an unreachable endpoint costs one upload round, not minutes; a connection that cannot be set up
+# gives up within the final upload's time. close() also bounds the whole wait by the clock.
 CONNECT_TIMEOUT_SECONDS = 2.0
 READ_TIMEOUT_SECONDS = 10.0
 MAX_ATTEMPTS = 2
@@ -40,9 +44,9 @@ def parse_location(location: str) -> tuple[str, str] | None:
     >>> parse_location("s3://logs/") is None, parse_location("s3:///key") is None, parse_location("/tmp/x") is None
     (True, True, True)
     """
-    if not location.startswith(SCHEME) or "\0" in location:
+    if not location.startswith(S3_SCHEME) or "\0" in location:
         return None
-    bucket, _, key = location[len(SCHEME) :].partition("/")
+    bucket, _, key = location[len(S3_SCHEME) :].partition("/")
     if bucket in ("", ".", "..") or key == "" or key.endswith("/"):
         return None
     if any(segment in (".", "..") for segment in key.split("/")):
@@ -51,7 +55,8 @@ def parse_location(location: str) -> tuple[str, str] | None:
 
 
 def stage_root(environ: Mapping[str, str] = os.environ) -> str:
-    """`$ORCA_LOG_STAGE`, else `$TMPDIR/orca-logs`, else `/tmp/orca-logs` (SPEC 4.3); an empty variable is unset."""
+    """`$ORCA_LOG_STAGE`, else `$TMPDIR/orca-logs`, else `/tmp/orca-logs` (docs/behaviour.md §4.3); an empty variable
+    is unset."""
     stage = environ.get("ORCA_LOG_STAGE", "")
     if stage:
         return stage
@@ -59,10 +64,10 @@ def stage_root(environ: Mapping[str, str] = os.environ) -> str:
 
 
 def stage_of(location: str) -> str:
-    """The staging file of an object-storage location: `<root>/BUCKET/KEY` (SPEC 4.3).
+    """The staging file of an object-storage location: `<root>/BUCKET/KEY` (docs/behaviour.md §4.3).
 
     Raises ValueError for a location `parse_location` refuses: the command line rejects those before any sink is
-    made (SPEC 5.1).
+    made (docs/behaviour.md §5.1).
     """
     parsed = parse_location(location)
     if parsed is None:
@@ -72,7 +77,8 @@ def stage_of(location: str) -> str:
 
 
 def upload_seconds(environ: Mapping[str, str] = os.environ) -> float:
-    """`ORCA_SAMPLE_UPLOAD_SECONDS`; anything but a positive finite number is the default, 30 (SPEC 4.3)."""
+    """`ORCA_SAMPLE_UPLOAD_SECONDS`; anything but a positive finite number is the default, 30 (docs/behaviour.md
+    §4.3)."""
     try:
         seconds = float(environ.get("ORCA_SAMPLE_UPLOAD_SECONDS", ""))
     except ValueError:
@@ -104,7 +110,7 @@ def _whole_lines(path: str) -> bytes:
     return data[: data.rfind(b"\n") + 1]
 
 
-def _reason(error: BaseException) -> str:
+def _service_reason(error: BaseException) -> str:
     # botocore's ClientError carries the service's code (NoSuchBucket, AccessDenied): the most useful reason.
     response = getattr(error, "response", None)
     if isinstance(response, dict):
@@ -112,19 +118,12 @@ def _reason(error: BaseException) -> str:
         code, message = details.get("Code", ""), details.get("Message", "")
         if code:
             return f"{code}: {message}" if message else str(code)
-    return str(error) or type(error).__name__
-
-
-def _say(message: str) -> None:
-    # A closed or broken stderr must not stop the uploader.
-    with contextlib.suppress(Exception):
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
+    return reason_of(error)
 
 
 class _Uploader(threading.Thread):
     """Uploads the staging file whole when it changed since the last successful upload; one message per run of
-    failures (SPEC 4.5)."""
+    failures (docs/behaviour.md §4.5)."""
 
     def __init__(self, location: str, bucket: str, key: str, stage: str, every_seconds: float) -> None:
         super().__init__(name="orca-sample-s3-upload", daemon=True)
@@ -133,7 +132,7 @@ class _Uploader(threading.Thread):
         self._stop_requested = threading.Event()
         self._client: Any = None
         self._uploaded: FileVersion | None = None
-        self._failing = False
+        self._report = FailureReport()
 
     def stop(self) -> None:
         self._stop_requested.set()
@@ -169,13 +168,11 @@ class _Uploader(threading.Thread):
             return
         # The version read before the upload: a line appended meanwhile makes the next round upload again.
         self._uploaded = version
-        self._failing = False
+        self._report.worked()
 
     def _failed(self, error: BaseException | str) -> None:
-        if not self._failing:
-            self._failing = True
-            reason = error if isinstance(error, str) else _reason(error)
-            _say(f"orca sample: cannot upload {self._stage} to {self._location}: {reason}")
+        reason = error if isinstance(error, str) else _service_reason(error)
+        self._report.failed(f"cannot upload {self._stage} to {self._location}: {reason}")
 
     def gave_up(self) -> None:
         """close() stopped waiting: the last lines may not be in the object, which is a failure to tell (once)."""
@@ -204,10 +201,10 @@ def _make_client() -> Any:
 
 
 class S3Sink:
-    """The `LineSink` of an `s3://BUCKET/KEY` location (SPEC 4.3): lines are appended to `stage_of(location)`
-    through `LineFile` (which applies `--keep`, SPEC 4.4, and the one-message rule for writes, SPEC 4.5); a daemon
-    thread uploads it. A sampler restarted with the same location appends to the staging file it finds, so the
-    object keeps every line."""
+    """The `LineSink` of an `s3://BUCKET/KEY` location (docs/behaviour.md §4.3): lines are appended to
+    `stage_of(location)` through `LineFile` (which applies `--keep`, §4.4, and the one-message rule for writes,
+    §4.5); a daemon thread uploads it. A sampler restarted with the same location appends to the staging file it
+    finds, so the object keeps every line."""
 
     def __init__(self, location: str, keep: int | None) -> None:
         parsed = parse_location(location)
@@ -224,16 +221,17 @@ class S3Sink:
     def stage(self) -> str:
         return self._stage
 
-    def write(self, line: str) -> None:
+    def write(self, line: bytes) -> None:
         self._file.write(line)
 
     def close(self) -> None:
-        """Stop appending, then one final upload, waited for at most 5 s in all (SPEC 2.4). If it takes longer the
-        daemon thread is left to finish or die with the process: the exit is never held up."""
+        """Stop appending, then one final upload, waited for at most 5 s in all (docs/behaviour.md §2.4), the
+        process's exit included. If it takes longer the daemon thread is left to finish or die with the process: the
+        exit is never held up."""
         if self._closed:
             return
         self._closed = True
-        deadline = time.monotonic() + FINAL_UPLOAD_SECONDS
+        deadline = time.monotonic() + FINAL_UPLOAD_SECONDS - EXIT_ALLOWANCE_SECONDS
         try:
             self._file.close()
         finally:

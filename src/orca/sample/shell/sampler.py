@@ -115,8 +115,12 @@ class Sampler:
 
     def line(self) -> str:
         """The next line (no newline): the new readings against the previous ones, which they then replace."""
+        return self.line_bytes().decode()
+
+    def line_bytes(self) -> bytes:
+        """`line()` as the encoder made it, for the outputs, which write bytes."""
         current = self.snapshot()
-        text = encode_line(build_line(self._prev, current)).decode()
+        data = encode_line(build_line(self._prev, current))
         self._prev = current
-        return text
+        return data
 

@@ -1,7 +1,8 @@
-"""Signals and process exits that end sampling (SPEC 2.3, 2.4), kept light so they are in place early.
+"""Signals and process exits that end sampling (docs/behaviour.md §2.3, §2.4), kept light so they are in place
+early.
 
-This module imports nothing of the sampler: `orca sample` installs its SIGTERM/SIGINT handlers before it loads the
-readers and parsers, so a runner that stops a sampler right after starting it still gets exit status 0.
+This module imports nothing of the sampler: `orca sample` installs its SIGTERM/SIGINT/SIGHUP handlers before it
+loads the readers and parsers, so a runner that stops a sampler right after starting it still gets exit status 0.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""What ends sampling at once: a runner's stop, Ctrl-C, and the terminal or session that started it going away."""
+
 
 class Stop:
-    """Set by SIGTERM/SIGINT. The handler only sets `requested`; a byte on `wake_fd` cuts the current wait short."""
+    """Set by a stop signal. The handler only sets `requested`; a byte on `wake_fd` cuts the current wait short."""
 
     def __init__(self) -> None:
         self.requested = False
@@ -59,8 +63,12 @@ def watching_exit(pid: int | None) -> Iterator[int]:
 
 
 @contextmanager
-def stopping_on_signals(stop: Stop) -> Iterator[Stop]:
-    """SIGTERM and SIGINT set `stop.requested` while inside; the previous handlers come back after.
+def stopping_on_signals(stop: Stop, *, then_ignore: bool = False) -> Iterator[Stop]:
+    """SIGTERM, SIGINT and SIGHUP set `stop.requested` while inside; the previous handlers come back after.
+
+    With `then_ignore` (the process exits with status 0 right after) they are ignored after instead: a runner's
+    SIGTERM that lands once the last line is written, while the process is exiting, must not turn that status into
+    the signal's. The handler is swapped for "ignore" in one step, so no moment is left uncovered.
 
     Python runs the handler between bytecodes of the main thread, so it must not write or raise: a line being
     written is finished, then the loop sees the flag. The C-level wakeup fd ends a `select` at once. Outside the
@@ -75,7 +83,7 @@ def stopping_on_signals(stop: Stop) -> Iterator[Stop]:
     try:
         try:
             previous_wakeup = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
-            for signum in (signal.SIGTERM, signal.SIGINT):
+            for signum in STOP_SIGNALS:
                 saved[signum] = signal.signal(signum, handler)
             stop.wake_fd = read_fd
         except ValueError:
@@ -83,7 +91,7 @@ def stopping_on_signals(stop: Stop) -> Iterator[Stop]:
         yield stop
     finally:
         for caught, previous in saved.items():
-            signal.signal(caught, previous)
+            signal.signal(caught, signal.SIG_IGN if then_ignore else previous)
         if previous_wakeup != -2:
             signal.set_wakeup_fd(previous_wakeup)
         stop.wake_fd = -1
