@@ -13,7 +13,7 @@ from typing import Any
 from returns.result import Success
 
 from orca.sample.parse.sample_line import Sample, looks_like_sample, parse
-from orca.sample.shell.s3 import SCHEME
+from orca.sample.shell.sink import S3_SCHEME as SCHEME
 
 READ_BYTES = 1024 * 1024
 """Chunks of S3 objects and standard input are read this size at a time."""
@@ -119,7 +119,8 @@ def _complete_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def _s3_sources(location: str) -> list[Source]:
-    from orca.sample.shell.s3 import _make_client, _reason
+    from orca.sample.shell.report import reason_of as _reason
+    from orca.sample.shell.s3 import _make_client
 
     bucket, _, key = location[len(SCHEME):].partition("/")
     if not bucket:
