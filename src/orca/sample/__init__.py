@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from orca.sample.shell.containers import container_ids
     from orca.sample.shell.env import default_dirs, metrics_location, sample_seconds
     from orca.sample.shell.files import append_line
-    from orca.sample.shell.procs import alive, tree_rss, tree_usage
+    from orca.sample.shell.portable import alive, tree_rss, tree_usage
     from orca.sample.shell.s3 import stage_of
     from orca.sample.shell.sampler import Sampler
 
@@ -51,9 +51,9 @@ _HOMES = {
     "metrics_location": "orca.sample.shell.env",
     "sample_seconds": "orca.sample.shell.env",
     "append_line": "orca.sample.shell.files",
-    "alive": "orca.sample.shell.procs",
-    "tree_rss": "orca.sample.shell.procs",
-    "tree_usage": "orca.sample.shell.procs",
+    "alive": "orca.sample.shell.portable",
+    "tree_rss": "orca.sample.shell.portable",
+    "tree_usage": "orca.sample.shell.portable",
     "stage_of": "orca.sample.shell.s3",
     "Sampler": "orca.sample.shell.sampler",
 }

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from orca.sample.shell.portable import nonblocking_pipe
+
 
 class Stop:
     """Set by SIGTERM/SIGINT. The handler only sets `requested`; a byte on `wake_fd` cuts the current wait short."""
@@ -70,7 +72,7 @@ def stopping_on_signals(stop: Stop) -> Iterator[Stop]:
         stop.requested = True
 
     saved: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
-    read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    read_fd, write_fd = nonblocking_pipe()
     previous_wakeup = -2
     try:
         try:
