@@ -12,6 +12,7 @@ from orca.sample.shell.outputs import FileSink, StdoutSink, open_output
 from tests.shell.run import environment, no_traceback, read_lines, start, stdout_lines
 
 
+@pytest.mark.usefixtures("sample_reader")
 def test_stdout_lines_are_prefixed_and_flushed_one_by_one() -> None:
     """SPEC 4.1: each line `orca-sample ` + JSON, flushed per line: the first is readable while the sampler runs."""
     sampler = start("--out", "-", "--count", "3", "--seconds", "0.5")
@@ -29,6 +30,7 @@ def test_stdout_lines_are_prefixed_and_flushed_one_by_one() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("sample_reader")
 def test_closed_pipe_drops_lines_with_one_message() -> None:
     """SPEC 4.5: standard output closed under the sampler: one message, it carries on to its end, exit 0."""
     sampler = start("--out", "-", "--count", "8", "--seconds", "0.1")
@@ -65,6 +67,7 @@ def test_s3_location_gets_the_object_storage_sink(tmp_path: Path, monkeypatch: p
     assert isinstance(sink, S3Sink)
 
 
+@pytest.mark.usefixtures("sample_reader")
 def test_a_file_sampler_never_imports_boto3(tmp_path: Path) -> None:
     """SPEC 4.3: boto3 is imported only for an s3:// location."""
     out = tmp_path / "m.jsonl"

@@ -13,16 +13,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from orca.sample.shell.reader_choice import psutil_installed
+from orca.sample.shell.reader_choice import PROC, psutil_installed
 
 
-def _has_proc(proc: str) -> bool:
-    return os.path.isdir(proc)
+def _psutil_instead(proc: str) -> bool:
+    """No /proc on this machine (a root given in its place is read as it is), and psutil to ask instead."""
+    return proc == PROC and not os.path.isdir(proc) and psutil_installed()
 
 
 def alive(pid: int, proc: str = "/proc") -> bool:
     """Whether process `pid` is running: one that does not exist, or is a zombie, is dead."""
-    if _has_proc(proc) or not psutil_installed():
+    if not _psutil_instead(proc):
         from orca.sample.shell import procs
 
         return procs.alive(pid, proc)
@@ -33,7 +34,7 @@ def alive(pid: int, proc: str = "/proc") -> bool:
 
 def tree_rss(root: int, argv0: str = "", *, proc: str = "/proc") -> int:
     """Resident bytes of `root`'s tree and of the processes whose argv[0] is `argv0`, each counted once."""
-    if _has_proc(proc) or not psutil_installed():
+    if not _psutil_instead(proc):
         from orca.sample.shell import procs
 
         return procs.tree_rss(root, argv0, proc=proc)
@@ -44,7 +45,7 @@ def tree_rss(root: int, argv0: str = "", *, proc: str = "/proc") -> int:
 
 def tree_usage(roots: Iterable[int], *, proc: str = "/proc") -> dict[int, tuple[int, float]]:
     """root -> (resident bytes, CPU seconds) of each existing root's tree; CPU includes waited-for children."""
-    if _has_proc(proc) or not psutil_installed():
+    if not _psutil_instead(proc):
         from orca.sample.shell import procs
 
         return procs.tree_usage(roots, proc=proc)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from orca.sample.shell.psutil_reader import PsutilReader
 
 READER_VARIABLE = "ORCA_SAMPLE_READER"
+PROC = "/proc"
 ReaderName = Literal["proc", "psutil"]
 READERS: tuple[ReaderName, ...] = ("proc", "psutil")
 
@@ -34,7 +35,7 @@ def psutil_installed() -> bool:
         return False
 
 
-def proc_stat_readable(proc: str = "/proc") -> bool:
+def proc_stat_readable(proc: str = PROC) -> bool:
     """Whether `<proc>/stat` opens and reads: a Linux /proc (or a fixture tree standing in for it)."""
     try:
         with open(os.path.join(proc, "stat"), "rb") as stat:
@@ -68,17 +69,25 @@ def reader_problem(environ: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
-def choose_reader(
-    reader: str = "", proc: str = "/proc", environ: Mapping[str, str] | None = None
-) -> ReaderName:
-    """`reader` when given, else `ORCA_SAMPLE_READER`, else `proc` where `<proc>/stat` reads and psutil where it
-    does not (and psutil is installed; without it the /proc reader stays, writing `null` sections)."""
+def psutil_instead_of(proc: str) -> bool:
+    """Whether the machine's readings come from psutil rather than from `proc`: only for the machine's own
+    `/proc` (a root given in its place, such as a test's fixture tree, is read as it is), where its `stat` cannot
+    be read and psutil is installed (without it the /proc readers stay, writing `null` sections)."""
+    return proc == PROC and not proc_stat_readable(proc) and psutil_installed()
+
+
+def choose_reader(reader: str = "", proc: str = PROC, environ: Mapping[str, str] | None = None) -> ReaderName:
+    """`reader` when given, else `ORCA_SAMPLE_READER`, else psutil where `psutil_instead_of(proc)`, else `proc`.
+
+    >>> choose_reader("proc"), choose_reader("", environ={READER_VARIABLE: "proc"})
+    ('proc', 'proc')
+    >>> choose_reader("", "/a/fixture/tree", environ={})
+    'proc'
+    """
     chosen = forced_reader({READER_VARIABLE: reader}) if reader else forced_reader(environ)
     if chosen is not None:
         return chosen
-    if proc_stat_readable(proc) or not psutil_installed():
-        return "proc"
-    return "psutil"
+    return "psutil" if psutil_instead_of(proc) else "proc"
 
 
 def psutil_reader_for(
