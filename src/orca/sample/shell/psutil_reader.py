@@ -8,11 +8,8 @@ same keys, units and meanings wherever it was written. Where psutil has no such 
 
 from __future__ import annotations
 
-import os
-import socket
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from collections.abc import Mapping, Sequence
 
 import psutil
 
@@ -23,8 +20,7 @@ from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 from orca.sample.shell.psutil_procs import RunRss
 from orca.sample.shell.readers import read_disks, read_whole_disks
-
-T = TypeVar("T")
+from orca.sample.shell.sampler import _guarded, _host, _self_cpu  # the Sampler's own, shared
 
 MICROSECONDS = 1_000_000
 """CPU times are kept as whole microseconds: the shares are ratios, so the unit only has to be fine enough."""
@@ -38,14 +34,6 @@ _CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "st
 def _field(record: object, name: str) -> int:
     """A whole-number field of one of psutil's records, looked up by name: their fields differ per platform."""
     return int(getattr(record, name))
-
-
-def _guarded(read: Callable[[], T | None]) -> T | None:
-    """A reading, or None when psutil raised: one source that fails only nulls its own section."""
-    try:
-        return read()
-    except Exception:
-        return None
 
 
 def cpu_times(times: object) -> CpuTimes:
@@ -138,18 +126,6 @@ def interface_bytes(counters: Mapping[str, object]) -> NetDev | None:
             if name not in LOOPBACK
         }
     )
-
-
-def _host() -> str:
-    try:
-        return socket.gethostname()
-    except OSError:
-        return ""
-
-
-def _self_cpu() -> float:
-    times = os.times()
-    return times.user + times.system
 
 
 class PsutilReader:
