@@ -67,6 +67,9 @@ def memory_keys(memory: object, swap: object | None) -> dict[str, int]:
     >>> swap = namedtuple("sswap", "total used free percent sin sout")
     >>> memory_keys(mac(100, 60, 40.0, 30, 20, 25, 40, 5), swap(10, 4, 6, 40.0, 0, 0))
     {'MemTotal': 100, 'MemAvailable': 60, 'Cached': 40, 'SwapTotal': 10, 'SwapFree': 6}
+    >>> linux = namedtuple("svmem", "total available inactive cached")
+    >>> memory_keys(linux(100, 60, 30, 20), None)
+    {'MemTotal': 100, 'MemAvailable': 60, 'Cached': 20}
     """
     keys = {"MemTotal": _field(memory, "total"), "MemAvailable": _field(memory, "available")}
     cache = getattr(memory, "cached", None)
