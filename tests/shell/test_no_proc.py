@@ -1,8 +1,8 @@
 """The command on a machine without /proc, made here by hiding /proc in a user and mount namespace of its own.
 
 That is not macOS: psutil itself reads /proc on Linux, so most sections are `null` here. What it shows is the
-choice made in a real process (no /proc/stat: the psutil reader, whose `io` comes from /sys/block), and that the sampler still
-writes whole lines and exits 0 with its sources gone.
+choice made in a real process (no /proc/stat: the psutil reader, whose `io` comes from /sys/block), and that the
+sampler still writes whole lines and exits 0 with its sources gone.
 """
 
 from __future__ import annotations
