@@ -37,7 +37,9 @@ def _lines(path: Path) -> list[dict[str, object]]:
     return [orjson.loads(line) for line in text if line.strip()]
 
 
-def cpu_per_line(command: Sequence[str], lines: int, extra: Sequence[str] = ()) -> float:
+def cpu_per_line(
+    command: Sequence[str], lines: int, extra: Sequence[str] = (), env: dict[str, str] | None = None
+) -> float:
     """Seconds of the sampler's own CPU per line: the `self_cpu` difference between its first and last line."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "lines.jsonl"
@@ -45,6 +47,7 @@ def cpu_per_line(command: Sequence[str], lines: int, extra: Sequence[str] = ()) 
             [*command, "--out", str(out), "--seconds", "0.02", "--count", str(lines + 1), *extra],
             check=True,
             stdout=subprocess.DEVNULL,
+            env=env,
         )
         got = _lines(out)
     first, last = float(str(got[0]["self_cpu"])), float(str(got[-1]["self_cpu"]))
@@ -160,15 +163,39 @@ def us(seconds: float) -> str:
     return f"{seconds * 1e6:,.0f} µs"
 
 
+def readers(repeats: int, lines: int) -> None:
+    """CPU per line of `orca sample` on each reader (ORCA_SAMPLE_READER=proc, =psutil) beside the psutil baseline:
+    the psutil reader is what macOS runs, and reads through the same library as the baseline."""
+    forced = {name: {**os.environ, "ORCA_SAMPLE_READER": name} for name in ("proc", "psutil")}
+    with run_tree() as root:
+        for label, extra in (("no --pid", []), ("--pid (a 21-process tree)", ["--pid", str(root)])):
+            got = interleaved(repeats, {
+                "proc": partial(cpu_per_line, ORCA, lines, extra, forced["proc"]),
+                "psutil": partial(cpu_per_line, ORCA, lines, extra, forced["psutil"]),
+                "baseline": partial(cpu_per_line, BASELINE, lines, extra),
+            })
+            row(f"CPU per line, {label}, /proc reader", us(got["proc"]), us(got["baseline"]),
+                f"{got['proc'] / got['baseline']:.2f}", "", None)
+            row(f"CPU per line, {label}, psutil reader", us(got["psutil"]), us(got["baseline"]),
+                f"{got['psutil'] / got['baseline']:.2f}", "close to baseline", None)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5, help="runs of each measurement; medians are printed")
     parser.add_argument("--lines", type=int, default=200, help="lines per CPU measurement")
     parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller populations")
+    parser.add_argument("--readers", action="store_true", help="only the /proc and psutil readers' CPU per line")
     args = parser.parse_args(argv)
     repeats = 2 if args.quick else args.repeats
     populations = (400,) if args.quick else (400, 4000)
     lines = args.lines
+    if args.readers:
+        print(f"psutil {psutil.__version__}, medians of {repeats} interleaved runs\n")
+        print("| figure | orca sample | psutil baseline | orca/baseline | budget | |")
+        print("|---|---|---|---|---|---|")
+        readers(repeats, lines)
+        return 0
 
     print(f"host: {os.cpu_count()} cores, python {sys.version.split()[0]}, psutil {psutil.__version__}, "
           f"{host_process_count()} processes before the benchmark; medians of {repeats} interleaved runs\n")
@@ -245,6 +272,7 @@ def main(argv: list[str]) -> int:
     from bench.containers import container_figures  # it imports this module's helpers
 
     container_figures(repeats, lines)
+    readers(repeats, lines)
     return 0
 
 

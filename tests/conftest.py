@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from orca.sample.shell.reader_choice import READER_VARIABLE, proc_stat_readable, psutil_installed
 
 # CI runs on a shared 2-core machine: no deadline per example, and a fixed example budget. Derandomized, so CI draws
 # the same examples every run and an unrelated change never fails on a rare draw; exploring is `thorough`'s job.
@@ -18,3 +21,37 @@ settings.register_profile(
     "thorough", deadline=None, max_examples=5000, suppress_health_check=[HealthCheck.too_slow], derandomize=False
 )
 settings.load_profile(os.environ.get("ORCA_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
+
+
+# --- the two sources of readings ------------------------------------------------------------------------------------
+
+HAS_PROC = proc_stat_readable()
+"""This machine has a Linux /proc: the tests that read it, or compare with it, run only then."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if HAS_PROC:
+        return
+    skip = pytest.mark.skip(reason="reads this machine's /proc, which it does not have")
+    for item in items:
+        if "requires_proc" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _no_reader_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader forced in the environment the tests run in does not leak into them; `sample_reader` sets one."""
+    monkeypatch.delenv(READER_VARIABLE, raising=False)
+
+
+@pytest.fixture(params=["proc", "psutil"])
+def sample_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test once per reader, forced through ORCA_SAMPLE_READER (inherited by the samplers it starts);
+    each is skipped where it cannot run (no /proc; psutil not installed)."""
+    reader = str(request.param)
+    if reader == "proc" and not HAS_PROC:
+        pytest.skip("no /proc on this machine")
+    if reader == "psutil" and not psutil_installed():
+        pytest.skip("psutil is not installed")
+    monkeypatch.setenv(READER_VARIABLE, reader)
+    return reader

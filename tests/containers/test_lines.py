@@ -165,6 +165,7 @@ def test_the_live_line_has_three_pressure_values(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.requires_proc  # containers are read by the /proc readers only
 def test_the_command_never_shows_a_secret(tmp_path: Path) -> None:
     """SPEC 3.8 / issue 4 through the real command: every kind of names file at once; the secrets in a container's
     Env appear in no line, on neither stream; the huge file and the /dev/zero link cost nothing but a fallback."""

@@ -85,6 +85,7 @@ def test_seconds_zero_flag_writes_nothing(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+@pytest.mark.usefixtures("sample_reader")
 def test_count_on_standard_output() -> None:
     """The README's command: `--out - --count 3` prints three well-formed lines."""
     done = run("--out", "-", "--count", "3", "--seconds", "0.2")

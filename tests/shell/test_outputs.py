@@ -19,6 +19,7 @@ from orca.sample.shell.outputs import StdoutSink, open_output
 from tests.shell.run import command, environment, no_traceback, one_message, read_lines, start, stdout_lines
 
 
+@pytest.mark.usefixtures("sample_reader")
 def test_stdout_lines_are_prefixed_and_flushed_one_by_one() -> None:
     """docs/behaviour.md §4.1: each line `orca-sample ` + JSON, flushed per line: the first is readable while the
     sampler runs."""
@@ -37,6 +38,7 @@ def test_stdout_lines_are_prefixed_and_flushed_one_by_one() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("sample_reader")
 def test_closed_pipe_drops_lines_with_one_message() -> None:
     """docs/behaviour.md §4.5: standard output closed under the sampler: one message, it carries on to its end, exit
     0."""
@@ -98,6 +100,7 @@ def test_open_output_s3_stages_the_lines_and_its_uploader_ends_with_close(
     assert len(messages) == 1 and "cannot upload" in messages[0], messages
 
 
+@pytest.mark.usefixtures("sample_reader")
 def test_a_file_sampler_never_imports_boto3(tmp_path: Path) -> None:
     """docs/behaviour.md §4.3: boto3 is imported only for an s3:// location."""
     out = tmp_path / "m.jsonl"

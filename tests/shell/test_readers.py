@@ -42,6 +42,7 @@ def _open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+@pytest.mark.requires_proc
 def test_kernel_files_are_kept_open_and_read_fresh() -> None:
     """issue 5: a /proc file's descriptor is kept between lines, and each read gives the kernel's values now."""
     from orca.sample.shell.readers import KernelFiles

@@ -8,8 +8,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from orca.sample.shell.sampler import Sampler
 from tests.shell.run import read_lines, run
+
+# The live line has the same keys and values whichever reader took it.
+pytestmark = pytest.mark.usefixtures("sample_reader")
 
 
 def mem_total_kb() -> int:
@@ -25,6 +30,7 @@ def live_line(dirs: list[str]) -> dict[str, Any]:
     return line
 
 
+@pytest.mark.requires_proc
 def test_mem_total_is_memtotal_times_1024() -> None:
     """SPEC 3.4: bytes are kB × 1024."""
     line = live_line([])
@@ -33,6 +39,7 @@ def test_mem_total_is_memtotal_times_1024() -> None:
     assert line["mem"]["used"] == line["mem"]["total"] - line["mem"]["available"]
 
 
+@pytest.mark.requires_proc
 def test_disks_agree_with_statvfs(tmp_path: Path) -> None:
     """SPEC 3.5: per file system, total = f_blocks × f_frsize, free = f_bavail × f_frsize, used = (f_blocks −
     f_bfree) × f_frsize; /proc is a file system of its own, `tmp_path` and its child share one."""
@@ -48,6 +55,7 @@ def test_disks_agree_with_statvfs(tmp_path: Path) -> None:
         assert abs(disk["used"] - (vfs.f_blocks - vfs.f_bfree) * vfs.f_frsize) < 64 << 20
 
 
+@pytest.mark.requires_proc
 def test_cores_host_and_keys() -> None:
     """SPEC 3.1/3.2: key order, cores = the `cpuN` lines of /proc/stat, host = the host name."""
     line = live_line([])

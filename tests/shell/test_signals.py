@@ -36,6 +36,7 @@ def test_the_signal_module_loads_nothing_of_the_sampler() -> None:
     assert out.strip() == "[]"
 
 
+@pytest.mark.requires_proc  # watches /proc/<pid>/status for the moment the handler is in place
 def test_sigterm_as_soon_as_it_is_caught_exits_0_without_a_line(tmp_path: Path) -> None:
     """A runner that stops a sampler it just started: exit 0, nothing written, no traceback."""
     out = tmp_path / "lines.jsonl"

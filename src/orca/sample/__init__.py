@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     from orca.sample.shell.env import sample_seconds as sample_seconds
     from orca.sample.shell.files import append_line as append_line
     from orca.sample.shell.newest import read_newest_minute as read_newest_minute
-    from orca.sample.shell.procs import alive as alive
-    from orca.sample.shell.procs import tree_rss as tree_rss
-    from orca.sample.shell.procs import tree_usage as tree_usage
+    from orca.sample.shell.portable import alive as alive
+    from orca.sample.shell.portable import tree_rss as tree_rss
+    from orca.sample.shell.portable import tree_usage as tree_usage
     from orca.sample.shell.s3 import stage_of as stage_of
     from orca.sample.shell.sampler import Sampler as Sampler
 
@@ -74,9 +74,9 @@ _HOMES: dict[str, str] = {
     "sample_seconds": "orca.sample.shell.env",
     "append_line": "orca.sample.shell.files",
     "read_newest_minute": "orca.sample.shell.newest",
-    "alive": "orca.sample.shell.procs",
-    "tree_rss": "orca.sample.shell.procs",
-    "tree_usage": "orca.sample.shell.procs",
+    "alive": "orca.sample.shell.portable",
+    "tree_rss": "orca.sample.shell.portable",
+    "tree_usage": "orca.sample.shell.portable",
     "stage_of": "orca.sample.shell.s3",
     "Sampler": "orca.sample.shell.sampler",
 }

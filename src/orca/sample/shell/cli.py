@@ -94,7 +94,9 @@ def _check_location(location: str) -> str | None:
 
 def _parse(args: list[str]) -> argparse.Namespace:
     namespace = _parser().parse_args(args)
-    problem = _check_location(namespace.out)
+    from orca.sample.shell.reader_choice import reader_problem
+
+    problem = _check_location(namespace.out) or reader_problem()
     if problem is not None:
         raise _Malformed(problem)
     return namespace

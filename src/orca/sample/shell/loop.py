@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from orca.sample.shell.procs import alive
+from orca.sample.shell.portable import alive
 from orca.sample.shell.signals import Stop, has_ended
 from orca.sample.shell.sink import LineSink
 

@@ -16,6 +16,7 @@ from orca.sample.shell import readers
 from orca.sample.shell.containers import ContainerSource
 from orca.sample.shell.pressure import read_pressure
 from orca.sample.shell.procs import ProcessScanner
+from orca.sample.shell.reader_choice import psutil_reader_for
 
 T = TypeVar("T")
 
@@ -53,6 +54,7 @@ class Sampler:
         *,
         proc: str = "/proc",
         sys: str = "/sys",
+        reader: str = "",
     ) -> None:
         self.root = root if root > 0 else None
         """The `--pid` process; None without one (the seed's root <= 0)."""
@@ -62,6 +64,8 @@ class Sampler:
         self.proc = proc
         self.sys = sys
         self.host = _host()
+        # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
+        self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, proc=proc, sys=sys)
         self._scanner = _guarded(lambda: ProcessScanner(proc))
         self._containers = _guarded(lambda: ContainerSource(cgroup, names, proc)) if cgroup else None
         # /sys/block is read again only when /proc/diskstats names other devices (a disk came or went): its links
@@ -76,6 +80,8 @@ class Sampler:
 
     def snapshot(self) -> Snapshot:
         """Everything one line needs, read now. Never raises."""
+        if self._psutil is not None:
+            return self._psutil.snapshot()
         at_ns = time.monotonic_ns()
         wall = time.time()
         proc = self.proc

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from orca.sample.shell.portable import nonblocking_pipe
+
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 """What ends sampling at once: a runner's stop, Ctrl-C, and the terminal or session that started it going away."""
 
@@ -78,7 +80,7 @@ def stopping_on_signals(stop: Stop, *, then_ignore: bool = False) -> Iterator[St
         stop.requested = True
 
     saved: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
-    read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    read_fd, write_fd = nonblocking_pipe()
     previous_wakeup = -2
     try:
         try:

@@ -1,0 +1,116 @@
+"""The run's processes through psutil, for platforms without /proc: `alive`, `tree_rss`, `tree_usage`, `RunRss`.
+
+The same answers as the /proc functions of `procs`: a tree is `root` and its descendants, `--match` counts the
+processes whose argv[0] (first element of the command line) is the given one, each process is counted once, and a
+zombie counts as ended. psutil reads the platform's own calls (on macOS `sysctl(KERN_PROC)` and `proc_pidinfo`).
+"""
+
+from __future__ import annotations
+
+import psutil
+
+_ENDED = frozenset({psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD})
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is running; a process that does not exist, or is a zombie, is dead."""
+    if pid <= 0:  # 0 and negatives name process groups, never one process
+        return False
+    try:
+        return psutil.Process(pid).status() not in _ENDED
+    except psutil.AccessDenied:  # it exists, owned by someone else
+        return True
+    except (psutil.Error, OverflowError, ValueError):
+        return False
+
+
+def tree_members(root: int) -> dict[int, psutil.Process]:
+    """pid -> process for `root` and its descendants; empty when `root` does not exist."""
+    if root <= 0:
+        return {}
+    try:
+        top = psutil.Process(root)
+        descendants = top.children(recursive=True)
+    except (psutil.Error, OverflowError, ValueError):
+        return {}
+    return {process.pid: process for process in (top, *descendants)}
+
+
+def _rss(process: psutil.Process) -> int:
+    try:
+        return int(process.memory_info().rss)
+    except psutil.Error:  # gone meanwhile, or not ours to read
+        return 0
+
+
+def _argv0(process: psutil.Process) -> str | None:
+    """argv[0] of `process`: "" when it has none or cannot be read for good; None to try again next line."""
+    try:
+        command = process.cmdline()
+    except psutil.AccessDenied:
+        return ""  # another user's process on macOS: it stays unreadable
+    except psutil.Error:
+        return None
+    return command[0] if command else ""
+
+
+class RunRss:
+    """Resident bytes of the run's processes once per line, remembering each process's argv[0] between lines.
+
+    argv[0] changes only on exec, and exec changes the process's name: a process's command line is read again only
+    when its name changed (the same rule as the /proc reader's `comm`). Processes are told apart by pid and start
+    time (psutil's identity), so a reused pid is read afresh."""
+
+    def __init__(self) -> None:
+        # pid -> (process, its name when argv[0] was read, argv[0]); a name of None reads the command line again.
+        self._known: dict[int, tuple[psutil.Process, str | None, str]] = {}
+
+    def run_rss(self, root: int | None, argv0: str) -> int:
+        """Resident bytes of `root`'s tree plus the processes whose argv[0] is `argv0`, each once; 0 with neither."""
+        if root is None and not argv0:
+            return 0
+        members = {} if root is None else tree_members(root)
+        if argv0:
+            members.update(self._matching(argv0))
+        return sum(_rss(process) for process in members.values())
+
+    def _matching(self, argv0: str) -> dict[int, psutil.Process]:
+        seen: dict[int, tuple[psutil.Process, str | None, str]] = {}
+        matched: dict[int, psutil.Process] = {}
+        for process in psutil.process_iter(["name"]):
+            name = process.info.get("name")
+            known = self._known.get(process.pid)
+            if known is None or known[0] != process or known[1] is None or known[1] != name:
+                command = _argv0(process)
+                known = (process, None if command is None else name, command or "")
+            seen[process.pid] = known
+            if known[2] == argv0:
+                matched[process.pid] = process
+        self._known = seen  # forget the processes that are gone
+        return matched
+
+
+def tree_rss(root: int, argv0: str = "") -> int:
+    """Resident bytes of `root`'s tree and of the processes whose argv[0] is `argv0`, each counted once."""
+    return RunRss().run_rss(root if root > 0 else None, argv0)
+
+
+def tree_usage(roots: list[int]) -> dict[int, tuple[int, float]]:
+    """root -> (resident bytes, CPU seconds) of each existing root's tree; CPU includes waited-for children where
+    the platform counts them (psutil's `children_user` and `children_system`: 0 on macOS)."""
+    usage: dict[int, tuple[int, float]] = {}
+    for root in roots:
+        members = tree_members(root)
+        if not members:
+            continue
+        resident, seconds = 0, 0.0
+        for process in members.values():
+            try:
+                with process.oneshot():
+                    memory, times = process.memory_info(), process.cpu_times()
+            except psutil.Error:
+                continue  # ended between the listing and this read
+            resident += int(memory.rss)
+            seconds += times.user + times.system + times.children_user + times.children_system
+        usage[root] = (resident, seconds)
+    return usage

@@ -1,0 +1,101 @@
+"""Which source of readings a sampler uses: the kernel's files under /proc, or psutil where there is no /proc.
+
+Kept light (no psutil, no parser is imported here): the command line checks `ORCA_SAMPLE_READER` before anything
+else loads, so a value that cannot be honoured is a malformed command line (exit 2), never a sampler that starts and
+then writes `null`s.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from orca.sample.shell.psutil_reader import PsutilReader
+
+READER_VARIABLE = "ORCA_SAMPLE_READER"
+PROC = "/proc"
+ReaderName = Literal["proc", "psutil"]
+READERS: tuple[ReaderName, ...] = ("proc", "psutil")
+
+
+class ReaderUnavailable(ValueError):
+    """A forced reader that is not one of `READERS`, or `psutil` where psutil is not installed."""
+
+
+@functools.cache
+def psutil_installed() -> bool:
+    """Whether `import psutil` would work, without importing it (it costs milliseconds a start)."""
+    try:
+        return importlib.util.find_spec("psutil") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def proc_stat_readable(proc: str = PROC) -> bool:
+    """Whether `<proc>/stat` opens and reads: a Linux /proc (or a fixture tree standing in for it)."""
+    try:
+        with open(os.path.join(proc, "stat"), "rb") as stat:
+            return bool(stat.read(64))
+    except OSError:
+        return False
+
+
+def forced_reader(environ: Mapping[str, str] | None = None) -> ReaderName | None:
+    """`ORCA_SAMPLE_READER` when set to a usable reader; None when unset or empty (the platform decides).
+
+    Raises ReaderUnavailable with a one-line reason for any other value, or for `psutil` without psutil."""
+    value = (os.environ if environ is None else environ).get(READER_VARIABLE, "")
+    if value == "":
+        return None
+    if value == "proc":
+        return "proc"
+    if value == "psutil":
+        if not psutil_installed():
+            raise ReaderUnavailable(f"{READER_VARIABLE}=psutil, but psutil is not installed (pip install psutil)")
+        return "psutil"
+    raise ReaderUnavailable(f"{READER_VARIABLE}: {value!r} is neither `proc` nor `psutil`")
+
+
+def reader_problem(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why `ORCA_SAMPLE_READER` cannot be honoured, or None."""
+    try:
+        forced_reader(environ)
+    except ReaderUnavailable as problem:
+        return str(problem)
+    return None
+
+
+def psutil_instead_of(proc: str) -> bool:
+    """Whether the machine's readings come from psutil rather than from `proc`: only for the machine's own
+    `/proc` (a root given in its place, such as a test's fixture tree, is read as it is), where its `stat` cannot
+    be read and psutil is installed (without it the /proc readers stay, writing `null` sections)."""
+    return proc == PROC and not proc_stat_readable(proc) and psutil_installed()
+
+
+def choose_reader(reader: str = "", proc: str = PROC, environ: Mapping[str, str] | None = None) -> ReaderName:
+    """`reader` when given, else `ORCA_SAMPLE_READER`, else psutil where `psutil_instead_of(proc)`, else `proc`.
+
+    >>> choose_reader("proc"), choose_reader("", environ={READER_VARIABLE: "proc"})
+    ('proc', 'proc')
+    >>> choose_reader("", "/a/fixture/tree", environ={})
+    'proc'
+    """
+    chosen = forced_reader({READER_VARIABLE: reader}) if reader else forced_reader(environ)
+    if chosen is not None:
+        return chosen
+    return "psutil" if psutil_instead_of(proc) else "proc"
+
+
+def psutil_reader_for(
+    reader: str, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str, *, proc: str, sys: str
+) -> PsutilReader | None:
+    """The psutil reader when that is the choice (see `choose_reader`); None for the /proc readers."""
+    if choose_reader(reader, proc) != "psutil":
+        return None
+    from orca.sample.shell.psutil_reader import PsutilReader
+
+    return PsutilReader(root, argv0, dirs, cgroup, sys=sys)
