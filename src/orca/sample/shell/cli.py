@@ -149,9 +149,7 @@ def sample_main(argv: list[str]) -> int:
 
 
 def console_main() -> None:
-    """The `orca` console script: `orca sample ARGS`."""
-    argv = sys.argv
-    if len(argv) >= 2 and argv[1] == "sample":
-        sys.exit(sample_main(argv))
-    _say(f"orca: unknown command{f' {argv[1]!r}' if len(argv) >= 2 else ''}\nusage: {USAGE}")
-    sys.exit(2)
+    """The `orca` console script: `orca sample ARGS`, `orca metrics ARGS`, `orca --help`."""
+    from orca.sample.shell.commands import dispatch
+
+    sys.exit(dispatch(sys.argv))

@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from returns.result import Success
-
-from orca.sample.parse.sample_line import Sample, looks_like_sample, parse
+from orca.sample.parse.errors import ParseError
+from orca.sample.parse.sample_line import LineFields, Sample, fields, looks_like_sample, sample_of
 from orca.sample.shell.s3 import SCHEME
 
 READ_BYTES = 1024 * 1024
@@ -65,19 +64,23 @@ def sources(location: str) -> list[Source]:
         raise SourceError(f"{location}: {error.strerror or error}") from None
 
 
-def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
-    """The samples of one source, counting what is passed over in `tally`."""
+def checked_lines(source: Source, tally: Tally) -> Iterator[LineFields]:
+    """The sample lines of one source, checked (see `fields`), counting what is passed over in `tally`."""
     for raw in source.lines():
-        result = parse(raw)
-        if isinstance(result, Success):
+        checked = fields(raw)
+        if not isinstance(checked, ParseError):
             tally.samples += 1
-            yield result.unwrap()
+            yield checked
         elif looks_like_sample(raw):
             tally.skipped += 1
-            reason = result.failure().reason
-            tally.reasons[reason] = tally.reasons.get(reason, 0) + 1
+            tally.reasons[checked.reason] = tally.reasons.get(checked.reason, 0) + 1
         else:
             tally.other += 1
+
+
+def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
+    """The samples of one source, counting what is passed over in `tally`."""
+    return map(sample_of, checked_lines(source, tally))
 
 
 def read_samples(location: str) -> Iterator[Sample]:
