@@ -12,7 +12,7 @@ from orca.sample.shell.env import default_dirs, parse_seconds, sample_seconds
 USAGE = (
     "orca sample --out <location> [--pid PID] [--until FILE] [--match PATH]\n"
     "            [--dirs D,...] [--seconds S] [--count N] [--keep N]\n"
-    "            [--cgroup DIR] [--names DIR]"
+    "            [--cgroup DIR] [--names DIR] [-- COMMAND [ARGS...]]"
 )
 
 
@@ -101,11 +101,13 @@ def _parse(args: list[str]) -> argparse.Namespace:
     return namespace
 
 
-def _sample(options: argparse.Namespace, seconds: float) -> None:
+def _sample(options: argparse.Namespace, seconds: float, signals_forwarded: bool = False) -> None:
     # The handlers first (SPEC 2.4): a SIGTERM while the readers load still ends the sampler with status 0.
     from orca.sample.shell.signals import Stop, stopping_on_signals, watching_exit
 
-    with stopping_on_signals(Stop()) as stop, watching_exit(options.pid) as exit_fd:
+    # Sampling a COMMAND, the signals go on to it (its handlers are in place) and its end ends sampling.
+    signals = contextlib.nullcontext(Stop()) if signals_forwarded else stopping_on_signals(Stop())
+    with signals as stop, watching_exit(options.pid) as exit_fd:
         # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers.
         from orca.sample.shell.loop import EndConditions, run
         from orca.sample.shell.outputs import open_output
@@ -126,11 +128,37 @@ def _sample(options: argparse.Namespace, seconds: float) -> None:
             sink.close()
 
 
+def _check_command(options: argparse.Namespace, command: list[str]) -> None:
+    if not command:
+        raise _Malformed("-- must be followed by a COMMAND to run")
+    if options.pid is not None:
+        raise _Malformed("--pid and a COMMAND: the COMMAND is the process sampled")
+
+
+def _sample_command(options: argparse.Namespace, seconds: float, command: list[str]) -> int:
+    """COMMAND run as a child and sampled as `--pid` of it: its exit status."""
+    from orca.sample.shell.wrap import run_command
+
+    def sample(pid: int) -> None:
+        options.pid = pid
+        _sample(options, seconds, signals_forwarded=True)
+
+    return run_command(command, sample if seconds > 0 else None)
+
+
 def sample_main(argv: list[str]) -> int:
-    """`<binary> sample ARGS`, ARGS being `argv[2:]`: the exit status. Never raises (SPEC 1.2)."""
+    """`<binary> sample ARGS`, ARGS being `argv[2:]`: the exit status. Never raises (SPEC 1.2). With `-- COMMAND`
+    the status is COMMAND's."""
     try:
+        args = list(argv[2:])
+        command = None
+        if "--" in args:  # `orca sample [FLAGS] -- COMMAND [ARGS...]`
+            command = args[args.index("--") + 1 :]
+            args = args[: args.index("--")]
         try:
-            options = _parse(list(argv[2:]))
+            options = _parse(args)
+            if command is not None:
+                _check_command(options, command)
         except _Help:
             _parser().print_help(sys.stdout)
             return 0
@@ -139,6 +167,8 @@ def sample_main(argv: list[str]) -> int:
             _say(f"orca sample: {reason}\nusage: {USAGE}")
             return 2
         seconds = options.seconds if options.seconds is not None else sample_seconds()
+        if command is not None:
+            return _sample_command(options, seconds, command)
         if seconds == 0:
             return 0  # sampling is off (SPEC 2.1)
         _sample(options, seconds)
