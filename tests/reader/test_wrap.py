@@ -75,7 +75,7 @@ def test_the_runs_memory_is_the_commands(tmp_path: Path) -> None:
     grandchild = "import time; x = bytearray(64 << 20); time.sleep(1.2)"
     done = sample_command(out, PYTHON, "-c", f"import subprocess; subprocess.run([{PYTHON!r}, '-c', {grandchild!r}])")
     assert done.returncode == 0
-    rss = [line["mem"]["rss"] for line in lines(out) if isinstance(line["mem"], dict)]  # type: ignore[index]
+    rss = [line["mem"]["rss"] for line in lines(out) if isinstance(line["mem"], dict)]
     assert max(rss) >= 64 << 20
 
 
