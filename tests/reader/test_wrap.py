@@ -117,3 +117,19 @@ def test_pid_with_a_command_is_malformed(tmp_path: Path) -> None:
 
 def test_exit_status_as_a_shell_reports_it() -> None:
     assert [exit_status(code) for code in (0, 1, 255, -2, -15)] == [0, 1, 255, 130, 143]
+
+
+@pytest.mark.parametrize("args", [["--count", "1"], ["--count", "1", "--", "true"]])
+def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args: list[str]) -> None:
+    out = tmp_path / "m.jsonl"
+    probe = (
+        "import sys\n"
+        "from orca.sample.shell.commands import dispatch\n"
+        f"status = dispatch(['orca', 'sample', '--out', {str(out)!r}, *{args!r}])\n"
+        "reader = ('orca.sample.parse.sample_line', 'orca.sample.shell.metrics', 'orca.sample.shell.sources')\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'boto3', 'pandas') or m in reader]\n"
+        "print(status, sorted(loaded))\n"
+    )
+    done = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "0 []", done.stderr
+    assert len(lines(out)) >= 1
