@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from orca.sample.parse.net_dev import parse_net_dev
     from orca.sample.parse.pid_stat import PidUsage, parse_pid_stat, parse_pid_usage
     from orca.sample.parse.proc_stat import parse_proc_stat
-    from orca.sample.parse.sample_line import ContainerSample, Sample
+    from orca.sample.parse.sample_line import ContainerSample, Sample, parse_sample_line
     from orca.sample.shell.cli import sample_main
     from orca.sample.shell.containers import container_ids
     from orca.sample.shell.env import default_dirs, metrics_location, sample_seconds
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from orca.sample.shell.procs import alive, tree_rss, tree_usage
     from orca.sample.shell.s3 import stage_of
     from orca.sample.shell.sampler import Sampler
+    from orca.sample.shell.sources import SourceError, read_samples
 
 _HOMES = {
     "cpu_share": "orca.sample.compute.cpu",
@@ -52,6 +53,7 @@ _HOMES = {
     "parse_proc_stat": "orca.sample.parse.proc_stat",
     "ContainerSample": "orca.sample.parse.sample_line",
     "Sample": "orca.sample.parse.sample_line",
+    "parse_sample_line": "orca.sample.parse.sample_line",
     "sample_main": "orca.sample.shell.cli",
     "container_ids": "orca.sample.shell.containers",
     "default_dirs": "orca.sample.shell.env",
@@ -63,6 +65,8 @@ _HOMES = {
     "tree_rss": "orca.sample.shell.procs",
     "tree_usage": "orca.sample.shell.procs",
     "stage_of": "orca.sample.shell.s3",
+    "SourceError": "orca.sample.shell.sources",
+    "read_samples": "orca.sample.shell.sources",
     "Sampler": "orca.sample.shell.sampler",
 }
 
@@ -76,6 +80,7 @@ __all__ = [
     "PidUsage",
     "Sample",
     "Sampler",
+    "SourceError",
     "alive",
     "append_line",
     "container_ids",
@@ -93,7 +98,9 @@ __all__ = [
     "parse_pid_stat",
     "parse_pid_usage",
     "parse_proc_stat",
+    "parse_sample_line",
     "read_newest_minute",
+    "read_samples",
     "sample_main",
     "sample_seconds",
     "stage_of",

@@ -167,6 +167,10 @@ def parse(raw: str | bytes) -> Result[Sample, ParseError]:
     return Success(sample_of(checked))
 
 
+parse_sample_line = parse
+"""`parse` under the name `orca.sample` exports it by."""
+
+
 def fields(raw: str | bytes) -> LineFields | ParseError:
     """One line decoded and checked, as `parse` checks it, but left as the decoded JSON: the fast path for a fold
     over many lines. Never raises."""

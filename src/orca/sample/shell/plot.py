@@ -33,7 +33,7 @@ def panels(series: Sequence[Series]) -> list[tuple[str, list[tuple[str, str, flo
                    ("cpu_busiest", "busiest core", 1.0)]),
         ("memory GiB", [("mem_used", "used", GIB), ("mem_cache", "cache", GIB), ("mem_rss", "run's rss", GIB),
                         ("mem_total", "total", GIB)]),
-        ("disk %", [("disk_percent", "used", 1.0)]),
+        ("disk %", [("disk_percent", "fullest file system", 1.0)]),
         ("io MiB/s", [("io_read", "read", MIB), ("io_write", "write", MIB)]),
         ("net MiB/s", [("net_in", "in", MIB), ("net_out", "out", MIB)]),
     ]
