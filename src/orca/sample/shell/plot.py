@@ -76,7 +76,7 @@ def draw(series: Sequence[Series], path: str) -> None:
         axis.set_ylabel(label)
         axis.grid(True, alpha=0.3)
         if label.endswith("%") and label != "pressure % stalled":
-            axis.set_ylim(0, 100)
+            axis.set_ylim(0, 105)  # a line at 100 % stays visible above the frame
         else:
             axis.set_ylim(bottom=0)
         if axis.lines:
