@@ -7,12 +7,23 @@ one decimal, so they are exact), the median interval from counts per millisecond
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice, pairwise
 
-from orca.sample.parse.sample_line import LineFields
+from orca.sample.parse.sample_line import (
+    ContainerFields,
+    CpuFields,
+    DiskFields,
+    LineFields,
+    MemFields,
+    PressureFields,
+)
 
 PERCENTILE = 95
+BATCH_LINES = 1024
+"""Lines folded at a time: each figure is taken over a batch at once, in memory that stays small."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +123,15 @@ class _Histogram:
     __slots__ = ("counts", "scale", "total")
 
     def __init__(self, scale: int) -> None:
-        self.counts: dict[int, int] = {}
+        self.counts: Counter[int] = Counter()
         self.scale = scale
         """Values are kept to 1 / scale."""
         self.total = 0
 
-    def add(self, value: float) -> None:
-        key = round(value * self.scale)
-        self.counts[key] = self.counts.get(key, 0) + 1
-        self.total += 1
+    def add_many(self, values: list[float]) -> None:
+        scale = self.scale
+        self.counts.update([round(value * scale) for value in values])
+        self.total += len(values)
 
     def percentile(self, percent: float) -> float:
         """The nearest-rank percentile; 0.0 when empty."""
@@ -140,7 +151,7 @@ class _Histogram:
 
 
 class _Fold:
-    """The running state of one instance's summary; `add` one checked line at a time."""
+    """The running state of one instance's summary; `add_lines` one batch of checked lines at a time."""
 
     def __init__(self) -> None:
         self.lines = 0
@@ -170,83 +181,105 @@ class _Fold:
         self.self_cpu = 0.0
         self.last_self_cpu: float | None = None
 
-    def add(self, line: LineFields) -> None:
-        self.lines += 1
-        t, dt = line["t"], line["dt"]
-        self.host = line["host"]
-        self.cores = line.get("cores", self.cores)
-        self.first_t = min(self.first_t, t)
-        self.last_t = max(self.last_t, t)
-        if self.previous_t is not None:
-            self.steps.add(abs(t - self.previous_t))
-        self.previous_t = t
-        self.dts.add(dt)
-        self.covered += dt
-        cpu = line.get("cpu")
-        if cpu is not None:
-            busy = cpu["user"] + cpu["system"] + cpu["steal"]
-            self.busy.add(busy)
-            self.busy_sum += busy
-            self.busiest.add(cpu["busiest"])
-        mem = line.get("mem")
-        if mem is not None:
-            self._add_memory(mem["total"], mem["used"], mem["swap_used"], mem["rss"])
-        disks = line.get("disk")
-        if disks:
-            for disk in disks:
-                size = disk["used"] + disk["free"]
-                percent = 100.0 * disk["used"] / size if size > 0 else 0.0
-                if self.disk is None or percent > self.disk.peak_percent:
-                    self.disk = DiskSummary(disk["path"], percent)
-        io, net = line.get("io"), line.get("net")
-        if io is not None:
-            self._add_traffic("io", io["read"], io["write"], dt)
-        if net is not None:
-            self._add_traffic("net", net["in"], net["out"], dt)
-        pressure = line.get("pressure")
-        if pressure is not None:
-            for index, share in enumerate((pressure.get("cpu"), pressure.get("memory"), pressure.get("io"))):
-                if share is not None:
-                    self.pressure_sums[index] += share
-                    self.pressure_counts[index] += 1
-        containers = line.get("containers")
-        if containers:
-            for entry in containers:
-                self._add_container(entry["name"], entry["mem"], entry.get("oom_kill"))
-        self_cpu = line.get("self_cpu")
-        if self_cpu is not None:
-            previous = self.last_self_cpu
-            # A sampler that started again counts from 0: its whole value is new CPU.
-            self.self_cpu += self_cpu if previous is None or self_cpu < previous else self_cpu - previous
-            self.last_self_cpu = self_cpu
-
-    def _add_memory(self, total: int, used: int, swap_used: int, rss: int) -> None:
-        if self.used_peak is None or used > self.used_peak[0]:
-            self.used_peak = (used, total)
-        if total > 0:
-            self.used_percent_peak = max(self.used_percent_peak, 100.0 * used / total)
-        self.swap_peak = max(self.swap_peak, swap_used)
-        self.rss_peak = max(self.rss_peak, rss)
-
-    def _add_traffic(self, kind: str, first: int, second: int, dt: float) -> None:
-        totals = self.traffic.get(kind)
-        if totals is None:
-            totals = self.traffic[kind] = [0.0, 0.0, 0.0, 0.0]
-        totals[0] += first * dt
-        totals[1] += second * dt
-        totals[2] = max(totals[2], first)
-        totals[3] = max(totals[3], second)
-
-    def _add_container(self, name: str, mem: int, oom_kill: int | None) -> None:
-        self.container_mem[name] = max(self.container_mem.get(name, 0), mem)
-        if oom_kill is None:
+    def add_lines(self, lines: list[LineFields]) -> None:
+        """A batch of lines, in the order written: each figure over the whole batch at once."""
+        if not lines:
             return
-        seen = self.container_oom.get(name)
-        if seen is None:
-            self.container_oom[name] = (oom_kill, 0)
-        else:
-            last, rise = seen
-            self.container_oom[name] = (oom_kill, rise + (oom_kill - last if oom_kill >= last else oom_kill))
+        self.lines += len(lines)
+        last = lines[-1]
+        self.host = last["host"]
+        cores = [count for line in lines if (count := line.get("cores")) is not None]
+        self.cores = cores[-1] if cores else self.cores
+        times = [line["t"] for line in lines]
+        dts = [line["dt"] for line in lines]
+        self.first_t = min(self.first_t, min(times))
+        self.last_t = max(self.last_t, max(times))
+        previous = times if self.previous_t is None else [self.previous_t, *times]
+        self.steps.add_many([abs(after - before) for before, after in pairwise(previous)])
+        self.previous_t = times[-1]
+        self.dts.add_many(dts)
+        self.covered += sum(dts)
+        self._add_cpu([cpu for line in lines if (cpu := line.get("cpu")) is not None])
+        self._add_memory([mem for line in lines if (mem := line.get("mem")) is not None])
+        self._add_disks([disk for line in lines for disk in line.get("disk") or ()])
+        ios = [(io, line["dt"]) for line in lines if (io := line.get("io")) is not None]
+        self._add_traffic("io", [(io["read"], io["write"], dt) for io, dt in ios])
+        nets = [(net, line["dt"]) for line in lines if (net := line.get("net")) is not None]
+        self._add_traffic("net", [(net["in"], net["out"], dt) for net, dt in nets])
+        self._add_pressure([pressure for line in lines if (pressure := line.get("pressure")) is not None])
+        self._add_containers([entry for line in lines for entry in line.get("containers") or ()])
+        self._add_self_cpu([value for line in lines if (value := line.get("self_cpu")) is not None])
+
+    def _add_cpu(self, cpus: list[CpuFields]) -> None:
+        busy = [cpu["user"] + cpu["system"] + cpu["steal"] for cpu in cpus]
+        self.busy.add_many(busy)
+        self.busy_sum += sum(busy)
+        self.busiest.add_many([cpu["busiest"] for cpu in cpus])
+
+    def _add_memory(self, mems: list[MemFields]) -> None:
+        if not mems:
+            return
+        most = max(mems, key=lambda mem: mem["used"])
+        if self.used_peak is None or most["used"] > self.used_peak[0]:
+            self.used_peak = (most["used"], most["total"])
+        shares = [100.0 * mem["used"] / mem["total"] for mem in mems if mem["total"] > 0]
+        self.used_percent_peak = max(self.used_percent_peak, max(shares, default=0.0))
+        self.swap_peak = max(self.swap_peak, max(mem["swap_used"] for mem in mems))
+        self.rss_peak = max(self.rss_peak, max(mem["rss"] for mem in mems))
+
+    def _add_disks(self, disks: list[DiskFields]) -> None:
+        peak, path = (-1.0, "") if self.disk is None else (self.disk.peak_percent, self.disk.path)
+        for disk in disks:
+            used = disk["used"]
+            size = used + disk["free"]
+            percent = 100.0 * used / size if size > 0 else 0.0
+            if percent > peak:
+                peak, path = percent, disk["path"]
+        if peak >= 0:
+            self.disk = DiskSummary(path, peak)
+
+    def _add_traffic(self, kind: str, rates: list[tuple[int, int, float]]) -> None:
+        """`rates`: (`read` or `in`, `write` or `out`, `dt`) per line."""
+        if not rates:
+            return
+        totals = self.traffic.setdefault(kind, [0.0, 0.0, 0.0, 0.0])
+        totals[0] += sum(first * dt for first, _, dt in rates)
+        totals[1] += sum(second * dt for _, second, dt in rates)
+        totals[2] = max(totals[2], max(first for first, _, _ in rates))
+        totals[3] = max(totals[3], max(second for _, second, _ in rates))
+
+    def _add_containers(self, entries: list[ContainerFields]) -> None:
+        peaks, ooms = self.container_mem, self.container_oom
+        for entry in entries:
+            name, mem, oom_kill = entry["name"], entry["mem"], entry.get("oom_kill")
+            if mem > peaks.get(name, -1):
+                peaks[name] = mem
+            if oom_kill is None:
+                continue
+            seen = ooms.get(name)
+            if seen is None:
+                ooms[name] = (oom_kill, 0)
+            elif oom_kill != seen[0]:
+                last, rise = seen
+                ooms[name] = (oom_kill, rise + (oom_kill - last if oom_kill >= last else oom_kill))
+
+    def _add_pressure(self, pressures: list[PressureFields]) -> None:
+        per_resource = (
+            [share for pressure in pressures if (share := pressure.get("cpu")) is not None],
+            [share for pressure in pressures if (share := pressure.get("memory")) is not None],
+            [share for pressure in pressures if (share := pressure.get("io")) is not None],
+        )
+        for index, shares in enumerate(per_resource):
+            self.pressure_sums[index] += sum(shares)
+            self.pressure_counts[index] += len(shares)
+
+    def _add_self_cpu(self, values: list[float]) -> None:
+        previous, total = self.last_self_cpu, self.self_cpu
+        for value in values:
+            # A sampler that started again counts from 0: its whole value is new CPU.
+            total += value if previous is None or value < previous else value - previous
+            previous = value
+        self.self_cpu, self.last_self_cpu = total, previous
 
     def summary(self, name: str) -> InstanceSummary | None:
         if self.lines == 0:
@@ -311,6 +344,14 @@ class _Fold:
         return PressureSummary(cpu=means[0], memory=means[1], io=means[2])
 
 
+def summarise_batches(name: str, batches: Iterable[list[LineFields]]) -> InstanceSummary | None:
+    """`summarise` of lines given in batches (as `many_fields` checks them)."""
+    fold = _Fold()
+    for batch in batches:
+        fold.add_lines(batch)
+    return fold.summary(name)
+
+
 def summarise(name: str, lines: Iterable[LineFields]) -> InstanceSummary | None:
     """The summary of one instance's checked lines, in the order written; None when there is none.
 
@@ -323,7 +364,5 @@ def summarise(name: str, lines: Iterable[LineFields]) -> InstanceSummary | None:
     >>> summary.cpu, summary.duration, summary.overhead_percent
     (CpuSummary(mean=23.0, p95=34.0, max=34.0, busiest_p95=80.0), 5.0, 2.0)
     """
-    fold = _Fold()
-    for line in lines:
-        fold.add(line)
-    return fold.summary(name)
+    iterator = iter(lines)
+    return summarise_batches(name, iter(lambda: list(islice(iterator, BATCH_LINES)), []))

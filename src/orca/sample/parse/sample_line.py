@@ -8,9 +8,11 @@ a number that is negative where the field cannot be, is not a sample (JSON itsel
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NotRequired, TypedDict
+from itertools import chain, repeat
+from operator import itemgetter
+from typing import Any, NotRequired, TypedDict
 
 import orjson
 from returns.result import Failure, Result, Success
@@ -183,6 +185,123 @@ def fields(raw: str | bytes) -> LineFields | ParseError:
         return _checked(document)
     except _NotASample as why:
         return ParseError(SOURCE, str(why))
+
+
+def many_fields(raws: Sequence[bytes]) -> tuple[list[LineFields], list[tuple[bytes, ParseError]]]:
+    """`fields` of many lines at once: the good lines in order, and each bad line with its reason. The verdicts are
+    those of `fields` line by line; a batch whose every line is good (the usual case) is checked field by field
+    across all its lines at once, several times faster."""
+    bad: list[tuple[bytes, ParseError]] = []
+    kept = list(raws)
+    try:
+        documents: list[object] = list(map(orjson.loads, kept))  # a file's lines: JSON each, no prefix
+    except orjson.JSONDecodeError:
+        documents, kept = [], []
+        for raw in raws:
+            try:
+                documents.append(orjson.loads(raw.removeprefix(_PREFIX_BYTES)))
+                kept.append(raw)
+            except orjson.JSONDecodeError:
+                bad.append((raw, ParseError(SOURCE, "not JSON")))
+    if _all_good(documents):
+        return documents, bad  # type: ignore[return-value]
+    good: list[LineFields] = []
+    for raw, document in zip(kept, documents, strict=True):
+        try:
+            good.append(_checked(document))
+        except _NotASample as why:
+            bad.append((raw, ParseError(SOURCE, str(why))))
+    return good, bad
+
+
+_SHARE_TYPES = frozenset((int, float))
+_COUNT_TYPES = frozenset((int,))
+_NONE = type(None)
+
+
+def _all_good(documents: list[Any]) -> bool:
+    """Whether `_checked` would pass every document: the same checks, one field across all documents at a time.
+    Any doubt (a missing key, a section of the wrong type) answers False, and the caller checks line by line."""
+    try:
+        if not documents:
+            return True
+        if set(map(type, documents)) != {dict}:
+            return False
+        versions = list(map(dict.get, documents, repeat("v")))
+        if set(versions) != {_FORMAT_VERSION} or set(map(type, versions)) != _COUNT_TYPES:
+            return False
+        if set(map(type, map(dict.get, documents, repeat("host")))) != {str}:
+            return False
+        if not _shares(list(map(dict.get, documents, repeat("t")))):
+            return False
+        if not _shares(list(map(dict.get, documents, repeat("dt")))):
+            return False
+        if not _counts(_present(documents, "cores")) or not _shares(_present(documents, "self_cpu")):
+            return False
+        if not _shares(_flat(_present(documents, "cpu"), _CPU_KEYS)):
+            return False
+        if not _counts(_flat(_present(documents, "mem"), _MEM_KEYS)):
+            return False
+        if not _counts(_flat(_present(documents, "io"), _IO_KEYS)):
+            return False
+        if not _counts(_flat(_present(documents, "net"), _NET_KEYS)):
+            return False
+        return _disks_good(_present(documents, "disk")) and _containers_good(_present(documents, "containers")) and (
+            _pressures_good(_present(documents, "pressure"))
+        )
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+def _present(sections: list[Any], key: str) -> list[Any]:
+    return [value for value in map(dict.get, sections, repeat(key)) if value is not None]
+
+
+def _flat(sections: list[Any], keys: tuple[str, ...]) -> list[Any]:
+    """Every section's values of `keys`, one list; KeyError or TypeError when a section lacks one or is not an
+    object."""
+    if set(map(type, sections)) - {dict}:
+        raise TypeError("not an object")
+    return list(chain.from_iterable(map(itemgetter(*keys), sections)))
+
+
+def _shares(values: list[Any]) -> bool:
+    return set(map(type, values)) <= _SHARE_TYPES and (not values or min(values) >= 0)
+
+
+def _counts(values: list[Any]) -> bool:
+    return set(map(type, values)) <= _COUNT_TYPES and (not values or min(values) >= 0)
+
+
+def _entries(arrays: list[Any]) -> list[Any]:
+    if set(map(type, arrays)) - {list}:
+        raise TypeError("not an array")
+    entries = list(chain.from_iterable(arrays))
+    if set(map(type, entries)) - {dict}:
+        raise TypeError("not an object")
+    return entries
+
+
+def _disks_good(arrays: list[Any]) -> bool:
+    entries = _entries(arrays)
+    return set(map(type, map(dict.get, entries, repeat("path")))) <= {str} and _counts(_flat(entries, _DISK_KEYS))
+
+
+def _containers_good(arrays: list[Any]) -> bool:
+    entries = _entries(arrays)
+    if not set(map(type, map(dict.get, entries, repeat("name")))) <= {str}:
+        return False
+    if not _counts(list(map(dict.get, entries, repeat("mem")))):
+        return False
+    return all(
+        (_counts if whole else _shares)(_present(entries, key)) for key, whole in _CONTAINER_EXTENSIONS
+    )
+
+
+def _pressures_good(sections: list[Any]) -> bool:
+    if set(map(type, sections)) - {dict}:
+        return False
+    return all(_shares(_present(sections, key)) for key in _PRESSURE_KEYS)
 
 
 def sample_of(line: LineFields) -> Sample:

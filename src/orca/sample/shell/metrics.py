@@ -14,9 +14,9 @@ from typing import NoReturn
 import orjson
 
 from orca.sample.compute.series import Series, SeriesFold
-from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise
+from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_batches
 from orca.sample.parse.sample_line import LineFields
-from orca.sample.shell.sources import Source, SourceError, Tally, checked_lines, sources
+from orca.sample.shell.sources import Source, SourceError, Tally, checked_batches, sources
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -114,11 +114,11 @@ def _read(source: Source, with_series: bool) -> tuple[InstanceSummary | None, Ta
     """One pass over a source: its summary, what was passed over, and the series to draw when asked."""
     tally = Tally()
     series = SeriesFold() if with_series else None
-    lines = checked_lines(source, tally)
+    batches = checked_batches(source, tally)
     if series is not None:
-        lines = _also(lines, series)
+        batches = _also(batches, series)
     try:
-        summary = summarise(source.name, lines)
+        summary = summarise_batches(source.name, batches)
     except OSError as error:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
@@ -126,10 +126,11 @@ def _read(source: Source, with_series: bool) -> tuple[InstanceSummary | None, Ta
     return summary, tally, None if series is None else series.series(source.name)
 
 
-def _also(lines: Iterator[LineFields], series: SeriesFold) -> Iterator[LineFields]:
-    for line in lines:
-        series.add(line)
-        yield line
+def _also(batches: Iterator[list[LineFields]], series: SeriesFold) -> Iterator[list[LineFields]]:
+    for batch in batches:
+        for line in batch:
+            series.add(line)
+        yield batch
 
 
 def _print(text: str) -> None:

@@ -7,11 +7,12 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
-from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import LineFields, Sample, fields, looks_like_sample, sample_of
+from orca.sample.compute.summary import BATCH_LINES
+from orca.sample.parse.sample_line import LineFields, Sample, looks_like_sample, many_fields, sample_of
 from orca.sample.shell.s3 import SCHEME
 
 READ_BYTES = 1024 * 1024
@@ -64,18 +65,25 @@ def sources(location: str) -> list[Source]:
         raise SourceError(f"{location}: {error.strerror or error}") from None
 
 
+def checked_batches(source: Source, tally: Tally) -> Iterator[list[LineFields]]:
+    """The sample lines of one source, checked (see `many_fields`) a batch at a time, counting what is passed over
+    in `tally`."""
+    lines = source.lines()
+    while raws := list(islice(lines, BATCH_LINES)):
+        good, bad = many_fields(raws)
+        tally.samples += len(good)
+        for raw, error in bad:
+            if looks_like_sample(raw):
+                tally.skipped += 1
+                tally.reasons[error.reason] = tally.reasons.get(error.reason, 0) + 1
+            else:
+                tally.other += 1
+        yield good
+
+
 def checked_lines(source: Source, tally: Tally) -> Iterator[LineFields]:
-    """The sample lines of one source, checked (see `fields`), counting what is passed over in `tally`."""
-    for raw in source.lines():
-        checked = fields(raw)
-        if not isinstance(checked, ParseError):
-            tally.samples += 1
-            yield checked
-        elif looks_like_sample(raw):
-            tally.skipped += 1
-            tally.reasons[checked.reason] = tally.reasons.get(checked.reason, 0) + 1
-        else:
-            tally.other += 1
+    """The sample lines of one source, checked, one at a time."""
+    return chain.from_iterable(checked_batches(source, tally))
 
 
 def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
