@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.run import interleaved
 from bench.runs import write_run
 
 PYTHON = sys.executable
@@ -58,14 +59,6 @@ def cpu_and_peak(command: list[str]) -> tuple[float, float]:
     if child.returncode != 0:
         raise RuntimeError(f"{command} exited {child.returncode}")
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
-
-
-def interleaved(repeats: int, runs: dict[str, Callable[[], float]]) -> dict[str, float]:
-    samples: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(repeats):
-        for name, run in runs.items():
-            samples[name].append(run())
-    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def bytes_read_for_newest_minute(path: Path) -> int:

@@ -3,41 +3,22 @@ at a run")."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import NoReturn
 
 import orjson
 
 from orca.sample.compute.series import Series, SeriesFold
 from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_batches
 from orca.sample.parse.sample_line import LineFields
+from orca.sample.shell.cli import _Help, _Malformed, _Parser
 from orca.sample.shell.sources import Source, SourceError, Tally, checked_batches, sources
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-
-
-class _Malformed(Exception):
-    pass
-
-
-class _Help(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _Malformed(message)
-
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        if status == 0:
-            raise _Help
-        raise _Malformed(message or "malformed command line")
 
 
 def _parser() -> _Parser:

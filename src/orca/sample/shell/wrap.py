@@ -12,9 +12,10 @@ import errno
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from types import FrameType
+
+from orca.sample.shell.report import reason_of, say
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM)
 NOT_FOUND = 127
@@ -68,11 +69,6 @@ def _forwarding(forwarder: _Forwarder) -> Iterator[None]:
             signal.signal(signum, previous)
 
 
-def _say(message: str) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        print(message, file=sys.stderr, flush=True)
-
-
 def run_command(command: list[str], sample: Callable[[int], None] | None) -> int:
     """Start `command`, call `sample(pid)` (which returns once the child has ended and its last line is written;
     None when sampling is off), wait for the child, and return its exit status. Never raises."""
@@ -82,7 +78,7 @@ def run_command(command: list[str], sample: Callable[[int], None] | None) -> int
             child = subprocess.Popen(command)
         except OSError as error:
             status = NOT_FOUND if error.errno == errno.ENOENT else NOT_EXECUTABLE
-            _say(f"orca sample: cannot run {command[0]!r}: {error.strerror or error}")
+            say(f"cannot run {command[0]!r}: {reason_of(error)}")
             return status
         forwarder.started(child.pid)
         if sample is not None:
@@ -90,5 +86,5 @@ def run_command(command: list[str], sample: Callable[[int], None] | None) -> int
                 sample(child.pid)
             except (Exception, KeyboardInterrupt) as error:
                 # Sampling broke: the command goes on, and its status is still the one returned.
-                _say(f"orca sample: stopped: {type(error).__name__}: {' '.join(str(error).split())}")
+                say(f"stopped: {type(error).__name__}: {' '.join(str(error).split())}")
         return exit_status(child.wait())
