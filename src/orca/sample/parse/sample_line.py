@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import is_not, itemgetter
 from typing import Any, NotRequired, TypedDict
 
 import orjson
@@ -214,6 +214,8 @@ def many_fields(raws: Sequence[bytes]) -> tuple[list[LineFields], list[tuple[byt
     return good, bad
 
 
+_ALWAYS_WRITTEN = ("v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net", "self_cpu")
+"""The keys of every line the sampler writes (`containers` and `pressure` are not always there)."""
 _SHARE_TYPES = frozenset((int, float))
 _COUNT_TYPES = frozenset((int,))
 _NONE = type(None)
@@ -221,40 +223,38 @@ _NONE = type(None)
 
 def _all_good(documents: list[Any]) -> bool:
     """Whether `_checked` would pass every document: the same checks, one field across all documents at a time.
-    Any doubt (a missing key, a section of the wrong type) answers False, and the caller checks line by line."""
+    Any doubt (a key left out, a section of the wrong type) answers False, and the caller checks line by line."""
     try:
         if not documents:
             return True
         if set(map(type, documents)) != {dict}:
             return False
-        versions = list(map(dict.get, documents, repeat("v")))
+        # The keys every line has, as columns: one lookup per line, the transposing done by zip.
+        columns = zip(*map(itemgetter(*_ALWAYS_WRITTEN), documents), strict=True)
+        versions, times, dts, hosts, cores, cpus, mems, disks, ios, nets, self_cpus = map(list, columns)
         if set(versions) != {_FORMAT_VERSION} or set(map(type, versions)) != _COUNT_TYPES:
             return False
-        if set(map(type, map(dict.get, documents, repeat("host")))) != {str}:
+        if set(map(type, hosts)) != {str} or not _shares(times) or not _shares(dts):
             return False
-        if not _shares(list(map(dict.get, documents, repeat("t")))):
+        if not _counts(_not_none(cores)) or not _shares(_not_none(self_cpus)):
             return False
-        if not _shares(list(map(dict.get, documents, repeat("dt")))):
+        if not _shares(_flat(_not_none(cpus), _CPU_KEYS)) or not _counts(_flat(_not_none(mems), _MEM_KEYS)):
             return False
-        if not _counts(_present(documents, "cores")) or not _shares(_present(documents, "self_cpu")):
+        if not _counts(_flat(_not_none(ios), _IO_KEYS)) or not _counts(_flat(_not_none(nets), _NET_KEYS)):
             return False
-        if not _shares(_flat(_present(documents, "cpu"), _CPU_KEYS)):
-            return False
-        if not _counts(_flat(_present(documents, "mem"), _MEM_KEYS)):
-            return False
-        if not _counts(_flat(_present(documents, "io"), _IO_KEYS)):
-            return False
-        if not _counts(_flat(_present(documents, "net"), _NET_KEYS)):
-            return False
-        return _disks_good(_present(documents, "disk")) and _containers_good(_present(documents, "containers")) and (
+        return _disks_good(_not_none(disks)) and _containers_good(_present(documents, "containers")) and (
             _pressures_good(_present(documents, "pressure"))
         )
     except (KeyError, TypeError, AttributeError):
         return False
 
 
+def _not_none(values: list[Any]) -> list[Any]:
+    return list(compress(values, map(is_not, values, repeat(None))))
+
+
 def _present(sections: list[Any], key: str) -> list[Any]:
-    return [value for value in map(dict.get, sections, repeat(key)) if value is not None]
+    return _not_none(list(map(dict.get, sections, repeat(key))))
 
 
 def _flat(sections: list[Any], keys: tuple[str, ...]) -> list[Any]:
