@@ -45,6 +45,16 @@ def panels(series: Sequence[Series]) -> list[tuple[str, list[tuple[str, str, flo
     return chosen
 
 
+def short_names(names: Sequence[str]) -> list[str]:
+    """Each instance's file name without its directory, when that still tells them apart.
+
+    >>> short_names(["run/metrics/a.jsonl", "s3://logs/run/b.jsonl"]), short_names(["x/a.jsonl", "y/a.jsonl"])
+    (['a.jsonl', 'b.jsonl'], ['x/a.jsonl', 'y/a.jsonl'])
+    """
+    short = [name.rsplit("/", 1)[-1] for name in names]
+    return short if len(set(short)) == len(short) else list(names)
+
+
 def draw(series: Sequence[Series], path: str) -> None:
     """The chart of `series` (one per instance, overlaid) to `path`; the format follows its suffix."""
     import matplotlib
@@ -56,6 +66,7 @@ def draw(series: Sequence[Series], path: str) -> None:
     chosen = panels(series)
     figure, axes = plt.subplots(len(chosen), 1, sharex=True, figsize=(11, 2.1 * len(chosen) + 0.8), squeeze=False)
     several = len(series) > 1
+    labels = short_names([one.name for one in series])
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for row, (label, fields) in enumerate(chosen):
         axis = axes[row][0]
@@ -69,7 +80,7 @@ def draw(series: Sequence[Series], path: str) -> None:
                 style: dict[str, Any] = {"linewidth": 1.0}
                 if several:
                     style |= {"color": colours[number % len(colours)], "linestyle": LINE_STYLES[index % 4]}
-                    legend = f"{one.name}: {legend}"
+                    legend = f"{labels[number]}: {legend}"
                 if reference:
                     style |= {"linestyle": "--", "color": "grey"} if not several else {"alpha": 0.5}
                 axis.plot(times, values, label=legend, **style)
@@ -87,7 +98,7 @@ def draw(series: Sequence[Series], path: str) -> None:
     bottom.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=UTC))  # type: ignore[no-untyped-call]
     bottom.set_xlabel("time (UTC)")
     thinned = max(one.lines_per_point for one in series) if series else 1
-    title = ", ".join(one.name for one in series)
+    title = ", ".join(labels)
     if thinned > 1:
         title += f"  (each point the mean of up to {thinned} lines)"
     figure.suptitle(title, fontsize="medium")
