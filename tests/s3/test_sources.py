@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from orca.sample.shell.newest import read_newest_minute
 from orca.sample.shell.sources import SourceError, read_samples, sources
 from tests.reader.hand_worked import RUN, sample
+from tests.reader.test_newest_minute import EXPECTED_AT_1070, HAND_WORKED
 from tests.s3.conftest import MotoServer
 
 
@@ -55,3 +57,10 @@ def test_missing_objects_and_buckets_are_one_message(s3_server: MotoServer, buck
         assert "404" in str(error)
     else:
         raise AssertionError("no SourceError")
+
+
+def test_the_newest_minute_of_an_object(s3_server: MotoServer, bucket: str, s3_env: dict[str, str]) -> None:
+    put(s3_server, bucket, "control.jsonl", HAND_WORKED)
+    assert read_newest_minute(f"s3://{bucket}/control.jsonl", now=1070.0) == EXPECTED_AT_1070
+    assert read_newest_minute(f"s3://{bucket}/absent.jsonl", now=1070.0) is None
+    assert read_newest_minute("s3://no-such-bucket-orca/control.jsonl", now=1070.0) is None
