@@ -12,6 +12,7 @@ from orca.sample.compute.summary import (
     PressureSummary,
     TrafficSummary,
     summarise,
+    summarise_batches,
 )
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.sample_line import LineFields, fields
@@ -71,3 +72,19 @@ def test_percentiles_of_twenty_values() -> None:
     )
     summary = summarise("twenty", checked(text))
     assert summary is not None and summary.cpu == CpuSummary(mean=10.5, p95=19.0, max=20.0, busiest_p95=19.0)
+
+
+def test_self_cpu_across_batches_and_restarts() -> None:
+    def batch(*values: float) -> list[LineFields]:
+        text = (f'{{"v":1,"t":{i}.0,"dt":1.0,"host":"x","self_cpu":{v}}}' for i, v in enumerate(values))
+        return checked("\n".join(text))
+
+    # One sampler: its counter went from 0 (before the first line) to 0.5.
+    steady = summarise_batches("steady", [batch(0.1, 0.2), batch(0.3, 0.5)])
+    assert steady is not None and steady.self_cpu_seconds == pytest.approx(0.5)
+    # Started again in the second batch: 0.2 from the first sampler, then 0.05 + 0.1 from the second.
+    restarted = summarise_batches("restarted", [batch(0.1, 0.2), batch(0.05, 0.15)])
+    assert restarted is not None and restarted.self_cpu_seconds == pytest.approx(0.35)
+    # ... and between the lines of one batch.
+    inside = summarise_batches("inside", [batch(0.1, 0.2, 0.05, 0.15)])
+    assert inside is not None and inside.self_cpu_seconds == pytest.approx(0.35)

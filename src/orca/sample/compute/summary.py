@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice, pairwise
+from operator import le, mul
 
 from orca.sample.parse.sample_line import (
     ContainerFields,
@@ -118,36 +119,36 @@ class InstanceSummary:
 
 
 class _Histogram:
-    """Counts of values kept at a fixed resolution: exact percentiles of one-decimal values in bounded memory."""
+    """Counts of each value seen: exact percentiles in bounded memory, since the lines carry few decimals (one for
+    percentages, three for times), so a run repeats a bounded set of values however long it is."""
 
-    __slots__ = ("counts", "scale", "total")
+    __slots__ = ("counts", "places", "total")
 
-    def __init__(self, scale: int) -> None:
-        self.counts: Counter[int] = Counter()
-        self.scale = scale
-        """Values are kept to 1 / scale."""
+    def __init__(self, places: int) -> None:
+        self.counts: Counter[float] = Counter()
+        self.places = places
+        """Answers are rounded to this many decimals (sums of one-decimal values carry float noise)."""
         self.total = 0
 
     def add_many(self, values: list[float]) -> None:
-        scale = self.scale
-        self.counts.update([round(value * scale) for value in values])
+        self.counts.update(values)
         self.total += len(values)
 
     def percentile(self, percent: float) -> float:
         """The nearest-rank percentile; 0.0 when empty."""
         rank = max(1, math.ceil(self.total * percent / 100))
         seen = 0
-        for key in sorted(self.counts):
-            seen += self.counts[key]
+        for value in sorted(self.counts):
+            seen += self.counts[value]
             if seen >= rank:
-                return key / self.scale
+                return round(value, self.places)
         return 0.0
 
     def maximum(self) -> float:
-        return max(self.counts, default=0) / self.scale
+        return round(max(self.counts, default=0.0), self.places)
 
     def count_over(self, limit: float) -> int:
-        return sum(count for key, count in self.counts.items() if key / self.scale > limit)
+        return sum(count for value, count in self.counts.items() if round(value, self.places) > limit)
 
 
 class _Fold:
@@ -160,12 +161,12 @@ class _Fold:
         self.first_t = math.inf
         self.last_t = -math.inf
         self.previous_t: float | None = None
-        self.dts = _Histogram(1000)
-        self.steps = _Histogram(1000)
+        self.dts = _Histogram(3)
+        self.steps = _Histogram(3)
         self.covered = 0.0
-        self.busy = _Histogram(10)
+        self.busy = _Histogram(1)
         self.busy_sum = 0.0
-        self.busiest = _Histogram(10)
+        self.busiest = _Histogram(1)
         self.used_peak: tuple[int, int] | None = None
         """(`used`, `total`) of the line with the most used."""
         self.swap_peak = 0
@@ -203,9 +204,10 @@ class _Fold:
         self._add_memory([mem for line in lines if (mem := line.get("mem")) is not None])
         self._add_disks([disk for line in lines for disk in line.get("disk") or ()])
         ios = [(io, line["dt"]) for line in lines if (io := line.get("io")) is not None]
-        self._add_traffic("io", [(io["read"], io["write"], dt) for io, dt in ios])
+        self._add_traffic("io", [io["read"] for io, _ in ios], [io["write"] for io, _ in ios], [dt for _, dt in ios])
         nets = [(net, line["dt"]) for line in lines if (net := line.get("net")) is not None]
-        self._add_traffic("net", [(net["in"], net["out"], dt) for net, dt in nets])
+        self._add_traffic("net", [net["in"] for net, _ in nets], [net["out"] for net, _ in nets],
+                          [dt for _, dt in nets])
         self._add_pressure([pressure for line in lines if (pressure := line.get("pressure")) is not None])
         self._add_containers([entry for line in lines for entry in line.get("containers") or ()])
         self._add_self_cpu([value for line in lines if (value := line.get("self_cpu")) is not None])
@@ -219,13 +221,14 @@ class _Fold:
     def _add_memory(self, mems: list[MemFields]) -> None:
         if not mems:
             return
-        most = max(mems, key=lambda mem: mem["used"])
-        if self.used_peak is None or most["used"] > self.used_peak[0]:
-            self.used_peak = (most["used"], most["total"])
+        used = [mem["used"] for mem in mems]
+        most = max(used)
+        if self.used_peak is None or most > self.used_peak[0]:
+            self.used_peak = (most, mems[used.index(most)]["total"])
         shares = [100.0 * mem["used"] / mem["total"] for mem in mems if mem["total"] > 0]
         self.used_percent_peak = max(self.used_percent_peak, max(shares, default=0.0))
-        self.swap_peak = max(self.swap_peak, max(mem["swap_used"] for mem in mems))
-        self.rss_peak = max(self.rss_peak, max(mem["rss"] for mem in mems))
+        self.swap_peak = max(self.swap_peak, max([mem["swap_used"] for mem in mems]))
+        self.rss_peak = max(self.rss_peak, max([mem["rss"] for mem in mems]))
 
     def _add_disks(self, disks: list[DiskFields]) -> None:
         peak, path = (-1.0, "") if self.disk is None else (self.disk.peak_percent, self.disk.path)
@@ -238,15 +241,15 @@ class _Fold:
         if peak >= 0:
             self.disk = DiskSummary(path, peak)
 
-    def _add_traffic(self, kind: str, rates: list[tuple[int, int, float]]) -> None:
-        """`rates`: (`read` or `in`, `write` or `out`, `dt`) per line."""
-        if not rates:
+    def _add_traffic(self, kind: str, firsts: list[int], seconds: list[int], dts: list[float]) -> None:
+        """Per line: `read` or `in`, `write` or `out` (bytes per second), and `dt`."""
+        if not dts:
             return
         totals = self.traffic.setdefault(kind, [0.0, 0.0, 0.0, 0.0])
-        totals[0] += sum(first * dt for first, _, dt in rates)
-        totals[1] += sum(second * dt for _, second, dt in rates)
-        totals[2] = max(totals[2], max(first for first, _, _ in rates))
-        totals[3] = max(totals[3], max(second for _, second, _ in rates))
+        totals[0] += sum(map(mul, firsts, dts))
+        totals[1] += sum(map(mul, seconds, dts))
+        totals[2] = max(totals[2], max(firsts))
+        totals[3] = max(totals[3], max(seconds))
 
     def _add_containers(self, entries: list[ContainerFields]) -> None:
         peaks, ooms = self.container_mem, self.container_oom
@@ -274,7 +277,14 @@ class _Fold:
             self.pressure_counts[index] += len(shares)
 
     def _add_self_cpu(self, values: list[float]) -> None:
+        if not values:
+            return
         previous, total = self.last_self_cpu, self.self_cpu
+        if all(map(le, values, values[1:])) and (previous is None or previous <= values[0]):
+            # One sampler all along (the usual case): what it used is how far its counter went.
+            self.self_cpu = total + values[-1] - (0.0 if previous is None else previous)
+            self.last_self_cpu = values[-1]
+            return
         for value in values:
             # A sampler that started again counts from 0: its whole value is new CPU.
             total += value if previous is None or value < previous else value - previous
