@@ -3,7 +3,7 @@
 
     python3 dev.py sample --out - --count 3    set up .venv, then run `orca sample ...`
     python3 dev.py test                        set up .venv with the test tools, then ruff, mypy --strict, pytest
-    python3 dev.py bench                       set up .venv with the test tools, then the benchmarks of bench/
+    python3 dev.py bench                       set up .venv with the test and bench tools (pandas), then bench/
 
 The virtual environment is `.venv` beside this file; it is (re)installed only when pyproject.toml changed.
 """
@@ -85,7 +85,7 @@ def main(argv: list[str]) -> int:
             compile_sources()
             return run_checks(rest)
         if command == "bench":
-            ensure_venv("test")
+            ensure_venv("test,bench")
             compile_sources()
             return subprocess.run([str(BIN / "python"), "-m", "bench.run", *rest], cwd=HERE).returncode
     except subprocess.CalledProcessError as error:

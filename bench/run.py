@@ -273,6 +273,10 @@ def main(argv: list[str]) -> int:
 
     container_figures(repeats, lines)
     readers(repeats, lines)
+
+    from bench.metrics import report
+
+    report(row, 1 if args.quick else 3, 50_000 if args.quick else 200_000)
     return 0
 
 

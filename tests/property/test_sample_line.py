@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.encode import encode_line
 from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
-from orca.sample.parse.sample_line import ContainerSample, Sample, parse
+from orca.sample.parse.errors import ParseError
+from orca.sample.parse.sample_line import ContainerSample, Sample, fields, many_fields, parse
 
 # Values as a line carries them: percentages with one decimal (a container may use many cores), times with three,
 # self_cpu with two, byte counts up to 2^64 - 1, text without lone surrogates (which the encoder replaces).
@@ -110,3 +111,27 @@ def test_no_document_of_the_lines_keys_makes_it_raise(document: dict[str, object
     """Near misses of a line (its keys, any JSON values) are read or refused, never an exception."""
     text = json.dumps({"v": 1, **document}).encode()  # integers beyond 64 bits included
     parse(b"orca-sample " + text if prefixed else text)
+
+
+near_misses = st.dictionaries(keys, json_values).map(lambda document: json.dumps({"v": 1, **document}).encode())
+encoded = lines.map(encode_line)
+any_lines = st.lists(st.one_of(encoded, encoded.map(lambda b: b"orca-sample " + b), near_misses, st.binary()),
+                     max_size=8)
+
+
+@given(any_lines)
+@example([b'{"v":1,"t":1.0,"dt":1.0,"host":"h","disk":[{"path":"/","total":1,"used":1,"free":1}],"cores":true}'])
+@example([b'{"v":1.0,"t":1.0,"dt":1.0,"host":"h"}'])
+def test_many_lines_at_once_get_the_verdicts_of_one_at_a_time(raws: list[bytes]) -> None:
+    good, bad = many_fields(raws)
+    one_by_one = [fields(raw) for raw in raws]
+    assert good == [verdict for verdict in one_by_one if not isinstance(verdict, ParseError)]
+    assert sorted((raw, error.reason) for raw, error in bad) == sorted(
+        (raw, verdict.reason) for raw, verdict in zip(raws, one_by_one, strict=True) if isinstance(verdict, ParseError)
+    )
+
+
+@given(st.lists(encoded, min_size=1, max_size=8))
+def test_a_batch_of_good_lines_is_all_good(raws: list[bytes]) -> None:
+    good, bad = many_fields(raws)
+    assert (len(good), bad) == (len(raws), [])

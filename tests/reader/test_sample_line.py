@@ -90,6 +90,11 @@ def test_unknown_keys_are_ignored_and_absent_keys_are_none() -> None:
         ('{"v":1,"t":1.0,"dt":5.0,"host":"h","cpu":{"user":1.0}}', "cpu.system is not a finite number >= 0"),
         ('{"v":1,"t":1.0,"dt":5.0,"host":"h","io":{"read":-1,"write":0}}', "io.read is not a whole number >= 0"),
         ('{"v":1,"t":1.0,"dt":5.0,"host":"h","disk":{"path":"/"}}', "disk is not a JSON array"),
+        ('{"v":1,"t":1.0,"dt":5.0,"host":"h","disk":[null]}', "disk[] is not a JSON object"),
+        (
+            '{"v":1,"t":1.0,"dt":5.0,"host":"h","containers":[{"name":"a","mem":1,"cpu":-0.1}]}',
+            "containers[].cpu is not a finite number >= 0",
+        ),
         ('{"v":1,"t":1.0,"dt":5.0,"host":"h","net":{"in":true,"out":0}}', "net.in is not a whole number >= 0"),
         ('{"v":1,"t":1.0,"dt":5.0,"host":"h","pressure":[1]}', "pressure is not a JSON object"),
         ('[1,2]', "not a JSON object"),

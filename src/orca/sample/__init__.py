@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from orca.sample.parse.proc_stat import parse_proc_stat as parse_proc_stat
     from orca.sample.parse.sample_line import ContainerSample as ContainerSample
     from orca.sample.parse.sample_line import Sample as Sample
+    from orca.sample.parse.sample_line import parse_sample_line as parse_sample_line
     from orca.sample.shell.cli import sample_main as sample_main
     from orca.sample.shell.containers import container_ids as container_ids
     from orca.sample.shell.env import default_dirs as default_dirs
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from orca.sample.shell.portable import tree_usage as tree_usage
     from orca.sample.shell.s3 import stage_of as stage_of
     from orca.sample.shell.sampler import Sampler as Sampler
+    from orca.sample.shell.sources import SourceError as SourceError
+    from orca.sample.shell.sources import read_samples as read_samples
 
 _HOMES: dict[str, str] = {
     "container_mem": "orca.sample.compute.containers",
@@ -67,6 +70,7 @@ _HOMES: dict[str, str] = {
     "parse_proc_stat": "orca.sample.parse.proc_stat",
     "ContainerSample": "orca.sample.parse.sample_line",
     "Sample": "orca.sample.parse.sample_line",
+    "parse_sample_line": "orca.sample.parse.sample_line",
     "sample_main": "orca.sample.shell.cli",
     "container_ids": "orca.sample.shell.containers",
     "default_dirs": "orca.sample.shell.env",
@@ -74,6 +78,8 @@ _HOMES: dict[str, str] = {
     "sample_seconds": "orca.sample.shell.env",
     "append_line": "orca.sample.shell.files",
     "read_newest_minute": "orca.sample.shell.newest",
+    "SourceError": "orca.sample.shell.sources",
+    "read_samples": "orca.sample.shell.sources",
     "alive": "orca.sample.shell.portable",
     "tree_rss": "orca.sample.shell.portable",
     "tree_usage": "orca.sample.shell.portable",

@@ -8,10 +8,11 @@ a number that is negative where the field cannot be, is not a sample (JSON itsel
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from itertools import chain, compress, repeat
+from operator import is_not, itemgetter
+from typing import Any, NotRequired, TypedDict
 
 import orjson
 from returns.result import Failure, Result, Success
@@ -23,7 +24,6 @@ from orca.sample.parse.errors import ParseError
 SOURCE = "sample line"
 _PREFIX_BYTES = PREFIX.encode()
 _FORMAT_VERSION = 1
-_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +61,83 @@ class Sample:
     pressure: PressureShare | None
 
 
+class CpuFields(TypedDict):
+    user: float
+    system: float
+    iowait: float
+    steal: float
+    busiest: float
+
+
+class MemFields(TypedDict):
+    total: int
+    used: int
+    available: int
+    cache: int
+    swap_total: int
+    swap_used: int
+    rss: int
+
+
+class DiskFields(TypedDict):
+    path: str
+    total: int
+    used: int
+    free: int
+
+
+class IoFields(TypedDict):
+    read: int
+    write: int
+
+
+NetFields = TypedDict("NetFields", {"in": int, "out": int})
+
+
+class ContainerFields(TypedDict):
+    name: str
+    mem: int
+    cpu: NotRequired[float | None]
+    mem_nocache: NotRequired[int | None]
+    oom_kill: NotRequired[int | None]
+
+
+class PressureFields(TypedDict, total=False):
+    cpu: float | None
+    memory: float | None
+    io: float | None
+
+
+class LineFields(TypedDict):
+    """A decoded line whose every field has been checked: what a fold over many lines reads, without building a
+    `Sample` per line (a fold that summarises a file of a million lines is mostly this)."""
+
+    v: int
+    t: float
+    dt: float
+    host: str
+    cores: NotRequired[int | None]
+    cpu: NotRequired[CpuFields | None]
+    mem: NotRequired[MemFields | None]
+    disk: NotRequired[list[DiskFields] | None]
+    io: NotRequired[IoFields | None]
+    net: NotRequired[NetFields | None]
+    containers: NotRequired[list[ContainerFields] | None]
+    self_cpu: NotRequired[float | None]
+    pressure: NotRequired[PressureFields | None]
+
+
 class _NotASample(Exception):
-    """Raised inside this module only, turned into a `ParseError` by `parse`."""
+    """Raised inside this module only, turned into a `ParseError` by `fields`."""
+
+
+_CPU_KEYS = ("user", "system", "iowait", "steal", "busiest")
+_MEM_KEYS = ("total", "used", "available", "cache", "swap_total", "swap_used", "rss")
+_DISK_KEYS = ("total", "used", "free")
+_IO_KEYS = ("read", "write")
+_NET_KEYS = ("in", "out")
+_CONTAINER_EXTENSIONS = (("cpu", False), ("mem_nocache", True), ("oom_kill", True))
+_PRESSURE_KEYS = ("cpu", "memory", "io")
 
 
 def looks_like_sample(raw: str | bytes) -> bool:
@@ -88,41 +163,281 @@ def parse(raw: str | bytes) -> Result[Sample, ParseError]:
     >>> parse('{"v":2,"t":1}').failure().reason
     'v is not 1'
     """
+    checked = fields(raw)
+    if isinstance(checked, ParseError):
+        return Failure(checked)
+    return Success(sample_of(checked))
+
+
+parse_sample_line = parse
+"""`parse` under the name `orca.sample` exports it by."""
+
+
+def fields(raw: str | bytes) -> LineFields | ParseError:
+    """One line decoded and checked, as `parse` checks it, but left as the decoded JSON: the fast path for a fold
+    over many lines. Never raises."""
     raw = raw.removeprefix(PREFIX) if isinstance(raw, str) else raw.removeprefix(_PREFIX_BYTES)
     try:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return Failure(ParseError(SOURCE, "not JSON"))
+        return ParseError(SOURCE, "not JSON")
     try:
-        return Success(_sample(document))
+        return _checked(document)
     except _NotASample as why:
-        return Failure(ParseError(SOURCE, str(why)))
+        return ParseError(SOURCE, str(why))
 
 
-def _sample(document: object) -> Sample:
-    if not isinstance(document, dict):
-        raise _NotASample("not a JSON object")
-    if document.get("v") != _FORMAT_VERSION or isinstance(document.get("v"), bool):
-        raise _NotASample("v is not 1")
-    host = document.get("host")
-    if not isinstance(host, str):
-        raise _NotASample("host is not text")
-    cores = document.get("cores")
-    self_cpu = document.get("self_cpu")
-    return Sample(
-        t=_share(document.get("t"), "t"),
-        dt=_share(document.get("dt"), "dt"),
-        host=host,
-        cores=None if cores is None else _count(cores, "cores"),
-        cpu=_section(document.get("cpu"), _cpu),
-        mem=_section(document.get("mem"), _mem),
-        disk=_section(document.get("disk"), _disks),
-        io=_section(document.get("io"), _io),
-        net=_section(document.get("net"), _net),
-        containers=_section(document.get("containers"), _containers),
-        self_cpu=None if self_cpu is None else _share(self_cpu, "self_cpu"),
-        pressure=_section(document.get("pressure"), _pressure),
+def many_fields(raws: Sequence[bytes]) -> tuple[list[LineFields], list[tuple[bytes, ParseError]]]:
+    """`fields` of many lines at once: the good lines in order, and each bad line with its reason. The verdicts are
+    those of `fields` line by line; a batch whose every line is good (the usual case) is checked field by field
+    across all its lines at once, several times faster."""
+    bad: list[tuple[bytes, ParseError]] = []
+    kept = list(raws)
+    try:
+        documents: list[object] = list(map(orjson.loads, kept))  # a file's lines: JSON each, no prefix
+    except orjson.JSONDecodeError:
+        documents, kept = [], []
+        for raw in raws:
+            try:
+                documents.append(orjson.loads(raw.removeprefix(_PREFIX_BYTES)))
+                kept.append(raw)
+            except orjson.JSONDecodeError:
+                bad.append((raw, ParseError(SOURCE, "not JSON")))
+    if _all_good(documents):
+        return documents, bad  # type: ignore[return-value]
+    good: list[LineFields] = []
+    for raw, document in zip(kept, documents, strict=True):
+        try:
+            good.append(_checked(document))
+        except _NotASample as why:
+            bad.append((raw, ParseError(SOURCE, str(why))))
+    return good, bad
+
+
+_ALWAYS_WRITTEN = ("v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net", "self_cpu")
+"""The keys of every line the sampler writes (`containers` and `pressure` are not always there)."""
+_SHARE_TYPES = frozenset((int, float))
+_COUNT_TYPES = frozenset((int,))
+_NONE = type(None)
+
+
+def _all_good(documents: list[Any]) -> bool:
+    """Whether `_checked` would pass every document: the same checks, one field across all documents at a time.
+    Any doubt (a key left out, a section of the wrong type) answers False, and the caller checks line by line."""
+    try:
+        if not documents:
+            return True
+        if set(map(type, documents)) != {dict}:
+            return False
+        # The keys every line has, as columns: one lookup per line, the transposing done by zip.
+        columns = zip(*map(itemgetter(*_ALWAYS_WRITTEN), documents), strict=True)
+        versions, times, dts, hosts, cores, cpus, mems, disks, ios, nets, self_cpus = map(list, columns)
+        if set(versions) != {_FORMAT_VERSION} or set(map(type, versions)) != _COUNT_TYPES:
+            return False
+        if set(map(type, hosts)) != {str} or not _shares(times) or not _shares(dts):
+            return False
+        if not _counts(_not_none(cores)) or not _shares(_not_none(self_cpus)):
+            return False
+        if not _shares(_flat(_not_none(cpus), _CPU_KEYS)) or not _counts(_flat(_not_none(mems), _MEM_KEYS)):
+            return False
+        if not _counts(_flat(_not_none(ios), _IO_KEYS)) or not _counts(_flat(_not_none(nets), _NET_KEYS)):
+            return False
+        return _disks_good(_not_none(disks)) and _containers_good(_present(documents, "containers")) and (
+            _pressures_good(_present(documents, "pressure"))
+        )
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+def _not_none(values: list[Any]) -> list[Any]:
+    return list(compress(values, map(is_not, values, repeat(None))))
+
+
+def _present(sections: list[Any], key: str) -> list[Any]:
+    return _not_none(list(map(dict.get, sections, repeat(key))))
+
+
+def _flat(sections: list[Any], keys: tuple[str, ...]) -> list[Any]:
+    """Every section's values of `keys`, one list; KeyError or TypeError when a section lacks one or is not an
+    object."""
+    if set(map(type, sections)) - {dict}:
+        raise TypeError("not an object")
+    return list(chain.from_iterable(map(itemgetter(*keys), sections)))
+
+
+def _shares(values: list[Any]) -> bool:
+    return set(map(type, values)) <= _SHARE_TYPES and (not values or min(values) >= 0)
+
+
+def _counts(values: list[Any]) -> bool:
+    return set(map(type, values)) <= _COUNT_TYPES and (not values or min(values) >= 0)
+
+
+def _entries(arrays: list[Any]) -> list[Any]:
+    if set(map(type, arrays)) - {list}:
+        raise TypeError("not an array")
+    entries = list(chain.from_iterable(arrays))
+    if set(map(type, entries)) - {dict}:
+        raise TypeError("not an object")
+    return entries
+
+
+def _disks_good(arrays: list[Any]) -> bool:
+    entries = _entries(arrays)
+    return set(map(type, map(dict.get, entries, repeat("path")))) <= {str} and _counts(_flat(entries, _DISK_KEYS))
+
+
+def _containers_good(arrays: list[Any]) -> bool:
+    entries = _entries(arrays)
+    if not set(map(type, map(dict.get, entries, repeat("name")))) <= {str}:
+        return False
+    if not _counts(list(map(dict.get, entries, repeat("mem")))):
+        return False
+    return all(
+        (_counts if whole else _shares)(_present(entries, key)) for key, whole in _CONTAINER_EXTENSIONS
     )
+
+
+def _pressures_good(sections: list[Any]) -> bool:
+    if set(map(type, sections)) - {dict}:
+        return False
+    return all(_shares(_present(sections, key)) for key in _PRESSURE_KEYS)
+
+
+def sample_of(line: LineFields) -> Sample:
+    """The `Sample` of a checked line."""
+    cpu, mem, disk, io, net = line.get("cpu"), line.get("mem"), line.get("disk"), line.get("io"), line.get("net")
+    containers, pressure, self_cpu = line.get("containers"), line.get("pressure"), line.get("self_cpu")
+    return Sample(
+        t=float(line["t"]),
+        dt=float(line["dt"]),
+        host=line["host"],
+        cores=line.get("cores"),
+        cpu=None if cpu is None else _cpu_share(cpu),
+        mem=None if mem is None else _mem(mem),
+        disk=None if disk is None else tuple(Disk(d["path"], d["total"], d["used"], d["free"]) for d in disk),
+        io=None if io is None else IoRate(read=io["read"], write=io["write"]),
+        net=None if net is None else NetRate(received=net["in"], sent=net["out"]),
+        containers=None if containers is None else tuple(_container_sample(entry) for entry in containers),
+        self_cpu=_float_or_none(self_cpu),
+        pressure=None if pressure is None else _pressure_share(pressure),
+    )
+
+
+def _cpu_share(cpu: CpuFields) -> CpuShare:
+    return CpuShare(
+        user=float(cpu["user"]),
+        system=float(cpu["system"]),
+        iowait=float(cpu["iowait"]),
+        steal=float(cpu["steal"]),
+        busiest=float(cpu["busiest"]),
+    )
+
+
+def _mem(mem: MemFields) -> Mem:
+    return Mem(
+        total=mem["total"],
+        used=mem["used"],
+        available=mem["available"],
+        cache=mem["cache"],
+        swap_total=mem["swap_total"],
+        swap_used=mem["swap_used"],
+        rss=mem["rss"],
+    )
+
+
+def _pressure_share(pressure: PressureFields) -> PressureShare:
+    return PressureShare(
+        cpu=_float_or_none(pressure.get("cpu")),
+        memory=_float_or_none(pressure.get("memory")),
+        io=_float_or_none(pressure.get("io")),
+    )
+
+
+def _container_sample(entry: ContainerFields) -> ContainerSample:
+    return ContainerSample(
+        name=entry["name"],
+        mem=entry["mem"],
+        cpu=_float_or_none(entry.get("cpu")),
+        mem_nocache=entry.get("mem_nocache"),
+        oom_kill=entry.get("oom_kill"),
+    )
+
+
+def _float_or_none(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _checked(document: object) -> LineFields:
+    if type(document) is not dict:
+        raise _NotASample("not a JSON object")
+    version = document.get("v")
+    if version != _FORMAT_VERSION or type(version) is not int:
+        raise _NotASample("v is not 1")
+    if type(document.get("host")) is not str:
+        raise _NotASample("host is not text")
+    _share(document.get("t"), "t")
+    _share(document.get("dt"), "dt")
+    if document.get("cores") is not None:
+        _count(document["cores"], "cores")
+    if document.get("self_cpu") is not None:
+        _share(document["self_cpu"], "self_cpu")
+    _check_section(document.get("cpu"), "cpu", _CPU_KEYS, _share)
+    _check_section(document.get("mem"), "mem", _MEM_KEYS, _count)
+    _check_section(document.get("io"), "io", _IO_KEYS, _count)
+    _check_section(document.get("net"), "net", _NET_KEYS, _count)
+    disk = document.get("disk")
+    if disk is not None:
+        for entry in _array(disk, "disk"):
+            _check_section(_object(entry, "disk[]"), "disk[]", _DISK_KEYS, _count)
+            if type(_object(entry, "disk[]").get("path")) is not str:
+                raise _NotASample("disk[].path is not text")
+    containers = document.get("containers")
+    if containers is not None:
+        for entry in _array(containers, "containers"):
+            _check_container(entry)
+    pressure = document.get("pressure")
+    if pressure is not None:
+        _check_optional(_object(pressure, "pressure"), "pressure", _PRESSURE_KEYS)
+    return document  # type: ignore[return-value]
+
+
+def _check_section(section: object, name: str, keys: tuple[str, ...], check: Callable[[object, str], object]) -> None:
+    if section is None:
+        return
+    values = _object(section, name)
+    for key in keys:
+        check(values.get(key), f"{name}.{key}")
+
+
+def _check_container(entry: object) -> None:
+    values = _object(entry, "containers[]")
+    if type(values.get("name")) is not str:
+        raise _NotASample("containers[].name is not text")
+    _count(values.get("mem"), "containers[].mem")
+    for key, whole in _CONTAINER_EXTENSIONS:
+        value = values.get(key)
+        if value is not None:
+            (_count if whole else _share)(value, f"containers[].{key}")
+
+
+def _check_optional(values: dict[str, object], name: str, keys: tuple[str, ...]) -> None:
+    for key in keys:
+        value = values.get(key)
+        if value is not None:
+            _share(value, f"{name}.{key}")
+
+
+def _object(value: object, name: str) -> dict[str, object]:
+    if type(value) is not dict:
+        raise _NotASample(f"{name} is not a JSON object")
+    return value
+
+
+def _array(value: object, name: str) -> list[object]:
+    if type(value) is not list:
+        raise _NotASample(f"{name} is not a JSON array")
+    return value
 
 
 def _count(value: object, name: str) -> int:
@@ -133,104 +448,8 @@ def _count(value: object, name: str) -> int:
 
 
 def _share(value: object, name: str) -> float:
-    """A percentage or a number of seconds: a finite JSON number, never negative."""
-    if type(value) is float:
-        if value >= 0.0 and math.isfinite(value):
-            return value
-    elif type(value) is int and value >= 0:
-        return float(value)
+    """A percentage or a number of seconds: a finite JSON number, never negative (JSON has no NaN; orjson refuses
+    a number a double cannot hold)."""
+    if (type(value) is float and value >= 0.0) or (type(value) is int and value >= 0):
+        return value
     raise _NotASample(f"{name} is not a finite number >= 0")
-
-
-def _section(value: object, read: Callable[[object], _T]) -> _T | None:
-    return None if value is None else read(value)
-
-
-def _fields(value: object, name: str) -> dict[str, object]:
-    if not isinstance(value, dict):
-        raise _NotASample(f"{name} is not a JSON object")
-    return value
-
-
-def _cpu(value: object) -> CpuShare:
-    cpu = _fields(value, "cpu")
-    return CpuShare(
-        user=_share(cpu.get("user"), "cpu.user"),
-        system=_share(cpu.get("system"), "cpu.system"),
-        iowait=_share(cpu.get("iowait"), "cpu.iowait"),
-        steal=_share(cpu.get("steal"), "cpu.steal"),
-        busiest=_share(cpu.get("busiest"), "cpu.busiest"),
-    )
-
-
-def _mem(value: object) -> Mem:
-    mem = _fields(value, "mem")
-    return Mem(
-        total=_count(mem.get("total"), "mem.total"),
-        used=_count(mem.get("used"), "mem.used"),
-        available=_count(mem.get("available"), "mem.available"),
-        cache=_count(mem.get("cache"), "mem.cache"),
-        swap_total=_count(mem.get("swap_total"), "mem.swap_total"),
-        swap_used=_count(mem.get("swap_used"), "mem.swap_used"),
-        rss=_count(mem.get("rss"), "mem.rss"),
-    )
-
-
-def _disks(value: object) -> tuple[Disk, ...]:
-    if not isinstance(value, list):
-        raise _NotASample("disk is not a JSON array")
-    return tuple(_disk(entry) for entry in value)
-
-
-def _disk(value: object) -> Disk:
-    disk = _fields(value, "disk[]")
-    path = disk.get("path")
-    if not isinstance(path, str):
-        raise _NotASample("disk[].path is not text")
-    return Disk(
-        path=path,
-        total=_count(disk.get("total"), "disk[].total"),
-        used=_count(disk.get("used"), "disk[].used"),
-        free=_count(disk.get("free"), "disk[].free"),
-    )
-
-
-def _io(value: object) -> IoRate:
-    io = _fields(value, "io")
-    return IoRate(read=_count(io.get("read"), "io.read"), write=_count(io.get("write"), "io.write"))
-
-
-def _net(value: object) -> NetRate:
-    net = _fields(value, "net")
-    return NetRate(received=_count(net.get("in"), "net.in"), sent=_count(net.get("out"), "net.out"))
-
-
-def _containers(value: object) -> tuple[ContainerSample, ...]:
-    if not isinstance(value, list):
-        raise _NotASample("containers is not a JSON array")
-    return tuple(_container(entry) for entry in value)
-
-
-def _container(value: object) -> ContainerSample:
-    entry = _fields(value, "containers[]")
-    name = entry.get("name")
-    if not isinstance(name, str):
-        raise _NotASample("containers[].name is not text")
-    cpu, mem_nocache, oom_kill = entry.get("cpu"), entry.get("mem_nocache"), entry.get("oom_kill")
-    return ContainerSample(
-        name=name,
-        mem=_count(entry.get("mem"), "containers[].mem"),
-        cpu=None if cpu is None else _share(cpu, "containers[].cpu"),
-        mem_nocache=None if mem_nocache is None else _count(mem_nocache, "containers[].mem_nocache"),
-        oom_kill=None if oom_kill is None else _count(oom_kill, "containers[].oom_kill"),
-    )
-
-
-def _pressure(value: object) -> PressureShare:
-    pressure = _fields(value, "pressure")
-    cpu, memory, io = pressure.get("cpu"), pressure.get("memory"), pressure.get("io")
-    return PressureShare(
-        cpu=None if cpu is None else _share(cpu, "pressure.cpu"),
-        memory=None if memory is None else _share(memory, "pressure.memory"),
-        io=None if io is None else _share(io, "pressure.io"),
-    )

@@ -4,19 +4,20 @@ on."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import NoReturn
 
 from orca.sample.shell.env import SECONDS_RANGE, default_dirs, parse_seconds, sample_seconds
-from orca.sample.shell.report import say, tell
+from orca.sample.shell.report import say
 from orca.sample.shell.sink import S3_SCHEME
 from orca.sample.shell.stdio import occupy_closed_standard_fds
 
 USAGE = (
     "orca sample --out <location> [--pid PID] [--until FILE] [--match PATH]\n"
     "            [--dirs D,...] [--seconds S] [--count N] [--keep N]\n"
-    "            [--cgroup DIR] [--names DIR]"
+    "            [--cgroup DIR] [--names DIR] [-- COMMAND [ARGS...]]"
 )
 
 
@@ -102,12 +103,16 @@ def _parse(args: list[str]) -> argparse.Namespace:
     return namespace
 
 
-def _sample(options: argparse.Namespace, seconds: float, ends_process: bool) -> None:
+def _sample(options: argparse.Namespace, seconds: float, ends_process: bool, signals_forwarded: bool = False) -> None:
     # The handlers first (docs/behaviour.md §2.4): a SIGTERM while the readers load still ends the sampler with
     # status 0.
     from orca.sample.shell.signals import Stop, stopping_on_signals, watching_exit
 
-    with stopping_on_signals(Stop(), then_ignore=ends_process) as stop, watching_exit(options.pid) as exit_fd:
+    # Sampling a COMMAND, the signals go on to it (its handlers are in place) and its end ends sampling.
+    signals = (
+        contextlib.nullcontext(Stop()) if signals_forwarded else stopping_on_signals(Stop(), then_ignore=ends_process)
+    )
+    with signals as stop, watching_exit(options.pid) as exit_fd:
         # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers.
         from orca.sample.shell.loop import EndConditions, run
         from orca.sample.shell.outputs import open_output
@@ -128,16 +133,42 @@ def _sample(options: argparse.Namespace, seconds: float, ends_process: bool) -> 
             sink.close()
 
 
+def _check_command(options: argparse.Namespace, command: list[str]) -> None:
+    if not command:
+        raise _Malformed("-- must be followed by a COMMAND to run")
+    if options.pid is not None:
+        raise _Malformed("--pid and a COMMAND: the COMMAND is the process sampled")
+
+
+def _sample_command(options: argparse.Namespace, seconds: float, command: list[str], ends_process: bool) -> int:
+    """COMMAND run as a child and sampled as `--pid` of it: its exit status."""
+    from orca.sample.shell.wrap import run_command
+
+    def sample(pid: int) -> None:
+        options.pid = pid
+        _sample(options, seconds, ends_process, signals_forwarded=True)
+
+    return run_command(command, sample if seconds > 0 else None)
+
+
 def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
-    """`<binary> sample ARGS`, ARGS being `argv[2:]`: the exit status. Never raises (docs/behaviour.md §1.2).
+    """`<binary> sample ARGS`, ARGS being `argv[2:]`: the exit status. Never raises (docs/behaviour.md §1.2). With
+    `-- COMMAND` the status is COMMAND's.
 
     `ends_process`: the caller exits with the returned status at once (as the `orca` command does). Stop signals
     that arrive after sampling has ended are then ignored, where otherwise the caller's own handlers come back."""
     # Before anything is opened: a closed standard descriptor must not become the number of a file it opens.
     occupy_closed_standard_fds()
     try:
+        args = list(argv[2:])
+        command = None
+        if "--" in args:  # `orca sample [FLAGS] -- COMMAND [ARGS...]`
+            command = args[args.index("--") + 1 :]
+            args = args[: args.index("--")]
         try:
-            options = _parse(list(argv[2:]))
+            options = _parse(args)
+            if command is not None:
+                _check_command(options, command)
         except _Help:
             _parser().print_help(sys.stdout)
             return 0
@@ -146,6 +177,8 @@ def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
             say(f"{reason}\nusage: {USAGE}")
             return 2
         seconds = options.seconds if options.seconds is not None else sample_seconds()
+        if command is not None:
+            return _sample_command(options, seconds, command, ends_process)
         if seconds == 0:
             return 0  # sampling is off (docs/behaviour.md §2.1)
         _sample(options, seconds, ends_process)
@@ -173,10 +206,10 @@ def process_main(argv: list[str]) -> NoReturn:
     exit_now(sample_main(argv, ends_process=True))
 
 
-def console_main() -> NoReturn:
-    """The `orca` console script: `orca sample ARGS`."""
-    argv = sys.argv
-    if len(argv) >= 2 and argv[1] == "sample":
-        process_main(argv)
-    tell(f"orca: unknown command{f' {argv[1]!r}' if len(argv) >= 2 else ''}\nusage: {USAGE}\n")
-    sys.exit(2)
+def console_main() -> None:
+    """The `orca` console script: `orca sample ARGS`, `orca metrics ARGS`, `orca --help`."""
+    if sys.argv[1:2] == ["sample"]:
+        process_main(sys.argv)  # a process of its own: exits at once, late stop signals ignored
+    from orca.sample.shell.commands import dispatch
+
+    sys.exit(dispatch(sys.argv))

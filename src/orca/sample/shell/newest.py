@@ -11,6 +11,7 @@ from returns.result import Success
 
 from orca.sample.compute.minute import Now, newest_minute, newest_window
 from orca.sample.parse.sample_line import Sample, parse
+from orca.sample.shell.sink import S3_SCHEME as SCHEME
 
 BLOCK_BYTES = 64 * 1024
 """Read from the end in blocks of this size; a minute at the default interval is a few kilobytes."""
@@ -71,11 +72,14 @@ def samples_backwards(read_at: ReadAt, size: int) -> Iterator[Sample]:
 
 
 def read_newest_minute(path: str, now: float | None = None) -> Now | None:
-    """`newest_minute` of the file at `path` at Unix time `now` (default: the clock), reading it from its end.
+    """`newest_minute` of the file (or `s3://BUCKET/KEY` object) at `path` at Unix time `now` (default: the clock),
+    reading it from its end.
 
     A file that does not exist or cannot be read is no samples: None, as for samples that are missing.
     """
     at = time.time() if now is None else now
+    if path.startswith(SCHEME):
+        return _object_newest_minute(path, at)
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
@@ -88,3 +92,27 @@ def read_newest_minute(path: str, now: float | None = None) -> Now | None:
     finally:
         os.close(descriptor)
     return newest_minute(window, at)
+
+
+def _object_newest_minute(location: str, now: float) -> Now | None:
+    """The same for an S3 object, read from its end by ranged requests."""
+    from orca.sample.shell.s3 import _make_client, parse_location
+
+    parsed = parse_location(location)
+    if parsed is None:
+        return None
+    bucket, key = parsed
+
+    try:
+        client = _make_client()
+        size = int(client.head_object(Bucket=bucket, Key=key)["ContentLength"])
+
+        def read_at(offset: int, length: int) -> bytes:
+            reply = client.get_object(Bucket=bucket, Key=key, Range=f"bytes={offset}-{offset + length - 1}")
+            data: bytes = reply["Body"].read()
+            return data
+
+        window = newest_window(samples_backwards(read_at, size))
+    except Exception:
+        return None  # no object, no credentials, no endpoint: missing samples, which hold nothing
+    return newest_minute(window, now)

@@ -7,12 +7,12 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
-from returns.result import Success
-
-from orca.sample.parse.sample_line import Sample, looks_like_sample, parse
+from orca.sample.compute.summary import BATCH_LINES
+from orca.sample.parse.sample_line import LineFields, Sample, looks_like_sample, many_fields, sample_of
 from orca.sample.shell.sink import S3_SCHEME as SCHEME
 
 READ_BYTES = 1024 * 1024
@@ -65,19 +65,30 @@ def sources(location: str) -> list[Source]:
         raise SourceError(f"{location}: {error.strerror or error}") from None
 
 
+def checked_batches(source: Source, tally: Tally) -> Iterator[list[LineFields]]:
+    """The sample lines of one source, checked (see `many_fields`) a batch at a time, counting what is passed over
+    in `tally`."""
+    lines = source.lines()
+    while raws := list(islice(lines, BATCH_LINES)):
+        good, bad = many_fields(raws)
+        tally.samples += len(good)
+        for raw, error in bad:
+            if looks_like_sample(raw):
+                tally.skipped += 1
+                tally.reasons[error.reason] = tally.reasons.get(error.reason, 0) + 1
+            else:
+                tally.other += 1
+        yield good
+
+
+def checked_lines(source: Source, tally: Tally) -> Iterator[LineFields]:
+    """The sample lines of one source, checked, one at a time."""
+    return chain.from_iterable(checked_batches(source, tally))
+
+
 def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
     """The samples of one source, counting what is passed over in `tally`."""
-    for raw in source.lines():
-        result = parse(raw)
-        if isinstance(result, Success):
-            tally.samples += 1
-            yield result.unwrap()
-        elif looks_like_sample(raw):
-            tally.skipped += 1
-            reason = result.failure().reason
-            tally.reasons[reason] = tally.reasons.get(reason, 0) + 1
-        else:
-            tally.other += 1
+    return map(sample_of, checked_lines(source, tally))
 
 
 def read_samples(location: str) -> Iterator[Sample]:

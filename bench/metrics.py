@@ -1,0 +1,135 @@
+"""The reader's benchmarks: `orca metrics` against what a user would write with pandas, its memory on a long file,
+and how much of a big file `read_newest_minute` reads.
+
+    .venv/bin/python -m bench.metrics [--lines N] [--repeats N]      (also run at the end of `python3 dev.py bench`)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.run import interleaved
+from bench.runs import write_run
+
+PYTHON = sys.executable
+
+# The baseline: the lines loaded with pandas, then the summary's figures for the same fields.
+PANDAS_SUMMARY = r"""
+import sys
+import pandas as pd
+frame = pd.read_json(sys.argv[1], lines=True)
+cpu = pd.json_normalize(frame["cpu"].dropna().tolist())
+busy = cpu["user"] + cpu["system"] + cpu["steal"]
+mem = pd.json_normalize(frame["mem"].dropna().tolist())
+disks = pd.json_normalize(frame["disk"].dropna().explode().dropna().tolist())
+io = pd.json_normalize(frame["io"].dropna().tolist())
+net = pd.json_normalize(frame["net"].dropna().tolist())
+pressure = pd.json_normalize(frame["pressure"].dropna().tolist())
+containers = pd.json_normalize(frame["containers"].dropna().explode().dropna().tolist())
+steps = frame["t"].diff().dropna()
+summary = {
+    "lines": len(frame), "first": frame["t"].min(), "last": frame["t"].max(),
+    "gaps": int((steps > 2 * frame["dt"].median()).sum()),
+    "cpu": (busy.mean(), busy.quantile(0.95, interpolation="higher"), busy.max(),
+            cpu["busiest"].quantile(0.95, interpolation="higher")),
+    "mem": (mem["used"].max(), (100 * mem["used"] / mem["total"]).max(), mem["swap_used"].max(), mem["rss"].max()),
+    "disk": (100 * disks["used"] / (disks["used"] + disks["free"])).max(),
+    "io": ((io["read"] * frame["dt"]).sum(), (io["write"] * frame["dt"]).sum(), io["read"].max(), io["write"].max()),
+    "net": ((net["in"] * frame["dt"]).sum(), (net["out"] * frame["dt"]).sum(), net["in"].max(), net["out"].max()),
+    "pressure": pressure.mean().to_dict(),
+    "containers": containers.groupby("name")["mem"].max().to_dict(),
+    "self_cpu": frame["self_cpu"].max(),
+}
+print(summary)
+"""
+
+
+def cpu_and_peak(command: list[str]) -> tuple[float, float]:
+    """The child's CPU seconds (user + system) and its peak resident MiB."""
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise RuntimeError(f"{command} exited {child.returncode}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def repeated(source: Path, path: Path, times: int) -> Path:
+    """`source` written `times` over to `path`: a long file made fast (each copy's lines in time order)."""
+    data = source.read_bytes()
+    with path.open("wb") as out:
+        for _ in range(times):
+            out.write(data)
+    return path
+
+
+def bytes_read_for_newest_minute(path: Path) -> int:
+    from orca.sample.compute.minute import newest_window
+    from orca.sample.shell.newest import samples_backwards
+
+    read = 0
+    with path.open("rb") as f:
+        descriptor = f.fileno()
+
+        def read_at(offset: int, length: int) -> bytes:
+            nonlocal read
+            read += length
+            return os.pread(descriptor, length, offset)
+
+        window = newest_window(samples_backwards(read_at, path.stat().st_size))
+    assert window, "no newest minute"
+    return read
+
+
+def report(row: Callable[[str, str, str, str, str, bool | None], None], repeats: int, lines: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        run = write_run(base / "run.jsonl", lines)
+        orca = [PYTHON, "-m", "orca.sample", "metrics", str(run)]
+        pandas = [PYTHON, "-c", PANDAS_SUMMARY, str(run)]
+        got = interleaved(repeats, {"orca": lambda: cpu_and_peak(orca)[0], "pandas": lambda: cpu_and_peak(pandas)[0]})
+        rate, baseline = lines / got["orca"], lines / got["pandas"]
+        row(f"orca metrics, lines per CPU second ({lines:,} lines of {run.stat().st_size / lines:.0f} bytes)",
+            f"{rate:,.0f}", f"{baseline:,.0f} (pandas)", f"{rate / baseline:.2f}", ">= 150,000 and >= 2x baseline",
+            rate >= 150_000 and rate >= 2 * baseline)
+
+        small = write_run(base / "small.jsonl", 10_000)
+        big = repeated(small, base / "big.jsonl", 100)
+        peak_small = statistics.median(cpu_and_peak([PYTHON, "-m", "orca.sample", "metrics", str(small)])[1]
+                                       for _ in range(3))
+        peak_big = cpu_and_peak([PYTHON, "-m", "orca.sample", "metrics", str(big)])[1]
+        row("orca metrics peak memory, 1,000,000 lines against 10,000", f"{peak_big:.1f} MiB", f"{peak_small:.1f} MiB",
+            f"+{peak_big - peak_small:.1f} MiB", "within 10 MiB", peak_big - peak_small <= 10)
+        big.unlink()
+
+        hundred = repeated(small, base / "hundred.jsonl", 100 * 2**20 // small.stat().st_size + 1)
+        read = bytes_read_for_newest_minute(hundred)
+        row(f"read_newest_minute, bytes read of a {hundred.stat().st_size / 2**20:.0f} MiB file",
+            f"{read / 1024:.0f} KiB", "", "", "< 1 MB", read < 1_000_000)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--lines", type=int, default=200_000, help="lines of the file summarised")
+    args = parser.parse_args(argv)
+
+    def row(figure: str, orca: str, baseline: str, ratio: str, budget: str, ok: bool | None) -> None:
+        verdict = "" if ok is None else ("ok" if ok else "OVER")
+        print(f"| {figure} | {orca} | {baseline} | {ratio} | {budget} | {verdict} |", flush=True)
+
+    print("| figure | orca | baseline | orca/baseline | budget | |")
+    print("|---|---|---|---|---|---|")
+    report(row, args.repeats, args.lines)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,137 @@
+"""What a chart of a run draws: per instance, the values of its lines over time, thinned to at most a few thousand
+points however long the run (each point the mean of the lines it stands for), in memory that does not grow with it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from orca.sample.parse.sample_line import LineFields
+
+MAX_POINTS = 2000
+"""A run longer than this many lines is drawn from means of consecutive lines, 2, 4, 8, ... at a time."""
+
+FIELDS = (
+    "cpu_user",
+    "cpu_system",
+    "cpu_iowait",
+    "cpu_busiest",
+    "mem_used",
+    "mem_cache",
+    "mem_rss",
+    "mem_total",
+    "disk_percent",
+    "io_read",
+    "io_write",
+    "net_in",
+    "net_out",
+    "pressure_cpu",
+    "pressure_memory",
+    "pressure_io",
+)
+"""The series of every instance, in this order; `disk_percent` is the fullest file system's, as `df` counts it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """One instance's values over time; NaN where a line had no value (a chart leaves a gap there)."""
+
+    name: str
+    t: tuple[float, ...]
+    values: dict[str, tuple[float, ...]]
+    """Per name in `FIELDS`, one value per point of `t`."""
+    containers: dict[str, tuple[float, ...]]
+    """Each container's `mem`, per point of `t`."""
+    lines_per_point: int
+
+
+def line_values(line: LineFields) -> list[float | None]:
+    """The values of `FIELDS` in one line."""
+    cpu, mem, io, net, pressure = (line.get("cpu"), line.get("mem"), line.get("io"), line.get("net"),
+                                   line.get("pressure"))
+    fullest = None
+    for disk in line.get("disk") or ():
+        size = disk["used"] + disk["free"]
+        if size > 0:
+            fullest = max(fullest or 0.0, 100.0 * disk["used"] / size)
+    return [
+        *((None,) * 4 if cpu is None else (cpu["user"], cpu["system"], cpu["iowait"], cpu["busiest"])),
+        *((None,) * 4 if mem is None else (mem["used"], mem["cache"], mem["rss"], mem["total"])),
+        fullest,
+        *((None,) * 2 if io is None else (io["read"], io["write"])),
+        *((None,) * 2 if net is None else (net["in"], net["out"])),
+        *((None,) * 3 if pressure is None else (pressure.get("cpu"), pressure.get("memory"), pressure.get("io"))),
+    ]
+
+
+class SeriesFold:
+    """Collects the points of one instance's series, one checked line at a time."""
+
+    def __init__(self, max_points: int = MAX_POINTS) -> None:
+        self._max_points = max(1, max_points)
+        self._per_point = 1
+        # Per point: [lines, sum of t, then per field its sum and its count].
+        self._points: list[list[float]] = []
+        self._containers: list[dict[str, list[float]]] = []
+
+    def add(self, line: LineFields) -> None:
+        if not self._points or self._points[-1][0] >= self._per_point:
+            if len(self._points) >= 2 * self._max_points:
+                self._halve()
+            self._points.append([0.0, 0.0] + [0.0, 0.0] * len(FIELDS))
+            self._containers.append({})
+        point = self._points[-1]
+        point[0] += 1
+        point[1] += line["t"]
+        for index, value in enumerate(line_values(line)):
+            if value is not None:
+                point[2 + 2 * index] += value
+                point[3 + 2 * index] += 1
+        containers = self._containers[-1]
+        for entry in line.get("containers") or ():
+            sums = containers.setdefault(entry["name"], [0.0, 0.0])
+            sums[0] += entry["mem"]
+            sums[1] += 1
+
+    def _halve(self) -> None:
+        """Merge consecutive pairs of points: twice the lines per point, half the points."""
+        points, containers = self._points, self._containers
+        self._points = [[a + b for a, b in zip(points[i], points[i + 1], strict=True)]
+                        for i in range(0, len(points) - 1, 2)]
+        self._containers = [_merged(containers[i], containers[i + 1]) for i in range(0, len(containers) - 1, 2)]
+        if len(points) % 2:
+            self._points.append(points[-1])
+            self._containers.append(containers[-1])
+        self._per_point *= 2
+
+    def series(self, name: str) -> Series:
+        count = len(self._points)
+        values = {
+            field: tuple(_mean(point[2 + 2 * index], point[3 + 2 * index]) for point in self._points)
+            for index, field in enumerate(FIELDS)
+        }
+        names = sorted({name for point in self._containers for name in point})
+        return Series(
+            name=name,
+            t=tuple(point[1] / point[0] for point in self._points),
+            values=values,
+            containers={
+                container: tuple(_mean(*point.get(container, (0.0, 0.0))) for point in self._containers)
+                for container in names
+            },
+            lines_per_point=self._per_point if count else 1,
+        )
+
+
+def _merged(first: dict[str, list[float]], second: dict[str, list[float]]) -> dict[str, list[float]]:
+    merged = {name: list(sums) for name, sums in first.items()}
+    for name, (total, count) in second.items():
+        sums = merged.setdefault(name, [0.0, 0.0])
+        sums[0] += total
+        sums[1] += count
+    return merged
+
+
+def _mean(total: float, count: float) -> float:
+    return total / count if count else math.nan

@@ -1,0 +1,46 @@
+"""`orca COMMAND ...`: the commands of the `orca` console script, one line each for `orca --help`."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable
+
+COMMANDS = {
+    "sample": "write the machine's metrics, one JSON line every few seconds (or sample a command: -- COMMAND)",
+    "metrics": "what a run did, from those lines: a summary per instance, --json, --plot FILE",
+}
+USAGE = "orca COMMAND [ARGS...]   (orca COMMAND --help for one command's flags)"
+
+
+def _help() -> str:
+    width = max(map(len, COMMANDS))
+    rows = [f"usage: {USAGE}", "", "commands:"]
+    rows += [f"  {name.ljust(width)}  {line}" for name, line in COMMANDS.items()]
+    return "\n".join(rows) + "\n"
+
+
+def _runner(command: str) -> Callable[[list[str]], int]:
+    # Each command's module is imported only when it runs: `orca sample` never loads the reader.
+    if command == "sample":
+        from orca.sample.shell.cli import sample_main
+
+        return sample_main
+    from orca.sample.shell.metrics import metrics_main
+
+    return lambda argv: metrics_main(argv[2:])
+
+
+def dispatch(argv: list[str]) -> int:
+    """`argv` as the console script gets it (`argv[0]` the program, `argv[1]` the command): the exit status."""
+    command = argv[1] if len(argv) >= 2 else ""
+    if command in COMMANDS:
+        return _runner(command)(argv)
+    if command in ("-h", "--help", "help"):
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.write(_help())
+        return 0
+    reason = f"unknown command {command!r}" if command else "no command"
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"orca: {reason}\n{_help()}")
+    return 2

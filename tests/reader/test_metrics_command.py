@@ -1,0 +1,167 @@
+"""`orca metrics`: sources (file, directory, standard input, a pod's log), the summary as a person and a script see
+it, and the messages for bad input. Run as a process, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orca.sample.shell import metrics
+from orca.sample.shell.metrics import metrics_main
+from orca.sample.shell.sources import SourceError, read_samples, sources
+from tests.reader.hand_worked import RUN, sample
+
+ORCA = Path(sys.executable).parent / "orca"
+
+
+def orca(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "orca.sample", *args], input=stdin, capture_output=True, timeout=60)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def no_traceback(text: str) -> None:
+    assert "Traceback" not in text, text
+
+
+def test_a_file_summarised_for_a_person(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(RUN)
+    done = orca("metrics", str(path))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    # t 100 is 1970-01-01T00:01:40Z; 130 is 00:02:10Z.
+    assert f"{path}  (host h, 2 cores)" in text
+    assert "1970-01-01T00:01:40Z to 1970-01-01T00:02:10Z  (30.0 s)" in text
+    assert "lines     5, 1 gap (median interval 5 s)" in text
+    assert "cpu       mean 30.0%  p95 65.0%  max 65.0%  busiest core p95 90.0%" in text
+    assert "used peak 400 B (70.0% of 1000 B)  swap peak 7 B  run's rss peak 50 B" in text
+    assert "fullest /b at 75.0%" in text
+    assert "read 1.46 KiB (peak 200 B/s)  write 250 B (peak 50 B/s)" in text  # 1500 B = 1.46 KiB
+    assert "container db: mem peak 300 B  oom kills 4" in text
+    assert "container web: mem peak 50 B\n" in text
+    assert "pressure  cpu 2.0%  memory 2.0%  io 4.0%" in text
+    assert "sampler   0.45 s of CPU, 1.80% of one core" in text
+    assert "total:" not in text  # one instance: no total line
+    # One line of the file is a sample gone bad (mem.total -1); the log line is not counted as bad.
+    assert "1 line(s) skipped (1 mem.total is not a whole number >= 0)" in done.stderr
+    no_traceback(done.stderr)
+
+
+def test_json_for_scripts(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(RUN)
+    done = orca("metrics", "--json", str(path))
+    assert done.returncode == 0, done.stderr
+    (document,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert document["name"] == str(path)
+    assert (document["lines"], document["gaps"], document["duration"]) == (5, 1, 30.0)
+    assert document["cpu"] == {"mean": 30.0, "p95": 65.0, "max": 65.0, "busiest_p95": 90.0}
+    assert document["memory"]["used_peak"] == 400
+    assert document["containers"][0] == {"name": "db", "mem_peak": 300, "oom_kills": 4}
+
+
+def test_a_directory_is_every_jsonl_under_it_then_a_total(tmp_path: Path) -> None:
+    run = tmp_path / "pipeline" / "42" / "metrics"
+    run.mkdir(parents=True)
+    (run / "worker-a.jsonl").write_text(RUN)
+    (run / "worker-b.jsonl").write_text(sample(200.0) + "\n" + sample(205.0) + "\n")
+    (run / "notes.txt").write_text(sample(999.0) + "\n")  # not a *.jsonl: not read
+    done = orca("metrics", "--json", str(tmp_path / "pipeline"))
+    assert done.returncode == 0, done.stderr
+    names = [json.loads(line)["name"] for line in done.stdout.splitlines()]
+    assert names == [str(run / "worker-a.jsonl"), str(run / "worker-b.jsonl")]
+    text = orca("metrics", str(tmp_path / "pipeline")).stdout
+    # 5 + 2 lines, from t 100 (00:01:40) to t 205 (00:03:25): 1m 45s.
+    assert "total: 2 instances, 7 lines, 1970-01-01T00:01:40Z to 1970-01-01T00:03:25Z (1m 45s)" in text
+
+
+def test_standard_input_and_a_pod_log_with_the_runs_own_output(tmp_path: Path) -> None:
+    pod_log = (
+        "starting the run\n"
+        f"orca-sample {sample(10.0, cpu={'user': 1.0, 'system': 1.0, 'iowait': 0.0, 'steal': 0.0, 'busiest': 2.0})}\n"
+        "step 1 of 2 {\"not\": \"a sample\"}\n"
+        f"orca-sample {sample(15.0, cpu={'user': 3.0, 'system': 1.0, 'iowait': 0.0, 'steal': 0.0, 'busiest': 4.0})}\n"
+        "done\n"
+        f"orca-sample {sample(20.0)}"  # cut off: no newline, not read
+    )
+    done = orca("metrics", "--json", "-", stdin=pod_log.encode())
+    assert done.returncode == 0, done.stderr
+    (document,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (document["name"], document["lines"], document["last_t"]) == ("-", 2, 15.0)
+    assert document["cpu"]["mean"] == 3.0  # (2 + 4) / 2
+    assert "skipped" not in done.stderr  # the run's own lines are not bad samples
+    (tmp_path / "pod.log").write_text(pod_log)
+    assert [s.t for s in read_samples(str(tmp_path / "pod.log"))] == [10.0, 15.0]
+
+
+def test_a_location_that_does_not_exist_is_one_message_and_exit_1(tmp_path: Path) -> None:
+    done = orca("metrics", str(tmp_path / "absent.jsonl"))
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"orca metrics: {tmp_path / 'absent.jsonl'}: No such file or directory"
+    with pytest.raises(SourceError):
+        sources(str(tmp_path / "absent.jsonl"))
+
+
+def test_an_unreadable_file_is_exit_1(tmp_path: Path) -> None:
+    path = tmp_path / "locked.jsonl"
+    path.write_text(RUN)
+    path.chmod(0)
+    try:
+        with path.open("rb"):
+            pytest.skip("running as a user who can read any file (root)")
+    except PermissionError:
+        pass
+    done = orca("metrics", str(path))
+    assert (done.returncode, done.stderr.strip()) == (1, f"orca metrics: {path}: Permission denied")
+
+
+def test_files_without_samples_say_so(tmp_path: Path) -> None:
+    (tmp_path / "log.jsonl").write_text("just a log\n")
+    (tmp_path / "empty").mkdir()
+    done = orca("metrics", str(tmp_path / "log.jsonl"))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert f"{tmp_path / 'log.jsonl'}: no sample lines" in done.stderr
+    done = orca("metrics", str(tmp_path / "empty"))
+    assert (done.returncode, done.stderr.strip()) == (1, f"orca metrics: {tmp_path / 'empty'}: no *.jsonl file under "
+                                                         "this directory")
+    no_traceback(done.stderr)
+
+
+@pytest.mark.parametrize("args", [[], ["--bogus", "x"], ["x", "--plot", "chart.gif"], ["x", "--plot"]])
+def test_a_malformed_command_line_is_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert metrics_main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("orca metrics: ") and "usage: orca metrics LOCATION..." in err
+
+
+def test_plot_without_matplotlib_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from orca.sample.shell import plot
+
+    monkeypatch.setattr(plot, "plotting_available", lambda: False)
+    path = tmp_path / "run.jsonl"
+    path.write_text(RUN)
+    assert metrics_main([str(path), "--plot", str(tmp_path / "run.png")]) == 1
+    assert "pip install 'orca-sample[plot]'" in capsys.readouterr().err
+    assert not (tmp_path / "run.png").exists()
+
+
+def test_orca_help_lists_the_commands() -> None:
+    if not ORCA.exists():
+        pytest.skip("no console script beside this interpreter")
+    done = subprocess.run([str(ORCA), "--help"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0
+    assert "  sample " in done.stdout and "  metrics " in done.stdout
+    alone = subprocess.run([str(ORCA)], capture_output=True, text=True, timeout=30)
+    assert alone.returncode == 2 and "  metrics " in alone.stderr and "orca: no command" in alone.stderr
+    metrics_help = subprocess.run([str(ORCA), "metrics", "--help"], capture_output=True, text=True, timeout=30)
+    assert metrics_help.returncode == 0 and "--plot" in metrics_help.stdout
+
+
+def test_humanised_sizes() -> None:
+    assert metrics.humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
+    assert metrics.humanised(3 * 2**30) == "3.00 GiB"

@@ -1,0 +1,90 @@
+"""The summary of a hand-worked run: every expected value below is computed by hand from `hand_worked.RUN`."""
+
+from __future__ import annotations
+
+import pytest
+
+from orca.sample.compute.summary import (
+    ContainerSummary,
+    CpuSummary,
+    DiskSummary,
+    MemorySummary,
+    PressureSummary,
+    TrafficSummary,
+    summarise,
+    summarise_batches,
+)
+from orca.sample.parse.errors import ParseError
+from orca.sample.parse.sample_line import LineFields, fields
+from tests.reader.hand_worked import RUN
+
+
+def checked(text: str) -> list[LineFields]:
+    return [line for line in map(fields, text.splitlines()) if not isinstance(line, ParseError)]
+
+
+def test_the_hand_worked_run() -> None:
+    summary = summarise("run.jsonl", checked(RUN))
+    assert summary is not None
+    assert (summary.name, summary.host, summary.cores) == ("run.jsonl", "h", 2)
+    # t 100 .. 130; steps 5, 5, 15, 5: one over 2 × the median dt (5).
+    assert (summary.first_t, summary.last_t, summary.duration, summary.lines) == (100.0, 130.0, 30.0, 5)
+    assert (summary.median_dt, summary.gaps) == (5.0, 1)
+    # busy = user + system + steal: 15, 30, 65, 10 (the fourth line has no cpu). Mean 120 / 4 = 30; the
+    # nearest-rank p95 is the ceil(0.95 × 4) = 4th smallest: 65. busiest 40, 60, 90, 20: p95 90.
+    assert summary.cpu == CpuSummary(mean=30.0, p95=65.0, max=65.0, busiest_p95=90.0)
+    # used 100, 300, 250, 400 of 1000, 350 of 500: the most bytes is 400 (of 1000), the highest share 70 %.
+    assert summary.memory == MemorySummary(total=1000, used_peak=400, used_peak_percent=70.0, swap_peak=7,
+                                           rss_peak=50)
+    # /a 25 %, then /a 50 % and /b 75 %, then /a 75 %: /b reached 75 % first.
+    assert summary.disk == DiskSummary(path="/b", peak_percent=75.0)
+    # io over 5 s each: read (100 + 200) × 5, write 50 × 5. net 10 × 5 and 20 × 5.
+    assert summary.io == TrafficSummary(first_total=1500, second_total=250, first_peak=200, second_peak=50)
+    assert summary.net == TrafficSummary(first_total=50, second_total=100, first_peak=10, second_peak=20)
+    # cpu (1 + 3) / 2, memory 2 / 1, io 4 / 1.
+    assert summary.pressure == PressureSummary(cpu=2.0, memory=2.0, io=4.0)
+    # db's oom_kill 0, 1, 3, then 1 (its counter went back: a new container of that name): 1 + 2 + 1 = 4.
+    assert summary.containers == (ContainerSummary("db", mem_peak=300, oom_kills=4),
+                                  ContainerSummary("web", mem_peak=50, oom_kills=0))
+    # self_cpu 0.1, 0.2, 0.3, then 0.05 (started again), 0.15: 0.1 + 0.1 + 0.1 + 0.05 + 0.1 = 0.45 s over the
+    # 5 × 5 s the lines cover: 1.8 % of one core.
+    assert summary.self_cpu_seconds == pytest.approx(0.45)
+    assert summary.overhead_percent == pytest.approx(1.8)
+
+
+def test_no_lines_no_summary() -> None:
+    assert summarise("empty", []) is None
+
+
+def test_a_line_with_nothing_but_its_time() -> None:
+    summary = summarise("bare", checked('{"v":1,"t":7.0,"dt":0.2,"host":"x"}'))
+    assert summary is not None
+    assert (summary.lines, summary.gaps, summary.duration, summary.median_dt) == (1, 0, 0.0, 0.2)
+    assert (summary.cpu, summary.memory, summary.disk, summary.io, summary.net, summary.pressure) == (None,) * 6
+    assert (summary.containers, summary.self_cpu_seconds, summary.cores) == ((), 0.0, None)
+
+
+def test_percentiles_of_twenty_values() -> None:
+    """busy 1, 2, ..., 20: the nearest-rank p95 is the 19th value, the mean 10.5."""
+    text = "\n".join(
+        f'{{"v":1,"t":{t}.0,"dt":1.0,"host":"x","cpu":{{"user":{t}.0,"system":0.0,"iowait":0.0,"steal":0.0,'
+        f'"busiest":{t}.0}}}}' for t in range(1, 21)
+    )
+    summary = summarise("twenty", checked(text))
+    assert summary is not None and summary.cpu == CpuSummary(mean=10.5, p95=19.0, max=20.0, busiest_p95=19.0)
+
+
+def test_self_cpu_across_batches_and_restarts() -> None:
+    def batch(*values: float) -> list[LineFields]:
+        text = (f'{{"v":1,"t":{i}.0,"dt":1.0,"host":"x","self_cpu":{v}}}' for i, v in enumerate(values))
+        return checked("\n".join(text))
+
+    # One sampler: its counter went from 0 (before the first line) to 0.5.
+    steady = summarise_batches("steady", [batch(0.1, 0.2), batch(0.3, 0.5)])
+    assert steady is not None and steady.self_cpu_seconds == pytest.approx(0.5)
+    # Started again in the second batch: 0.2 from the first sampler, then 0.05 + 0.1 from the second.
+    restarted = summarise_batches("restarted", [batch(0.1, 0.2), batch(0.05, 0.15)])
+    assert restarted is not None and restarted.self_cpu_seconds == pytest.approx(0.35)
+    # ... and between the lines of one batch.
+    inside = summarise_batches("inside", [batch(0.1, 0.2, 0.05, 0.15)])
+    assert inside is not None and inside.self_cpu_seconds == pytest.approx(0.35)

@@ -1,0 +1,135 @@
+"""`orca sample -- COMMAND`: the command's exit status, its standard streams untouched, signals passed on, and the
+run's memory in the lines. Real processes throughout."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from orca.sample.shell.wrap import exit_status
+
+PYTHON = sys.executable
+
+
+def sample_command(out: Path, *command: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--", *command],
+        input=stdin, capture_output=True, timeout=60,
+    )
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(raw) for raw in path.read_bytes().splitlines()]
+
+
+@pytest.mark.parametrize(("code", "expected"), [("0", 0), ("3", 3)])
+def test_the_commands_exit_status(tmp_path: Path, code: str, expected: int) -> None:
+    out = tmp_path / "m.jsonl"
+    done = sample_command(out, "sh", "-c", f"sleep 0.5; exit {code}")
+    assert done.returncode == expected, done.stderr
+    assert done.stderr == b""
+    # Sampled while it ran (about 0.5 s at 0.2 s), and one line at least however short.
+    assert 1 <= len(lines(out)) <= 10
+
+
+def test_killed_by_a_signal_is_128_plus_its_number(tmp_path: Path) -> None:
+    done = sample_command(tmp_path / "m.jsonl", "sh", "-c", "kill -KILL $$")
+    assert done.returncode == 128 + signal.SIGKILL
+
+
+def test_a_command_not_found_is_127_and_not_executable_is_126(tmp_path: Path) -> None:
+    missing = sample_command(tmp_path / "m.jsonl", str(tmp_path / "no-such-command"))
+    assert missing.returncode == 127
+    assert missing.stderr.decode().startswith("orca sample: cannot run ")
+    script = tmp_path / "script.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o644)
+    if os.access(script, os.X_OK):
+        pytest.skip("running as a user for whom every file is executable")
+    refused = sample_command(tmp_path / "m.jsonl", str(script))
+    assert refused.returncode == 126
+    assert "Permission denied" in refused.stderr.decode()
+    assert not (tmp_path / "m.jsonl").exists() or lines(tmp_path / "m.jsonl") == []
+
+
+def test_standard_streams_pass_through_untouched(tmp_path: Path) -> None:
+    data = bytes(range(256)) * 64 + b"no newline at the end"
+    done = sample_command(tmp_path / "m.jsonl", PYTHON, "-c",
+                          "import sys; d = sys.stdin.buffer.read(); sys.stdout.buffer.write(d); "
+                          "sys.stderr.buffer.write(d[:10])", stdin=data)
+    assert done.returncode == 0
+    assert done.stdout == data
+    assert done.stderr == data[:10]
+
+
+def test_the_runs_memory_is_the_commands(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    # 64 MiB touched by a grandchild (the command's own child): the tree's rss counts it.
+    grandchild = "import time; x = bytearray(64 << 20); time.sleep(1.2)"
+    done = sample_command(out, PYTHON, "-c", f"import subprocess; subprocess.run([{PYTHON!r}, '-c', {grandchild!r}])")
+    assert done.returncode == 0
+    rss = [line["mem"]["rss"] for line in lines(out) if isinstance(line["mem"], dict)]
+    assert max(rss) >= 64 << 20
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_signals_go_on_to_the_command_and_the_last_line_is_still_written(tmp_path: Path, signum: int) -> None:
+    out, ready, got = tmp_path / "m.jsonl", tmp_path / "ready", tmp_path / "got"
+    child = (
+        "import pathlib, signal, sys, time\n"
+        "def stop(n, f):\n"
+        f"    pathlib.Path({str(got)!r}).write_text(f'{{n}} {{time.time()}}')\n"
+        "    time.sleep(0.5)\n"
+        "    sys.exit(7)\n"
+        "signal.signal(signal.SIGTERM, stop)\n"
+        "signal.signal(signal.SIGINT, stop)\n"
+        f"pathlib.Path({str(ready)!r}).touch()\n"
+        "time.sleep(60)\n"
+    )
+    sampler = subprocess.Popen([PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--",
+                                PYTHON, "-c", child], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while not ready.exists() or not out.exists():
+        assert time.monotonic() < deadline, "the command did not start"
+        time.sleep(0.05)
+    sampler.send_signal(signum)
+    _, err = sampler.communicate(timeout=30)
+    assert sampler.returncode == 7, err
+    received, at = got.read_text().split()
+    assert int(received) == signum
+    # The sampler kept sampling after the signal and wrote a line once the command ended (0.5 s later).
+    assert float(lines(out)[-1]["t"]) > float(at)  # type: ignore[arg-type]
+
+
+def test_pid_with_a_command_is_malformed(tmp_path: Path) -> None:
+    done = subprocess.run([PYTHON, "-m", "orca.sample", "--out", "-", "--pid", "1", "--", "true"],
+                          capture_output=True, timeout=30)
+    assert done.returncode == 2
+    assert b"--pid and a COMMAND" in done.stderr
+
+
+def test_exit_status_as_a_shell_reports_it() -> None:
+    assert [exit_status(code) for code in (0, 1, 255, -2, -15)] == [0, 1, 255, 130, 143]
+
+
+@pytest.mark.parametrize("args", [["--count", "1"], ["--count", "1", "--", "true"]])
+def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args: list[str]) -> None:
+    out = tmp_path / "m.jsonl"
+    probe = (
+        "import sys\n"
+        "from orca.sample.shell.commands import dispatch\n"
+        f"status = dispatch(['orca', 'sample', '--out', {str(out)!r}, *{args!r}])\n"
+        "reader = ('orca.sample.parse.sample_line', 'orca.sample.shell.metrics', 'orca.sample.shell.sources')\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'boto3', 'pandas') or m in reader]\n"
+        "print(status, sorted(loaded))\n"
+    )
+    done = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "0 []", done.stderr
+    assert len(lines(out)) >= 1
