@@ -126,6 +126,7 @@ def _sample(options: argparse.Namespace, seconds: float, ends_process: bool) -> 
             run(sampler, sink, seconds, ends, sampler.started_ns / 1e9, stop)
         finally:
             sink.close()
+            sampler.close()
 
 
 def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
