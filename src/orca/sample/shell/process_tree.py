@@ -56,12 +56,12 @@ class ProcRoot:
 
     def stat_fields(self, pid: int) -> tuple[str, int, int, int] | None:
         """(state, ppid, cpu_ticks, starttime) of `/proc/<pid>/stat`; None when gone or malformed."""
-        data = self.read(pid, "stat")
+        data = read_or_none(f"{self.path}/{pid}/stat", LIMIT, b"", self.trusted)
         return None if data is None else stat_fields(data)
 
     def resident_pages(self, pid: int) -> int | None:
         """statm's resident pages of one process (docs/behaviour.md §3.4); None when gone or malformed."""
-        data = self.read(pid, "statm")
+        data = read_or_none(f"{self.path}/{pid}/statm", LIMIT, b"", self.trusted)
         return None if data is None else resident_pages(data)
 
     def pid_names(self) -> list[str]:
@@ -74,8 +74,9 @@ class ProcRoot:
 
     def stats(self) -> Iterator[tuple[int, bytes]]:
         """(pid, raw `stat`) of every process still there when its turn comes: the portable pass."""
+        path, trusted = self.path, self.trusted
         for name in self.pid_names():
-            data = self.read(name, "stat")
+            data = read_or_none(f"{path}/{name}/stat", LIMIT, b"", trusted)
             if data is not None:
                 yield int(name), data
 
