@@ -362,6 +362,9 @@ def test_children_walk_and_proc_scan_agree(started: list[subprocess.Popen[bytes]
     assert ProcRoot.at("/proc").has_children_files()
     expected = {root.pid, *(p.pid for p in descendants(root.pid))}
     assert len(expected) == 5
+    # A `sleep` just exec'd is still paging itself in: its resident set grows until it sleeps. Both ways read the
+    # same settled tree only once every one of them does.
+    wait_until(lambda: all(stat_state(pid) == "S" for pid in expected - {root.pid}), "the sleeps to settle")
     assert walk_tree(ProcRoot.at("/proc"), root.pid) == expected
     walked = ProcessScanner(walk_children=True).run_rss(root.pid, "")
     scanned = ProcessScanner(walk_children=False).run_rss(root.pid, "")
