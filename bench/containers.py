@@ -29,7 +29,8 @@ from tests.containers.fixtures import (
 )
 
 from bench.run import ORCA, cpu_per_line, interleaved, row, us
-from orca.sample.shell.containers import KeptFiles, read_bounded
+from orca.sample.shell.containers import read_bounded
+from orca.sample.shell.small_files import KeptFiles
 
 CONTAINERS = 20
 MIB = 1 << 20
@@ -49,7 +50,7 @@ def container_tree(root: Path, containers: int, second_round: bool, pid: int | N
 
 def per_read(path: str, reads: int) -> tuple[float, float]:
     """Seconds of CPU per read of `path`: open, read and close (`read_bounded`) and pread on a kept descriptor."""
-    files = KeptFiles()
+    files = KeptFiles(8)
     files.read(path)
     start = time.process_time()
     for _ in range(reads):

@@ -23,8 +23,9 @@ import pytest
 from orca.sample.compute.containers import container_entries
 from orca.sample.compute.snapshot import ContainerReading
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
-from orca.sample.shell.containers import PIDS_TRIED, ContainerSource, KeptFiles, own_namespace
+from orca.sample.shell.containers import PIDS_TRIED, ContainerSource, own_namespace
 from orca.sample.shell.sampler import Sampler
+from orca.sample.shell.small_files import KeptFiles
 
 from .fixtures import (
     DM0,
@@ -211,10 +212,10 @@ def test_fixture_files_are_read_by_path_not_kept(tmp_path: Path) -> None:
     directory = systemd_dir(cgroup, ID_POSTGRES)
     write_cgroup(directory, CgroupFiles(MIB, 0, 0, 0, 1))
     write_limits(directory, pids=1)
-    files = KeptFiles()
-    assert files.read(str(directory / "pids.current")) == "1\n"
+    files = KeptFiles(8)
+    assert files.read(str(directory / "pids.current")) == b"1\n"
     write_limits(directory, pids=2)
-    assert files.read(str(directory / "pids.current")) == "2\n"
+    assert files.read(str(directory / "pids.current")) == b"2\n"
     assert len(files) == 0
 
 
@@ -371,22 +372,23 @@ def test_kept_descriptors_on_real_cgroup_files(scratch_cgroup: Path) -> None:
     """cgroupfs files are kept open and read with pread: a process moved in shows in the kept cgroup.procs; once the
     cgroup is removed, the kept descriptors fail and the read is None."""
     procs, stat = str(scratch_cgroup / "cgroup.procs"), str(scratch_cgroup / "cpu.stat")
-    files = KeptFiles()
-    assert files.read(procs) == ""
+    files = KeptFiles(8)
+    assert files.read(procs) == b""
     assert files.read(stat) is not None and len(files) == 2
     sleeper = subprocess.Popen(["sleep", "30"])
     try:
         (scratch_cgroup / "cgroup.procs").write_text(f"{sleeper.pid}\n")
-        assert files.read(procs) == f"{sleeper.pid}\n"
+        assert files.read(procs) == f"{sleeper.pid}\n".encode()
         assert len(files) == 2
     finally:
         sleeper.kill()
         sleeper.wait()
     child = scratch_cgroup / "child"
     child.mkdir()
-    assert files.read(str(child / "cgroup.procs")) == "" and len(files) == 3
+    assert files.read(str(child / "cgroup.procs")) == b"" and len(files) == 3
     child.rmdir()
-    assert files.read(str(child / "cgroup.procs")) is None
+    with pytest.raises(OSError):
+        files.read(str(child / "cgroup.procs"))
     assert len(files) == 2
 
 

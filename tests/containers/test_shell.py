@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from returns.pipeline import is_successful
 
 from orca.sample.shell.containers import READ_LIMIT, ContainerSource, container_ids, read_bounded
 from orca.sample.shell.pressure import read_pressure
@@ -226,7 +227,7 @@ def test_read_pressure_from_a_fixture_proc(tmp_path: Path) -> None:
     """psi.rst: the `some` total in µs per resource; an old kernel's `cpu` file has no `full` line."""
     write_pressure(tmp_path, cpu=1_500_000, memory=250, io=42_000_000)
     (tmp_path / "pressure" / "cpu").write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=1500000\n")
-    found = read_pressure(str(tmp_path))
+    found = read_pressure(str(tmp_path)).unwrap()
     assert found is not None
     assert {name: p.some.total_us for name, p in found.items()} == {"cpu": 1_500_000, "memory": 250, "io": 42_000_000}
     assert found["cpu"].full is None
@@ -236,19 +237,21 @@ def test_read_pressure_from_a_fixture_proc(tmp_path: Path) -> None:
 def test_read_pressure_missing_file_left_out_and_no_psi_none(tmp_path: Path) -> None:
     """issue 4: a missing file is left out; no /proc/pressure (a kernel without PSI) or nothing parses: None."""
     write_pressure(tmp_path, cpu=10, memory=None, io=20)
-    found = read_pressure(str(tmp_path))
+    found = read_pressure(str(tmp_path)).unwrap()
     assert found is not None and sorted(found) == ["cpu", "io"]
-    assert read_pressure(str(tmp_path / "no-proc")) is None
+    assert read_pressure(str(tmp_path / "no-proc")).unwrap() is None
     for resource in ("cpu", "io"):
         (tmp_path / "pressure" / resource).write_text("garbage\n")
-    assert read_pressure(str(tmp_path)) is None
+    failed = read_pressure(str(tmp_path))
+    assert not is_successful(failed), "nothing parses: no reading, and the reason"
+    assert failed.failure().source == str(tmp_path / "pressure" / "cpu")
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/pressure"), reason="this kernel has no PSI")
 def test_read_pressure_on_this_machine() -> None:
     """This machine (Linux 6.18.44-fc-v857, x86_64) has PSI: all three files, totals that never go down."""
-    first = read_pressure()
-    second = read_pressure()
+    first = read_pressure().unwrap()
+    second = read_pressure().unwrap()
     assert first is not None and second is not None
     assert sorted(first) == ["cpu", "io", "memory"]
     for resource in first:

@@ -1,8 +1,9 @@
-"""shell/procs.py over fixture /proc trees (SPEC 7): `tree_rss`, `tree_usage`, `ProcessScanner`, `alive`.
+"""shell/procs.py over fixture /proc trees (docs/behaviour.md §7): `tree_rss`, `tree_usage`, `ProcessScanner`,
+`alive`.
 
 The trees and every expected number are described in fixtures/procs/README.md; the sums below were worked out by
-hand from that table (resident pages from statm's second field, SPEC 3.4; ticks = utime + stime + cutime + cstime,
-SPEC 6), then multiplied by the page size and divided by USER_HZ.
+hand from that table (resident pages from statm's second field, docs/behaviour.md §3.4; ticks = utime + stime +
+cutime + cstime, docs/behaviour.md §6), then multiplied by the page size and divided by USER_HZ.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ HZ = os.sysconf("SC_CLK_TCK")
 
 
 def test_real_tree_sums_statm_not_stat() -> None:
-    """SPEC 3.4: statm's 425 + 460 + 452 pages (VmRSS agreed), not stat's lagging 399 + 416 + 425."""
+    """docs/behaviour.md §3.4: statm's 425 + 460 + 452 pages (VmRSS agreed), not stat's lagging 399 + 416 + 425."""
     assert tree_rss(9204, proc=REAL) == (425 + 460 + 452) * PAGE
     assert tree_rss(9205, proc=REAL) == 460 * PAGE
 
@@ -85,7 +86,8 @@ def test_hand_scanner_answers_the_same_every_line() -> None:
 
 
 def test_hand_tree_usage() -> None:
-    """SPEC 6: one entry per existing root; CPU = (utime + stime + cutime + cstime) / USER_HZ over the tree."""
+    """docs/behaviour.md §6: one entry per existing root; CPU = (utime + stime + cutime + cstime) / USER_HZ over the
+    tree."""
     usage = tree_usage([100, 200, 2, 999, 104], proc=HAND)
     assert usage == {
         # 100: 10+5+300+100; 101: 50+20; 102: 7+3; 103: 1+1; 106: 0
@@ -117,12 +119,12 @@ def test_tree_usage_of_no_roots_is_empty() -> None:
     ],
 )
 def test_hand_alive(pid: int, expected: bool) -> None:
-    """SPEC 2.3: not existing, or state Z or X, is dead."""
+    """docs/behaviour.md §2.3: not existing, or state Z or X, is dead."""
     assert alive(pid, HAND) is expected
 
 
 def test_missing_proc_answers_empty(tmp_path: Path) -> None:
-    """A platform without /proc (SPEC 1.3, 6): no tree, no usage, no exception."""
+    """A platform without /proc (docs/behaviour.md §1.3, §6): no tree, no usage, no exception."""
     absent = str(tmp_path / "no-proc")
     assert tree_rss(1, proc=absent) == 0
     assert tree_usage([1], proc=absent) == {}
@@ -130,7 +132,8 @@ def test_missing_proc_answers_empty(tmp_path: Path) -> None:
 
 
 def test_missing_proc_falls_back_to_kill(tmp_path: Path) -> None:
-    """SPEC 6: without a /proc directory, `os.kill(pid, 0)`: this process exists; a pid past pid_max does not."""
+    """docs/behaviour.md §6: without a /proc directory, `os.kill(pid, 0)`: this process exists; a pid past pid_max
+    does not."""
     absent = str(tmp_path / "no-proc")
     assert alive(os.getpid(), absent)
     assert not alive(2**22 + 1, absent)

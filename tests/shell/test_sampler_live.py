@@ -1,4 +1,4 @@
-"""The Sampler on this live machine (issue 6): values that must agree with the kernel's own files and statvfs."""
+"""The Sampler on this live machine: values that must agree with the kernel's own files and statvfs."""
 
 from __future__ import annotations
 
@@ -25,14 +25,14 @@ def mem_total_kb() -> int:
 
 
 def live_line(dirs: list[str]) -> dict[str, Any]:
-    sampler = Sampler(0, "", dirs)
-    line: dict[str, Any] = json.loads(sampler.line())
+    with Sampler(0, "", dirs) as sampler:
+        line: dict[str, Any] = json.loads(sampler.line())
     return line
 
 
 @pytest.mark.requires_proc
 def test_mem_total_is_memtotal_times_1024() -> None:
-    """SPEC 3.4: bytes are kB × 1024."""
+    """docs/behaviour.md §3.4: bytes are kB × 1024."""
     line = live_line([])
     assert line["mem"]["total"] == mem_total_kb() * 1024
     assert 0 <= line["mem"]["available"] <= line["mem"]["total"]
@@ -41,8 +41,8 @@ def test_mem_total_is_memtotal_times_1024() -> None:
 
 @pytest.mark.requires_proc
 def test_disks_agree_with_statvfs(tmp_path: Path) -> None:
-    """SPEC 3.5: per file system, total = f_blocks × f_frsize, free = f_bavail × f_frsize, used = (f_blocks −
-    f_bfree) × f_frsize; /proc is a file system of its own, `tmp_path` and its child share one."""
+    """docs/behaviour.md §3.5: per file system, total = f_blocks × f_frsize, free = f_bavail × f_frsize, used =
+    (f_blocks − f_bfree) × f_frsize; /proc is a file system of its own, `tmp_path` and its child share one."""
     child = tmp_path / "child"
     child.mkdir()
     line = live_line([str(tmp_path), "/proc", str(child)])
@@ -57,7 +57,7 @@ def test_disks_agree_with_statvfs(tmp_path: Path) -> None:
 
 @pytest.mark.requires_proc
 def test_cores_host_and_keys() -> None:
-    """SPEC 3.1/3.2: key order, cores = the `cpuN` lines of /proc/stat, host = the host name."""
+    """docs/behaviour.md §3.1, §3.2: key order, cores = the `cpuN` lines of /proc/stat, host = the host name."""
     line = live_line([])
     cpu_lines = [row for row in Path("/proc/stat").read_text().splitlines() if re.match(r"cpu\d+ ", row)]
     assert line["cores"] == len(cpu_lines)
@@ -67,8 +67,8 @@ def test_cores_host_and_keys() -> None:
 
 
 def test_pid_rss_is_counted(tmp_path: Path) -> None:
-    """SPEC 3.4: with --pid, `rss` is the resident bytes of that process's tree: here this test's own process,
-    which holds a Python interpreter (well over 4 MiB resident) and the sampler it runs as a child."""
+    """docs/behaviour.md §3.4: with --pid, `rss` is the resident bytes of that process's tree: here this test's own
+    process, which holds a Python interpreter (well over 4 MiB resident) and the sampler it runs as a child."""
     out = tmp_path / "m.jsonl"
     done = run("--out", str(out), "--pid", str(os.getpid()), "--count", "2", "--seconds", "0.2", "--dirs", "/")
     assert done.returncode == 0

@@ -131,6 +131,7 @@ def _sample(options: argparse.Namespace, seconds: float, ends_process: bool, sig
             run(sampler, sink, seconds, ends, sampler.started_ns / 1e9, stop)
         finally:
             sink.close()
+            sampler.close()
 
 
 def _check_command(options: argparse.Namespace, command: list[str]) -> None:

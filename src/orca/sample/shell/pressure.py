@@ -1,27 +1,45 @@
-"""The host's pressure stall information, `/proc/pressure/*` (Documentation/accounting/psi.rst; issue 4)."""
+"""The host's pressure stall information, `/proc/pressure/*` (Documentation/accounting/psi.rst)."""
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Mapping
 
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
+
+from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pressure import Pressure, parse
-from orca.sample.shell.readers import read_text
+from orca.sample.shell.readers import read_kernel_file
+from orca.sample.shell.report import reason_of
 
 RESOURCES = ("cpu", "memory", "io")
+# How a kernel without PSI answers: no file (built without it), or a file whose read fails (`psi=0` at boot).
+_NO_PSI = frozenset({errno.ENOENT, errno.EOPNOTSUPP})
 
 
-def read_pressure(proc: str = "/proc") -> Mapping[str, Pressure] | None:
-    """Resource → its parsed pressure file; a file missing or unparsable is left out.
+def read_pressure(proc: str = "/proc") -> Result[Mapping[str, Pressure] | None, ParseError]:
+    """Resource → its parsed pressure file (Documentation/accounting/psi.rst); a file that fails is left out.
 
-    None when `<proc>/pressure` is missing (a kernel built without PSI) or none of the files parses (PSI disabled at
-    boot with `psi=0`: the files exist but reading them fails).
-    """
+    Success(None) on a kernel without PSI: `<proc>/pressure` missing (built without it), or every file missing or
+    unsupported (`psi=0` at boot). A failure when no file reads, for another reason than those."""
     directory = os.path.join(proc, "pressure")
     found: dict[str, Pressure] = {}
+    failure: ParseError | None = None
     for resource in RESOURCES:
-        text = read_text(os.path.join(directory, resource))
-        parsed = None if text is None else parse(text).value_or(None)
-        if parsed is not None:
-            found[resource] = parsed
-    return found or None
+        path = os.path.join(directory, resource)
+        try:
+            text = read_kernel_file(path)
+        except OSError as error:
+            if error.errno not in _NO_PSI:
+                failure = failure or ParseError(path, reason_of(error))
+            continue
+        parsed = parse(text)
+        if is_successful(parsed):
+            found[resource] = parsed.unwrap()
+        else:
+            failure = failure or ParseError(path, parsed.failure().reason)
+    if found or failure is None:
+        return Success(found or None)
+    return Failure(failure)

@@ -162,7 +162,7 @@ class PsutilReader:
             stat=_guarded(read_cpu),
             meminfo=_guarded(read_memory),
             rss_bytes=_guarded(lambda: self._run.run_rss(self.root, self.argv0)),
-            disks=_guarded(lambda: read_disks(self.dirs)),
+            disks=_guarded(lambda: read_disks(self.dirs).value_or(None)),
             diskstats=diskstats,
             whole_disks=self._current_whole_disks(diskstats),
             net=_guarded(lambda: interface_bytes(psutil.net_io_counters(pernic=True))),

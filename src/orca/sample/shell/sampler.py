@@ -1,28 +1,71 @@
-"""The seed's `Sampler`: the readings a line is the difference of, and what to read (SPEC 3)."""
+"""`Sampler` of the documented API (README, Python API): the readings a line is the difference of, and what to read
+(docs/behaviour.md §3).
+
+Each section's source is read behind one `Source`: a function giving a `Result` (the snapshot, or a `ParseError`
+naming the file and the reason), and the report of its failures. A source that fails makes its section null and
+says why on standard error, once until it reads well again; an unexpected exception in a reader is told the same
+way, with its type, and never stops the sampler (docs/behaviour.md §3.10).
+"""
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Generic, TypeVar
+
+from returns.pipeline import is_successful
+from returns.result import Result, Success
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.snapshot import Snapshot
+from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
 from orca.sample.parse.diskstats import DiskStats
+from orca.sample.parse.errors import ParseError
+from orca.sample.parse.meminfo import MemInfo
+from orca.sample.parse.net_dev import NetDev
+from orca.sample.parse.pressure import Pressure
+from orca.sample.parse.proc_stat import ProcStat
 from orca.sample.shell import readers
 from orca.sample.shell.containers import ContainerSource
 from orca.sample.shell.pressure import read_pressure
 from orca.sample.shell.procs import ProcessScanner
 from orca.sample.shell.reader_choice import psutil_reader_for
+from orca.sample.shell.report import FailureReport
 
 T = TypeVar("T")
 
 
+class Source(Generic[T]):
+    """One source of a line's readings: `read` gives its snapshot or why there is none; `value()` is the snapshot
+    or None, the failure told once until the source reads well again."""
+
+    __slots__ = ("_report", "name", "read")
+
+    def __init__(self, name: str, read: Callable[[], Result[T, ParseError]]) -> None:
+        self.name = name
+        """What is read, for a message about an unexpected failure (a ParseError names its own file)."""
+        self.read = read
+        self._report = FailureReport()
+
+    def value(self) -> T | None:
+        try:
+            result = self.read()
+        except Exception as error:  # a reader's bug: said, never fatal, never a traceback
+            self._report.failed(f"cannot read {self.name}: {type(error).__name__}: {' '.join(str(error).split())}")
+            return None
+        if is_successful(result):
+            self._report.worked()
+            return result.unwrap()
+        failure = result.failure()
+        self._report.failed(f"cannot read {failure.source}: {failure.reason}")
+        return None
+
+
 def _guarded(read: Callable[[], T | None]) -> T | None:
-    """A reader's value, or None when it raised: a sampler never fails because one source misbehaved (SPEC 3.10)."""
+    """A reader's value, or None when it raised: for the psutil reader, whose readings have no `Result`."""
     try:
         return read()
     except Exception:
@@ -41,8 +84,14 @@ def _self_cpu() -> float:
     return times.user + times.system
 
 
+def _run_rss(scanner: ProcessScanner, root: int | None, argv0: str) -> Result[int, ParseError]:
+    return Success(scanner.run_rss(root, argv0))
+
+
 class Sampler:
-    """Takes the baseline readings when made; each `line()` is a JSON line covering the time since the last one."""
+    """Takes the baseline readings when made; each `line()` is a JSON line covering the time since the last one.
+
+    `close()` (or `with Sampler(...) as sampler:`) closes the descriptors it keeps between lines."""
 
     def __init__(
         self,
@@ -57,7 +106,7 @@ class Sampler:
         reader: str = "",
     ) -> None:
         self.root = root if root > 0 else None
-        """The `--pid` process; None without one (the seed's root <= 0)."""
+        """The `--pid` process; None without one (root <= 0 in the documented API)."""
         self.argv0 = argv0
         self.dirs = tuple(dirs)
         self.cgroup = cgroup
@@ -66,8 +115,26 @@ class Sampler:
         self.host = _host()
         # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
         self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, proc=proc, sys=sys)
-        self._scanner = _guarded(lambda: ProcessScanner(proc))
-        self._containers = _guarded(lambda: ContainerSource(cgroup, names, proc)) if cgroup else None
+        self._scanner = ProcessScanner(proc)
+        self._stat: Source[ProcStat] = Source(f"{proc}/stat", functools.partial(readers.read_proc_stat, proc))
+        self._meminfo: Source[MemInfo] = Source(f"{proc}/meminfo", functools.partial(readers.read_meminfo, proc))
+        self._rss: Source[int] = Source(
+            f"the run's processes in {proc}", functools.partial(_run_rss, self._scanner, self.root, argv0)
+        )
+        self._disks: Source[tuple[DiskReading, ...]] = Source(
+            "--dirs", functools.partial(readers.read_disks, self.dirs)
+        )
+        self._diskstats: Source[DiskStats] = Source(
+            f"{proc}/diskstats", functools.partial(readers.read_diskstats, proc)
+        )
+        self._net: Source[NetDev] = Source(f"{proc}/net/dev", functools.partial(readers.read_net_dev, proc))
+        self._container_source = ContainerSource(cgroup, names, proc) if cgroup else None
+        self._containers: Source[tuple[ContainerReading, ...]] | None = (
+            Source(cgroup, self._container_source.readings) if self._container_source else None
+        )
+        self._pressure: Source[Mapping[str, Pressure] | None] = Source(
+            f"{proc}/pressure", functools.partial(read_pressure, proc)
+        )
         # /sys/block is read again only when /proc/diskstats names other devices (a disk came or went): its links
         # cost a dozen system calls a line that would almost always give the same answer.
         self._disk_names: frozenset[str] | None = None
@@ -76,7 +143,8 @@ class Sampler:
         """`MAJ:MIN` of the whole disks, for the containers' `io`: read with the whole disks, only with --cgroup."""
         self._prev = self.snapshot()
         self.started_ns = self._prev.monotonic_ns
-        """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from (SPEC 2.2)."""
+        """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from
+        (docs/behaviour.md §2.2)."""
 
     def snapshot(self) -> Snapshot:
         """Everything one line needs, read now. Never raises."""
@@ -84,39 +152,37 @@ class Sampler:
             return self._psutil.snapshot()
         at_ns = time.monotonic_ns()
         wall = time.time()
-        proc = self.proc
-        scanner = self._scanner
-        containers = self._containers
-        diskstats = _guarded(lambda: readers.read_diskstats(proc))
+        diskstats = self._diskstats.value()
         whole_disks = self._current_whole_disks(diskstats)  # also renews the containers' disk numbers
+        containers = self._containers
         return Snapshot(
             monotonic_ns=at_ns,
             wall=wall,
             host=self.host,
-            stat=_guarded(lambda: readers.read_proc_stat(proc)),
-            meminfo=_guarded(lambda: readers.read_meminfo(proc)),
-            rss_bytes=None if scanner is None else _guarded(lambda: scanner.run_rss(self.root, self.argv0)),
-            disks=_guarded(lambda: readers.read_disks(self.dirs)),
+            stat=self._stat.value(),
+            meminfo=self._meminfo.value(),
+            rss_bytes=self._rss.value(),
+            disks=self._disks.value(),
             diskstats=diskstats,
             whole_disks=whole_disks,
-            net=_guarded(lambda: readers.read_net_dev(proc)),
+            net=self._net.value(),
             containers_enabled=bool(self.cgroup),
-            containers=None if containers is None else _guarded(containers.read),
-            pressure=_guarded(lambda: read_pressure(proc)),
-            self_cpu=_guarded(_self_cpu) or 0.0,
+            containers=None if containers is None else containers.value(),
+            pressure=self._pressure.value(),
+            self_cpu=_self_cpu(),
             container_disks=self._container_disks,
         )
 
     def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
         names = None if diskstats is None else frozenset(device.name for device in diskstats.devices)
         if names is None or names != self._disk_names:
-            self._whole_disks = _guarded(lambda: readers.read_whole_disks(self.sys))
             self._disk_names = names
-            whole = self._whole_disks
-            if self._containers is not None:
-                self._container_disks = None if whole is None else _guarded(
-                    lambda: readers.read_device_numbers(self.sys, whole)
-                )
+            try:
+                self._whole_disks = whole = readers.read_whole_disks(self.sys)
+                if self._containers is not None:
+                    self._container_disks = None if whole is None else readers.read_device_numbers(self.sys, whole)
+            except Exception:  # no list: the skip list applies, as when /sys/block cannot be listed
+                self._whole_disks = self._container_disks = None
         return self._whole_disks
 
     def line(self) -> str:
@@ -130,3 +196,14 @@ class Sampler:
         self._prev = current
         return data
 
+    def close(self) -> None:
+        """Close the descriptors kept between lines (a later line would open what it needs again)."""
+        self._scanner.close()
+        if self._container_source is not None:
+            self._container_source.close()
+
+    def __enter__(self) -> Sampler:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
