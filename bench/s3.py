@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orca.sample.shell.s3 import MIN_PART_BYTES, Uploader, stage_of
+import urllib3
 from tests.s3.conftest import MotoServer, aws_environment
+
+from orca.sample.shell.s3 import Uploader, stage_of
 
 LINE_SECONDS = 5
 UPLOAD_SECONDS = 30
@@ -65,19 +67,33 @@ def whole_file_uploader(server: MotoServer, bucket: str, key: str, stage: Path) 
 
 
 def append_uploader(location: str, bucket: str, key: str, stage: Path) -> Callable[[], int]:
-    """The upload as it is: the sampler's own uploader, one round at a time; the bytes it sends are the new lines
-    (the whole file while it is under 5 MiB)."""
+    """The upload as it is: the sampler's own uploader, one round at a time; the bytes of the request bodies it
+    sends, counted on their way to urllib3."""
     uploader = Uploader(location, bucket, key, str(stage), UPLOAD_SECONDS)
-    sent_before = [0]
+    sent = [0]
+    real_urlopen = urllib3.PoolManager.urlopen
+
+    def counting(self: urllib3.PoolManager, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
+        sent[0] += int((kw.get("headers") or {}).get("Content-Length", 0))
+        return real_urlopen(self, method, url, redirect, **kw)
 
     def upload() -> int:
-        uploader.upload_if_changed()
-        size = whole_size(stage)
-        sent = size - sent_before[0] if sent_before[0] >= MIN_PART_BYTES else size
-        sent_before[0] = size
-        return sent
+        before = sent[0]
+        with patched(urllib3.PoolManager, "urlopen", counting):
+            uploader.upload_if_changed()
+        return sent[0] - before
 
     return upload
+
+
+@contextmanager
+def patched(owner: type, name: str, value: object) -> Iterator[None]:
+    real = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, real)
 
 
 def whole_size(stage: Path) -> int:
