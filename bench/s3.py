@@ -71,15 +71,16 @@ def append_uploader(location: str, bucket: str, key: str, stage: Path) -> Callab
     sends, counted on their way to urllib3."""
     uploader = Uploader(location, bucket, key, str(stage), UPLOAD_SECONDS)
     sent = [0]
-    real_urlopen = urllib3.PoolManager.urlopen
+    pool = urllib3.connectionpool.HTTPConnectionPool
+    real_urlopen = pool.urlopen
 
-    def counting(self: urllib3.PoolManager, method: str, url: str, redirect: bool = True, **kw: Any) -> Any:
+    def counting(self: urllib3.connectionpool.HTTPConnectionPool, method: str, url: str, *args: Any, **kw: Any) -> Any:
         sent[0] += int((kw.get("headers") or {}).get("Content-Length", 0))
-        return real_urlopen(self, method, url, redirect, **kw)
+        return real_urlopen(self, method, url, *args, **kw)
 
     def upload() -> int:
         before = sent[0]
-        with patched(urllib3.PoolManager, "urlopen", counting):
+        with patched(pool, "urlopen", counting):
             uploader.upload_if_changed()
         return sent[0] - before
 

@@ -96,9 +96,10 @@ def test_a_line_being_written_waits_for_the_next_upload(at: Fixture) -> None:
     assert multipart(at.etag())
 
 
-def test_nothing_new_sends_nothing(at: Fixture, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("count", [3, MIN_PART_BYTES // len(LINE) + 1])
+def test_nothing_new_sends_nothing(at: Fixture, monkeypatch: pytest.MonkeyPatch, count: int) -> None:
     uploader = at.uploader()
-    append(at.stage, lines(MIN_PART_BYTES // len(LINE) + 1))
+    append(at.stage, lines(count))
     uploader.upload_if_changed()
     requests = record_requests(monkeypatch)
     append(at.stage, LINE[:50])  # the file changed, but holds no new whole line

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import IO, Any, cast
+from typing import Any
 
 from orca.sample.shell.files import LineFile
 from orca.sample.shell.report import FailureReport, reason_of
@@ -221,10 +221,10 @@ class Uploader(threading.Thread):
         inode = os.fstat(fd).st_ino
         end = whole_lines_end(fd, os.fstat(fd).st_size)
         last = self._uploaded
-        if last is not None and last.inode == inode and MIN_PART_BYTES <= last.size <= end:
+        if last is not None and last.inode == inode:
             if last.size == end:
-                return last
-            if client.head(self._bucket, self._key) == (last.etag, last.size):
+                return last  # the file changed, but holds no new whole line
+            if MIN_PART_BYTES <= last.size < end and client.head(self._bucket, self._key) == (last.etag, last.size):
                 etag = client.append(self._bucket, self._key, last.etag, last.size, Span(fd, last.size, end))
                 if etag is not None:
                     return Uploaded(inode, end, etag)
@@ -316,24 +316,17 @@ class Answer:
 
 
 class S3Client:
-    """The few S3 requests the uploader makes, signed with botocore's SigV4 signer and credentials and sent with
-    urllib3 (which botocore itself uses).
+    """The few S3 requests the uploader makes, through botocore's own pieces: its credential chain, its SigV4
+    signer and its HTTP session (certificate bundle, proxies from the environment, timeouts), as a boto3 client
+    would make them.
 
-    A full boto3 client loads the description of every S3 operation and every AWS endpoint, about as much memory
-    as the rest of the sampler; this needs only the credential chain (environment, profile, container and instance
-    roles, web identity: botocore's own) and the endpoint settings (`AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, the
-    profile's `endpoint_url`)."""
+    A full client also loads the description of every S3 operation and every AWS endpoint, about as much memory as
+    the rest of the sampler; this needs none of it. The endpoint settings are botocore's too (`AWS_ENDPOINT_URL_S3`,
+    `AWS_ENDPOINT_URL`, the profile's `endpoint_url`)."""
 
-    def __init__(self, credentials: Any, endpoint: str | None, region: str) -> None:
-        import urllib3
-
-        self._credentials, self._endpoint, self._region = credentials, endpoint, region
-        self._http = urllib3.PoolManager(
-            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT_SECONDS, read=READ_TIMEOUT_SECONDS),
-            retries=urllib3.Retry(
-                total=MAX_ATTEMPTS - 1, redirect=False, raise_on_redirect=False, raise_on_status=False
-            ),
-        )
+    def __init__(self, credentials: Any, endpoint: str | None, region: str, verify: str | bool) -> None:
+        self._credentials, self._endpoint, self._region, self._verify = credentials, endpoint, region, verify
+        self._http: Any = None
 
     @classmethod
     def from_environment(cls) -> S3Client:
@@ -356,10 +349,40 @@ class S3Client:
             endpoint = ConfiguredEndpointProvider(
                 full_config=session.full_config, scoped_config=session.get_scoped_config(), client_name="s3"
             ).provide()
-        return cls(credentials, endpoint, session.get_config_variable("region") or "us-east-1")
+        region = session.get_config_variable("region") or "us-east-1"
+        return cls(credentials, endpoint, region, session.get_config_variable("ca_bundle") or True)
+
+    def _send(self, request: Any) -> Any:
+        from botocore.exceptions import ConnectionError as NoConnection
+        from botocore.exceptions import HTTPClientError
+        from botocore.httpsession import URLLib3Session
+        from botocore.utils import get_environ_proxies
+
+        if self._http is None:
+            self._http = URLLib3Session(
+                verify=self._verify,
+                proxies=get_environ_proxies(request.url),
+                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
+                max_pool_connections=1,
+            )
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                return self._http.send(request.prepare())
+            except (NoConnection, HTTPClientError):
+                # A kept-alive connection the store closed meanwhile, a timeout, a blip: once more, from the start.
+                if attempt == MAX_ATTEMPTS:
+                    raise
+                if isinstance(request.data, Span):
+                    request.data.seek(0)
+        raise AssertionError("unreachable")
 
     def _request(
-        self, method: str, bucket: str, key: str, query: str = "", headers: Mapping[str, str] | None = None,
+        self,
+        method: str,
+        bucket: str,
+        key: str,
+        query: str = "",
+        headers: Mapping[str, str] | None = None,
         body: Span | bytes = b"",
     ) -> Answer:
         from botocore.auth import S3SigV4Auth
@@ -373,13 +396,8 @@ class S3Client:
             S3SigV4Auth(self._credentials.get_frozen_credentials(), "s3", self._region).add_auth(request)
             if isinstance(body, Span):
                 body.seek(0)
-            sent = dict(request.headers.items()) | {"Content-Length": str(len(body))}
-            if method == "HEAD":
-                del sent["Content-Length"]
-            # urllib3 uses only a file's read, seek and tell, which a Span has.
-            sending = cast("IO[bytes]", body) if isinstance(body, Span) else body
-            response = self._http.request(method, url, body=sending or None, headers=sent)
-            answer = Answer(response.status, response.headers, response.data)
+            response = self._send(request)
+            answer = Answer(response.status_code, response.headers, response.content)
             # AWS answers a request to the wrong region with the bucket's region: ask there (once).
             moved = answer.headers.get("x-amz-bucket-region")
             if answer.status not in (301, 307, 400) or not moved or moved == self._region or self._endpoint:
