@@ -461,6 +461,28 @@ class S3Client:
     def _abort(self, bucket: str, key: str, upload: str) -> None:
         with contextlib.suppress(Exception):
             self._request("DELETE", bucket, key, f"uploadId={upload}")
+def _make_client() -> Any:
+    """A boto3 S3 client with boto3's own credential chain and endpoint settings (`AWS_ENDPOINT_URL`,
+    `AWS_ENDPOINT_URL_S3`), with timeouts and retries short enough that a dead endpoint cannot stall the end. For
+    reading objects back (the uploader has `S3Client`, which costs far less memory)."""
+    import logging
+
+    # Without a handler, Python prints library warnings (urllib3's, botocore's) to stderr: our one message per
+    # failure is the only thing the sampler should say there. Records still propagate to an embedder's handlers.
+    for name in ("boto3", "botocore", "s3transfer", "urllib3"):
+        logging.getLogger(name).addHandler(logging.NullHandler())
+
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        read_timeout=READ_TIMEOUT_SECONDS,
+        retries={"total_max_attempts": MAX_ATTEMPTS, "mode": "standard"},
+    )
+    return boto3.session.Session().client("s3", config=config)
+
+
 class S3Sink:
     """The `LineSink` of an `s3://BUCKET/KEY` location (docs/behaviour.md §4.3): lines are appended to
     `stage_of(location)` through `LineFile` (which applies `--keep`, §4.4, and the one-message rule for writes,
