@@ -330,13 +330,7 @@ class S3Client:
 
     @classmethod
     def from_environment(cls) -> S3Client:
-        import logging
-
-        # Without a handler, Python prints library warnings (urllib3's, botocore's) to stderr: our one message per
-        # failure is the only thing the sampler should say there. Records still propagate to an embedder's handlers.
-        for name in ("botocore", "urllib3"):
-            logging.getLogger(name).addHandler(logging.NullHandler())
-
+        _quiet("botocore", "urllib3")
         import botocore.session
         from botocore.configprovider import ConfiguredEndpointProvider
 
@@ -461,17 +455,20 @@ class S3Client:
     def _abort(self, bucket: str, key: str, upload: str) -> None:
         with contextlib.suppress(Exception):
             self._request("DELETE", bucket, key, f"uploadId={upload}")
+def _quiet(*libraries: str) -> None:
+    """Without a handler, Python prints library warnings (urllib3's, botocore's) to stderr: our one message per
+    failure is the only thing the sampler should say there. Records still propagate to an embedder's handlers."""
+    import logging
+
+    for name in libraries:
+        logging.getLogger(name).addHandler(logging.NullHandler())
+
+
 def _make_client() -> Any:
     """A boto3 S3 client with boto3's own credential chain and endpoint settings (`AWS_ENDPOINT_URL`,
     `AWS_ENDPOINT_URL_S3`), with timeouts and retries short enough that a dead endpoint cannot stall the end. For
     reading objects back (the uploader has `S3Client`, which costs far less memory)."""
-    import logging
-
-    # Without a handler, Python prints library warnings (urllib3's, botocore's) to stderr: our one message per
-    # failure is the only thing the sampler should say there. Records still propagate to an embedder's handlers.
-    for name in ("boto3", "botocore", "s3transfer", "urllib3"):
-        logging.getLogger(name).addHandler(logging.NullHandler())
-
+    _quiet("boto3", "botocore", "s3transfer", "urllib3")
     import boto3
     from botocore.config import Config
 
