@@ -1,11 +1,10 @@
 """`--out s3://BUCKET/KEY` (docs/behaviour.md §4.3, §4.4, §4.5, §2.4): lines go to a local staging file, and a
-background thread uploads the whole file to the location every `ORCA_SAMPLE_UPLOAD_SECONDS` and once more at the
-end.
+background thread brings the object level with it every `ORCA_SAMPLE_UPLOAD_SECONDS` and once more at the end: the
+whole file while the object is under 5 MiB, then only the new lines (README, "Writing to S3").
 
-boto3 is imported only inside the uploader thread (docs/behaviour.md §4.3): importing this module, or sampling to a
-file, never pays boto3's start-up time or memory, and even the first line of an `s3://` sampler is not delayed by it.
+botocore is imported only inside the uploader thread (docs/behaviour.md §4.3): importing this module, or sampling to
+a file, never pays its start-up time or memory, and even the first line of an `s3://` sampler is not delayed by it.
 """
-
 from __future__ import annotations
 
 import contextlib
