@@ -5,6 +5,7 @@ whole file while the object is under 5 MiB, then only the new lines (README, "Wr
 botocore is imported only inside the uploader thread (docs/behaviour.md §4.3): importing this module, or sampling to
 a file, never pays its start-up time or memory, and even the first line of an `s3://` sampler is not delayed by it.
 """
+
 from __future__ import annotations
 
 import contextlib
