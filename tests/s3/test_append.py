@@ -14,7 +14,7 @@ import pytest
 
 from orca.sample.shell import s3
 from orca.sample.shell.s3 import MIN_PART_BYTES, S3Client, Span, Uploader, stage_of, whole_lines_end
-from tests.s3.conftest import MotoServer
+from tests.s3.conftest import MotoServer, aws_environment
 
 # A sampler's line is about 450 bytes.
 LINE = b'{"v":1,"t":1796016198.738,"dt":5.0,' + b'"x":"' + b"m" * 400 + b'"}\n'
@@ -269,3 +269,39 @@ def test_a_span_reads_its_bytes_in_bounded_pieces_and_rewinds(tmp_path: Path) ->
         with pytest.raises(OSError, match="shrank"):
             while span.read(4096):
                 pass
+
+
+def test_signed_requests_are_accepted_for_a_key_with_awkward_characters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server that checks every request's signature after its first four (moto's INITIAL_NO_AUTH_ACTION_COUNT): a
+    # path signed otherwise than the server reads it is refused (SignatureDoesNotMatch), for the PUT as for the
+    # multipart requests and the copy source.
+    server = MotoServer(tmp_path, {"INITIAL_NO_AUTH_ACTION_COUNT": "4"})
+    server.start()
+    try:
+        bucket = server.new_bucket()  # 1
+        iam = server.client("iam")
+        iam.create_user(UserName="writer")  # 2
+        policy = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}'
+        iam.put_user_policy(UserName="writer", PolicyName="s3", PolicyDocument=policy)  # 3
+        key = iam.create_access_key(UserName="writer")["AccessKey"]  # 4
+        for name, value in aws_environment(dict(os.environ), server.url, tmp_path, credentials=False).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", key["AccessKeyId"])
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", key["SecretAccessKey"])
+        at = Fixture(server, bucket, "p q/ü+é=x~y;z(1).jsonl")
+        uploader = at.uploader()
+        append(at.stage, lines(MIN_PART_BYTES // len(LINE) + 1))
+        uploader.upload_if_changed()
+        append(at.stage, lines(2))
+        uploader.upload_if_changed()
+        import boto3
+
+        reader = boto3.session.Session().client("s3")  # the writer's key, from the environment
+        got = reader.get_object(Bucket=bucket, Key=at.key)
+        body = got["Body"].read()
+    finally:
+        server.stop()
+    assert body == at.stage.read_bytes()
+    assert multipart(got["ETag"])
