@@ -305,3 +305,45 @@ def test_signed_requests_are_accepted_for_a_key_with_awkward_characters(
         server.stop()
     assert body == at.stage.read_bytes()
     assert multipart(got["ETag"])
+
+
+class FakeResponse:
+    def __init__(self, status: int, headers: dict[str, str], content: bytes = b"") -> None:
+        self.status_code, self.headers, self.content = status, headers, content
+
+
+def test_a_bucket_in_another_aws_region_is_asked_again_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AWS answers a request signed for the wrong region with the bucket's region (x-amz-bucket-region); the
+    # request is made again at that region's endpoint, signed for it, as boto3's client does.
+    from botocore.credentials import Credentials
+
+    sent: list[tuple[str, str]] = []
+    answers = [
+        FakeResponse(301, {"x-amz-bucket-region": "eu-west-1"}, b"<Error><Code>PermanentRedirect</Code></Error>"),
+        FakeResponse(200, {"ETag": '"abc"', "Content-Length": "7"}),
+    ]
+
+    def send(self: S3Client, request: Any) -> FakeResponse:
+        sent.append((request.url, str(request.headers["Authorization"])))
+        return answers.pop(0)
+
+    monkeypatch.setattr(S3Client, "_send", send)
+    client = S3Client(Credentials("AKID", "SECRET"), None, "us-east-1", True)
+    assert client.head("logs", "p/7.jsonl") == ('"abc"', 7)
+    assert [url for url, _ in sent] == [
+        "https://logs.s3.us-east-1.amazonaws.com/p/7.jsonl",
+        "https://logs.s3.eu-west-1.amazonaws.com/p/7.jsonl",
+    ]
+    assert "/us-east-1/s3/aws4_request" in sent[0][1] and "/eu-west-1/s3/aws4_request" in sent[1][1]
+
+
+def test_a_configured_endpoint_is_never_redirected(monkeypatch: pytest.MonkeyPatch) -> None:
+    from botocore.credentials import Credentials
+
+    def send(self: S3Client, request: Any) -> FakeResponse:
+        return FakeResponse(301, {"x-amz-bucket-region": "eu-west-1"}, b"<Error><Code>PermanentRedirect</Code></Error>")
+
+    monkeypatch.setattr(S3Client, "_send", send)
+    client = S3Client(Credentials("AKID", "SECRET"), "http://127.0.0.1:9", "us-east-1", True)
+    with pytest.raises(s3.S3Error, match="PermanentRedirect"):
+        client.head("logs", "k")
