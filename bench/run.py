@@ -186,6 +186,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--lines", type=int, default=200, help="lines per CPU measurement")
     parser.add_argument("--quick", action="store_true", help="fewer repeats and smaller populations")
     parser.add_argument("--readers", action="store_true", help="only the /proc and psutil readers' CPU per line")
+    parser.add_argument("--s3", action="store_true", help="then bench/s3.py: S3 upload costs over 1-48 h (minutes)")
     args = parser.parse_args(argv)
     repeats = 2 if args.quick else args.repeats
     populations = (400,) if args.quick else (400, 4000)
@@ -277,6 +278,11 @@ def main(argv: list[str]) -> int:
     from bench.metrics import report
 
     report(row, 1 if args.quick else 3, 50_000 if args.quick else 200_000)
+
+    if args.s3:
+        from bench.s3 import main as s3_figures
+
+        s3_figures([])
     return 0
 
 
