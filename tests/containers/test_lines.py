@@ -76,11 +76,11 @@ def ui(usage_usec: int) -> CgroupFiles:
 
 @pytest.mark.timeout(60)
 def test_two_lines_over_a_changing_tree(tmp_path: Path) -> None:
-    """docs/behaviour.md §3.8, §3.9: cpu.stat, memory.events and /proc/pressure change between lines; a
-    container is removed and another appears. Worked by hand (µs): postgres usage 1 000 000 → 1 060 000 →
-    1 150 000 (Δ 60 000, 90 000), oom_kill 0 → 2 → 3; ui usage 5 000 000 → 5 015 000 (Δ 15 000), then its directory is removed; scheduler appears in
-    line 2 (cpu 0.0: no previous reading). Pressure `some` totals: cpu 10 000 000 → +30 000 → +45 000; memory
-    2 000 000 → +0, then its file is gone (left out); io 50 000 000 → +12 000 → +3 000."""
+    """docs/behaviour.md §3.8, §3.9: cpu.stat, memory.events and /proc/pressure change between lines; a container is
+    removed and another appears. Worked by hand (µs): postgres usage 1 000 000 → 1 060 000 → 1 150 000
+    (Δ 60 000, 90 000), oom_kill 0 → 2 → 3; ui usage 5 000 000 → 5 015 000 (Δ 15 000), then its directory is
+    removed; scheduler appears in line 2 (cpu 0.0: no previous reading). Pressure `some` totals: cpu 10 000 000 →
+    +30 000 → +45 000; memory 2 000 000 → +0, then its file is gone (left out); io 50 000 000 → +12 000 → +3 000."""
     cgroup, names, proc, dirs = tmp_path / "cgroup", tmp_path / "names", tmp_path / "proc", tmp_path / "dirs"
     dirs.mkdir()
     host_cgroup_noise(cgroup)
