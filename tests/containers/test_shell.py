@@ -256,7 +256,7 @@ def test_read_pressure_missing_file_left_out_and_no_psi_none(tmp_path: Path) -> 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/pressure"), reason="this kernel has no PSI")
 def test_read_pressure_on_this_machine() -> None:
-    """This machine (Linux 6.18.44-fc-v857, x86_64) has PSI: all three files, totals that never go down."""
+    """docs/behaviour.md §3.9 on a kernel with PSI (skipped without): all three files, totals that never go down."""
     first = read_pressure().unwrap()
     second = read_pressure().unwrap()
     assert first is not None and second is not None
