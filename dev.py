@@ -54,7 +54,8 @@ def compile_sources() -> None:
 
     An editable install imports src/ directly; where PYTHONDONTWRITEBYTECODE is set (CI images often set it) no
     .pyc is ever written, and every start of the sampler, in the tests and the benchmarks too, compiles each module
-    again: about 35 ms of the 0.35 s a first line may take (issue 5). Python still reads .pyc files it finds."""
+    again, a cost large beside the 0.2 s to the first line (docs/behaviour.md §2.2). Python still reads .pyc files it
+    finds."""
     subprocess.run([str(BIN / "python"), "-m", "compileall", "-q", str(HERE / "src")], cwd=HERE, check=True)
 
 

@@ -1,4 +1,5 @@
-"""The baseline of issue 5: the sampler a Python user writes with psutil, writing the seed's line to a file.
+"""The baseline of the benchmarks (README, Performance): the sampler a Python user writes with psutil, writing the
+line of docs/behaviour.md §3 (without the extensions) to a file.
 
 It takes the same readings as `orca sample` (per-core CPU times, memory, swap, disk usage of the directories, whole
 disks' and interfaces' counters, the run's tree by `Process.children(recursive=True)` and `memory_info()`) at the

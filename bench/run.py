@@ -1,4 +1,5 @@
-"""The benchmarks of issue 5: `orca sample` against a psutil sampler, interleaved in one run, medians of repeats.
+"""The benchmarks (README, Performance): `orca sample` against a psutil sampler, interleaved in one run, medians of
+repeats.
 
     python3 dev.py bench [--repeats N] [--quick]      (that is: .venv/bin/python -m bench.run ...)
 

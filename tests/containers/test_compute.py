@@ -1,4 +1,4 @@
-"""The pure container and pressure arithmetic (SPEC 3.8, issue 4), with values worked out by hand."""
+"""The pure container and pressure arithmetic (docs/behaviour.md §3.8, §3.9), with values worked out by hand."""
 
 from __future__ import annotations
 
@@ -40,14 +40,15 @@ def reading(
 
 
 def test_memory_is_docker_stats_and_nocache_drops_all_file_cache() -> None:
-    """SPEC 3.8: mem = memory.current − inactive_file; issue 4: mem_nocache also less active_file."""
+    """docs/behaviour.md §3.8: mem = memory.current − inactive_file; mem_nocache also less active_file."""
     [entry] = container_entries(None, (reading(ID_POSTGRES, "postgres", 10),), 5.0)
     assert entry.mem == 350 * MIB  # 400 − 50
     assert entry.mem_nocache == 320 * MIB  # 400 − 30 − 50
 
 
 def test_memory_never_below_zero_when_cache_outgrows_current() -> None:
-    """The files are read one after another, so the stat can be ahead of memory.current: clamp at 0 (SPEC 3.8)."""
+    """The files are read one after another, so the stat can be ahead of memory.current: clamp at 0 (docs/behaviour.md
+    §3.8)."""
     racy = reading(ID_POSTGRES, "postgres", 10, current=10 * MIB, active_file=8 * MIB, inactive_file=12 * MIB)
     [entry] = container_entries(None, (racy,), 5.0)
     assert (entry.mem, entry.mem_nocache) == (0, 0)
@@ -59,7 +60,7 @@ def test_missing_cache_keys_count_zero() -> None:
 
 
 def test_cpu_is_percent_of_one_core_over_dt() -> None:
-    """issue 4: 100 × Δusage_usec / (dt × 10⁶). 7 500 000 µs over 5 s = 1.5 cores = 150 %."""
+    """docs/behaviour.md §3.8: 100 × Δusage_usec / (dt × 10⁶). 7 500 000 µs over 5 s = 1.5 cores = 150 %."""
     before = (reading(ID_POSTGRES, "postgres", 1_000_000), reading(ID_UI, "ui", 20_000))
     after = (reading(ID_POSTGRES, "postgres", 8_500_000), reading(ID_UI, "ui", 70_000))
     entries = container_entries(before, after, 5.0)
@@ -85,7 +86,8 @@ def test_cpu_matches_by_id_not_by_name_or_position() -> None:
 
 
 def test_sorted_by_name_and_oom_kill_from_memory_events() -> None:
-    """SPEC 3.8: sorted by name (not id); oom_kill is memory.events' count so far, None without the file/key."""
+    """docs/behaviour.md §3.8: sorted by name (not id); oom_kill is memory.events' count so far, None without the
+    file/key."""
     cur = (
         reading(ID_UI, "ui", 1, events={"low": 0, "oom": 2, "oom_kill": 2}),
         reading(ID_POSTGRES, "postgres", 1, events={"low": 0}),
@@ -213,7 +215,7 @@ def pressure(some_total_us: int, full: bool = True) -> Pressure:
 
 
 def test_pressure_is_percent_of_dt_stalled() -> None:
-    """issue 4: 100 × Δsome.total / (dt × 10⁶): 250 ms of 5 s = 5 %, 1 s = 20 %, 0 = 0 %."""
+    """docs/behaviour.md §3.9: 100 × Δsome.total / (dt × 10⁶): 250 ms of 5 s = 5 %, 1 s = 20 %, 0 = 0 %."""
     before = {"cpu": pressure(1_000_000, full=False), "memory": pressure(40), "io": pressure(7_000_000)}
     after = {"cpu": pressure(1_250_000, full=False), "memory": pressure(40), "io": pressure(8_000_000)}
     assert pressure_share(before, after, 5.0) == PressureShare(cpu=5.0, memory=0.0, io=20.0)

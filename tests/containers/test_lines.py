@@ -1,8 +1,9 @@
-"""Whole lines with containers and pressure, through the real Sampler and the real command (issue 4, SPEC 3.1, 3.8).
+"""Whole lines with containers and pressure, through the real Sampler and the real command (docs/behaviour.md
+§3.1, §3.8, §3.9).
 
 dt comes from the clock, so every rate is checked against the line's own `dt`: that is printed to 3 decimals
-(SPEC 3.2), so the true dt lies within ±0.0005 s of it and the printed rate (one decimal, SPEC 3.3's fixed1)
-between the rates those two ends give, rounded the same way.
+(docs/behaviour.md §3.2), so the true dt lies within ±0.0005 s of it and the printed rate (one decimal, §3.1's
+fixed1) between the rates those two ends give, rounded the same way.
 """
 
 from __future__ import annotations
@@ -75,11 +76,11 @@ def ui(usage_usec: int) -> CgroupFiles:
 
 @pytest.mark.timeout(60)
 def test_two_lines_over_a_changing_tree(tmp_path: Path) -> None:
-    """issue 4: cpu.stat, memory.events and /proc/pressure change between lines; a container is removed and another
-    appears. Worked by hand (µs): postgres usage 1 000 000 → 1 060 000 → 1 150 000 (Δ 60 000, 90 000), oom_kill
-    0 → 2 → 3; ui usage 5 000 000 → 5 015 000 (Δ 15 000), then its directory is removed; scheduler appears in
-    line 2 (cpu 0.0: no previous reading). Pressure `some` totals: cpu 10 000 000 → +30 000 → +45 000; memory
-    2 000 000 → +0, then its file is gone (left out); io 50 000 000 → +12 000 → +3 000."""
+    """docs/behaviour.md §3.8, §3.9: cpu.stat, memory.events and /proc/pressure change between lines; a container is
+    removed and another appears. Worked by hand (µs): postgres usage 1 000 000 → 1 060 000 → 1 150 000
+    (Δ 60 000, 90 000), oom_kill 0 → 2 → 3; ui usage 5 000 000 → 5 015 000 (Δ 15 000), then its directory is
+    removed; scheduler appears in line 2 (cpu 0.0: no previous reading). Pressure `some` totals: cpu 10 000 000 →
+    +30 000 → +45 000; memory 2 000 000 → +0, then its file is gone (left out); io 50 000 000 → +12 000 → +3 000."""
     cgroup, names, proc, dirs = tmp_path / "cgroup", tmp_path / "names", tmp_path / "proc", tmp_path / "dirs"
     dirs.mkdir()
     host_cgroup_noise(cgroup)
@@ -103,7 +104,7 @@ def test_two_lines_over_a_changing_tree(tmp_path: Path) -> None:
     time.sleep(0.3)
     second = json.loads(sampler.line())
 
-    # SPEC 3.1 (and issue 4: pressure after self_cpu); the fixture proc has no stat/meminfo/...: those are null.
+    # docs/behaviour.md §3.1 (pressure after self_cpu); the fixture proc has no stat/meminfo/...: those are null.
     keys = ["v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net", "containers", "self_cpu", "pressure"]
     assert list(first) == list(second) == keys
 
@@ -141,21 +142,22 @@ def test_the_bounds_helper_is_not_vacuous() -> None:
 
 
 def test_without_cgroup_no_containers_key_and_without_psi_no_pressure_key(tmp_path: Path) -> None:
-    """SPEC 3.1: `containers` only with --cgroup; issue 4: no `pressure` key on a kernel without PSI."""
+    """docs/behaviour.md §3.1: `containers` only with --cgroup; §3.9: no `pressure` key on a kernel without PSI."""
     (tmp_path / "proc").mkdir()
     line = json.loads(Sampler(0, "", [str(tmp_path)], proc=str(tmp_path / "proc")).line())
     assert "containers" not in line and "pressure" not in line
 
 
 def test_an_unlistable_cgroup_root_is_null(tmp_path: Path) -> None:
-    """SPEC 3.10: the containers section is null when its root cannot be read; the line is still written."""
+    """docs/behaviour.md §3.10: the containers section is null when its root cannot be read; the line is still
+    written."""
     line = json.loads(Sampler(0, "", [str(tmp_path)], cgroup=str(tmp_path / "gone"), proc=str(tmp_path)).line())
     assert line["containers"] is None
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/pressure"), reason="this kernel has no PSI")
 def test_the_live_line_has_three_pressure_values(tmp_path: Path) -> None:
-    """issue 4, on this machine (Linux 6.18.44-fc-v857, x86_64, 2 cores), which has /proc/pressure."""
+    """docs/behaviour.md §3.9 on this machine's own kernel, when it has /proc/pressure."""
     sampler = Sampler(0, "", [str(tmp_path)])
     time.sleep(0.2)
     line = json.loads(sampler.line())
@@ -167,7 +169,7 @@ def test_the_live_line_has_three_pressure_values(tmp_path: Path) -> None:
 @pytest.mark.timeout(120)
 @pytest.mark.requires_proc  # containers are read by the /proc readers only
 def test_the_command_never_shows_a_secret(tmp_path: Path) -> None:
-    """SPEC 3.8 / issue 4 through the real command: every kind of names file at once; the secrets in a container's
+    """docs/behaviour.md §3.8 through the real command: every kind of names file at once; the secrets in a container's
     Env appear in no line, on neither stream; the huge file and the /dev/zero link cost nothing but a fallback."""
     cgroup, names = tmp_path / "cgroup", tmp_path / "containers"
     tree_for_names(cgroup)

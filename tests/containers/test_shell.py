@@ -1,4 +1,5 @@
-"""Reading containers and pressure from fixture trees and from this machine (SPEC 3.8, 3.10, 7; issue 4).
+"""Reading containers and pressure from fixture trees and from this machine (docs/behaviour.md §3.8, §3.9,
+§3.10, §7).
 
 The trees are written by `fixtures.py` in the kernel's formats; the expected values beside each test are worked out
 by hand from the numbers written.
@@ -50,7 +51,8 @@ def both_layouts(root: Path) -> None:
 
 
 def test_container_ids_both_layouts_sorted_by_id(tmp_path: Path) -> None:
-    """SPEC 6 / 3.8: (id, directory) from `system.slice/docker-<id>.scope` and `docker/<id>`, sorted by id."""
+    """docs/behaviour.md §6, §3.8: (id, directory) from `system.slice/docker-<id>.scope` and `docker/<id>`, sorted by
+    id."""
     both_layouts(tmp_path)
     assert container_ids(str(tmp_path)) == [
         (ID_UI, str(cgroupfs_dir(tmp_path, ID_UI))),
@@ -60,7 +62,8 @@ def test_container_ids_both_layouts_sorted_by_id(tmp_path: Path) -> None:
 
 
 def test_container_ids_ignore_what_is_not_a_docker_container(tmp_path: Path) -> None:
-    """Not 64 hex, the wrong layout's name in a directory, or a plain file: none is a container (SPEC 6)."""
+    """Not 64 hex, the wrong layout's name in a directory, or a plain file: none is a container (docs/behaviour.md
+    §6)."""
     host_cgroup_noise(tmp_path)
     (tmp_path / "system.slice" / f"docker-{ID_UI[:63]}.scope").mkdir()  # 63 characters
     (tmp_path / "system.slice" / ID_UI).mkdir()  # cgroupfs name under the systemd slice
@@ -72,7 +75,8 @@ def test_container_ids_ignore_what_is_not_a_docker_container(tmp_path: Path) -> 
 
 
 def test_container_ids_of_a_missing_root_is_empty_and_source_is_none(tmp_path: Path) -> None:
-    """The seed's function gives an empty list; the reader says None, so the line's `containers` is null (3.10)."""
+    """`container_ids` gives an empty list (docs/behaviour.md §6); the reader says None, so the line's `containers`
+    is null (§3.10)."""
     missing = str(tmp_path / "nowhere")
     assert container_ids(missing) == []
     assert ContainerSource(missing, "").read() is None
@@ -81,7 +85,7 @@ def test_container_ids_of_a_missing_root_is_empty_and_source_is_none(tmp_path: P
 
 
 def test_readings_from_both_layouts_with_fallback_names(tmp_path: Path) -> None:
-    """Without --names every container is the first 12 characters of its id (SPEC 3.8)."""
+    """Without --names every container is the first 12 characters of its id (docs/behaviour.md §3.8)."""
     both_layouts(tmp_path)
     readings = ContainerSource(str(tmp_path), "").read()
     assert readings is not None
@@ -103,7 +107,7 @@ def names_directory(names: Path) -> None:
     # ID_UI: no directory at all (missing)
     write_config(names, ID_MALFORMED, '{"Name": "/half-writ')  # malformed: cut off mid-write
     write_config(names, ID_SECRETIVE, config_v2("vault", SECRET_ENV))  # secrets in Env
-    # 5 MiB: valid JSON with a name, but over the 1 MiB bound, so it must not be read (SPEC 3.8)
+    # 5 MiB: valid JSON with a name, but over the 1 MiB bound, so it must not be read (docs/behaviour.md §3.8)
     write_config(names, ID_HUGE, config_v2("huge", ["PAD=" + "x" * (5 * MIB)]))
     link = names / ID_ZERO / "config.v2.json"  # a link to a device that never ends
     link.parent.mkdir(parents=True)
@@ -117,7 +121,8 @@ def tree_for_names(cgroup: Path) -> None:
 
 @pytest.mark.timeout(30)
 def test_names_good_missing_malformed_secret_huge_and_dev_zero(tmp_path: Path) -> None:
-    """SPEC 3.8: the name from a good file; the id's first 12 characters for every file that can't give one."""
+    """docs/behaviour.md §3.8: the name from a good file; the id's first 12 characters for every file that can't give
+    one."""
     cgroup, names = tmp_path / "cgroup", tmp_path / "containers"
     tree_for_names(cgroup)
     names_directory(names)
@@ -147,7 +152,7 @@ def test_a_fifo_config_does_not_block(tmp_path: Path) -> None:
 
 
 def test_names_are_read_once_per_id_and_fallback_cached(tmp_path: Path) -> None:
-    """SPEC 3.8: read once per id and cached, the fallback too: a later change to the file is not seen."""
+    """docs/behaviour.md §3.8: read once per id and cached, the fallback too: a later change to the file is not seen."""
     cgroup, names = tmp_path / "cgroup", tmp_path / "containers"
     write_cgroup(systemd_dir(cgroup, ID_POSTGRES), FILES)
     write_cgroup(systemd_dir(cgroup, ID_UI), FILES)
@@ -163,7 +168,8 @@ def test_names_are_read_once_per_id_and_fallback_cached(tmp_path: Path) -> None:
 
 
 def test_a_container_removed_between_two_reads_is_left_out(tmp_path: Path) -> None:
-    """issue 4: a container that vanishes is left out of that line and its series ends; nothing is raised."""
+    """docs/behaviour.md §3.8: a container that vanishes is left out of that line and its series ends; nothing is
+    raised."""
     both_layouts(tmp_path)
     source = ContainerSource(str(tmp_path), "")
     first = source.read()
@@ -193,7 +199,7 @@ def test_a_container_vanishing_mid_listing_is_left_out(tmp_path: Path) -> None:
     ],
 )
 def test_a_container_whose_memory_files_do_not_parse_is_left_out(tmp_path: Path, file: str, content: str) -> None:
-    """SPEC 3.8: a container whose files do not parse is left out of that line; the others stay."""
+    """docs/behaviour.md §3.8: a container whose files do not parse is left out of that line; the others stay."""
     both_layouts(tmp_path)
     (systemd_dir(tmp_path, ID_SCHEDULER) / file).write_text(content)
     readings = ContainerSource(str(tmp_path), "").read()
@@ -201,7 +207,7 @@ def test_a_container_whose_memory_files_do_not_parse_is_left_out(tmp_path: Path,
 
 
 def test_optional_files_missing_give_none(tmp_path: Path) -> None:
-    """No memory.events: oom_kill is left out (issue 4); no cpu.stat: no usage, so cpu reads 0.0."""
+    """No memory.events: oom_kill is left out (docs/behaviour.md §3.8); no cpu.stat: no usage, so cpu reads 0.0."""
     write_cgroup(cgroupfs_dir(tmp_path, ID_UI), CgroupFiles(4096, 0, 0, oom_kill=None, usage_usec=None))
     readings = ContainerSource(str(tmp_path), "").read()
     assert readings is not None
@@ -210,7 +216,7 @@ def test_optional_files_missing_give_none(tmp_path: Path) -> None:
 
 
 def test_read_bounded_limits(tmp_path: Path) -> None:
-    """1 MiB is read; one byte more is unparsable; devices and directories are refused (SPEC 3.8)."""
+    """1 MiB is read; one byte more is unparsable; devices and directories are refused (docs/behaviour.md §3.8)."""
     exact, over = tmp_path / "exact", tmp_path / "over"
     exact.write_bytes(b"a" * READ_LIMIT)
     over.write_bytes(b"a" * (READ_LIMIT + 1))
@@ -235,7 +241,8 @@ def test_read_pressure_from_a_fixture_proc(tmp_path: Path) -> None:
 
 
 def test_read_pressure_missing_file_left_out_and_no_psi_none(tmp_path: Path) -> None:
-    """issue 4: a missing file is left out; no /proc/pressure (a kernel without PSI) or nothing parses: None."""
+    """docs/behaviour.md §3.9: a missing file is left out; no /proc/pressure (a kernel without PSI) or nothing parses:
+    None."""
     write_pressure(tmp_path, cpu=10, memory=None, io=20)
     found = read_pressure(str(tmp_path)).unwrap()
     assert found is not None and sorted(found) == ["cpu", "io"]
@@ -249,7 +256,7 @@ def test_read_pressure_missing_file_left_out_and_no_psi_none(tmp_path: Path) -> 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/pressure"), reason="this kernel has no PSI")
 def test_read_pressure_on_this_machine() -> None:
-    """This machine (Linux 6.18.44-fc-v857, x86_64) has PSI: all three files, totals that never go down."""
+    """docs/behaviour.md §3.9 on a kernel with PSI (skipped without): all three files, totals that never go down."""
     first = read_pressure().unwrap()
     second = read_pressure().unwrap()
     assert first is not None and second is not None

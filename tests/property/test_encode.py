@@ -135,7 +135,8 @@ def test_every_section_decodes_to_its_values(line: Line) -> None:
 
 @given(lines)
 def test_containers_sorted_by_name_with_oom_kill_only_when_known(line: Line) -> None:
-    """docs/behaviour.md §3.8: `{"name","mem","cpu","mem_nocache"[,"oom_kill"]}`, sorted by name; null if unread."""
+    """docs/behaviour.md §3.8: `name`, `mem`, `cpu`, `mem_nocache`, then each of `oom_kill`, `throttled`, `mem_max`,
+    `pids`, `io`, `net` only when known, sorted by name; null if unread."""
     document = decode(encode_line(line))
     if not line.containers_enabled:
         assert "containers" not in document

@@ -43,7 +43,8 @@ README_SAMPLE = Sample(
     pressure=PressureShare(cpu=1.2, memory=0.0, io=3.4),
 )
 
-# A line of the seed's sampler: no extensions, `containers` with name and mem only, every section it could not read
+# A line as the sampler wrote it before the extensions (docs/behaviour.md §3.8, §3.9): no extensions, `containers` with
+# name and mem only, every section it could not read
 # written null.
 SEED_LINE = (
     '{"v":1,"t":1700000000.5,"dt":0.201,"host":"h","cores":null,"cpu":null,"mem":null,"disk":null,"io":null,'
