@@ -79,7 +79,7 @@ def test_the_runs_memory_is_the_commands(tmp_path: Path) -> None:
     assert max(rss) >= 64 << 20
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_signals_go_on_to_the_command_and_the_last_line_is_still_written(tmp_path: Path, signum: int) -> None:
     out, ready, got = tmp_path / "m.jsonl", tmp_path / "ready", tmp_path / "got"
     child = (
@@ -90,6 +90,7 @@ def test_signals_go_on_to_the_command_and_the_last_line_is_still_written(tmp_pat
         "    sys.exit(7)\n"
         "signal.signal(signal.SIGTERM, stop)\n"
         "signal.signal(signal.SIGINT, stop)\n"
+        "signal.signal(signal.SIGHUP, stop)\n"
         f"pathlib.Path({str(ready)!r}).touch()\n"
         "time.sleep(60)\n"
     )

@@ -15,7 +15,7 @@ from orca.sample.shell.sink import S3_SCHEME
 from orca.sample.shell.stdio import occupy_closed_standard_fds
 
 USAGE = (
-    "orca sample --out <location> [--pid PID] [--until FILE] [--match PATH]\n"
+    "orca sample --out <location> [--pid PID] [--until FILE] [--match ARGV0]\n"
     "            [--dirs D,...] [--seconds S] [--count N] [--keep N]\n"
     "            [--cgroup DIR] [--names DIR] [-- COMMAND [ARGS...]]"
 )
@@ -171,8 +171,7 @@ def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
             if command is not None:
                 _check_command(options, command)
         except _Help:
-            _parser().print_help(sys.stdout)
-            return 0
+            return 0  # argparse's help action has printed it
         except _Malformed as malformed:
             reason = " ".join(str(malformed).split()) or "malformed command line"
             say(f"{reason}\nusage: {USAGE}")

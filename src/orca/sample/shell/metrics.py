@@ -51,8 +51,7 @@ def metrics_main(args: list[str]) -> int:
         options = _parser().parse_args(args)
         if options.plot is not None and not options.plot.lower().endswith(PLOT_SUFFIXES):
             raise _Malformed(f"--plot: the file must end with .png, .svg or .pdf: {options.plot!r}")
-    except _Help:
-        _parser().print_help(sys.stdout)
+    except _Help:  # argparse's help action has printed it
         return 0
     except _Malformed as malformed:
         _say(f"orca metrics: {' '.join(str(malformed).split())}\nusage: {USAGE}")

@@ -1,8 +1,8 @@
 """`orca sample [FLAGS] -- COMMAND [ARGS...]`: run COMMAND as a child, sample it as `--pid` of it, and exit with its
 status (README, "Sampling a command").
 
-COMMAND keeps the sampler's standard input, output and error. SIGINT and SIGTERM that reach the sampler are passed
-on to COMMAND instead of ending sampling, so the line written when COMMAND ends is still written.
+COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler are
+passed on to COMMAND instead of ending sampling, so the line written when COMMAND ends is still written.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from types import FrameType
 
 from orca.sample.shell.report import reason_of, say
 
-FORWARDED = (signal.SIGINT, signal.SIGTERM)
+FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 NOT_FOUND = 127
 NOT_EXECUTABLE = 126
 """The statuses a shell gives a command it cannot find or cannot run."""
@@ -33,7 +33,8 @@ def exit_status(returncode: int) -> int:
 
 
 class _Forwarder:
-    """Passes SIGINT and SIGTERM on to the child; one that arrives before the child exists is passed on at start."""
+    """Passes SIGINT, SIGTERM and SIGHUP on to the child; one that arrives before the child exists is passed on at
+    start."""
 
     def __init__(self) -> None:
         self.pid = 0
