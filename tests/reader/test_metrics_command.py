@@ -160,6 +160,7 @@ def test_orca_help_lists_the_commands() -> None:
     assert alone.returncode == 2 and "  metrics " in alone.stderr and "orca: no command" in alone.stderr
     metrics_help = subprocess.run([str(ORCA), "metrics", "--help"], capture_output=True, text=True, timeout=30)
     assert metrics_help.returncode == 0 and "--plot" in metrics_help.stdout
+    assert metrics_help.stdout.count("usage:") == 1
 
 
 def test_humanised_sizes() -> None:

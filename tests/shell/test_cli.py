@@ -112,7 +112,9 @@ def test_console_script_dispatches_sample(tmp_path: Path) -> None:
 
 def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert sample_main(["orca", "sample", "--help"]) == 0
-    assert "--keep" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "--keep" in out
+    assert out.count("usage:") == 1  # printed once, not again after argparse's own help action
 
 
 @pytest.mark.parametrize(
