@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import urllib3
-from tests.s3.conftest import MotoServer, aws_environment
+from tests.moto_server import MotoServer, aws_environment
 
 from orca.sample.shell.s3 import Uploader, stage_of
 

@@ -284,3 +284,26 @@ def in_own_network_namespace(script: str = "exec sleep 3600") -> Iterator[int | 
         if process is not None:
             process.kill()
             process.wait()
+
+
+MIB = 1 << 20
+FILES = CgroupFiles(memory_current=400 * MIB, active_file=30 * MIB, inactive_file=50 * MIB, oom_kill=1, usage_usec=7)
+"""A container's cgroup files as the shell tests write them."""
+
+
+def names_directory(names: Path) -> None:
+    """Every kind of config.v2.json the issue lists, one per container."""
+    write_config(names, ID_POSTGRES, config_v2("postgres"))  # good
+    # ID_UI: no directory at all (missing)
+    write_config(names, ID_MALFORMED, '{"Name": "/half-writ')  # malformed: cut off mid-write
+    write_config(names, ID_SECRETIVE, config_v2("vault", SECRET_ENV))  # secrets in Env
+    # 5 MiB: valid JSON with a name, but over the 1 MiB bound, so it must not be read (docs/behaviour.md §3.8)
+    write_config(names, ID_HUGE, config_v2("huge", ["PAD=" + "x" * (5 * MIB)]))
+    link = names / ID_ZERO / "config.v2.json"  # a link to a device that never ends
+    link.parent.mkdir(parents=True)
+    link.symlink_to("/dev/zero")
+
+
+def tree_for_names(cgroup: Path) -> None:
+    for container_id in (ID_POSTGRES, ID_UI, ID_MALFORMED, ID_SECRETIVE, ID_HUGE, ID_ZERO):
+        write_cgroup(systemd_dir(cgroup, container_id), FILES)

@@ -33,12 +33,13 @@ from .fixtures import (
     cgroupfs_dir,
     config_v2,
     host_cgroup_noise,
+    names_directory,
     systemd_dir,
+    tree_for_names,
     write_cgroup,
     write_config,
     write_pressure,
 )
-from .test_shell import names_directory, tree_for_names
 
 MIB = 1 << 20
 REPO = Path(__file__).resolve().parents[2]

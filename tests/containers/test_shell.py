@@ -18,6 +18,7 @@ from orca.sample.shell.containers import READ_LIMIT, ContainerSource, container_
 from orca.sample.shell.pressure import read_pressure
 
 from .fixtures import (
+    FILES,
     ID_HUGE,
     ID_MALFORMED,
     ID_POSTGRES,
@@ -25,20 +26,19 @@ from .fixtures import (
     ID_SECRETIVE,
     ID_UI,
     ID_ZERO,
-    SECRET_ENV,
+    MIB,
     SECRET_VALUE,
     CgroupFiles,
     cgroupfs_dir,
     config_v2,
     host_cgroup_noise,
+    names_directory,
     systemd_dir,
+    tree_for_names,
     write_cgroup,
     write_config,
     write_pressure,
 )
-
-MIB = 1 << 20
-FILES = CgroupFiles(memory_current=400 * MIB, active_file=30 * MIB, inactive_file=50 * MIB, oom_kill=1, usage_usec=7)
 
 
 def both_layouts(root: Path) -> None:
@@ -99,24 +99,6 @@ def test_readings_from_both_layouts_with_fallback_names(tmp_path: Path) -> None:
     assert (first.memory_stat["active_file"], first.memory_stat["inactive_file"]) == (30 * MIB, 50 * MIB)
     assert first.memory_events is not None and first.memory_events["oom_kill"] == 1
     assert first.cpu_usage_usec == 7
-
-
-def names_directory(names: Path) -> None:
-    """Every kind of config.v2.json the issue lists, one per container."""
-    write_config(names, ID_POSTGRES, config_v2("postgres"))  # good
-    # ID_UI: no directory at all (missing)
-    write_config(names, ID_MALFORMED, '{"Name": "/half-writ')  # malformed: cut off mid-write
-    write_config(names, ID_SECRETIVE, config_v2("vault", SECRET_ENV))  # secrets in Env
-    # 5 MiB: valid JSON with a name, but over the 1 MiB bound, so it must not be read (docs/behaviour.md §3.8)
-    write_config(names, ID_HUGE, config_v2("huge", ["PAD=" + "x" * (5 * MIB)]))
-    link = names / ID_ZERO / "config.v2.json"  # a link to a device that never ends
-    link.parent.mkdir(parents=True)
-    link.symlink_to("/dev/zero")
-
-
-def tree_for_names(cgroup: Path) -> None:
-    for container_id in (ID_POSTGRES, ID_UI, ID_MALFORMED, ID_SECRETIVE, ID_HUGE, ID_ZERO):
-        write_cgroup(systemd_dir(cgroup, container_id), FILES)
 
 
 @pytest.mark.timeout(30)

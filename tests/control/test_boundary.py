@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from tests.test_boundary import violations
+from tests.boundary import violations
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "orca" / "control"
 PURE = ["rules.py", "members.py"]

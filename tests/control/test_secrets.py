@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.s3.conftest import MotoServer, aws_environment
+from tests.moto_server import MotoServer, aws_environment
 
 from orca.control import SecretError, fetch_secret, get_secret_value
 from orca.control import secrets as secrets_module

@@ -1,9 +1,12 @@
-"""A run of five lines whose summary is worked out by hand (in `tests/reader/test_summary.py`)."""
+"""Sample files worked out by hand: a run of five lines whose summary is checked in `tests/reader/test_summary.py`,
+and a file whose newest minute is checked in `tests/reader/test_newest_minute.py` and against S3."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from orca.sample.compute.minute import Now
 
 
 def sample(t: float, **sections: Any) -> str:
@@ -44,3 +47,38 @@ RUN = "\n".join([
     sample(130.0, cpu=cpu(5.0, 5.0, 0.0, 0.0, 20.0), mem=mem(500, 350, 0, 5), disk=[disk("/a", 3, 1)],
            containers=[container("db", 10, 1)], self_cpu=0.15),
 ]) + "\n"
+
+
+def line(t: float, used: int | None, cpu: tuple[float, float, float, float] | None, disks: list[tuple[str, int, int]],
+         total: int = 1000) -> str:
+    """A sample line with the fields the newest minute reads; cpu is (user, system, iowait, steal)."""
+    mem = None
+    if used is not None:
+        mem = {"total": total, "used": used, "available": total - used, "cache": 0, "swap_total": 0, "swap_used": 0,
+               "rss": 0}
+    return json.dumps({
+        "v": 1, "t": t, "dt": 5.0, "host": "control", "cores": 2,
+        "cpu": None if cpu is None else dict(zip(["user", "system", "iowait", "steal", "busiest"], [*cpu, 50.0],
+                                                 strict=True)),
+        "mem": mem,
+        "disk": [{"path": p, "total": used_ + free, "used": used_, "free": free} for p, used_, free in disks],
+        "io": None, "net": None, "self_cpu": 0.1,
+    })
+
+
+HAND_WORKED = "\n".join([
+    # Outside the window (1060 - 60 = 1000): a full memory and a full disk that must not count.
+    line(900.0, 900, (90.0, 0.0, 0.0, 0.0), [("/a", 99, 1)]),
+    "INFO the run's own output, between samples",
+    # memory 20 %; cpu 10 + 5 + 1 = 16 (iowait not busy); /a 30 %, /b 50 / (50 + 30) = 62.5 %
+    line(1000.0, 200, (10.0, 5.0, 50.0, 1.0), [("/a", 30, 70), ("/b", 50, 30)]),
+    '{"v":2,"t":1010.0,"dt":5.0,"host":"control","mem":{"total":1,"used":1}}',
+    # memory 40 %; cpu 20 + 10 + 0 = 30; /a 60 %
+    "orca-sample " + line(1030.0, 400, (20.0, 10.0, 20.0, 0.0), [("/a", 60, 40)]),
+    # memory 60 %; no cpu; /a 10 %
+    line(1060.0, 600, None, [("/a", 10, 90)]),
+]) + "\n" + line(1065.0, 1000, (100.0, 0.0, 0.0, 0.0), [("/a", 100, 0)])  # being written: no newline yet
+
+# Window: t 1000, 1030, 1060. Memory (20 + 40 + 60) / 3 = 40; CPU (16 + 30) / 2 = 23; fullest disk /b at 62.5.
+EXPECTED_AT_1070 = Now(t=1060.0, age=10.0, memory_percent=40.0, disk_percent=62.5, disk_path="/b",
+                       cpu_percent=23.0, lines=3)

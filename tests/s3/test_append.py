@@ -14,7 +14,7 @@ import pytest
 
 from orca.sample.shell import s3
 from orca.sample.shell.s3 import MIN_PART_BYTES, S3Client, Span, Uploader, stage_of, whole_lines_end
-from tests.s3.conftest import MotoServer, aws_environment
+from tests.moto_server import MotoServer, aws_environment
 
 # A sampler's line is about 450 bytes.
 LINE = b'{"v":1,"t":1796016198.738,"dt":5.0,' + b'"x":"' + b"m" * 400 + b'"}\n'

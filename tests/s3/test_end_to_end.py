@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from orca.sample.shell.s3 import parse_location
-from tests.s3.conftest import MotoServer, aws_environment
+from tests.moto_server import MotoServer, aws_environment
 
 pytestmark = pytest.mark.slow
 

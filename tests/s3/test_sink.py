@@ -22,7 +22,7 @@ from orca.sample.shell.s3 import (
     stage_root,
     upload_seconds,
 )
-from tests.s3.conftest import MotoServer
+from tests.moto_server import MotoServer
 
 
 def wait_for(condition: object, seconds: float = 10.0) -> bool:

@@ -9,9 +9,8 @@ from pathlib import Path
 
 from orca.sample.shell.newest import read_newest_minute
 from orca.sample.shell.sources import SourceError, read_samples, sources
-from tests.reader.hand_worked import RUN, sample
-from tests.reader.test_newest_minute import EXPECTED_AT_1070, HAND_WORKED
-from tests.s3.conftest import MotoServer
+from tests.moto_server import MotoServer
+from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, RUN, sample
 
 
 def put(server: MotoServer, bucket: str, key: str, body: str) -> None:

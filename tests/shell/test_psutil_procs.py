@@ -6,8 +6,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import pytest
 
@@ -15,43 +14,10 @@ psutil = pytest.importorskip("psutil")
 
 from orca.sample.shell import portable, psutil_procs  # noqa: E402
 from orca.sample.shell.psutil_procs import RunRss, alive, tree_members, tree_rss, tree_usage  # noqa: E402
-
-MIB = 1 << 20
-# Each member holds this many MiB of touched memory, so its resident size is at least that.
-HOLDS = 24
-MEMBER = (
-    "import sys, time\n"
-    f"ballast = bytearray({HOLDS} << 20)\n"
-    "for i in range(0, len(ballast), 4096):\n"
-    "    ballast[i] = 1\n"
-    "print(flush=True)\n"
-    "time.sleep(120)\n"
-)
-# A parent that starts two members (which inherit its stdout) and then is one itself.
-PARENT = (
-    "import subprocess, sys\n"
-    f"kids = [subprocess.Popen([sys.executable, '-c', {MEMBER!r}]) for _ in range(2)]\n" + MEMBER
-)
-
+from tests.shell.psutil_trees import HOLDS, MEMBER, MIB, started_tree  # noqa: E402
 
 # What the process runs after its exec: a line to say it is there, then a wait.
 EXEC = "'echo; sleep 60'"
-
-
-@contextmanager
-def started_tree() -> Iterator[subprocess.Popen[bytes]]:
-    """A parent and two children, each holding `HOLDS` MiB, all ready when this yields; all ended after."""
-    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE)
-    try:
-        assert parent.stdout is not None
-        for _ in range(3):
-            parent.stdout.readline()
-        yield parent
-    finally:
-        for child in psutil.Process(parent.pid).children(recursive=True):
-            child.kill()
-        parent.kill()
-        parent.wait()
 
 
 def test_alive_running_missing_and_zombie() -> None:

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from orca.sample.shell.sampler import Sampler
-from tests.shell.test_psutil_procs import HOLDS, MIB, started_tree
+from tests.shell.psutil_trees import HOLDS, MIB, started_tree
 
 pytest.importorskip("psutil")
 pytestmark = [pytest.mark.requires_proc, pytest.mark.slow]
