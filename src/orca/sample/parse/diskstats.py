@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64s
+from orca.sample.parse.numbers import u64
 
 SECTOR_BYTES = 512
 """/proc/diskstats counts 512-byte sectors whatever the device's own sector size (iostats.rst)."""
@@ -44,10 +44,10 @@ def _device(fields: list[str]) -> DiskIo | None:
     numbers = "".join(fields[:2]) + "".join(fields[3:])
     if not (numbers.isascii() and numbers.isdigit()):
         return None
-    sectors = u64s((fields[read_at], fields[written_at]))
-    if sectors is None:
+    sectors_read, sectors_written = u64(fields[read_at]), u64(fields[written_at])
+    if sectors_read is None or sectors_written is None:
         return None
-    return DiskIo(name=fields[2], sectors_read=sectors[0], sectors_written=sectors[1])
+    return DiskIo(name=fields[2], sectors_read=sectors_read, sectors_written=sectors_written)
 
 
 def parse(text: str) -> Result[DiskStats, ParseError]:
