@@ -159,9 +159,10 @@ def tree_usage(roots: Iterable[int], *, proc: str = "/proc") -> dict[int, tuple[
     """root -> (resident bytes, CPU seconds) of each root's tree (docs/behaviour.md §6).
 
     CPU seconds include what each process's waited-for children used (cutime + cstime), so a child's time stays
-    counted after it ends. A root that does not exist is absent; without /proc the answer is empty. The trees are
-    walked down from the roots (reading only their processes' files), or found in one pass over `proc` where the
-    kernel has no `children` files.
+    counted after it ends. A root that does not exist is absent; without /proc the answer is empty. Small trees are
+    walked down from the roots (reading only their processes' files); trees that prove to be a large share of the
+    host, or any tree where the kernel has no `children` files, are found in one pass over every process's stat,
+    which then costs less than the walk.
     """
     wanted = list(roots)
     if not wanted:
