@@ -307,7 +307,7 @@ def main(argv: list[str]) -> int:
 
     hour = per_line_at_400 * 720
     row("CPU for an hour at 5 s, from the per-line figure (720 x CPU per line with --pid, ~400 processes)",
-        f"{hour:.3f} s", "", "", "< 1 s", hour < 1)
+        f"{hour:.3f} s", "", "", "", None)  # the budget is on the hour measured below
     with run_tree() as root, filler(400) as reached:
         window = 30.0 if args.quick else 60.0
         hours = [hour_at_default_interval(window, root) for _ in range(1 if args.quick else 3)]
