@@ -74,6 +74,41 @@ def time_to_first_line(command: Sequence[str]) -> float:
     return elapsed
 
 
+# The wait between the baseline readings and the first line (the first line's rates need two readings).
+SCHEDULE = 0.2
+
+
+def time_to_exit(command: Sequence[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True)
+    return time.perf_counter() - started
+
+
+def tree_floor_rows(repeats: int) -> None:
+    """tree_rss and tree_usage against the better of the two raw floors (bench/tree_floors.py), on a narrow tree
+    (20 of 500 processes) and a wide one (400 of 500), and against psutil on the narrow one."""
+    from bench import tree_floors
+
+    for children in (20, 400):
+        with run_tree(children) as root, filler(500) as reached:
+            time.sleep(0.5)  # the sleeps page themselves in first
+            got = tree_functions(root, repeats, {
+                "walk tree_rss": lambda: tree_floors.walk_rss(root),
+                "scan tree_rss": lambda: tree_floors.scan_rss(root),
+                "walk tree_usage": lambda: tree_floors.walk_usage(root),
+                "scan tree_usage": lambda: tree_floors.scan_usage(root),
+            })
+            for name in ("tree_rss", "tree_usage"):
+                o, walk, scan = got[f"orca {name}"], got[f"walk {name}"], got[f"scan {name}"]
+                floor = min(walk, scan)
+                row(f"{name}, a {children + 1}-process tree of {reached}, against the raw floors (walk {us(walk)}, "
+                    f"scan {us(scan)})", us(o), us(floor), f"{o / floor:.2f}", "<= 1.2 x floor", o <= 1.2 * floor)
+                if children == 20:
+                    p = got[f"psutil {name}"]
+                    row(f"  {name}, the same tree, against psutil", us(o), us(p), f"{o / p:.2f} ({p / o:.1f}x faster)",
+                        ">= 6x faster", p / o >= 6)
+
+
 def peak_rss_and_boto3() -> tuple[float, bool]:
     """Peak resident MiB of a sampler writing 20 lines to a file, and whether it loaded boto3."""
     probe = (
@@ -89,7 +124,9 @@ def peak_rss_and_boto3() -> tuple[float, bool]:
     return usage.ru_maxrss / 1024, loaded
 
 
-def tree_functions(root: int, repeats: int) -> dict[str, float]:
+def tree_functions(
+    root: int, repeats: int, others: dict[str, Callable[[], object]] | None = None
+) -> dict[str, float]:
     """Seconds per call of orca's tree_rss/tree_usage and of their psutil equivalents, medians."""
     from orca.sample import tree_rss, tree_usage
 
@@ -124,6 +161,7 @@ def tree_functions(root: int, repeats: int) -> dict[str, float]:
         "psutil tree_rss": lambda: timed(psutil_tree_rss),
         "orca tree_usage": lambda: timed(lambda: tree_usage([root])),
         "psutil tree_usage": lambda: timed(psutil_tree_usage),
+        **{name: partial(timed, fn) for name, fn in (others or {}).items()},
     }
     return interleaved(repeats, runs)
 
@@ -210,9 +248,10 @@ def main(argv: list[str]) -> int:
         "floor": lambda: cpu_per_line(FLOOR, lines),
     })
     row("CPU per line, no --pid", us(plain["orca"]), us(plain["psutil"]), f"{plain['orca'] / plain['psutil']:.2f}",
-        "<= baseline", plain["orca"] <= plain["psutil"])
+        "<= 0.5 x baseline", plain["orca"] <= 0.5 * plain["psutil"])
     row("  against the floor (bench/floor_sampler.py: the same line, the least Python)", us(plain["orca"]),
-        us(plain["floor"]), f"{plain['orca'] / plain['floor']:.2f}", "", None)
+        us(plain["floor"]), f"{plain['orca'] / plain['floor']:.2f}", "<= 1.5 x floor",
+        plain["orca"] <= 1.5 * plain["floor"])
 
     per_line_at_400 = plain["orca"]
     with run_tree() as root:
@@ -226,8 +265,9 @@ def main(argv: list[str]) -> int:
                     })
                     extra_per_process = (got["orca"] - plain["orca"]) / reached
                     ratio = got["orca"] / got["psutil"]
+                    most = 0.25 if population == 400 and label == "--pid" else 0.5
                     row(f"CPU per line, {label}, {reached} host processes", us(got["orca"]), us(got["psutil"]),
-                        f"{ratio:.2f}", "<= 0.5 x baseline", ratio <= 0.5)
+                        f"{ratio:.2f}", f"<= {most} x baseline", ratio <= most)
                     row(f"  on top of the plain line, per host process ({label}, {reached})",
                         f"{extra_per_process * 1e6:.2f} µs", "", "", "<= 10 µs", extra_per_process <= 10e-6)
                     if population == 400 and label == "--pid":
@@ -247,12 +287,19 @@ def main(argv: list[str]) -> int:
                         row(f"  {name} growth from {first_n} to {reached} host processes", f"x{growth:.2f}", "",
                             "", f"at most linear (x{linear:.1f})", growth <= linear)
 
+    tree_floor_rows(max(repeats, 5))
+
     first = interleaved(max(repeats, 5), {
         "orca": lambda: time_to_first_line(ORCA),
         "psutil": lambda: time_to_first_line(BASELINE),
+        "import orjson": lambda: time_to_exit([PYTHON, "-c", "import orjson"]),
     })
     row("exec to first line on stdout", f"{first['orca']:.3f} s", f"{first['psutil']:.3f} s",
         f"{first['orca'] / first['psutil']:.2f}", "<= 0.35 s", first["orca"] <= 0.35)
+    started = first["orca"] - SCHEDULE
+    row(f"  less the {SCHEDULE} s schedule, against `python -c \"import orjson\"` exiting", f"{started:.3f} s",
+        f"{first['import orjson']:.3f} s", f"{started / first['import orjson']:.2f}", "<= 1.5 x",
+        started <= 1.5 * first["import orjson"])
 
     peaks = [peak_rss_and_boto3() for _ in range(3)]
     peak = statistics.median(p for p, _ in peaks)
@@ -262,14 +309,14 @@ def main(argv: list[str]) -> int:
 
     hour = per_line_at_400 * 720
     row("CPU for an hour at 5 s, from the per-line figure (720 x CPU per line with --pid, ~400 processes)",
-        f"{hour:.3f} s", "", "", "< 1 s", hour < 1)
+        f"{hour:.3f} s", "", "", "", None)  # the budget is on the hour measured below
     with run_tree() as root, filler(400) as reached:
         window = 30.0 if args.quick else 60.0
         hours = [hour_at_default_interval(window, root) for _ in range(1 if args.quick else 3)]
         o = statistics.median(h["orca"] for h in hours)
         p = statistics.median(h["psutil"] for h in hours)
         row(f"CPU for an hour at 5 s, measured over {window:.0f} s with --pid ({reached} processes)",
-            f"{o:.3f} s", f"{p:.3f} s", f"{o / p:.2f}", "< 1 s", o < 1)
+            f"{o:.3f} s", f"{p:.3f} s", f"{o / p:.2f}", "<= 0.6 s", o <= 0.6)
 
     from bench.containers import container_figures  # it imports this module's helpers
 

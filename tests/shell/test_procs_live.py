@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from orca.sample.shell import procs
 from orca.sample.shell.argv0s import Argv0Files
 from orca.sample.shell.process_tree import ProcRoot, walk_tree
 from orca.sample.shell.procs import ProcessScanner, alive, tree_rss, tree_usage
@@ -426,3 +427,45 @@ def test_close_closes_every_kept_descriptor(started: list[subprocess.Popen[bytes
             sampler.line()
         assert {int(link.split("/")[2]) for link in held_for(theirs)} == theirs
     assert held_for(theirs) == []
+
+
+def test_a_tree_that_is_most_of_the_host_is_scanned_and_gives_what_the_walk_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """tree_usage walks a small tree but reads a tree that is a large share of the host in one pass over every
+    stat: the pass is taken for this one, and its answer is the walk's (same processes, bytes and ticks)."""
+    host = sum(1 for name in os.listdir("/proc") if name.isdigit())
+    sleeps = host // 2 + 70  # more than a third of the host once they run, and more than a small tree
+    script = " ".join(f"({SLEEP} 600) &" for _ in range(sleeps)) + " wait"
+    root = subprocess.Popen(["bash", "-c", script], start_new_session=True)
+    try:
+        wait_until(lambda: len(descendants(root.pid)) >= sleeps, "the sleeps to start")
+        wait_until(lambda: all(p.status() == "sleeping" for p in descendants(root.pid)), "the sleeps to settle")
+        scans: list[int] = []
+        plain_stats = ProcRoot.stats
+
+        def counted_stats(self: ProcRoot) -> Iterator[tuple[int, bytes]]:
+            scans.append(1)
+            return plain_stats(self)
+
+        monkeypatch.setattr(ProcRoot, "stats", counted_stats)
+        chosen = tree_usage([root.pid])
+        assert scans == [1]
+        monkeypatch.setattr(procs, "_walked_unless_wide", lambda files, roots: procs._walked(files, roots, 10**9))
+        walked = tree_usage([root.pid])
+        assert scans == [1]
+        assert chosen == walked
+        assert walked[root.pid][0] > 0
+    finally:
+        os.killpg(root.pid, 9)
+        root.wait()
+
+
+def test_a_small_tree_is_walked_without_a_pass_over_the_host(
+    started: list[subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = python(THREAD_FORKING_ROOT, started)
+    read_ready(root)
+    monkeypatch.setattr(ProcRoot, "stats", lambda self: pytest.fail("a small tree made a pass over every process"))
+    monkeypatch.setattr(ProcRoot, "pid_names", lambda self: pytest.fail("a small tree counted the host"))
+    assert set(tree_usage([root.pid])) == {root.pid}

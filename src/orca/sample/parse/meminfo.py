@@ -32,9 +32,10 @@ def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, Par
     bytes_by_key: dict[str, int] = {}
     for line in text.splitlines():
         key, colon, rest = line.partition(":")
-        key = key.strip()
-        if keys is not None and key not in keys:
-            continue
+        if keys is None or key not in keys:  # a wanted key as the kernel prints it needs no strip
+            key = key.strip()
+            if keys is not None and key not in keys:
+                continue
         if not colon or not key or len(key.split()) != 1:
             continue
         words = rest.split()

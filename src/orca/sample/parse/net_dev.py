@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import u64s
 
 # net/core/net-procfs.c prints 8 receive then 8 transmit counters after `name:`; bytes lead each group.
 _COUNTERS = 16
@@ -44,10 +44,10 @@ def parse(text: str) -> Result[NetDev, ParseError]:
         fields = rest.split()
         if len(fields) < _COUNTERS:
             continue
-        counters = [u64(field) for field in fields[:_COUNTERS]]
-        received, sent = counters[0], counters[_SENT_AT]
-        if received is None or sent is None or None in counters:
+        counters = u64s(fields[:_COUNTERS])
+        if counters is None:
             continue
+        received, sent = counters[0], counters[_SENT_AT]
         seen_interface = True
         if name != LOOPBACK:
             bytes_by_interface[name] = (received, sent)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import u64, u64s
 
 # proc(5): user, nice, system and idle are printed by every kernel; iowait (2.5.41), irq, softirq (2.6.0) and
 # steal (2.6.11) came later, so a line may stop after the fourth. Fewer than four is not a kernel line.
@@ -41,9 +41,8 @@ def _times(fields: list[str]) -> CpuTimes | None:
     """The counters after the `cpu`/`cpuN` label; None when one of the first eight is not a counter."""
     if len(fields) < _FEWEST_FIELDS:
         return None
-    counters = [u64(field) for field in fields[:_FIELDS]]
-    valid = [counter for counter in counters if counter is not None]
-    if len(valid) != len(counters):
+    valid = u64s(fields[:_FIELDS])
+    if valid is None:
         return None
     valid += [0] * (_FIELDS - len(valid))
     return CpuTimes(*valid)

@@ -12,7 +12,6 @@ import os
 import re
 from dataclasses import dataclass
 
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from orca.sample.compute.snapshot import ContainerNet, ContainerReading
@@ -105,7 +104,7 @@ class _NetChoice:
 def _limit(memory_max_text: str) -> int | None:
     """`memory.max` in bytes; None for `max` (no limit) as for text that does not parse."""
     parsed = memory_max(memory_max_text)
-    return parsed.unwrap() if is_successful(parsed) else None
+    return parsed.unwrap() if isinstance(parsed, Success) else None
 
 
 def _subdirectories(path: str) -> list[str] | None:

@@ -6,7 +6,6 @@ import errno
 import os
 from collections.abc import Mapping
 
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
@@ -36,7 +35,7 @@ def read_pressure(proc: str = "/proc") -> Result[Mapping[str, Pressure] | None, 
                 failure = failure or ParseError(path, reason_of(error))
             continue
         parsed = parse(text)
-        if is_successful(parsed):
+        if isinstance(parsed, Success):
             found[resource] = parsed.unwrap()
         else:
             failure = failure or ParseError(path, parsed.failure().reason)

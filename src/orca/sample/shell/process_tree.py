@@ -106,6 +106,14 @@ def walk_tree(root: ProcRoot, pid: int, children_of: Callable[[int], list[int]] 
     """`pid` and its descendants, walking `children` files down from it; empty when `pid` does not exist.
 
     `children_of` answers for one process (by default, its files read by path)."""
+    return walk_tree_within(root, pid, None, children_of) or frozenset()
+
+
+def walk_tree_within(
+    root: ProcRoot, pid: int, most: int | None, children_of: Callable[[int], list[int]] | None = None
+) -> frozenset[int] | None:
+    """`walk_tree`, given up (None) as soon as more than `most` processes of the tree are known: a caller that
+    would rather scan every process than walk most of them learns it after reading few `children` files."""
     if not os.path.isdir(f"{root.path}/{pid}"):
         return frozenset()
     children = children_of or root.children
@@ -116,4 +124,6 @@ def walk_tree(root: ProcRoot, pid: int, children_of: Callable[[int], list[int]] 
             if child not in tree:  # a pid seen twice (reused mid-walk) is walked once, so the walk ends
                 tree.add(child)
                 frontier.append(child)
+        if most is not None and len(tree) > most:
+            return None
     return frozenset(tree)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from orca.sample.compute.tree import run_of, total, trees_of
 from orca.sample.parse.pid_stat import stat_fields
 from orca.sample.shell.argv0s import Argv0ByImage, Argv0Files
-from orca.sample.shell.process_tree import DEAD_STATES, ProcRoot, walk_tree
+from orca.sample.shell.process_tree import DEAD_STATES, ProcRoot, walk_tree, walk_tree_within
 from orca.sample.shell.sysconf import clock_ticks
 from orca.sample.shell.sysconf import page_size as page_size  # the tests and bench scale pages by it
 from orca.sample.shell.tree_files import TreeFiles
@@ -124,21 +124,54 @@ def tree_rss(root: int, argv0: str = "", *, proc: str = "/proc") -> int:
     return total(_resident_pages(files, members), members) * page_size()
 
 
+# A walk reads about three files per member (its task directory, a `children` file, its stat), a scan one per host
+# process: trees up to this many members are walked without counting the host's processes first.
+_WALK_ALWAYS = 64
+_WALK_READS_PER_MEMBER = 3
+
+
+def _walked(files: ProcRoot, roots: list[int], most: int) -> dict[int, frozenset[int]] | None:
+    """Each present root's tree, or None once the trees hold more than `most` processes in all."""
+    trees: dict[int, frozenset[int]] = {}
+    known = 0
+    for root in roots:
+        tree = walk_tree_within(files, root, most - known)
+        if tree is None:
+            return None
+        known += len(tree)
+        if tree:
+            trees[root] = tree
+    return trees
+
+
+def _walked_unless_wide(files: ProcRoot, roots: list[int]) -> dict[int, frozenset[int]] | None:
+    """Each present root's tree by walking down `children` files, or None when the trees prove to be so much of the
+    host that one pass over every process's stat costs less than walking them."""
+    trees = _walked(files, roots, _WALK_ALWAYS)
+    if trees is None:
+        # Larger than a small tree: worth walking only while it is a small share of the host.
+        most = len(files.pid_names()) // _WALK_READS_PER_MEMBER
+        trees = _walked(files, roots, most) if most > _WALK_ALWAYS else None
+    return trees
+
+
 def tree_usage(roots: Iterable[int], *, proc: str = "/proc") -> dict[int, tuple[int, float]]:
     """root -> (resident bytes, CPU seconds) of each root's tree (docs/behaviour.md §6).
 
     CPU seconds include what each process's waited-for children used (cutime + cstime), so a child's time stays
-    counted after it ends. A root that does not exist is absent; without /proc the answer is empty. The trees are
-    walked down from the roots (reading only their processes' files), or found in one pass over `proc` where the
-    kernel has no `children` files.
+    counted after it ends. A root that does not exist is absent; without /proc the answer is empty. Small trees are
+    walked down from the roots (reading only their processes' files); trees that prove to be a large share of the
+    host, or any tree where the kernel has no `children` files, are found in one pass over every process's stat,
+    which then costs less than the walk.
     """
     wanted = list(roots)
     if not wanted:
         return {}
     files = ProcRoot.at(proc)
     ticks: dict[int, int] = {}
-    if files.has_children_files():
-        trees = {root: tree for root in wanted if (tree := walk_tree(files, root))}
+    walked = _walked_unless_wide(files, wanted) if files.has_children_files() else None
+    if walked is not None:
+        trees = walked
         for pid in frozenset().union(*trees.values()):
             fields = files.stat_fields(pid)
             if fields is not None:

@@ -42,7 +42,10 @@ def read_parsed(path: str, parse: Callable[[str], Result[T, ParseError]]) -> Res
         text = read_kernel_file(path)
     except OSError as error:
         return Failure(ParseError(path, reason_of(error)))
-    return parse(text).alt(lambda error: ParseError(path, error.reason))
+    parsed = parse(text)
+    if isinstance(parsed, Success):  # the usual case: no failure to rename, no closure made for it
+        return parsed
+    return Failure(ParseError(path, parsed.failure().reason))
 
 
 def read_proc_stat(proc: str = "/proc") -> Result[ProcStat, ParseError]:

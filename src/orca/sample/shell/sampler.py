@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import functools
 import os
-import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Generic, TypeVar
 
-from returns.pipeline import is_successful
 from returns.result import Result, Success
 
 from orca.sample.compute.build import build_line
@@ -56,7 +54,8 @@ class Source(Generic[T]):
         except Exception as error:  # a reader's bug: said, never fatal, never a traceback
             self._report.failed(f"cannot read {self.name}: {type(error).__name__}: {' '.join(str(error).split())}")
             return None
-        if is_successful(result):
+        succeeded = isinstance(result, Success)  # kept apart so mypy keeps `result`'s own type, not Success[Any]
+        if succeeded:
             self._report.worked()
             return result.unwrap()
         failure = result.failure()
@@ -73,9 +72,10 @@ def _guarded(read: Callable[[], T | None]) -> T | None:
 
 
 def _host() -> str:
+    # What gethostname() returns, without importing socket (a few ms of every start) for it.
     try:
-        return socket.gethostname()
-    except OSError:
+        return os.uname().nodename
+    except (OSError, AttributeError):
         return ""
 
 
