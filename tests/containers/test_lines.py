@@ -21,25 +21,7 @@ import pytest
 
 from orca.sample.shell.sampler import Sampler
 
-from .fixtures import (
-    ID_HUGE,
-    ID_MALFORMED,
-    ID_POSTGRES,
-    ID_SCHEDULER,
-    ID_UI,
-    ID_ZERO,
-    SECRET_VALUE,
-    CgroupFiles,
-    cgroupfs_dir,
-    config_v2,
-    host_cgroup_noise,
-    names_directory,
-    systemd_dir,
-    tree_for_names,
-    write_cgroup,
-    write_config,
-    write_pressure,
-)
+from . import fixtures
 
 MIB = 1 << 20
 REPO = Path(__file__).resolve().parents[2]
@@ -66,13 +48,15 @@ POSTGRES_MEM = 400 * MIB - 50 * MIB  # memory.current − inactive_file
 POSTGRES_NOCACHE = 400 * MIB - 30 * MIB - 50 * MIB  # also − active_file
 
 
-def postgres(usage_usec: int, oom_kill: int) -> CgroupFiles:
-    return CgroupFiles(400 * MIB, 30 * MIB, 50 * MIB, oom_kill=oom_kill, usage_usec=usage_usec)
+def postgres(usage_usec: int, oom_kill: int) -> fixtures.CgroupFiles:
+    return fixtures.CgroupFiles(400 * MIB, 30 * MIB, 50 * MIB, oom_kill=oom_kill, usage_usec=usage_usec)
 
 
-def ui(usage_usec: int) -> CgroupFiles:
+def ui(usage_usec: int) -> fixtures.CgroupFiles:
     # No memory.events: oom_kill is left out of its entry.
-    return CgroupFiles(64 * MIB, active_file=4 * MIB, inactive_file=8 * MIB, oom_kill=None, usage_usec=usage_usec)
+    return fixtures.CgroupFiles(
+        64 * MIB, active_file=4 * MIB, inactive_file=8 * MIB, oom_kill=None, usage_usec=usage_usec
+    )
 
 
 @pytest.mark.timeout(60)
@@ -84,24 +68,24 @@ def test_two_lines_over_a_changing_tree(tmp_path: Path) -> None:
     +30 000 → +45 000; memory 2 000 000 → +0, then its file is gone (left out); io 50 000 000 → +12 000 → +3 000."""
     cgroup, names, proc, dirs = tmp_path / "cgroup", tmp_path / "names", tmp_path / "proc", tmp_path / "dirs"
     dirs.mkdir()
-    host_cgroup_noise(cgroup)
-    write_cgroup(systemd_dir(cgroup, ID_POSTGRES), postgres(1_000_000, 0))
-    write_cgroup(cgroupfs_dir(cgroup, ID_UI), ui(5_000_000))
-    write_config(names, ID_POSTGRES, config_v2("postgres"))
-    write_config(names, ID_SCHEDULER, config_v2("scheduler"))
-    write_pressure(proc, cpu=10_000_000, memory=2_000_000, io=50_000_000)
+    fixtures.host_cgroup_noise(cgroup)
+    fixtures.write_cgroup(fixtures.systemd_dir(cgroup, fixtures.ID_POSTGRES), postgres(1_000_000, 0))
+    fixtures.write_cgroup(fixtures.cgroupfs_dir(cgroup, fixtures.ID_UI), ui(5_000_000))
+    fixtures.write_config(names, fixtures.ID_POSTGRES, fixtures.config_v2("postgres"))
+    fixtures.write_config(names, fixtures.ID_SCHEDULER, fixtures.config_v2("scheduler"))
+    fixtures.write_pressure(proc, cpu=10_000_000, memory=2_000_000, io=50_000_000)
 
     sampler = Sampler(0, "", [str(dirs)], cgroup=str(cgroup), names=str(names), proc=str(proc))
     time.sleep(0.3)  # so the deltas are a small share of dt: pressure stays far from its 100 % clamp
-    write_cgroup(systemd_dir(cgroup, ID_POSTGRES), postgres(1_060_000, 2))
-    write_cgroup(cgroupfs_dir(cgroup, ID_UI), ui(5_015_000))
-    write_pressure(proc, cpu=10_030_000, memory=2_000_000, io=50_012_000)
+    fixtures.write_cgroup(fixtures.systemd_dir(cgroup, fixtures.ID_POSTGRES), postgres(1_060_000, 2))
+    fixtures.write_cgroup(fixtures.cgroupfs_dir(cgroup, fixtures.ID_UI), ui(5_015_000))
+    fixtures.write_pressure(proc, cpu=10_030_000, memory=2_000_000, io=50_012_000)
     first = json.loads(sampler.line())
 
-    write_cgroup(systemd_dir(cgroup, ID_POSTGRES), postgres(1_150_000, 3))
-    shutil.rmtree(cgroupfs_dir(cgroup, ID_UI))
-    write_cgroup(cgroupfs_dir(cgroup, ID_SCHEDULER), postgres(77_000_000, 0))
-    write_pressure(proc, cpu=10_075_000, memory=None, io=50_015_000)
+    fixtures.write_cgroup(fixtures.systemd_dir(cgroup, fixtures.ID_POSTGRES), postgres(1_150_000, 3))
+    shutil.rmtree(fixtures.cgroupfs_dir(cgroup, fixtures.ID_UI))
+    fixtures.write_cgroup(fixtures.cgroupfs_dir(cgroup, fixtures.ID_SCHEDULER), postgres(77_000_000, 0))
+    fixtures.write_pressure(proc, cpu=10_075_000, memory=None, io=50_015_000)
     time.sleep(0.3)
     second = json.loads(sampler.line())
 
@@ -109,8 +93,8 @@ def test_two_lines_over_a_changing_tree(tmp_path: Path) -> None:
     keys = ["v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net", "containers", "self_cpu", "pressure"]
     assert list(first) == list(second) == keys
 
-    assert [entry["name"] for entry in first["containers"]] == [ID_UI[:12], "postgres"]
-    pg, ui_entry = by_name(first)["postgres"], by_name(first)[ID_UI[:12]]
+    assert [entry["name"] for entry in first["containers"]] == [fixtures.ID_UI[:12], "postgres"]
+    pg, ui_entry = by_name(first)["postgres"], by_name(first)[fixtures.ID_UI[:12]]
     # The fixture's cpu.stat has the cpu controller's counters, no period elapsed (no limit): throttled is 0.0.
     # It has no memory.max, pids.current or io.stat, and no process: those fields are absent.
     assert list(pg) == ["name", "mem", "cpu", "mem_nocache", "oom_kill", "throttled"]
@@ -173,19 +157,20 @@ def test_the_command_never_shows_a_secret(tmp_path: Path) -> None:
     """docs/behaviour.md §3.8 through the real command: every kind of names file at once; the secrets in a container's
     Env appear in no line, on neither stream; the huge file and the /dev/zero link cost nothing but a fallback."""
     cgroup, names = tmp_path / "cgroup", tmp_path / "containers"
-    tree_for_names(cgroup)
-    names_directory(names)
+    fixtures.tree_for_names(cgroup)
+    fixtures.names_directory(names)
     command = [sys.executable, "-m", "orca.sample", "--out", "-", "--count", "2", "--seconds", "0.2",
                "--cgroup", str(cgroup), "--names", str(names), "--dirs", str(tmp_path)]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     done = subprocess.run(command, capture_output=True, text=True, timeout=90, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert SECRET_VALUE not in done.stdout and SECRET_VALUE not in done.stderr
+    assert fixtures.SECRET_VALUE not in done.stdout and fixtures.SECRET_VALUE not in done.stderr
     assert "AKIA" not in done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 2 and all(line.startswith("orca-sample ") for line in lines)
     for text in lines:
         line = json.loads(text.removeprefix("orca-sample "))
         assert [entry["name"] for entry in line["containers"]] == sorted(
-            ["postgres", "vault", ID_UI[:12], ID_MALFORMED[:12], ID_HUGE[:12], ID_ZERO[:12]]
+            ["postgres", "vault", fixtures.ID_UI[:12], fixtures.ID_MALFORMED[:12], fixtures.ID_HUGE[:12],
+             fixtures.ID_ZERO[:12]]
         )

@@ -18,18 +18,7 @@ import pytest
 from returns.result import Failure, Success
 
 from orca.sample.compute.containers import container_mem
-from orca.sample.parse.cgroup import (
-    CpuPeriods,
-    DeviceIo,
-    container_id,
-    container_name,
-    cpu_periods,
-    flat_keyed,
-    io_stat,
-    memory_current,
-    memory_max,
-    pids_current,
-)
+from orca.sample.parse import cgroup
 
 CAPTURES = Path(__file__).parent / "captures"
 
@@ -46,7 +35,7 @@ ID = "3f4e8a9c1b2d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"
 
 
 def test_memory_current() -> None:
-    assert memory_current(handwritten("memory.current")) == Success(434765824)
+    assert cgroup.memory_current(handwritten("memory.current")) == Success(434765824)
 
 
 @pytest.mark.parametrize(
@@ -63,7 +52,7 @@ def test_memory_current() -> None:
     ],
 )
 def test_memory_current_rejects(text: str) -> None:
-    assert isinstance(memory_current(text), Failure)
+    assert isinstance(cgroup.memory_current(text), Failure)
 
 
 # flat-keyed files ----------------------------------------------------------------------------------------------
@@ -71,7 +60,7 @@ def test_memory_current_rejects(text: str) -> None:
 
 def test_memory_stat() -> None:
     """56 lines in the hand-written file, all `key value`."""
-    values = flat_keyed(handwritten("memory.stat"), "memory.stat").unwrap()
+    values = cgroup.flat_keyed(handwritten("memory.stat"), "memory.stat").unwrap()
     assert len(values) == 56
     assert values["anon"] == 196608000
     assert values["inactive_file"] == 152125440
@@ -81,12 +70,12 @@ def test_memory_stat() -> None:
 
 
 def test_memory_events() -> None:
-    values = flat_keyed(handwritten("memory.events"), "memory.events")
+    values = cgroup.flat_keyed(handwritten("memory.events"), "memory.events")
     assert values == Success({"low": 0, "high": 0, "max": 12, "oom": 1, "oom_kill": 1, "oom_group_kill": 0})
 
 
 def test_cpu_stat() -> None:
-    values = flat_keyed(handwritten("cpu.stat"), "cpu.stat").unwrap()
+    values = cgroup.flat_keyed(handwritten("cpu.stat"), "cpu.stat").unwrap()
     assert (values["usage_usec"], values["user_usec"], values["system_usec"]) == (8823474, 6512093, 2311381)
     assert len(values) == 8
 
@@ -94,18 +83,18 @@ def test_cpu_stat() -> None:
 def test_bad_lines_are_skipped() -> None:
     text = "anon 4096\n\nbroken\nfile -1\nkernel 1 2\nshmem x\n  slab   8192  \nsock ٤\nanon 1\n"
     # `anon` twice: the first value stays (a later line cannot override one already read).
-    assert flat_keyed(text, "memory.stat") == Success({"anon": 4096, "slab": 8192})
+    assert cgroup.flat_keyed(text, "memory.stat") == Success({"anon": 4096, "slab": 8192})
 
 
 def test_a_file_truncated_mid_key_keeps_the_whole_lines() -> None:
     text = handwritten("memory.events")[:30]
     assert text == "low 0\nhigh 0\nmax 12\noom 1\noom_"
-    assert flat_keyed(text, "memory.events") == Success({"low": 0, "high": 0, "max": 12, "oom": 1})
+    assert cgroup.flat_keyed(text, "memory.events") == Success({"low": 0, "high": 0, "max": 12, "oom": 1})
 
 
 @pytest.mark.parametrize("text", ["", "\n\n", "max\n", "usage_usec\n", "a b c\n", "x -1\n"])
 def test_nothing_parses_is_a_failure_naming_the_source(text: str) -> None:
-    result = flat_keyed(text, "cpu.stat")
+    result = cgroup.flat_keyed(text, "cpu.stat")
     assert isinstance(result, Failure)
     assert result.failure().source == "cpu.stat"
 
@@ -132,19 +121,19 @@ def test_nothing_parses_is_a_failure_naming_the_source(text: str) -> None:
     ],
 )
 def test_container_id(dirname: str, expected: str | None) -> None:
-    assert container_id(dirname) == expected
+    assert cgroup.container_id(dirname) == expected
 
 
 # config.v2.json ------------------------------------------------------------------------------------------------
 
 
 def test_container_name_from_dockers_config() -> None:
-    assert container_name(CONFIG) == "postgres"
+    assert cgroup.container_name(CONFIG) == "postgres"
 
 
 def test_nothing_but_the_name_comes_back() -> None:
     """docs/behaviour.md §3.8: the file holds the container's environment; only the name leaves the parser."""
-    name = container_name(CONFIG)
+    name = cgroup.container_name(CONFIG)
     assert "hunter2" in CONFIG
     assert "hunter2" not in name
     assert "wJalrXUtnFEMI" not in name
@@ -172,7 +161,7 @@ def test_nothing_but_the_name_comes_back() -> None:
     ],
 )
 def test_container_name_hostile(config: str, expected: str) -> None:
-    assert container_name(config) == expected
+    assert cgroup.container_name(config) == expected
 
 
 # container_mem (the documented API) ---------------------------------------------------------------------------
@@ -204,24 +193,24 @@ def test_container_mem_edges(current: str, stat: str, expected: int) -> None:
 
 def test_cpu_periods_of_a_throttled_cgroup() -> None:
     """cgroup-v2.rst: nr_periods and nr_throttled, with the cpu controller enabled (3856 of 4820 periods)."""
-    values = flat_keyed(handwritten("cpu.stat.throttled"), "cpu.stat").unwrap()
-    assert cpu_periods(values) == Success(CpuPeriods(periods=4820, throttled=3856))
+    values = cgroup.flat_keyed(handwritten("cpu.stat.throttled"), "cpu.stat").unwrap()
+    assert cgroup.cpu_periods(values) == Success(cgroup.CpuPeriods(periods=4820, throttled=3856))
 
 
 def test_cpu_periods_of_an_unlimited_cgroup_are_zero() -> None:
     """The cpu controller enabled but no cpu.max limit: the counters are there and 0."""
-    values = flat_keyed(handwritten("cpu.stat"), "cpu.stat").unwrap()
-    assert cpu_periods(values) == Success(CpuPeriods(periods=0, throttled=0))
+    values = cgroup.flat_keyed(handwritten("cpu.stat"), "cpu.stat").unwrap()
+    assert cgroup.cpu_periods(values) == Success(cgroup.CpuPeriods(periods=0, throttled=0))
 
 
 def test_no_cpu_controller_no_periods() -> None:
     """A real cgroup v2 root of this machine (Linux 6.18.44-fc-v657, cpu controller on cgroup v1): only the four
     usage keys, so there is nothing to say about throttling."""
     capture = CAPTURES / "cgroup_v2_cpu.stat.no-cpu-controller.linux-6.18.44-fc-v657.x86_64-2cores.txt"
-    values = flat_keyed(capture.read_text(), "cpu.stat").unwrap()
+    values = cgroup.flat_keyed(capture.read_text(), "cpu.stat").unwrap()
     assert sorted(values) == ["nice_usec", "system_usec", "usage_usec", "user_usec"]
-    assert isinstance(cpu_periods(values), Failure)
-    assert isinstance(cpu_periods({"nr_periods": 5}), Failure)  # one without the other is no pair either
+    assert isinstance(cgroup.cpu_periods(values), Failure)
+    assert isinstance(cgroup.cpu_periods({"nr_periods": 5}), Failure)  # one without the other is no pair either
 
 
 # memory.max and pids.current -----------------------------------------------------------------------------------
@@ -229,23 +218,23 @@ def test_no_cpu_controller_no_periods() -> None:
 
 def test_memory_max_a_limit_and_no_limit() -> None:
     """cgroup-v2.rst: memory.max is a single value; its default, `max`, means no limit."""
-    assert memory_max(handwritten("memory.max")) == Success(512 * 1024 * 1024)
-    assert memory_max(handwritten("memory.max.unlimited")) == Success(None)
+    assert cgroup.memory_max(handwritten("memory.max")) == Success(512 * 1024 * 1024)
+    assert cgroup.memory_max(handwritten("memory.max.unlimited")) == Success(None)
 
 
 @pytest.mark.parametrize("text", ["", "\n", "-1\n", "max max\n", "MAX\n", "512M\n", "9" * 5000, "٤٠٩٦\n"])
 def test_memory_max_rejects(text: str) -> None:
-    assert isinstance(memory_max(text), Failure)
+    assert isinstance(cgroup.memory_max(text), Failure)
 
 
 def test_pids_current() -> None:
-    assert pids_current(handwritten("pids.current")) == Success(17)
-    assert pids_current("0\n") == Success(0)  # a cgroup whose processes all ended
+    assert cgroup.pids_current(handwritten("pids.current")) == Success(17)
+    assert cgroup.pids_current("0\n") == Success(0)  # a cgroup whose processes all ended
 
 
 @pytest.mark.parametrize("text", ["", "max\n", "-3\n", "1 2\n", "x\n"])
 def test_pids_current_rejects(text: str) -> None:
-    assert isinstance(pids_current(text), Failure)
+    assert isinstance(cgroup.pids_current(text), Failure)
 
 
 # io.stat -------------------------------------------------------------------------------------------------------
@@ -253,15 +242,15 @@ def test_pids_current_rejects(text: str) -> None:
 
 def test_io_stat_of_the_documentation() -> None:
     """cgroup-v2.rst's example: two devices, 8:16 and 8:0; only rbytes and wbytes are kept."""
-    assert io_stat(handwritten("io.stat")) == Success({
-        "8:16": DeviceIo(read_bytes=1459200, written_bytes=314773504),
-        "8:0": DeviceIo(read_bytes=90430464, written_bytes=299008000),
+    assert cgroup.io_stat(handwritten("io.stat")) == Success({
+        "8:16": cgroup.DeviceIo(read_bytes=1459200, written_bytes=314773504),
+        "8:0": cgroup.DeviceIo(read_bytes=90430464, written_bytes=299008000),
     })
 
 
 def test_io_stat_empty_is_no_io_yet() -> None:
     """A cgroup that has not done any I/O has an empty io.stat: no devices, which is not a failure."""
-    assert io_stat("") == Success({})
+    assert cgroup.io_stat("") == Success({})
 
 
 def test_io_stat_hostile_lines() -> None:
@@ -279,15 +268,15 @@ def test_io_stat_hostile_lines() -> None:
         "254:0 rbytes=99 wbytes=99\n"
         "7:0 rbytes=4096 wbytes=0\n"
     )
-    assert io_stat(text) == Success({"254:0": DeviceIo(10, 20), "7:0": DeviceIo(4096, 0)})
+    assert cgroup.io_stat(text) == Success({"254:0": cgroup.DeviceIo(10, 20), "7:0": cgroup.DeviceIo(4096, 0)})
 
 
 def test_io_stat_a_key_twice_keeps_its_first_value() -> None:
-    assert io_stat("8:0 rbytes=1 rbytes=2 wbytes=3\n") == Success({"8:0": DeviceIo(1, 3)})
+    assert cgroup.io_stat("8:0 rbytes=1 rbytes=2 wbytes=3\n") == Success({"8:0": cgroup.DeviceIo(1, 3)})
 
 
 @pytest.mark.parametrize("text", ["garbage\n", "8:0\n", "8:0 rbytes=1\n", "rbytes=1 wbytes=2\n", "8:0 r=1 w=2\n"])
 def test_io_stat_with_lines_but_none_usable_is_a_failure(text: str) -> None:
-    result = io_stat(text)
+    result = cgroup.io_stat(text)
     assert isinstance(result, Failure)
     assert result.failure().source == "io.stat"
