@@ -172,19 +172,19 @@ class DiskLine(msgspec.Struct, frozen=True, gc=False):
     free: _Count
 
 
-class TrafficLine(msgspec.Struct, frozen=True, gc=False):
-    """`io` (`read`, `write`) or `net` (`in`, `out`): bytes per second."""
+class IoLine(msgspec.Struct, frozen=True, gc=False, rename={"first": "read", "second": "write"}):
+    """`io`, bytes per second, under the names `NetLine` has too, so that one fold reads both."""
 
     first: _Count
     second: _Count
 
 
-class IoLine(TrafficLine, frozen=True, gc=False, rename={"first": "read", "second": "write"}):
-    pass
+class NetLine(msgspec.Struct, frozen=True, gc=False, rename={"first": "in", "second": "out"}):
+    first: _Count
+    second: _Count
 
 
-class NetLine(TrafficLine, frozen=True, gc=False, rename={"first": "in", "second": "out"}):
-    pass
+TrafficLine = IoLine | NetLine
 
 
 class ContainerLine(msgspec.Struct, frozen=True, gc=False):
@@ -251,7 +251,7 @@ def line_of(line: LineFields) -> CheckedLine:
     cpu, mem, disk, io, net = line.get("cpu"), line.get("mem"), line.get("disk"), line.get("io"), line.get("net")
     containers, pressure = line.get("containers"), line.get("pressure")
     return CheckedLine(
-        v=line["v"],
+        v=1,  # `fields` keeps no other
         t=float(line["t"]),
         dt=float(line["dt"]),
         host=line["host"],
@@ -267,7 +267,8 @@ def line_of(line: LineFields) -> CheckedLine:
         ],
         self_cpu=_float_or_none(line.get("self_cpu")),
         pressure=None if pressure is None else PressureLine(
-            *(_float_or_none(pressure.get(key)) for key in _PRESSURE_KEYS)
+            _float_or_none(pressure.get("cpu")), _float_or_none(pressure.get("memory")),
+            _float_or_none(pressure.get("io")),
         ),
     )
 

@@ -9,10 +9,19 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from orca.sample.compute.summary import BATCH_LINES
-from orca.sample.parse.sample_line import LineFields, Sample, looks_like_sample, many_fields, sample_of
+from orca.sample.parse.errors import ParseError
+from orca.sample.parse.sample_line import (
+    CheckedLine,
+    LineFields,
+    Sample,
+    looks_like_sample,
+    many_fields,
+    many_lines,
+    sample_of,
+)
 from orca.sample.shell.sink import S3_SCHEME as SCHEME
 
 READ_BYTES = 1024 * 1024
@@ -68,9 +77,23 @@ def sources(location: str) -> list[Source]:
 def checked_batches(source: Source, tally: Tally) -> Iterator[list[LineFields]]:
     """The sample lines of one source, checked (see `many_fields`) a batch at a time, counting what is passed over
     in `tally`."""
+    return _batches(source, tally, many_fields)
+
+
+def decoded_batches(source: Source, tally: Tally) -> Iterator[list[CheckedLine]]:
+    """`checked_batches` as `CheckedLine`s (see `many_lines`): what the summary folds, several times faster."""
+    return _batches(source, tally, many_lines)
+
+
+_Line = TypeVar("_Line")
+
+
+def _batches(
+    source: Source, tally: Tally, check: Callable[[list[bytes]], tuple[list[_Line], list[tuple[bytes, ParseError]]]]
+) -> Iterator[list[_Line]]:
     lines = source.lines()
     while raws := list(islice(lines, BATCH_LINES)):
-        good, bad = many_fields(raws)
+        good, bad = check(raws)
         tally.samples += len(good)
         for raw, error in bad:
             if looks_like_sample(raw):
