@@ -192,8 +192,7 @@ class _Fold:
         self.lines += len(lines)
         last = lines[-1]
         self.host = last.host
-        cores = [count for line in lines if (count := line.cores) is not None]
-        self.cores = cores[-1] if cores else self.cores
+        self.cores = next((count for line in reversed(lines) if (count := line.cores) is not None), self.cores)
         times = [line.t for line in lines]
         dts = [line.dt for line in lines]
         self.first_t = min(self.first_t, min(times))
@@ -206,8 +205,8 @@ class _Fold:
         self._add_cpu([cpu for line in lines if (cpu := line.cpu) is not None])
         self._add_memory([mem for line in lines if (mem := line.mem) is not None])
         self._add_disks([disk for line in lines if line.disk for disk in line.disk])
-        self._add_traffic("io", [(io, line.dt) for line in lines if (io := line.io) is not None])
-        self._add_traffic("net", [(net, line.dt) for line in lines if (net := line.net) is not None])
+        self._add_traffic("io", [line.io for line in lines], dts)
+        self._add_traffic("net", [line.net for line in lines], dts)
         self._add_pressure([pressure for line in lines if (pressure := line.pressure) is not None])
         self._add_containers([entry for line in lines if line.containers for entry in line.containers])
         self._add_self_cpu([value for line in lines if (value := line.self_cpu) is not None])
@@ -231,24 +230,25 @@ class _Fold:
         self.rss_peak = max(self.rss_peak, max([mem.rss for mem in mems]))
 
     def _add_disks(self, disks: list[DiskLine]) -> None:
-        peak, path = (-1.0, "") if self.disk is None else (self.disk.peak_percent, self.disk.path)
-        for disk in disks:
-            used = disk.used
-            size = used + disk.free
-            percent = 100.0 * used / size if size > 0 else 0.0
-            if percent > peak:
-                peak, path = percent, disk.path
-        if peak >= 0:
-            self.disk = DiskSummary(path, peak)
+        if not disks:
+            return
+        percents = [
+            100.0 * disk.used / size if (size := disk.used + disk.free) > 0 else 0.0 for disk in disks
+        ]
+        peak = max(percents)
+        if self.disk is None or peak > self.disk.peak_percent:
+            self.disk = DiskSummary(disks[percents.index(peak)].path, peak)  # the first at its fullest
 
-    def _add_traffic(self, kind: str, rates: list[tuple[TrafficLine, float]]) -> None:
-        """Per line: its `io` or `net` (bytes per second) and its `dt`."""
+    def _add_traffic(self, kind: str, rates: list[TrafficLine | None], dts: list[float]) -> None:
+        """Per line: its `io` or `net` (bytes per second; None when absent) and its `dt`."""
+        if None in rates:
+            pairs = [(rate, dt) for rate, dt in zip(rates, dts, strict=True) if rate is not None]
+            rates, dts = [rate for rate, _ in pairs], [dt for _, dt in pairs]
         if not rates:
             return
         totals = self.traffic.setdefault(kind, [0.0, 0.0, 0.0, 0.0])
-        firsts = [rate.first for rate, _ in rates]
-        seconds = [rate.second for rate, _ in rates]
-        dts = [dt for _, dt in rates]
+        firsts = [rate.first for rate in rates if rate is not None]
+        seconds = [rate.second for rate in rates if rate is not None]
         totals[0] += sum(map(mul, firsts, dts))
         totals[1] += sum(map(mul, seconds, dts))
         totals[2] = max(totals[2], max(firsts))
