@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from orca.sample.compute.encode import encode_line
 from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import ContainerSample, Sample, fields, many_fields, parse
+from orca.sample.parse.sample_line import (
+    CheckedLine,
+    ContainerSample,
+    Sample,
+    fields,
+    line_of,
+    many_fields,
+    many_lines,
+    parse,
+)
 
 # Values as a line carries them: percentages with one decimal (a container may use many cores), times with three,
 # self_cpu with two, byte counts up to 2^64 - 1, text without lone surrogates (which the encoder replaces).
@@ -135,3 +145,33 @@ def test_many_lines_at_once_get_the_verdicts_of_one_at_a_time(raws: list[bytes])
 def test_a_batch_of_good_lines_is_all_good(raws: list[bytes]) -> None:
     good, bad = many_fields(raws)
     assert (len(good), bad) == (len(raws), [])
+
+
+@given(any_lines)
+@example([b'{"v":1,"t":1.0,"dt":1.0,"host":"h","cores":9223372036854775808}'])
+@example([b'{"v":1,"t":1.0,"dt":1.0,"host":"h","cores":99999999999999999999999}'])
+@example([b'{"v":1,"t":1.0,"dt":1.0,"host":"h","cores":true}', b'{"v":1,"t":1,"dt":1e400,"host":"h"}'])
+@example([b'{"v":1,"t":-0.0,"dt":1,"host":"h","host":"g","x":' + b"[" * 2000 + b"]" * 2000 + b"}"])
+def test_the_typed_decoder_keeps_and_refuses_what_fields_does(raws: list[bytes]) -> None:
+    good, bad = many_lines(raws)
+    one_by_one = [fields(raw) for raw in raws]
+    assert good == [line_of(verdict) for verdict in one_by_one if not isinstance(verdict, ParseError)]
+    assert sorted((raw, error.reason) for raw, error in bad) == sorted(
+        (raw, verdict.reason) for raw, verdict in zip(raws, one_by_one, strict=True) if isinstance(verdict, ParseError)
+    )
+
+
+@given(st.lists(encoded, min_size=1, max_size=8))
+def test_the_typed_decoder_takes_a_batch_of_good_lines_whole(raws: list[bytes]) -> None:
+    """Every line the encoder writes is taken by the typed decoder itself, not left to `fields` (the slow way),
+    unless it holds a count beyond what the decoder can bound (64-bit signed)."""
+    typical = [raw for raw in raws if _largest_number(json.loads(raw)) < 2**63]
+    assert [msgspec.json.decode(raw, type=CheckedLine) for raw in typical] == many_lines(typical)[0]
+
+
+def _largest_number(value: object) -> float:
+    if isinstance(value, dict):
+        return max(map(_largest_number, value.values()), default=0)
+    if isinstance(value, list):
+        return max(map(_largest_number, value), default=0)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else 0

@@ -10,16 +10,19 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import islice, pairwise
-from operator import le, mul
+from itertools import islice
+from operator import le, mul, sub
 
 from orca.sample.parse.sample_line import (
-    ContainerFields,
-    CpuFields,
-    DiskFields,
+    CheckedLine,
+    ContainerLine,
+    CpuLine,
+    DiskLine,
     LineFields,
-    MemFields,
-    PressureFields,
+    MemLine,
+    PressureLine,
+    TrafficLine,
+    line_of,
 )
 
 PERCENTILE = 95
@@ -182,79 +185,79 @@ class _Fold:
         self.self_cpu = 0.0
         self.last_self_cpu: float | None = None
 
-    def add_lines(self, lines: list[LineFields]) -> None:
+    def add_lines(self, lines: list[CheckedLine]) -> None:
         """A batch of lines, in the order written: each figure over the whole batch at once."""
         if not lines:
             return
         self.lines += len(lines)
         last = lines[-1]
-        self.host = last["host"]
-        cores = [count for line in lines if (count := line.get("cores")) is not None]
-        self.cores = cores[-1] if cores else self.cores
-        times = [line["t"] for line in lines]
-        dts = [line["dt"] for line in lines]
+        self.host = last.host
+        self.cores = next((count for line in reversed(lines) if (count := line.cores) is not None), self.cores)
+        times = [line.t for line in lines]
+        dts = [line.dt for line in lines]
         self.first_t = min(self.first_t, min(times))
         self.last_t = max(self.last_t, max(times))
         previous = times if self.previous_t is None else [self.previous_t, *times]
-        self.steps.add_many([abs(after - before) for before, after in pairwise(previous)])
+        self.steps.add_many(list(map(abs, map(sub, previous[1:], previous))))
         self.previous_t = times[-1]
         self.dts.add_many(dts)
         self.covered += sum(dts)
-        self._add_cpu([cpu for line in lines if (cpu := line.get("cpu")) is not None])
-        self._add_memory([mem for line in lines if (mem := line.get("mem")) is not None])
-        self._add_disks([disk for line in lines for disk in line.get("disk") or ()])
-        ios = [(io, line["dt"]) for line in lines if (io := line.get("io")) is not None]
-        self._add_traffic("io", [io["read"] for io, _ in ios], [io["write"] for io, _ in ios], [dt for _, dt in ios])
-        nets = [(net, line["dt"]) for line in lines if (net := line.get("net")) is not None]
-        self._add_traffic("net", [net["in"] for net, _ in nets], [net["out"] for net, _ in nets],
-                          [dt for _, dt in nets])
-        self._add_pressure([pressure for line in lines if (pressure := line.get("pressure")) is not None])
-        self._add_containers([entry for line in lines for entry in line.get("containers") or ()])
-        self._add_self_cpu([value for line in lines if (value := line.get("self_cpu")) is not None])
+        self._add_cpu([cpu for line in lines if (cpu := line.cpu) is not None])
+        self._add_memory([mem for line in lines if (mem := line.mem) is not None])
+        self._add_disks([disk for line in lines if line.disk for disk in line.disk])
+        self._add_traffic("io", [line.io for line in lines], dts)
+        self._add_traffic("net", [line.net for line in lines], dts)
+        self._add_pressure([pressure for line in lines if (pressure := line.pressure) is not None])
+        self._add_containers([entry for line in lines if line.containers for entry in line.containers])
+        self._add_self_cpu([value for line in lines if (value := line.self_cpu) is not None])
 
-    def _add_cpu(self, cpus: list[CpuFields]) -> None:
-        busy = [cpu["user"] + cpu["system"] + cpu["steal"] for cpu in cpus]
+    def _add_cpu(self, cpus: list[CpuLine]) -> None:
+        busy = [cpu.user + cpu.system + cpu.steal for cpu in cpus]
         self.busy.add_many(busy)
         self.busy_sum += sum(busy)
-        self.busiest.add_many([cpu["busiest"] for cpu in cpus])
+        self.busiest.add_many([cpu.busiest for cpu in cpus])
 
-    def _add_memory(self, mems: list[MemFields]) -> None:
+    def _add_memory(self, mems: list[MemLine]) -> None:
         if not mems:
             return
-        used = [mem["used"] for mem in mems]
+        used = [mem.used for mem in mems]
         most = max(used)
         if self.used_peak is None or most > self.used_peak[0]:
-            self.used_peak = (most, mems[used.index(most)]["total"])
-        shares = [100.0 * mem["used"] / mem["total"] for mem in mems if mem["total"] > 0]
+            self.used_peak = (most, mems[used.index(most)].total)
+        shares = [100.0 * mem.used / mem.total for mem in mems if mem.total > 0]
         self.used_percent_peak = max(self.used_percent_peak, max(shares, default=0.0))
-        self.swap_peak = max(self.swap_peak, max([mem["swap_used"] for mem in mems]))
-        self.rss_peak = max(self.rss_peak, max([mem["rss"] for mem in mems]))
+        self.swap_peak = max(self.swap_peak, max([mem.swap_used for mem in mems]))
+        self.rss_peak = max(self.rss_peak, max([mem.rss for mem in mems]))
 
-    def _add_disks(self, disks: list[DiskFields]) -> None:
-        peak, path = (-1.0, "") if self.disk is None else (self.disk.peak_percent, self.disk.path)
-        for disk in disks:
-            used = disk["used"]
-            size = used + disk["free"]
-            percent = 100.0 * used / size if size > 0 else 0.0
-            if percent > peak:
-                peak, path = percent, disk["path"]
-        if peak >= 0:
-            self.disk = DiskSummary(path, peak)
+    def _add_disks(self, disks: list[DiskLine]) -> None:
+        if not disks:
+            return
+        percents = [
+            100.0 * disk.used / size if (size := disk.used + disk.free) > 0 else 0.0 for disk in disks
+        ]
+        peak = max(percents)
+        if self.disk is None or peak > self.disk.peak_percent:
+            self.disk = DiskSummary(disks[percents.index(peak)].path, peak)  # the first at its fullest
 
-    def _add_traffic(self, kind: str, firsts: list[int], seconds: list[int], dts: list[float]) -> None:
-        """Per line: `read` or `in`, `write` or `out` (bytes per second), and `dt`."""
-        if not dts:
+    def _add_traffic(self, kind: str, rates: list[TrafficLine | None], dts: list[float]) -> None:
+        """Per line: its `io` or `net` (bytes per second; None when absent) and its `dt`."""
+        if None in rates:
+            pairs = [(rate, dt) for rate, dt in zip(rates, dts, strict=True) if rate is not None]
+            rates, dts = [rate for rate, _ in pairs], [dt for _, dt in pairs]
+        if not rates:
             return
         totals = self.traffic.setdefault(kind, [0.0, 0.0, 0.0, 0.0])
+        firsts = [rate.first for rate in rates if rate is not None]
+        seconds = [rate.second for rate in rates if rate is not None]
         totals[0] += sum(map(mul, firsts, dts))
         totals[1] += sum(map(mul, seconds, dts))
         totals[2] = max(totals[2], max(firsts))
         totals[3] = max(totals[3], max(seconds))
 
-    def _add_containers(self, entries: list[ContainerFields]) -> None:
+    def _add_containers(self, entries: list[ContainerLine]) -> None:
         peaks, ooms = self.container_mem, self.container_oom
         for entry in entries:
-            name, mem, oom_kill = entry["name"], entry["mem"], entry.get("oom_kill")
+            name, mem, oom_kill = entry.name, entry.mem, entry.oom_kill
             if mem > peaks.get(name, -1):
                 peaks[name] = mem
             if oom_kill is None:
@@ -266,11 +269,11 @@ class _Fold:
                 last, rise = seen
                 ooms[name] = (oom_kill, rise + (oom_kill - last if oom_kill >= last else oom_kill))
 
-    def _add_pressure(self, pressures: list[PressureFields]) -> None:
+    def _add_pressure(self, pressures: list[PressureLine]) -> None:
         per_resource = (
-            [share for pressure in pressures if (share := pressure.get("cpu")) is not None],
-            [share for pressure in pressures if (share := pressure.get("memory")) is not None],
-            [share for pressure in pressures if (share := pressure.get("io")) is not None],
+            [share for pressure in pressures if (share := pressure.cpu) is not None],
+            [share for pressure in pressures if (share := pressure.memory) is not None],
+            [share for pressure in pressures if (share := pressure.io) is not None],
         )
         for index, shares in enumerate(per_resource):
             self.pressure_sums[index] += sum(shares)
@@ -354,12 +357,17 @@ class _Fold:
         return PressureSummary(cpu=means[0], memory=means[1], io=means[2])
 
 
-def summarise_batches(name: str, batches: Iterable[list[LineFields]]) -> InstanceSummary | None:
-    """`summarise` of lines given in batches (as `many_fields` checks them)."""
+def summarise_checked(name: str, batches: Iterable[list[CheckedLine]]) -> InstanceSummary | None:
+    """`summarise` of lines given in batches as `many_lines` decodes them."""
     fold = _Fold()
     for batch in batches:
         fold.add_lines(batch)
     return fold.summary(name)
+
+
+def summarise_batches(name: str, batches: Iterable[list[LineFields]]) -> InstanceSummary | None:
+    """`summarise` of lines given in batches (as `many_fields` checks them)."""
+    return summarise_checked(name, ([line_of(line) for line in batch] for batch in batches))
 
 
 def summarise(name: str, lines: Iterable[LineFields]) -> InstanceSummary | None:

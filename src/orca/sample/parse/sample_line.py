@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import is_not, itemgetter
-from typing import Any, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
+import msgspec
 import orjson
 from returns.result import Failure, Result, Success
 
@@ -138,6 +139,138 @@ _IO_KEYS = ("read", "write")
 _NET_KEYS = ("in", "out")
 _CONTAINER_EXTENSIONS = (("cpu", False), ("mem_nocache", True), ("oom_kill", True))
 _PRESSURE_KEYS = ("cpu", "memory", "io")
+
+
+_Share = Annotated[float, msgspec.Meta(ge=0)]
+"""As `_share` checks it; JSON has no NaN, and a number too big for a double is refused as out of range."""
+_Count = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+"""As `_count` checks it. The decoder can bound only 64-bit signed integers: a larger count is left to `fields`."""
+
+
+class CpuLine(msgspec.Struct, frozen=True, gc=False):
+    user: _Share
+    system: _Share
+    iowait: _Share
+    steal: _Share
+    busiest: _Share
+
+
+class MemLine(msgspec.Struct, frozen=True, gc=False):
+    total: _Count
+    used: _Count
+    available: _Count
+    cache: _Count
+    swap_total: _Count
+    swap_used: _Count
+    rss: _Count
+
+
+class DiskLine(msgspec.Struct, frozen=True, gc=False):
+    path: str
+    total: _Count
+    used: _Count
+    free: _Count
+
+
+class IoLine(msgspec.Struct, frozen=True, gc=False, rename={"first": "read", "second": "write"}):
+    """`io`, bytes per second, under the names `NetLine` has too, so that one fold reads both."""
+
+    first: _Count
+    second: _Count
+
+
+class NetLine(msgspec.Struct, frozen=True, gc=False, rename={"first": "in", "second": "out"}):
+    first: _Count
+    second: _Count
+
+
+TrafficLine = IoLine | NetLine
+
+
+class ContainerLine(msgspec.Struct, frozen=True, gc=False):
+    name: str
+    mem: _Count
+    cpu: _Share | None = None
+    mem_nocache: _Count | None = None
+    oom_kill: _Count | None = None
+
+
+class PressureLine(msgspec.Struct, frozen=True, gc=False):
+    cpu: _Share | None = None
+    memory: _Share | None = None
+    io: _Share | None = None
+
+
+class CheckedLine(msgspec.Struct, frozen=True, gc=False):
+    """A line checked as `fields` checks it, decoded and checked in one step by a decoder that knows the line's
+    shape: what the summary folds. Numbers meant as shares are floats here (an integer in the JSON included)."""
+
+    v: Literal[1]
+    t: _Share
+    dt: _Share
+    host: str
+    cores: _Count | None = None
+    cpu: CpuLine | None = None
+    mem: MemLine | None = None
+    disk: list[DiskLine] | None = None
+    io: IoLine | None = None
+    net: NetLine | None = None
+    containers: list[ContainerLine] | None = None
+    self_cpu: _Share | None = None
+    pressure: PressureLine | None = None
+
+
+_LINE_DECODER = msgspec.json.Decoder(CheckedLine)
+
+
+def many_lines(raws: Sequence[bytes]) -> tuple[list[CheckedLine], list[tuple[bytes, ParseError]]]:
+    """`many_fields` as `CheckedLine`s: the same lines kept, and each bad line with the reason `fields` gives.
+    The decoder refuses every line `fields` refuses; a line it refuses for another cause (the prefix, a count
+    beyond 64-bit signed, a line it cannot take) is read by `fields` and kept if `fields` keeps it."""
+    decode = _LINE_DECODER.decode
+    try:
+        return list(map(decode, raws)), []
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    good: list[CheckedLine] = []
+    bad: list[tuple[bytes, ParseError]] = []
+    for raw in raws:
+        try:
+            good.append(decode(raw.removeprefix(_PREFIX_BYTES)))
+        except (msgspec.DecodeError, RecursionError):
+            checked = fields(raw)
+            if isinstance(checked, ParseError):
+                bad.append((raw, checked))
+            else:
+                good.append(line_of(checked))
+    return good, bad
+
+
+def line_of(line: LineFields) -> CheckedLine:
+    """The `CheckedLine` of a line `fields` checked."""
+    cpu, mem, disk, io, net = line.get("cpu"), line.get("mem"), line.get("disk"), line.get("io"), line.get("net")
+    containers, pressure = line.get("containers"), line.get("pressure")
+    return CheckedLine(
+        v=1,  # `fields` keeps no other
+        t=float(line["t"]),
+        dt=float(line["dt"]),
+        host=line["host"],
+        cores=line.get("cores"),
+        cpu=None if cpu is None else CpuLine(*map(float, itemgetter(*_CPU_KEYS)(cpu))),
+        mem=None if mem is None else MemLine(*itemgetter(*_MEM_KEYS)(mem)),
+        disk=None if disk is None else [DiskLine(d["path"], d["total"], d["used"], d["free"]) for d in disk],
+        io=None if io is None else IoLine(io["read"], io["write"]),
+        net=None if net is None else NetLine(net["in"], net["out"]),
+        containers=None if containers is None else [
+            ContainerLine(c["name"], c["mem"], _float_or_none(c.get("cpu")), c.get("mem_nocache"), c.get("oom_kill"))
+            for c in containers
+        ],
+        self_cpu=_float_or_none(line.get("self_cpu")),
+        pressure=None if pressure is None else PressureLine(
+            _float_or_none(pressure.get("cpu")), _float_or_none(pressure.get("memory")),
+            _float_or_none(pressure.get("io")),
+        ),
+    )
 
 
 def looks_like_sample(raw: str | bytes) -> bool:

@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 import orjson
 
 from orca.sample.compute.series import Series, SeriesFold
-from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_batches
-from orca.sample.parse.sample_line import LineFields
+from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_checked
+from orca.sample.parse.sample_line import CheckedLine, LineFields, line_of
 from orca.sample.shell.cli import _Help, _Malformed, _Parser
-from orca.sample.shell.sources import Source, SourceError, Tally, checked_batches, sources
+from orca.sample.shell.sources import Source, SourceError, Tally, checked_batches, decoded_batches, sources
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -94,11 +94,9 @@ def _read(source: Source, with_series: bool) -> tuple[InstanceSummary | None, Ta
     """One pass over a source: its summary, what was passed over, and the series to draw when asked."""
     tally = Tally()
     series = SeriesFold() if with_series else None
-    batches = checked_batches(source, tally)
-    if series is not None:
-        batches = _also(batches, series)
+    batches = decoded_batches(source, tally) if series is None else _also(checked_batches(source, tally), series)
     try:
-        summary = summarise_batches(source.name, batches)
+        summary = summarise_checked(source.name, batches)
     except OSError as error:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
@@ -106,11 +104,11 @@ def _read(source: Source, with_series: bool) -> tuple[InstanceSummary | None, Ta
     return summary, tally, None if series is None else series.series(source.name)
 
 
-def _also(batches: Iterator[list[LineFields]], series: SeriesFold) -> Iterator[list[LineFields]]:
+def _also(batches: Iterator[list[LineFields]], series: SeriesFold) -> Iterator[list[CheckedLine]]:
     for batch in batches:
         for line in batch:
             series.add(line)
-        yield batch
+        yield [line_of(line) for line in batch]
 
 
 def _print(text: str) -> None:
