@@ -17,6 +17,7 @@ from orca.control.members import ProcId, proc_id, run_members
 from orca.control.rules import ControlLimits, cap_reason, environment_of, runs_over
 from orca.sample.shell.procs import tree_usage
 from orca.sample.shell.s3 import stage_root
+from orca.sample.shell.small_files import is_kernel_procfs, read_or_none
 
 OOM_SCORE_ADJ = b"1000"
 """The most the kernel's OOM killer can prefer a process: a control-placed run goes before the scheduler."""
@@ -183,19 +184,11 @@ class _Held:
             self._pidfd = -1
 
 
-def _read_stat(proc: str, pid: int) -> bytes | None:
-    try:
-        with open(f"{proc}/{pid}/stat", "rb") as file:
-            return file.read()
-    except OSError:
-        return None
-
-
 def _start_of(proc: str, pid: int) -> int | None:
     """The start time of process `pid`, None when there is none (or pid names no single process)."""
     if pid <= 0:
         return None
-    data = _read_stat(proc, pid)
+    data = read_or_none(f"{proc}/{pid}/stat", trusted=is_kernel_procfs(proc))
     found = None if data is None else proc_id(data)
     return None if found is None else found.start
 
@@ -206,10 +199,11 @@ def _process_table(proc: str) -> dict[int, ProcId]:
         names = os.listdir(proc)
     except OSError:
         return {}
+    trusted = is_kernel_procfs(proc)
     table: dict[int, ProcId] = {}
     for name in names:
         if name.isdigit() and name.isascii():
-            data = _read_stat(proc, int(name))
+            data = read_or_none(f"{proc}/{name}/stat", trusted=trusted)
             found = None if data is None else proc_id(data)
             if found is not None:
                 table[int(name)] = found
