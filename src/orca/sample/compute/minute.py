@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from orca.sample.compute.line import fullness
 from orca.sample.parse.sample_line import Sample
 
 
@@ -89,10 +90,10 @@ def newest_minute(samples: Iterable[Sample], now: float) -> Now | None:
     memory = [100.0 * s.mem.used / s.mem.total for s in window if s.mem is not None and s.mem.total > 0]
     cpu = [s.cpu.user + s.cpu.system + s.cpu.steal for s in window if s.cpu is not None]
     disks = [
-        (100.0 * disk.used / (disk.used + disk.free), disk.path)
+        (percent, disk.path)
         for s in window
         for disk in s.disk or ()
-        if disk.used + disk.free > 0
+        if (percent := fullness(disk.used, disk.free)) is not None
     ]
     fullest = max(disks, key=lambda entry: entry[0], default=None)
     return Now(

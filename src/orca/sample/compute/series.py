@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from orca.sample.compute.line import fullness
 from orca.sample.parse.sample_line import LineFields
 
 MAX_POINTS = 2000
@@ -52,9 +53,9 @@ def line_values(line: LineFields) -> list[float | None]:
                                    line.get("pressure"))
     fullest = None
     for disk in line.get("disk") or ():
-        size = disk["used"] + disk["free"]
-        if size > 0:
-            fullest = max(fullest or 0.0, 100.0 * disk["used"] / size)
+        percent = fullness(disk["used"], disk["free"])
+        if percent is not None:
+            fullest = max(fullest or 0.0, percent)
     return [
         *((None,) * 4 if cpu is None else (cpu["user"], cpu["system"], cpu["iowait"], cpu["busiest"])),
         *((None,) * 4 if mem is None else (mem["used"], mem["cache"], mem["rss"], mem["total"])),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from itertools import islice
 from operator import le, mul, sub
 
+from orca.sample.compute.line import fullness
 from orca.sample.parse.sample_line import (
     CheckedLine,
     ContainerLine,
@@ -232,9 +233,7 @@ class _Fold:
     def _add_disks(self, disks: list[DiskLine]) -> None:
         if not disks:
             return
-        percents = [
-            100.0 * disk.used / size if (size := disk.used + disk.free) > 0 else 0.0 for disk in disks
-        ]
+        percents = [0.0 if (p := fullness(disk.used, disk.free)) is None else p for disk in disks]
         peak = max(percents)
         if self.disk is None or peak > self.disk.peak_percent:
             self.disk = DiskSummary(disks[percents.index(peak)].path, peak)  # the first at its fullest
