@@ -9,6 +9,7 @@ way, with its type, and never stops the sampler (docs/behaviour.md §3.10).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import time
@@ -28,6 +29,7 @@ from orca.sample.parse.pressure import Pressure
 from orca.sample.parse.proc_stat import ProcStat
 from orca.sample.shell import readers
 from orca.sample.shell.containers import ContainerSource
+from orca.sample.shell.early import EarlyReadings
 from orca.sample.shell.pressure import read_pressure
 from orca.sample.shell.procs import ProcessScanner
 from orca.sample.shell.reader_choice import psutil_reader_for
@@ -91,6 +93,9 @@ def _run_rss(scanner: ProcessScanner, root: int | None, argv0: str) -> Result[in
 class Sampler:
     """Takes the baseline readings when made; each `line()` is a JSON line covering the time since the last one.
 
+    `baseline`: readings the command took before it loaded the sampler (`shell/early.py`), used in place of reading
+    the same files again, so the first line covers the time from them.
+
     `close()` (or `with Sampler(...) as sampler:`) closes the descriptors it keeps between lines."""
 
     def __init__(
@@ -104,6 +109,7 @@ class Sampler:
         proc: str = "/proc",
         sys: str = "/sys",
         reader: str = "",
+        baseline: EarlyReadings | None = None,
     ) -> None:
         self.root = root if root > 0 else None
         """The `--pid` process; None without one (root <= 0 in the documented API)."""
@@ -141,10 +147,18 @@ class Sampler:
         self._whole_disks: frozenset[str] | None = None
         self._container_disks: frozenset[str] | None = None
         """`MAJ:MIN` of the whole disks, for the containers' `io`: read with the whole disks, only with --cgroup."""
-        self._prev = self.snapshot()
+        self._prev = self._baseline(baseline)
         self.started_ns = self._prev.monotonic_ns
         """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from
         (docs/behaviour.md §2.2)."""
+
+    def _baseline(self, early: EarlyReadings | None) -> Snapshot:
+        """The first readings: `early` when it covers every rate this sampler has, parsed now and dated when it was
+        read; else read now. The psutil reader and the containers' files have no early readings."""
+        if early is None or early.proc != self.proc or self._psutil is not None or self._containers is not None:
+            return self.snapshot()
+        now = readers.reading_given(early.texts, self.snapshot)
+        return dataclasses.replace(now, monotonic_ns=early.monotonic_ns, wall=early.wall)
 
     def snapshot(self) -> Snapshot:
         """Everything one line needs, read now. Never raises."""
