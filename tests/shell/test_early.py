@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -223,3 +224,20 @@ def test_the_command_module_is_light_to_import() -> None:
     probe = f"import sys, orca.sample.shell.cli; print(sorted(m for m in sys.modules if m.startswith(({HEAVY}))))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_given_bytes_stand_in_only_for_the_thread_parsing_them(tmp_path: Path) -> None:
+    """While the baseline is parsed from early bytes, another thread's read of the same file reads the file."""
+    path = tmp_path / "stat"
+    path.write_bytes(b"now\n")
+    seen: dict[str, str] = {}
+
+    def take() -> str:
+        other = threading.Thread(target=lambda: seen.setdefault("other", readers.read_kernel_file(str(path))))
+        other.start()
+        other.join()
+        return readers.read_kernel_file(str(path))
+
+    assert readers.reading_given({str(path): b"early\n"}, take) == "early\n"
+    assert seen == {"other": "now\n"}
+    assert readers.read_kernel_file(str(path)) == "now\n"

@@ -104,9 +104,7 @@ class Sampler:
     """Takes the baseline readings when made; each `line()` is a JSON line covering the time since the last one.
 
     `baseline`: the command's readings, taken before it loaded the sampler (`shell/early.py`): parsed into the
-    baseline in place of reading the same files again, so the first line covers the time from them. While they are
-    parsed they stand in for those files' reads in the whole process: the command makes its one Sampler in one
-    thread; a program making several leaves `baseline` out.
+    baseline in place of reading the same files again, so the first line covers the time from them.
 
     `close()` (or `with Sampler(...) as sampler:`) closes the descriptors it keeps between lines."""
 
