@@ -8,6 +8,7 @@ baseline parsed from the early bytes gives the capture-to-edited differences.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from orca.sample.compute.snapshot import Snapshot
 from orca.sample.shell import cli, readers
 from orca.sample.shell.early import RATE_FILES, EarlyReadings, read_early
 from orca.sample.shell.sampler import Sampler
@@ -241,3 +243,19 @@ def test_given_bytes_stand_in_only_for_the_thread_parsing_them(tmp_path: Path) -
     assert readers.reading_given({str(path): b"early\n"}, take) == "early\n"
     assert seen == {"other": "now\n"}
     assert readers.read_kernel_file(str(path)) == "now\n"
+
+
+def test_the_early_baseline_is_the_one_read_when_made(proc: Path) -> None:
+    """From the same files, the baseline parsed from early bytes and the one a Sampler reads when made are the same
+    readings; only their moment (and the sampler's own CPU so far) differ."""
+    early = read_early(str(proc))
+    sys_root = str(MACHINE / "sys")
+    with Sampler(0, "", [], proc=str(proc), sys=sys_root, baseline=early) as given, Sampler(
+        0, "", [], proc=str(proc), sys=sys_root
+    ) as read:
+        assert given._prev.stat is not None and given._prev.pressure is not None
+        assert undated(given._prev) == undated(read._prev)
+
+
+def undated(snapshot: Snapshot) -> Snapshot:
+    return dataclasses.replace(snapshot, monotonic_ns=0, wall=0.0, self_cpu=0.0)
