@@ -9,9 +9,8 @@ that `import orca.sample` stays cheap for the command and for other orca modules
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
+"""`typing.TYPE_CHECKING` as the type checker sees it, without importing `typing` at every start."""
 if TYPE_CHECKING:
     from orca.sample.compute.containers import container_mem as container_mem
     from orca.sample.compute.cpu import cpu_share as cpu_share
@@ -100,6 +99,8 @@ if not TYPE_CHECKING:
     # rather than `Any`.
 
     def __getattr__(name: str) -> object:
+        import importlib
+
         home = _HOMES.get(name)
         if home is None:
             raise AttributeError(f"module 'orca.sample' has no attribute {name!r}")

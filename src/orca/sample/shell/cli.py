@@ -1,109 +1,33 @@
-"""`orca sample ARGS` (docs/behaviour.md §1.2, §5): flags, then the loop. Whatever happens, the run it watches goes
-on."""
+"""`orca sample ARGS` (docs/behaviour.md §1.2, §5): the baseline readings, the flags, then the loop. Whatever
+happens, the run it watches goes on.
+
+Light to import: the baseline readings come first (docs/behaviour.md §2.2), so the flags' parser, the readers and the
+outputs are loaded after them, while the first line is waited for."""
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
 import sys
-from typing import NoReturn
 
-from orca.sample.shell.env import SECONDS_RANGE, default_dirs, parse_seconds, sample_seconds
+from orca.sample.shell.early import EarlyReadings, read_early
 from orca.sample.shell.report import say
-from orca.sample.shell.sink import S3_SCHEME
 from orca.sample.shell.stdio import occupy_closed_standard_fds
 
-USAGE = (
-    "orca sample --out <location> [--pid PID] [--until FILE] [--match ARGV0]\n"
-    "            [--dirs D,...] [--seconds S] [--count N] [--keep N]\n"
-    "            [--cgroup DIR] [--names DIR] [-- COMMAND [ARGS...]]"
-)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import NoReturn
 
 
-class _Malformed(Exception):
-    """A command line that cannot be run (docs/behaviour.md §5.1)."""
+def _sample(
+    options: argparse.Namespace,
+    seconds: float,
+    ends_process: bool,
+    baseline: EarlyReadings | None = None,
+    signals_forwarded: bool = False,
+) -> None:
+    import contextlib
 
-
-class _Help(Exception):
-    """`--help`: print it and exit 0."""
-
-
-class _Parser(argparse.ArgumentParser):
-    # argparse exits the interpreter on its own errors; an embedding pipeline binary must get a status instead.
-    def error(self, message: str) -> NoReturn:
-        raise _Malformed(message)
-
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        if status == 0:
-            raise _Help
-        raise _Malformed(message or "malformed command line")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    value = parse_seconds(text)
-    if value is None:
-        raise argparse.ArgumentTypeError(f"not {SECONDS_RANGE} seconds: {text!r}")
-    return value
-
-
-def _dirs(text: str) -> list[str]:
-    return [part for part in text.split(",") if part]
-
-
-def _parser() -> _Parser:
-    parser = _Parser(
-        prog="orca sample",
-        usage=USAGE,
-        description="The machine's metrics, one JSON line every few seconds.",
-        allow_abbrev=False,
-    )
-    parser.add_argument("--out", required=True, help="a file, s3://BUCKET/KEY, or - for standard output")
-    parser.add_argument("--pid", type=_positive_int, help="end after a last line once this process has ended")
-    parser.add_argument("--until", help="end after a last line once this file exists")
-    parser.add_argument("--match", default="", help="also count the memory of processes whose argv[0] is this")
-    parser.add_argument("--dirs", type=_dirs, help="comma-separated directories whose file systems are reported")
-    parser.add_argument("--seconds", type=_seconds, help="the interval (default ORCA_SAMPLE_SECONDS, else 5)")
-    parser.add_argument("--count", type=_positive_int, help="end after this many lines")
-    parser.add_argument("--keep", type=_positive_int, help="keep the file to about its last N lines")
-    parser.add_argument("--cgroup", default="", help="the host's /sys/fs/cgroup: adds the containers' memory")
-    parser.add_argument("--names", default="", help="the host's /var/lib/docker/containers: the containers' names")
-    return parser
-
-
-def _check_location(location: str) -> str | None:
-    """Why `--out` cannot be used, or None."""
-    if not location:
-        return "--out: empty location"
-    if location.startswith(S3_SCHEME):
-        from orca.sample.shell.s3 import parse_location
-
-        if parse_location(location) is None:
-            return f"--out: not s3://BUCKET/KEY: {location!r}"
-    return None
-
-
-def _parse(args: list[str]) -> argparse.Namespace:
-    namespace = _parser().parse_args(args)
-    from orca.sample.shell.reader_choice import reader_problem
-
-    problem = _check_location(namespace.out) or reader_problem()
-    if problem is not None:
-        raise _Malformed(problem)
-    return namespace
-
-
-def _sample(options: argparse.Namespace, seconds: float, ends_process: bool, signals_forwarded: bool = False) -> None:
     # The handlers first (docs/behaviour.md §2.4): a SIGTERM while the readers load still ends the sampler with
     # status 0.
     from orca.sample.shell.signals import Stop, stopping_on_signals, watching_exit
@@ -113,7 +37,9 @@ def _sample(options: argparse.Namespace, seconds: float, ends_process: bool, sig
         contextlib.nullcontext(Stop()) if signals_forwarded else stopping_on_signals(Stop(), then_ignore=ends_process)
     )
     with signals as stop, watching_exit(options.pid) as exit_fd:
-        # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers.
+        # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers; a start loads them
+        # after its baseline readings, during the wait for the first line.
+        from orca.sample.shell.env import default_dirs
         from orca.sample.shell.loop import EndConditions, run
         from orca.sample.shell.outputs import open_output
         from orca.sample.shell.sampler import Sampler
@@ -125,6 +51,7 @@ def _sample(options: argparse.Namespace, seconds: float, ends_process: bool, sig
             options.dirs if options.dirs is not None else default_dirs(),
             options.cgroup,
             options.names,
+            baseline=baseline,
         )
         sink = open_output(options.out, options.keep)
         try:
@@ -132,13 +59,6 @@ def _sample(options: argparse.Namespace, seconds: float, ends_process: bool, sig
         finally:
             sink.close()
             sampler.close()
-
-
-def _check_command(options: argparse.Namespace, command: list[str]) -> None:
-    if not command:
-        raise _Malformed("-- must be followed by a COMMAND to run")
-    if options.pid is not None:
-        raise _Malformed("--pid and a COMMAND: the COMMAND is the process sampled")
 
 
 def _sample_command(options: argparse.Namespace, seconds: float, command: list[str], ends_process: bool) -> int:
@@ -166,22 +86,27 @@ def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
         if "--" in args:  # `orca sample [FLAGS] -- COMMAND [ARGS...]`
             command = args[args.index("--") + 1 :]
             args = args[: args.index("--")]
+        # The baseline before anything else loads (docs/behaviour.md §2.2); a COMMAND's starts once it runs.
+        baseline = read_early() if command is None else None
+        from orca.sample.shell import flags
+        from orca.sample.shell.env import sample_seconds
+
         try:
-            options = _parse(args)
+            options = flags.parse(args)
             if command is not None:
-                _check_command(options, command)
-        except _Help:
+                flags.check_command(options, command)
+        except flags.Help:
             return 0  # argparse's help action has printed it
-        except _Malformed as malformed:
+        except flags.Malformed as malformed:
             reason = " ".join(str(malformed).split()) or "malformed command line"
-            say(f"{reason}\nusage: {USAGE}")
+            say(f"{reason}\nusage: {flags.USAGE}")
             return 2
         seconds = options.seconds if options.seconds is not None else sample_seconds()
         if command is not None:
             return _sample_command(options, seconds, command, ends_process)
         if seconds == 0:
             return 0  # sampling is off (docs/behaviour.md §2.1)
-        _sample(options, seconds, ends_process)
+        _sample(options, seconds, ends_process, baseline)
     except (Exception, KeyboardInterrupt) as error:
         # A sampler never fails its run: one line about what went wrong, and the run's status stays clean.
         say(f"stopped: {type(error).__name__}: {' '.join(str(error).split())}")

@@ -14,7 +14,9 @@ import orjson
 from orca.sample.compute.series import Series, SeriesFold
 from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_checked
 from orca.sample.parse.sample_line import CheckedLine, LineFields, line_of
-from orca.sample.shell.cli import _Help, _Malformed, _Parser
+from orca.sample.shell.flags import Help as _Help
+from orca.sample.shell.flags import Malformed as _Malformed
+from orca.sample.shell.flags import Parser as _Parser
 from orca.sample.shell.sources import Source, SourceError, Tally, checked_batches, decoded_batches, sources
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"

@@ -7,7 +7,6 @@ import errno
 import sys
 
 from orca.sample.compute.names import PREFIX
-from orca.sample.shell.files import LineFile
 from orca.sample.shell.report import FailureReport, reason_of
 from orca.sample.shell.sink import S3_SCHEME, STDOUT, LineSink
 from orca.sample.shell.stdio import NonBlockingWriter
@@ -66,6 +65,8 @@ class FileSink:
     """A file `--out` names: a `LineFile` (which reports its own failures) as a `LineSink`."""
 
     def __init__(self, path: str, keep: int | None) -> None:
+        from orca.sample.shell.files import LineFile  # only a file output needs it
+
         self.file = LineFile(path, keep)
 
     def write(self, line: bytes) -> None:

@@ -5,7 +5,8 @@ that one misbehaving source only nulls its own section (docs/behaviour.md §3.10
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from returns.result import Failure, Result, Success
@@ -30,9 +31,32 @@ _KERNEL_FILES = KeptFiles(KERNEL_FILES_KEPT_AT_MOST)
 Sampler, and pread keeps them safe across threads), bounded, living as long as the process."""
 
 
+_GIVEN: dict[str, bytes | OSError] = {}
+"""Kernel files read before the readers loaded (the command's baseline, docs/behaviour.md §2.2): path -> what the read
+gave, each used once in place of a read, only inside `reading_given` and by its thread."""
+_GIVEN_TO = [0]
+"""The thread inside `reading_given`."""
+
+
 def read_kernel_file(path: str) -> str:
     """The text of a kernel file read every line, through a kept descriptor; `OSError` when it cannot be read."""
+    if _GIVEN and path in _GIVEN and threading.get_ident() == _GIVEN_TO[0]:
+        given = _GIVEN.pop(path)
+        if isinstance(given, OSError):
+            raise given
+        return given.decode("utf-8", errors="replace")
     return _KERNEL_FILES.read(path).decode("utf-8", errors="replace")
+
+
+def reading_given(texts: Mapping[str, bytes | OSError], take: Callable[[], T]) -> T:
+    """`take()`, with each kernel file of `texts` given from there (once) instead of read: readings taken earlier,
+    parsed by the same readers as every line's. Another thread reading meanwhile reads the files themselves."""
+    _GIVEN_TO[0] = threading.get_ident()
+    _GIVEN.update(texts)
+    try:
+        return take()
+    finally:
+        _GIVEN.clear()
 
 
 def read_parsed(path: str, parse: Callable[[str], Result[T, ParseError]]) -> Result[T, ParseError]:

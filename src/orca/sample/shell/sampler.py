@@ -9,11 +9,12 @@ way, with its type, and never stops the sampler (docs/behaviour.md §3.10).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from returns.result import Result, Success
 
@@ -27,11 +28,14 @@ from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure
 from orca.sample.parse.proc_stat import ProcStat
 from orca.sample.shell import readers
-from orca.sample.shell.containers import ContainerSource
+from orca.sample.shell.early import EarlyReadings
 from orca.sample.shell.pressure import read_pressure
-from orca.sample.shell.procs import ProcessScanner
 from orca.sample.shell.reader_choice import psutil_reader_for
 from orca.sample.shell.report import FailureReport
+
+if TYPE_CHECKING:
+    from orca.sample.shell.containers import ContainerSource
+    from orca.sample.shell.procs import ProcessScanner
 
 T = TypeVar("T")
 
@@ -88,8 +92,19 @@ def _run_rss(scanner: ProcessScanner, root: int | None, argv0: str) -> Result[in
     return Success(scanner.run_rss(root, argv0))
 
 
+_NO_RUN: Result[int, ParseError] = Success(0)
+
+
+def _no_run() -> Result[int, ParseError]:
+    """The run's resident bytes with neither --pid nor --match: none to count."""
+    return _NO_RUN
+
+
 class Sampler:
     """Takes the baseline readings when made; each `line()` is a JSON line covering the time since the last one.
+
+    `baseline`: the command's readings, taken before it loaded the sampler (`shell/early.py`): parsed into the
+    baseline in place of reading the same files again, so the first line covers the time from them.
 
     `close()` (or `with Sampler(...) as sampler:`) closes the descriptors it keeps between lines."""
 
@@ -104,6 +119,7 @@ class Sampler:
         proc: str = "/proc",
         sys: str = "/sys",
         reader: str = "",
+        baseline: EarlyReadings | None = None,
     ) -> None:
         self.root = root if root > 0 else None
         """The `--pid` process; None without one (root <= 0 in the documented API)."""
@@ -115,11 +131,17 @@ class Sampler:
         self.host = _host()
         # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
         self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, proc=proc, sys=sys)
-        self._scanner = ProcessScanner(proc)
+        # The process scans and their parsers load only for a run to measure (--pid, --match): 0 without one.
+        self._scanner: ProcessScanner | None = None
+        if self.root is not None or argv0:
+            from orca.sample.shell.procs import ProcessScanner
+
+            self._scanner = ProcessScanner(proc)
         self._stat: Source[ProcStat] = Source(f"{proc}/stat", functools.partial(readers.read_proc_stat, proc))
         self._meminfo: Source[MemInfo] = Source(f"{proc}/meminfo", functools.partial(readers.read_meminfo, proc))
         self._rss: Source[int] = Source(
-            f"the run's processes in {proc}", functools.partial(_run_rss, self._scanner, self.root, argv0)
+            f"the run's processes in {proc}",
+            _no_run if self._scanner is None else functools.partial(_run_rss, self._scanner, self.root, argv0),
         )
         self._disks: Source[tuple[DiskReading, ...]] = Source(
             "--dirs", functools.partial(readers.read_disks, self.dirs)
@@ -128,7 +150,11 @@ class Sampler:
             f"{proc}/diskstats", functools.partial(readers.read_diskstats, proc)
         )
         self._net: Source[NetDev] = Source(f"{proc}/net/dev", functools.partial(readers.read_net_dev, proc))
-        self._container_source = ContainerSource(cgroup, names, proc) if cgroup else None
+        self._container_source: ContainerSource | None = None
+        if cgroup:
+            from orca.sample.shell.containers import ContainerSource
+
+            self._container_source = ContainerSource(cgroup, names, proc)
         self._containers: Source[tuple[ContainerReading, ...]] | None = (
             Source(cgroup, self._container_source.readings) if self._container_source else None
         )
@@ -141,10 +167,18 @@ class Sampler:
         self._whole_disks: frozenset[str] | None = None
         self._container_disks: frozenset[str] | None = None
         """`MAJ:MIN` of the whole disks, for the containers' `io`: read with the whole disks, only with --cgroup."""
-        self._prev = self.snapshot()
+        self._prev = self._baseline(baseline)
         self.started_ns = self._prev.monotonic_ns
         """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from
         (docs/behaviour.md §2.2)."""
+
+    def _baseline(self, early: EarlyReadings | None) -> Snapshot:
+        """The first readings: `early` when it covers every rate this sampler has, parsed now and dated when it was
+        read; else read now. The psutil reader and the containers' files have no early readings."""
+        if early is None or early.proc != self.proc or self._psutil is not None or self._containers is not None:
+            return self.snapshot()
+        now = readers.reading_given(early.texts, self.snapshot)
+        return dataclasses.replace(now, monotonic_ns=early.monotonic_ns, wall=early.wall)
 
     def snapshot(self) -> Snapshot:
         """Everything one line needs, read now. Never raises."""
@@ -198,7 +232,8 @@ class Sampler:
 
     def close(self) -> None:
         """Close the descriptors kept between lines (a later line would open what it needs again)."""
-        self._scanner.close()
+        if self._scanner is not None:
+            self._scanner.close()
         if self._container_source is not None:
             self._container_source.close()
 

@@ -11,18 +11,27 @@ process holding it, so they are never touched. The sampler writes through a way 
 - anything else, or when that open fails: a write only when `poll` says there is room, at most `PIPE_BUF` bytes at
   a time (what a pipe takes whole once it has room).
 
-This module imports nothing of the sampler, so the command can use it before it loads the rest.
+This module imports nothing of the sampler, and only modules the interpreter's start has loaded or that are built in
+(the type checker's `Protocol` is seen by it alone), so the command can use it before it loads the rest.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import select
 import stat
 import time
-from typing import Protocol
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class _Way(Protocol):
+        def write(self, data: bytes) -> int:
+            """The bytes written, 0 when there is no room; raises OSError for anything else."""
+
+        def close(self) -> None: ...
 
 STANDARD_FDS = (0, 1, 2)
 PIPE_BUF = getattr(select, "PIPE_BUF", 4096)
@@ -46,16 +55,11 @@ def occupy_closed_standard_fds() -> None:
             return
         if null != fd:
             # A lower descriptor was free: this one is closed too and is filled on its own turn.
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 (contextlib is not loaded yet at the start)
                 os.dup2(null, fd)
+            except OSError:
+                pass
             os.close(null)
-
-
-class _Way(Protocol):
-    def write(self, data: bytes) -> int:
-        """The bytes written, 0 when there is no room; raises OSError for anything else."""
-
-    def close(self) -> None: ...
 
 
 class NonBlockingWriter:
