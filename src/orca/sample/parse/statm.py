@@ -50,8 +50,8 @@ def resident_pages(data: bytes) -> int | None:
 
 
 def resident_pages_total(datas: Sequence[bytes]) -> int | None:
-    """The sum of `resident_pages` over many statm files, when every one is seven plain decimals under 20 digits
-    (the kernel's form: a tree's files, read in one batch); None when any is not, so the caller reads each through
+    """The sum of `resident_pages` over many statm files, when every one is seven decimals under 20 digits (as the
+    kernel writes them: a tree's files, read in one batch); None when any is not, so the caller reads each through
     `resident_pages`, which tells the bad ones apart. The checks run over the whole batch at once, not per file.
 
     >>> resident_pages_total([b"730 448 420 5 0 89 0\\n", b"0 0 0 0 0 0 0\\n"]), resident_pages_total([])

@@ -31,14 +31,15 @@ class Stop:
     def is_requested(self) -> bool:
         return self.requested
 
-    def wait(self, seconds: float, also: int = -1) -> None:
-        """Sleep up to `seconds`, less if a signal arrives or the file descriptor `also` becomes readable."""
+    def wait(self, seconds: float, also: int = -1) -> bool:
+        """Sleep up to `seconds`, less if a signal arrives or the file descriptor `also` becomes readable; whether
+        `also` was readable when the wait ended (False without one)."""
         if seconds <= 0:
-            return
+            return False
         fds = [fd for fd in (self.wake_fd, also) if fd >= 0]
         if not fds:
             time.sleep(seconds)
-            return
+            return False
         readable, _, _ = select.select(fds, [], [], seconds)
         if self.wake_fd in readable:
             try:
@@ -46,6 +47,7 @@ class Stop:
                     pass
             except (BlockingIOError, InterruptedError):
                 pass
+        return also >= 0 and also in readable
 
 
 @contextmanager
