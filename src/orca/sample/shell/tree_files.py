@@ -5,9 +5,11 @@ resident pages. By path that is eight system calls and three /proc lookups a pro
 open it is three `fstat`/`pread`s. A descriptor is bound to its process, not to the pid: once the process is gone,
 reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
 
-A line runs after seconds of sleep, with the interpreter's caches cold, so what it costs is mostly the Python it
-runs per process: the kept processes' files are read in three batches (`map` over the descriptors), and the
-statm files summed in one step; only a process that is new, gone or has more threads goes the one-by-one way.
+A line runs after seconds of sleep, with the CPU's and the interpreter's caches cold, so every call costs several
+times its price in a tight loop. The kept processes' files are read in three batches (`map` over the descriptors:
+no Python runs per process) and the statm files summed in one step; a line whose batches read as the last line's
+takes that line's tree, and its sum when the statm files read the same. Only a process that is new, gone or has
+more than one thread is read on its own.
 """
 
 from __future__ import annotations
