@@ -33,14 +33,14 @@ class Stop:
 
     def wait(self, seconds: float, also: int = -1) -> bool:
         """Sleep up to `seconds`, less if a signal arrives or the file descriptor `also` becomes readable; whether
-        `also` was readable when the wait ended (False without one)."""
-        if seconds <= 0:
+        `also` was readable when the wait ended (looked at even when there is no time to wait; False without it)."""
+        if seconds <= 0 and also < 0:
             return False
         fds = [fd for fd in (self.wake_fd, also) if fd >= 0]
         if not fds:
             time.sleep(seconds)
             return False
-        readable, _, _ = select.select(fds, [], [], seconds)
+        readable, _, _ = select.select(fds, [], [], max(seconds, 0))
         if self.wake_fd in readable:
             try:
                 while os.read(self.wake_fd, 512):
