@@ -473,8 +473,9 @@ def test_a_small_tree_is_walked_without_a_pass_over_the_host(
 
 
 # A root that, on each line of its stdin, starts a child (`spawn`), starts one from a new thread that stays alive
-# (`thread`: the child is in that thread's `children` file only), makes 64 MiB resident (`hold`), or ends and reaps
-# its first child (`end`); it prints the child's pid (or `held`). It ends when stdin closes, reaping its children.
+# (`thread`: the child is in that thread's `children` file only), makes 64 MiB resident (`hold`), lets those threads
+# end (`release`: their children pass to the main thread), or ends and reaps its first child (`end`); it prints the
+# child's pid (or `held`, `released`). It ends when stdin closes, reaping its children.
 CONTROLLED_ROOT = f"""
 import subprocess, sys, threading
 kids, held, done = [], [], threading.Event()
@@ -492,6 +493,9 @@ for line in sys.stdin:
     elif line == 'hold\\n':
         held.append(b'\\x01' * {64 * MIB})
         print('held', flush=True)
+    elif line == 'release\\n':
+        done.set()
+        print('released', flush=True)
     elif line == 'end\\n':
         ended = kids.pop(0)
         ended.kill()
@@ -555,3 +559,40 @@ def test_lines_alike_read_no_process_one_by_one_and_still_see_every_change(
     assert int(ask(root, "end")) == first
     assert line()[0] == {root.pid, second, threaded}
     files.close()
+
+
+def threads_children_held(pid: int) -> set[str]:
+    """The threads of `pid` other than its main one whose `children` file this process holds open."""
+    prefix = f"/proc/{pid}/task/"
+    return {link.removeprefix(prefix).split("/")[0] for link in open_descriptors()
+            if link.startswith(prefix) and link.endswith("/children")} - {str(pid)}
+
+
+def test_a_process_with_more_threads_keeps_each_threads_children_file(started: list[subprocess.Popen[bytes]]) -> None:
+    """A kept process with a second thread: that thread's `children` file stays open from line to line (its child
+    found each time), and is closed once the thread ends, its child then found through the main thread."""
+    root = python(CONTROLLED_ROOT, started)
+    files = TreeFiles(ProcRoot.at("/proc"))
+
+    def line() -> frozenset[int]:
+        tree = files.walk(root.pid)
+        files.keep_only(tree)
+        return tree
+
+    threaded = int(ask(root, "thread"))
+    second_thread = set(os.listdir(f"/proc/{root.pid}/task")) - {str(root.pid)}
+    assert len(second_thread) == 1
+    assert line() == {root.pid, threaded}
+    held = threads_children_held(root.pid)
+    assert held == second_thread
+    total_before = len(open_descriptors())
+    for _ in range(5):
+        assert line() == {root.pid, threaded}
+    assert threads_children_held(root.pid) == held and len(open_descriptors()) == total_before
+
+    assert ask(root, "release") == "released"
+    wait_until(lambda: len(os.listdir(f"/proc/{root.pid}/task")) == 1, "the second thread to end")
+    assert line() == {root.pid, threaded}, "the child passed to the main thread"
+    assert threads_children_held(root.pid) == set()
+    files.close()
+    assert held_for({root.pid, threaded}) == []

@@ -70,6 +70,9 @@ class TreeFiles:
 
     KEPT_AT_MOST = 128
     """Processes whose files are kept (three descriptors each); a larger tree reads the rest by path."""
+    THREADS_KEPT_AT_MOST = 256
+    """`children` files of the other threads of kept processes with more than one, kept open in all; past that,
+    they are opened and closed each line."""
 
     def __init__(self, root: ProcRoot) -> None:
         self._root = root
@@ -81,6 +84,9 @@ class TreeFiles:
         """The last line's walk, while the next may find the same tree from the batches alone."""
         self._last_statm: tuple[list[bytes], int] = ([], 0)
         """The last line's kept statm files and their resident pages in all."""
+        self._thread_files: dict[int, dict[str, int]] = {}
+        """pid -> thread id -> descriptor of that thread's `children`, for kept processes with more threads."""
+        self._threads_kept = 0
 
     def _files(self, pid: int) -> _PidFiles | None:
         kept = self._fds.get(pid)
@@ -149,9 +155,12 @@ class TreeFiles:
         """pid -> children of each kept process that has one thread, from the batches; a gone process's descriptors
         are closed."""
         known: dict[int, Sequence[int]] = {}
+        threaded = self._thread_files
         for pid, status, children_fd, data in zip(columns.pids, statuses, columns.children, listed, strict=False):
             threads = status.st_nlink
             if threads == ONE_THREAD:
+                if pid in threaded:  # down to one thread: the others' descriptors are of no use
+                    self._forget_threads(pid)
                 if not data:
                     known[pid] = _NO_CHILDREN
                 else:
@@ -165,11 +174,55 @@ class TreeFiles:
         files = self._files(pid)
         if files is not None:
             try:
-                if os.fstat(files.task).st_nlink == ONE_THREAD:  # one thread: its own `children` file is all
+                threads = os.fstat(files.task).st_nlink
+                if threads == ONE_THREAD:  # one thread: its own `children` file is all of them
                     return pids_in(read_from(files.children))
+                if threads > ONE_THREAD:
+                    return self._threads_children(pid, files)
             except OSError:
                 self.forget(pid)
         return self._root.children(pid)
+
+    def _threads_children(self, pid: int, files: _PidFiles) -> list[int]:
+        """The children of every thread of a kept process with more than one: its threads listed through the kept
+        task directory (so they are its own, whatever the pid names by now), each thread's `children` file kept
+        open while there is room."""
+        tids = os.listdir(files.task)
+        kept = self._thread_files.setdefault(pid, {})
+        for ended in kept.keys() - set(tids):
+            os.close(kept.pop(ended))
+            self._threads_kept -= 1
+        main = str(pid)
+        kids: list[int] = []
+        for tid in tids:
+            data = read_from(files.children) if tid == main else self._thread_children(files.task, kept, tid)
+            if data:
+                kids.extend(pids_in(data))
+        return kids
+
+    def _thread_children(self, task: int, kept: dict[str, int], tid: str) -> bytes:
+        """One thread's `children`, through its kept descriptor, opened now (and kept if there is room) if new; none
+        once the thread has ended."""
+        fd = kept.get(tid)
+        try:
+            if fd is not None:
+                return read_from(fd)
+            fd = os.open(f"{tid}/children", _FLAGS, dir_fd=task)
+        except OSError:
+            return b""
+        if self._threads_kept >= self.THREADS_KEPT_AT_MOST:
+            try:
+                return read_from(fd)
+            except OSError:
+                return b""
+            finally:
+                os.close(fd)
+        kept[tid] = fd
+        self._threads_kept += 1
+        try:
+            return read_from(fd)
+        except OSError:
+            return b""
 
     def total_pages(self, pids: frozenset[int]) -> int:
         """The resident pages of `pids` in all, a process without a readable statm adding nothing; every kept
@@ -213,6 +266,12 @@ class TreeFiles:
             self._last_walk = None
             for fd in files:
                 os.close(fd)
+        self._forget_threads(pid)
+
+    def _forget_threads(self, pid: int) -> None:
+        for fd in self._thread_files.pop(pid, {}).values():
+            os.close(fd)
+            self._threads_kept -= 1
 
     def close(self) -> None:
         for pid in list(self._fds):
