@@ -9,7 +9,8 @@ A line runs after seconds of sleep, with the CPU's and the interpreter's caches 
 times its price in a tight loop. The kept processes' files are read in three batches (`map` over the descriptors:
 no Python runs per process) and the statm files summed in one step; a line whose batches read as the last line's
 takes that line's tree, and its sum when the statm files read the same. Only a process that is new, gone or has
-more than one thread is read on its own.
+more than one thread is read on its own; one with more threads lists them through its kept task directory and
+keeps each thread's `children` file open too.
 """
 
 from __future__ import annotations
