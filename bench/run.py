@@ -317,6 +317,13 @@ def main(argv: list[str]) -> int:
         p = statistics.median(h["psutil"] for h in hours)
         row(f"CPU for an hour at 5 s, measured over {window:.0f} s with --pid ({reached} processes)",
             f"{o:.3f} s", f"{p:.3f} s", f"{o / p:.2f}", "<= 0.6 s", o <= 0.6)
+        # Where that hour goes: a cold line without and with --pid (bench/cold.py), the samplers started apart.
+        from bench.cold import cold_per_line, standard_samplers
+        from bench.cold import rows as cold_rows
+
+        cold = cold_per_line(standard_samplers(root), 5.0, 30.0, 1 if args.quick else 2)
+        for figure, orca_cold, baseline_cold, cold_ratio in cold_rows(cold, 5.0, reached):
+            row(figure, orca_cold, baseline_cold, cold_ratio, "", None)
 
     from bench.containers import container_figures  # it imports this module's helpers
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Success
 
-from orca.sample.parse.statm import Statm, parse, resident_pages
+from orca.sample.parse.statm import Statm, parse, resident_pages, resident_pages_total
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -68,3 +68,39 @@ def test_hostile_statm_fails_in_both_paths(data: bytes) -> None:
 def test_largest_value_the_kernel_prints() -> None:
     u64 = 2**64 - 1
     assert resident_pages(f"{u64} {u64} {u64} 0 0 0 0\n".encode()) == u64
+
+
+def test_a_batch_of_captures_sums_their_resident_pages() -> None:
+    """The sleep's 448 resident pages and the zombie's 0, twice over: 896."""
+    sleep, zombie = capture("pid_statm.sleep"), capture("pid_statm.zombie")
+    assert resident_pages_total([sleep, zombie, sleep, zombie]) == 896
+    assert resident_pages_total([]) == 0
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        pytest.param(b"730 448 420 5 0 89", id="truncated"),
+        pytest.param(b"730 max 420 5 0 89 0\n", id="a word"),
+        pytest.param(b"730 18446744073709551615 420 5 0 89 0\n", id="20 digits, the largest u64"),
+        pytest.param(b"", id="empty"),
+    ],
+)
+def test_a_batch_with_a_file_it_cannot_take_whole_is_declined(odd: bytes) -> None:
+    """The batch takes only files of seven decimals under 20 digits; anything else (even what `resident_pages`
+    accepts, such as the largest u64) is left to the caller's one-by-one reading."""
+    assert resident_pages_total([capture("pid_statm.sleep"), odd]) is None
+
+
+@pytest.mark.parametrize(
+    "spaced",
+    [
+        pytest.param(b"730 448 420 5 0 89 0", id="no newline"),
+        pytest.param(b"730  448 420 5 0 89 0\n", id="two spaces"),
+        pytest.param(b"730\t448 420 5 0 89 0\n", id="a tab"),
+    ],
+)
+def test_a_batch_splits_fields_as_resident_pages_does(spaced: bytes) -> None:
+    """Fields apart by any whitespace, as `resident_pages` reads them: 448 + 448."""
+    assert resident_pages(spaced) == 448
+    assert resident_pages_total([capture("pid_statm.sleep"), spaced]) == 896

@@ -6,7 +6,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from orca.sample.parse.statm import parse, resident_pages
+from orca.sample.parse.statm import parse, resident_pages, resident_pages_total
 from tests.property.render_process import StatmLine, render_statm, statm_lines
 
 
@@ -54,3 +54,41 @@ def test_number_like_fields_never_give_a_negative(fields: list[str]) -> None:
 @given(st.text(st.characters(codec=None, exclude_categories=())))
 def test_total_on_arbitrary_text(text: str) -> None:
     parse(text)
+
+
+def _one_by_one(datas: list[bytes]) -> int:
+    """The plain way: each file through `resident_pages`, the unreadable ones adding nothing."""
+    return sum(pages for data in datas if (pages := resident_pages(data)) is not None)
+
+
+@given(st.lists(statm_lines, max_size=30))
+def test_a_batch_of_kernel_files_sums_as_one_by_one(lines: list[StatmLine]) -> None:
+    """Kernel files with values under 20 digits take the batch's fast path, and give the plain sum."""
+    datas = [render_statm(line) for line in lines]
+    expected = sum(line.statm.resident_pages for line in lines)
+    total = resident_pages_total(datas)
+    values = [
+        value
+        for line in lines
+        for value in (line.statm.size_pages, line.statm.resident_pages, line.statm.shared_pages, line.text_pages,
+                      line.data_pages)
+    ]
+    if all(len(str(value)) < 20 for value in values):
+        assert total == expected
+    assert total in (None, expected)
+    assert _one_by_one(datas) == expected
+
+
+STATMISH = st.one_of(
+    statm_lines.map(render_statm),
+    st.lists(NUMBERISH, max_size=9).map(lambda fields: " ".join(fields).encode() + b"\n"),
+    st.binary(max_size=40),
+    st.sampled_from([b"", b"\n", b"0 0 0 0 0 0 0", b" 1 2 3 4 5 6 7\n", b"1\t2 3 4 5 6 7\n", b"1 2 3 4 5 6 7\n\n"]),
+)
+
+
+@given(st.lists(STATMISH, max_size=12))
+def test_a_batch_never_disagrees_with_one_by_one(datas: list[bytes]) -> None:
+    """Whatever the files hold, the batch either gives the plain sum or declines (None) for the caller to go one by
+    one: it never gives a different number."""
+    assert resident_pages_total(datas) in (None, _one_by_one(datas))

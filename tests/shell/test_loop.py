@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from orca.sample.shell import loop
-from orca.sample.shell.signals import Stop
+from orca.sample.shell.signals import Stop, has_ended, watching_exit
 from tests.shell.run import environment, no_traceback, read_lines, run, start
 
 # Ends and signals are the same whatever the readings come from: each test runs on both readers.
@@ -128,6 +129,56 @@ def test_pid_exit_ends_long_before_the_next_interval(tmp_path: Path) -> None:
     lines = read_lines(out)
     assert len(lines) >= 2  # the first at 0.2 s, the last after the exit
     assert 0 <= lines[-1]["t"] - exited < 3.0, (lines[-1]["t"], exited)
+
+
+class Noted:
+    """A source, a stop and a pidfd check that note, in order, each line, each wait and each time the process's
+    state is asked for."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def line_bytes(self) -> bytes:
+        self.events.append("line")
+        return b"{}"
+
+
+class NotingStop(Stop):
+    def __init__(self, events: list[str]) -> None:
+        super().__init__()
+        self.events = events
+
+    def wait(self, seconds: float, also: int = -1) -> bool:
+        self.events.append("wait")
+        return super().wait(seconds, also)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="no pidfds on this platform")
+def test_with_a_pidfd_the_wait_is_all_that_runs_between_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/behaviour.md §2.3: with `--pid` and a pidfd the wait on the pidfd tells whether the process ended, so
+    between two lines nothing else asks; before the first line (whose wait does not watch the pidfd) it is asked."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    noted = Noted()
+
+    def noted_has_ended(fd: int) -> bool:
+        noted.events.append("asked")
+        return has_ended(fd)
+
+    monkeypatch.setattr(loop, "has_ended", noted_has_ended)
+    try:
+        with watching_exit(child.pid) as exit_fd:
+            ends = loop.EndConditions(pid=child.pid, count=5, exit_fd=exit_fd)
+            written = loop.run(noted, Clocked(), 0.05, ends, time.monotonic(), NotingStop(noted.events))
+    finally:
+        child.kill()
+        child.wait()
+    assert written == 5
+    events = noted.events
+    first = events.index("line")
+    assert "asked" in events[:first]
+    between = " ".join(events[first:]).split("line")[1:-1]  # what ran between consecutive lines
+    assert len(between) == 4
+    assert all(set(gap.split()) == {"wait"} for gap in between), events
 
 
 def test_pid_unreaped_zombie_counts_as_ended(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from orca.sample.shell import procs
 from orca.sample.shell.argv0s import Argv0Files
 from orca.sample.shell.process_tree import ProcRoot, walk_tree
 from orca.sample.shell.procs import ProcessScanner, alive, tree_rss, tree_usage
+from orca.sample.shell.tree_files import TreeFiles
 from tests.shell.descriptors import open_descriptors
 
 MIB = 1024 * 1024
@@ -469,3 +470,129 @@ def test_a_small_tree_is_walked_without_a_pass_over_the_host(
     monkeypatch.setattr(ProcRoot, "stats", lambda self: pytest.fail("a small tree made a pass over every process"))
     monkeypatch.setattr(ProcRoot, "pid_names", lambda self: pytest.fail("a small tree counted the host"))
     assert set(tree_usage([root.pid])) == {root.pid}
+
+
+# A root that, on each line of its stdin, starts a child (`spawn`), starts one from a new thread that stays alive
+# (`thread`: the child is in that thread's `children` file only), makes 64 MiB resident (`hold`), lets those threads
+# end (`release`: their children pass to the main thread), or ends and reaps its first child (`end`); it prints the
+# child's pid (or `held`, `released`). It ends when stdin closes, reaping its children.
+CONTROLLED_ROOT = f"""
+import subprocess, sys, threading
+kids, held, done = [], [], threading.Event()
+def spawn():
+    kids.append(subprocess.Popen([{SLEEP!r}, '600']))
+    print(kids[-1].pid, flush=True)
+def spawn_and_stay():
+    spawn()
+    done.wait()
+for line in sys.stdin:
+    if line == 'spawn\\n':
+        spawn()
+    elif line == 'thread\\n':
+        threading.Thread(target=spawn_and_stay, daemon=True).start()
+    elif line == 'hold\\n':
+        held.append(b'\\x01' * {64 * MIB})
+        print('held', flush=True)
+    elif line == 'release\\n':
+        done.set()
+        print('released', flush=True)
+    elif line == 'end\\n':
+        ended = kids.pop(0)
+        ended.kill()
+        ended.wait()
+        print(ended.pid, flush=True)
+for kid in kids:
+    kid.kill()
+    kid.wait()
+done.set()
+"""
+
+
+def ask(root: subprocess.Popen[bytes], command: str) -> str:
+    assert root.stdin is not None and root.stdout is not None
+    root.stdin.write(f"{command}\n".encode())
+    root.stdin.flush()
+    return root.stdout.readline().decode().strip()
+
+
+def test_lines_alike_read_no_process_one_by_one_and_still_see_every_change(
+    started: list[subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once a line's batches read as the last one's, the walk reads no process on its own; a new child (forked by
+    the main thread, or by a second thread, which shows only in the thread count), memory made resident, and a
+    child that ends are each seen on the next line."""
+    root = python(CONTROLLED_ROOT, started)
+    files = TreeFiles(ProcRoot.at("/proc"))
+    one_by_one: list[int] = []
+    read_alone = files.children
+
+    def counted(pid: int) -> list[int]:
+        one_by_one.append(pid)
+        return read_alone(pid)
+
+    monkeypatch.setattr(files, "children", counted)
+
+    def line() -> tuple[frozenset[int], int]:
+        tree = files.walk(root.pid)
+        files.keep_only(tree)
+        return tree, files.total_pages(tree)
+
+    first = int(ask(root, "spawn"))
+    wait_until(lambda: stat_state(first) == "S", "the sleep to settle")
+    for _ in range(3):
+        tree, pages = line()
+        assert tree == {root.pid, first}
+    one_by_one.clear()
+    assert line() == (tree, pages)
+    assert one_by_one == [], "a line alike walked from the batches alone"
+
+    # Each change comes after lines alike (the third line after one is alike again).
+    second = int(ask(root, "spawn"))
+    for _ in range(3):
+        assert line()[0] == {root.pid, first, second}
+    threaded = int(ask(root, "thread"))
+    for _ in range(3):
+        assert line()[0] == {root.pid, first, second, threaded}
+    assert ask(root, "hold") == "held"
+    _, grown = line()
+    assert grown >= pages + 64 * MIB // procs.page_size()
+    assert int(ask(root, "end")) == first
+    assert line()[0] == {root.pid, second, threaded}
+    files.close()
+
+
+def threads_children_held(pid: int) -> set[str]:
+    """The threads of `pid` other than its main one whose `children` file this process holds open."""
+    prefix = f"/proc/{pid}/task/"
+    return {link.removeprefix(prefix).split("/")[0] for link in open_descriptors()
+            if link.startswith(prefix) and link.endswith("/children")} - {str(pid)}
+
+
+def test_a_process_with_more_threads_keeps_each_threads_children_file(started: list[subprocess.Popen[bytes]]) -> None:
+    """A kept process with a second thread: that thread's `children` file stays open from line to line (its child
+    found each time), and is closed once the thread ends, its child then found through the main thread."""
+    root = python(CONTROLLED_ROOT, started)
+    files = TreeFiles(ProcRoot.at("/proc"))
+
+    def line() -> frozenset[int]:
+        tree = files.walk(root.pid)
+        files.keep_only(tree)
+        return tree
+
+    threaded = int(ask(root, "thread"))
+    second_thread = set(os.listdir(f"/proc/{root.pid}/task")) - {str(root.pid)}
+    assert len(second_thread) == 1
+    assert line() == {root.pid, threaded}
+    held = threads_children_held(root.pid)
+    assert held == second_thread
+    total_before = len(open_descriptors())
+    for _ in range(5):
+        assert line() == {root.pid, threaded}
+    assert threads_children_held(root.pid) == held and len(open_descriptors()) == total_before
+
+    assert ask(root, "release") == "released"
+    wait_until(lambda: len(os.listdir(f"/proc/{root.pid}/task")) == 1, "the second thread to end")
+    assert line() == {root.pid, threaded}, "the child passed to the main thread"
+    assert threads_children_held(root.pid) == set()
+    files.close()
+    assert held_for({root.pid, threaded}) == []

@@ -43,9 +43,10 @@ class EndConditions:
     def needs_polling(self) -> bool:
         return self.until is not None or (self.pid is not None and self.exit_fd < 0)
 
-    def met_outside(self) -> bool:
-        """The watched process has ended, or the `--until` file exists."""
-        if self.pid is not None:
+    def met_outside(self, ask_pid: bool = True) -> bool:
+        """The watched process has ended, or the `--until` file exists; without `ask_pid` only the latter (the
+        caller knows the process's state from the wait on its pidfd)."""
+        if self.pid is not None and ask_pid:
             # With a pidfd, one select says it without reading /proc/<pid>/stat (this runs every line).
             ended = has_ended(self.exit_fd) if self.exit_fd >= 0 else not alive(self.pid, self.proc)
             if ended:
@@ -64,17 +65,25 @@ def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions,
     poll_every = CHECK_EVERY if ends.needs_polling() else math.inf
     while True:
         ending = False
+        # Whether the `--pid` process has ended, as the last wait on its pidfd saw it; None: not seen since the
+        # last line. Its state is asked for only when no wait has told it, so with a pidfd the wait is the one
+        # system call between two lines.
+        ended: bool | None = None
         while not stop.is_requested():
             now = time.monotonic()
+            # Before the first line an ended process's pidfd would stay readable: that wait is short and plain.
+            watched = ends.exit_fd if now >= first or written > 0 else -1
+            # A wait on the pidfd returns at once if the process has ended: it will tell, no need to ask first.
+            ask_pid = ended is None and not (watched >= 0 and now < due)
             # An end noticed before the first line still waits for it: a first line with a real dt
             # (docs/behaviour.md §5.2).
-            if ends.met_outside() and (written > 0 or now >= first):
+            if (ended or ends.met_outside(ask_pid)) and (written > 0 or now >= first):
                 ending = True
                 break
             if now >= due:
                 break
-            # Before the first line an ended process's pidfd would stay readable: that wait is short and plain.
-            stop.wait(min(poll_every, due - now), ends.exit_fd if now >= first or written > 0 else -1)
+            readable = stop.wait(min(poll_every, due - now), watched)
+            ended = readable if watched >= 0 else None
         if stop.is_requested():
             return written
         line = source.line_bytes()

@@ -89,13 +89,10 @@ class ProcessScanner:
             pids = _scan_run(self._root, root, argv0, self._argv0_images)
             return total(_resident_pages(self._root, pids), pids) * self._page_size
         files = self._tree_files
-        tree = frozenset() if root is None else walk_tree(self._root, root, files.children)
+        tree = frozenset() if root is None else files.walk(root)
         files.keep_only(tree)
-        members = set(tree)
-        if argv0:
-            members.update(self._argv0_files.matching(argv0))
-        pages = [pages for pid in members if (pages := files.resident_pages(pid)) is not None]
-        return sum(pages) * self._page_size
+        members = tree.union(self._argv0_files.matching(argv0)) if argv0 else tree
+        return files.total_pages(members) * self._page_size
 
     def close(self) -> None:
         self._tree_files.close()

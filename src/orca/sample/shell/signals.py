@@ -31,21 +31,23 @@ class Stop:
     def is_requested(self) -> bool:
         return self.requested
 
-    def wait(self, seconds: float, also: int = -1) -> None:
-        """Sleep up to `seconds`, less if a signal arrives or the file descriptor `also` becomes readable."""
-        if seconds <= 0:
-            return
+    def wait(self, seconds: float, also: int = -1) -> bool:
+        """Sleep up to `seconds`, less if a signal arrives or the file descriptor `also` becomes readable; whether
+        `also` was readable when the wait ended (looked at even when there is no time to wait; False without it)."""
+        if seconds <= 0 and also < 0:
+            return False
         fds = [fd for fd in (self.wake_fd, also) if fd >= 0]
         if not fds:
             time.sleep(seconds)
-            return
-        readable, _, _ = select.select(fds, [], [], seconds)
+            return False
+        readable, _, _ = select.select(fds, [], [], max(seconds, 0))
         if self.wake_fd in readable:
             try:
                 while os.read(self.wake_fd, 512):
                     pass
             except (BlockingIOError, InterruptedError):
                 pass
+        return also >= 0 and also in readable
 
 
 @contextmanager

@@ -4,19 +4,35 @@ Each line reads, for every process of the tree, whether it has more than one thr
 resident pages. By path that is eight system calls and three /proc lookups a process; through descriptors kept
 open it is three `fstat`/`pread`s. A descriptor is bound to its process, not to the pid: once the process is gone,
 reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
+
+A line runs after seconds of sleep, with the CPU's and the interpreter's caches cold, so every call costs several
+times its price in a tight loop. The kept processes' files are read in three batches (`map` over the descriptors:
+no Python runs per process) and the statm files summed in one step; a line whose batches read as the last line's
+takes that line's tree, and its sum when the statm files read the same. Only a process that is new, gone or has
+more than one thread is read on its own; one with more threads lists them through its kept task directory and
+keeps each thread's `children` file open too.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from itertools import repeat
 from typing import NamedTuple
 
-from orca.sample.parse.statm import resident_pages
+from orca.sample.compute.tree import walk
+from orca.sample.parse.statm import resident_pages, resident_pages_total
 from orca.sample.shell.process_tree import ProcRoot, pids_in
 from orca.sample.shell.small_files import read_from
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 STATM_READ = 4096
+CHILDREN_READ = 4096
+"""One `pread` of a kept `children` file in the batch. Under half of it is the whole list (a seq_file read stops
+short only at its end or before a record that would not fit); a longer one is read again by `read_from`."""
+ONE_THREAD = 3
+"""A task directory's link count is 2 + its threads."""
+_NO_CHILDREN: Sequence[int] = ()
 
 
 class _PidFiles(NamedTuple):
@@ -29,19 +45,49 @@ class _PidFiles(NamedTuple):
     statm: int
 
 
+class _Columns(NamedTuple):
+    """The kept descriptors as columns, one entry per kept process, for the batched reads."""
+
+    pids: list[int]
+    tasks: list[int]
+    children: list[int]
+    statms: list[int]
+
+
+class _Walked(NamedTuple):
+    """A walk, and the batches it was made from."""
+
+    root: int
+    statuses: list[os.stat_result]
+    listed: list[bytes]
+    tree: frozenset[int]
+
+
 class TreeFiles:
-    """The kept descriptors of the run's tree, for `walk_tree` and the sums; `close()` closes them all.
+    """The kept descriptors of the run's tree, for `walk` and the sums; `close()` closes them all.
 
     Only under the kernel's procfs (`ProcRoot.trusted`), whose process files are regular: elsewhere every read
     goes by path, checked."""
 
     KEPT_AT_MOST = 128
     """Processes whose files are kept (three descriptors each); a larger tree reads the rest by path."""
+    THREADS_KEPT_AT_MOST = 256
+    """`children` files of the other threads of kept processes with more than one, kept open in all; past that,
+    they are opened and closed each line."""
 
     def __init__(self, root: ProcRoot) -> None:
         self._root = root
         self._fds: dict[int, _PidFiles] = {}
+        self._columns: _Columns | None = None
+        """`_fds` as columns; None once `_fds` changed, until the next batch needs them."""
         self._keep_at_most = self.KEPT_AT_MOST if root.trusted else 0
+        self._last_walk: _Walked | None = None
+        """The last line's walk, while the next may find the same tree from the batches alone."""
+        self._last_statm: tuple[list[bytes], int] = ([], 0)
+        """The last line's kept statm files and their resident pages in all."""
+        self._thread_files: dict[int, dict[str, int]] = {}
+        """pid -> thread id -> descriptor of that thread's `children`, for kept processes with more threads."""
+        self._threads_kept = 0
 
     def _files(self, pid: int) -> _PidFiles | None:
         kept = self._fds.get(pid)
@@ -57,17 +103,147 @@ class TreeFiles:
                 os.close(fd)
             return None
         files = self._fds[pid] = _PidFiles(*opened)
+        self._columns = None
+        self._last_walk = None
         return files
 
+    def _kept_columns(self) -> _Columns:
+        columns = self._columns
+        if columns is None:
+            fds = self._fds
+            columns = self._columns = _Columns(
+                list(fds), [f.task for f in fds.values()], [f.children for f in fds.values()],
+                [f.statm for f in fds.values()],
+            )
+        return columns
+
+    def walk(self, pid: int) -> frozenset[int]:
+        """`pid` and its descendants, as `process_tree.walk_tree` finds them; empty when `pid` does not exist.
+
+        The kept processes' thread counts and `children` are read first, in two batches. When they read as on the
+        last line, and that line's walk found only kept processes, the tree is that line's. Otherwise the walk
+        reads one by one only the processes new to it, gone, or with more than one thread."""
+        columns = self._kept_columns()
+        try:
+            statuses = list(map(os.fstat, columns.tasks))
+            listed = list(map(os.pread, columns.children, repeat(CHILDREN_READ), repeat(0)))
+        except OSError:  # not seen from the kernel's procfs: every process one by one
+            statuses, listed = [], []
+        last = self._last_walk
+        if last is not None and last.root == pid and last.statuses == statuses and last.listed == listed:
+            return last.tree
+        known = self._kept_children(columns, statuses, listed)
+        if pid not in known and not os.path.isdir(f"{self._root.path}/{pid}"):
+            self._last_walk = None
+            return frozenset()
+
+        def children_of(member: int) -> Sequence[int]:
+            children = known.get(member)
+            return self.children(member) if children is None else children
+
+        tree = walk(children_of, pid)
+        # Only a tree whose every process was read in the batches (kept, one thread, a short `children` list) is
+        # the same again when the batches read the same; that needs every kept process in the tree, so that
+        # `keep_only` leaves the batches as they are.
+        whole = len(known) == len(tree) == len(self._fds) and tree.issuperset(known)
+        short = not listed or max(map(len, listed)) < CHILDREN_READ // 2
+        self._last_walk = _Walked(pid, statuses, listed, tree) if whole and short else None
+        return tree
+
+    def _kept_children(
+        self, columns: _Columns, statuses: list[os.stat_result], listed: list[bytes]
+    ) -> dict[int, Sequence[int]]:
+        """pid -> children of each kept process that has one thread, from the batches; a gone process's descriptors
+        are closed."""
+        known: dict[int, Sequence[int]] = {}
+        threaded = self._thread_files
+        for pid, status, children_fd, data in zip(columns.pids, statuses, columns.children, listed, strict=False):
+            threads = status.st_nlink
+            if threads == ONE_THREAD:
+                if pid in threaded:  # down to one thread: the others' descriptors are of no use
+                    self._forget_threads(pid)
+                if not data:
+                    known[pid] = _NO_CHILDREN
+                else:
+                    known[pid] = pids_in(data if len(data) < CHILDREN_READ // 2 else read_from(children_fd))
+            elif threads < ONE_THREAD:  # no threads left: gone, and the pid free for another process
+                self.forget(pid)
+        return known
+
     def children(self, pid: int) -> list[int]:
+        """`pid`'s children, read on their own (opening its files to keep when there is room)."""
         files = self._files(pid)
         if files is not None:
             try:
-                if os.fstat(files.task).st_nlink == 3:  # one thread: its own `children` file is all of them
+                threads = os.fstat(files.task).st_nlink
+                if threads == ONE_THREAD:  # one thread: its own `children` file is all of them
                     return pids_in(read_from(files.children))
+                if threads > ONE_THREAD:
+                    return self._threads_children(pid, files)
             except OSError:
                 self.forget(pid)
         return self._root.children(pid)
+
+    def _threads_children(self, pid: int, files: _PidFiles) -> list[int]:
+        """The children of every thread of a kept process with more than one: its threads listed through the kept
+        task directory (so they are its own, whatever the pid names by now), each thread's `children` file kept
+        open while there is room."""
+        tids = os.listdir(files.task)
+        kept = self._thread_files.setdefault(pid, {})
+        for ended in kept.keys() - set(tids):
+            os.close(kept.pop(ended))
+            self._threads_kept -= 1
+        main = str(pid)
+        kids: list[int] = []
+        for tid in tids:
+            data = read_from(files.children) if tid == main else self._thread_children(files.task, kept, tid)
+            if data:
+                kids.extend(pids_in(data))
+        return kids
+
+    def _thread_children(self, task: int, kept: dict[str, int], tid: str) -> bytes:
+        """One thread's `children`, through its kept descriptor, opened now (and kept if there is room) if new; none
+        once the thread has ended."""
+        fd = kept.get(tid)
+        try:
+            if fd is not None:
+                return read_from(fd)
+            fd = os.open(f"{tid}/children", _FLAGS, dir_fd=task)
+        except OSError:
+            return b""
+        if self._threads_kept >= self.THREADS_KEPT_AT_MOST:
+            try:
+                return read_from(fd)
+            except OSError:
+                return b""
+            finally:
+                os.close(fd)
+        kept[tid] = fd
+        self._threads_kept += 1
+        try:
+            return read_from(fd)
+        except OSError:
+            return b""
+
+    def total_pages(self, pids: frozenset[int]) -> int:
+        """The resident pages of `pids` in all, a process without a readable statm adding nothing; every kept
+        process must be among `pids` (`keep_only` first)."""
+        # A statm that cannot be read or parsed reads as None: `filter` drops it (and the zeros, which add nothing).
+        by_path = sum(filter(None, map(self._root.resident_pages, pids.difference(self._fds))))
+        if not self._fds:
+            return by_path
+        try:
+            datas = list(map(os.pread, self._kept_columns().statms, repeat(STATM_READ), repeat(0)))
+        except OSError:  # a process gone since the walk: one by one, forgetting it
+            return by_path + sum(filter(None, map(self.resident_pages, list(self._fds))))
+        last_datas, last_kept = self._last_statm
+        if datas == last_datas:  # idle processes: the same bytes, the same pages
+            return by_path + last_kept
+        kept = resident_pages_total(datas)
+        if kept is None:  # a file not in the kernel's plain form: each through the checked parser
+            kept = sum(filter(None, map(resident_pages, datas)))
+        self._last_statm = (datas, kept)
+        return by_path + kept
 
     def resident_pages(self, pid: int) -> int | None:
         files = self._fds.get(pid)
@@ -81,12 +257,22 @@ class TreeFiles:
         return None if not data else resident_pages(data)
 
     def keep_only(self, pids: frozenset[int]) -> None:
-        for pid in [pid for pid in self._fds if pid not in pids]:
+        for pid in self._fds.keys() - pids:
             self.forget(pid)
 
     def forget(self, pid: int) -> None:
-        for fd in self._fds.pop(pid, ()):
+        files = self._fds.pop(pid, None)
+        if files is not None:
+            self._columns = None
+            self._last_walk = None
+            for fd in files:
+                os.close(fd)
+        self._forget_threads(pid)
+
+    def _forget_threads(self, pid: int) -> None:
+        for fd in self._thread_files.pop(pid, {}).values():
             os.close(fd)
+            self._threads_kept -= 1
 
     def close(self) -> None:
         for pid in list(self._fds):
