@@ -1,8 +1,8 @@
 """One sample line read back: the JSON the sampler writes (README, "The line") to a typed `Sample`.
 
 Tolerant as the README's "Reading the lines back" asks: the `orca-sample ` prefix of `--out -` is stripped, keys
-this version does not know are ignored, the extensions (`containers[].cpu`, `mem_nocache`, `oom_kill`,
-`pressure`) are read when present. Strict about values: a line whose `v` is not 1, a section of the wrong shape, or
+this version does not know are ignored, the extensions (`containers[].cpu`, `mem_nocache`, `oom_kill`, `throttled`,
+`mem_max`, `pids`, `io`, `net`, and `pressure`) are read when present. Strict about values: a line whose `v` is not 1, a section of the wrong shape, or
 a number that is negative where the field cannot be, is not a sample (JSON itself has no NaN or Infinity).
 """
 
@@ -38,6 +38,15 @@ class ContainerSample:
     mem_nocache: int | None
     oom_kill: int | None
     """Processes killed for memory in the container so far."""
+    throttled: float | None = None
+    """Percent of the CPU bandwidth periods in `dt` in which the container was throttled."""
+    mem_max: int | None = None
+    """The memory limit in bytes; None also when there is none."""
+    pids: int | None = None
+    io: IoRate | None = None
+    """Bytes per second read from and written to the whole disks."""
+    net: NetRate | None = None
+    """Bytes per second received and sent in the container's own network namespace."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +110,11 @@ class ContainerFields(TypedDict):
     cpu: NotRequired[float | None]
     mem_nocache: NotRequired[int | None]
     oom_kill: NotRequired[int | None]
+    throttled: NotRequired[float | None]
+    mem_max: NotRequired[int | None]
+    pids: NotRequired[int | None]
+    io: NotRequired[IoFields | None]
+    net: NotRequired[NetFields | None]
 
 
 class PressureFields(TypedDict, total=False):
@@ -137,7 +151,12 @@ _MEM_KEYS = ("total", "used", "available", "cache", "swap_total", "swap_used", "
 _DISK_KEYS = ("total", "used", "free")
 _IO_KEYS = ("read", "write")
 _NET_KEYS = ("in", "out")
-_CONTAINER_EXTENSIONS = (("cpu", False), ("mem_nocache", True), ("oom_kill", True))
+_CONTAINER_EXTENSIONS = (
+    ("cpu", False), ("mem_nocache", True), ("oom_kill", True), ("throttled", False), ("mem_max", True), ("pids", True),
+)
+"""The optional numbers of a `containers` entry, and whether each is whole (a count) rather than a share."""
+_CONTAINER_TRAFFIC = (("io", _IO_KEYS), ("net", _NET_KEYS))
+"""The optional sections of a `containers` entry, with their counts."""
 _PRESSURE_KEYS = ("cpu", "memory", "io")
 
 
@@ -193,6 +212,11 @@ class ContainerLine(msgspec.Struct, frozen=True, gc=False):
     cpu: _Share | None = None
     mem_nocache: _Count | None = None
     oom_kill: _Count | None = None
+    throttled: _Share | None = None
+    mem_max: _Count | None = None
+    pids: _Count | None = None
+    io: IoLine | None = None
+    net: NetLine | None = None
 
 
 class PressureLine(msgspec.Struct, frozen=True, gc=False):
@@ -261,15 +285,21 @@ def line_of(line: LineFields) -> CheckedLine:
         disk=None if disk is None else [DiskLine(d["path"], d["total"], d["used"], d["free"]) for d in disk],
         io=None if io is None else IoLine(io["read"], io["write"]),
         net=None if net is None else NetLine(net["in"], net["out"]),
-        containers=None if containers is None else [
-            ContainerLine(c["name"], c["mem"], _float_or_none(c.get("cpu")), c.get("mem_nocache"), c.get("oom_kill"))
-            for c in containers
-        ],
+        containers=None if containers is None else [_container_line(entry) for entry in containers],
         self_cpu=_float_or_none(line.get("self_cpu")),
         pressure=None if pressure is None else PressureLine(
             _float_or_none(pressure.get("cpu")), _float_or_none(pressure.get("memory")),
             _float_or_none(pressure.get("io")),
         ),
+    )
+
+
+def _container_line(entry: ContainerFields) -> ContainerLine:
+    io, net = entry.get("io"), entry.get("net")
+    return ContainerLine(
+        entry["name"], entry["mem"], _float_or_none(entry.get("cpu")), entry.get("mem_nocache"), entry.get("oom_kill"),
+        _float_or_none(entry.get("throttled")), entry.get("mem_max"), entry.get("pids"),
+        None if io is None else IoLine(io["read"], io["write"]), None if net is None else NetLine(net["in"], net["out"]),
     )
 
 
@@ -428,7 +458,7 @@ def _containers_good(arrays: list[Any]) -> bool:
         return False
     return all(
         (_counts if whole else _shares)(_present(entries, key)) for key, whole in _CONTAINER_EXTENSIONS
-    )
+    ) and all(_counts(_flat(_present(entries, key), keys)) for key, keys in _CONTAINER_TRAFFIC)
 
 
 def _pressures_good(sections: list[Any]) -> bool:
@@ -488,12 +518,18 @@ def _pressure_share(pressure: PressureFields) -> PressureShare:
 
 
 def _container_sample(entry: ContainerFields) -> ContainerSample:
+    io, net = entry.get("io"), entry.get("net")
     return ContainerSample(
         name=entry["name"],
         mem=entry["mem"],
         cpu=_float_or_none(entry.get("cpu")),
         mem_nocache=entry.get("mem_nocache"),
         oom_kill=entry.get("oom_kill"),
+        throttled=_float_or_none(entry.get("throttled")),
+        mem_max=entry.get("mem_max"),
+        pids=entry.get("pids"),
+        io=None if io is None else IoRate(read=io["read"], write=io["write"]),
+        net=None if net is None else NetRate(received=net["in"], sent=net["out"]),
     )
 
 
@@ -552,6 +588,8 @@ def _check_container(entry: object) -> None:
         value = values.get(key)
         if value is not None:
             (_count if whole else _share)(value, f"containers[].{key}")
+    for key, keys in _CONTAINER_TRAFFIC:
+        _check_section(values.get(key), f"containers[].{key}", keys, _count)
 
 
 def _check_optional(values: dict[str, object], name: str, keys: tuple[str, ...]) -> None:
