@@ -65,7 +65,8 @@ def as_read_back(line: Line) -> Sample:
     entries = None
     if line.containers_enabled and line.containers is not None:
         entries = tuple(
-            ContainerSample(e.name, e.mem, e.cpu, e.mem_nocache, e.oom_kill, e.throttled, e.mem_max, e.pids, e.io, e.net)
+            ContainerSample(e.name, e.mem, e.cpu, e.mem_nocache, e.oom_kill, e.throttled, e.mem_max, e.pids, e.io,
+                            e.net)
             for e in sorted(line.containers, key=lambda e: e.name)
         )
     return Sample(

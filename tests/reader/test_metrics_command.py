@@ -61,7 +61,8 @@ def test_json_for_scripts(tmp_path: Path) -> None:
     assert (document["lines"], document["gaps"], document["duration"]) == (5, 1, 30.0)
     assert document["cpu"] == {"mean": 30.0, "p95": 65.0, "max": 65.0, "busiest_p95": 90.0}
     assert document["memory"]["used_peak"] == 400
-    assert document["containers"][0] == {"name": "db", "mem_peak": 300, "oom_kills": 4}
+    assert document["containers"][0] == {"name": "db", "mem_peak": 300, "oom_kills": 4, "mem_max": None,
+                                             "pids_peak": None, "throttled_mean": None}
 
 
 def test_a_directory_is_every_jsonl_under_it_then_a_total(tmp_path: Path) -> None:

@@ -1,9 +1,10 @@
 """One sample line read back: the JSON the sampler writes (README, "The line") to a typed `Sample`.
 
 Tolerant as the README's "Reading the lines back" asks: the `orca-sample ` prefix of `--out -` is stripped, keys
-this version does not know are ignored, the extensions (`containers[].cpu`, `mem_nocache`, `oom_kill`, `throttled`,
-`mem_max`, `pids`, `io`, `net`, and `pressure`) are read when present. Strict about values: a line whose `v` is not 1, a section of the wrong shape, or
-a number that is negative where the field cannot be, is not a sample (JSON itself has no NaN or Infinity).
+this version does not know are ignored, the extensions (`containers[].cpu`, `mem_nocache`, `oom_kill`,
+`throttled`, `mem_max`, `pids`, `io`, `net`, and `pressure`) are read when present. Strict about values: a line
+whose `v` is not 1, a section of the wrong shape, or a number that is negative where the field cannot be, is not a
+sample (JSON itself has no NaN or Infinity).
 """
 
 from __future__ import annotations
@@ -297,9 +298,10 @@ def line_of(line: LineFields) -> CheckedLine:
 def _container_line(entry: ContainerFields) -> ContainerLine:
     io, net = entry.get("io"), entry.get("net")
     return ContainerLine(
-        entry["name"], entry["mem"], _float_or_none(entry.get("cpu")), entry.get("mem_nocache"), entry.get("oom_kill"),
-        _float_or_none(entry.get("throttled")), entry.get("mem_max"), entry.get("pids"),
-        None if io is None else IoLine(io["read"], io["write"]), None if net is None else NetLine(net["in"], net["out"]),
+        entry["name"], entry["mem"], _float_or_none(entry.get("cpu")), entry.get("mem_nocache"),
+        entry.get("oom_kill"), _float_or_none(entry.get("throttled")), entry.get("mem_max"), entry.get("pids"),
+        None if io is None else IoLine(io["read"], io["write"]),
+        None if net is None else NetLine(net["in"], net["out"]),
     )
 
 

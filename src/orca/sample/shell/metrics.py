@@ -4,6 +4,7 @@ at a run")."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -12,7 +13,7 @@ from datetime import UTC, datetime
 import orjson
 
 from orca.sample.compute.series import Series, SeriesFold
-from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_checked
+from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_hosts
 from orca.sample.parse.sample_line import CheckedLine, LineFields, line_of
 from orca.sample.shell.cli import _Help, _Malformed, _Parser
 from orca.sample.shell.sources import Source, SourceError, Tally, checked_batches, decoded_batches, sources
@@ -68,12 +69,12 @@ def metrics_main(args: list[str]) -> int:
     except SourceError as error:
         _say(f"orca metrics: {error}")
         return 1
-    summaries = [summary for summary, _, _ in read if summary is not None]
-    for (summary, tally, _), source in zip(read, found, strict=True):
+    summaries = [summary for per_host, _, _ in read for summary in per_host]
+    for (per_host, tally, _), source in zip(read, found, strict=True):
         if tally.skipped:
             reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
             _say(f"orca metrics: {source.name}: {tally.skipped} line(s) skipped ({reasons})")
-        if summary is None:
+        if not per_host:
             _say(f"orca metrics: {source.name}: no sample lines")
     if not summaries:
         return 1
@@ -90,18 +91,34 @@ def metrics_main(args: list[str]) -> int:
     return 0
 
 
-def _read(source: Source, with_series: bool) -> tuple[InstanceSummary | None, Tally, Series | None]:
-    """One pass over a source: its summary, what was passed over, and the series to draw when asked."""
+def _read(source: Source, with_series: bool) -> tuple[list[InstanceSummary], Tally, Series | None]:
+    """One pass over a source: its summaries (one per host), what was passed over, and the series to draw when
+    asked."""
     tally = Tally()
     series = SeriesFold() if with_series else None
     batches = decoded_batches(source, tally) if series is None else _also(checked_batches(source, tally), series)
     try:
-        summary = summarise_checked(source.name, batches)
+        with _no_collector():
+            summaries = summarise_hosts(source.name, batches)
     except OSError as error:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
         raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
-    return summary, tally, None if series is None else series.series(source.name)
+    return summaries, tally, None if series is None else series.series(source.name)
+
+
+@contextlib.contextmanager
+def _no_collector() -> Iterator[None]:
+    """The cycle collector paused: reading makes no reference cycles, only many short-lived records, and the
+    collector's passes over them would be a large share of the time (memory stays flat: each batch is freed by
+    reference counting)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _also(batches: Iterator[list[LineFields]], series: SeriesFold) -> Iterator[list[CheckedLine]]:
