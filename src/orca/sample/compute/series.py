@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from orca.sample.compute.line import fullness
-from orca.sample.parse.sample_line import LineFields
+from orca.sample.parse.sample_line import CheckedLine
 
 MAX_POINTS = 2000
 """A run longer than this many lines is drawn from means of consecutive lines, 2, 4, 8, ... at a time."""
@@ -47,22 +47,21 @@ class Series:
     lines_per_point: int
 
 
-def line_values(line: LineFields) -> list[float | None]:
+def line_values(line: CheckedLine) -> list[float | None]:
     """The values of `FIELDS` in one line."""
-    cpu, mem, io, net, pressure = (line.get("cpu"), line.get("mem"), line.get("io"), line.get("net"),
-                                   line.get("pressure"))
+    cpu, mem, io, net, pressure = line.cpu, line.mem, line.io, line.net, line.pressure
     fullest = None
-    for disk in line.get("disk") or ():
-        percent = fullness(disk["used"], disk["free"])
+    for disk in line.disk or ():
+        percent = fullness(disk.used, disk.free)
         if percent is not None:
             fullest = max(fullest or 0.0, percent)
     return [
-        *((None,) * 4 if cpu is None else (cpu["user"], cpu["system"], cpu["iowait"], cpu["busiest"])),
-        *((None,) * 4 if mem is None else (mem["used"], mem["cache"], mem["rss"], mem["total"])),
+        *((None,) * 4 if cpu is None else (cpu.user, cpu.system, cpu.iowait, cpu.busiest)),
+        *((None,) * 4 if mem is None else (mem.used, mem.cache, mem.rss, mem.total)),
         fullest,
-        *((None,) * 2 if io is None else (io["read"], io["write"])),
-        *((None,) * 2 if net is None else (net["in"], net["out"])),
-        *((None,) * 3 if pressure is None else (pressure.get("cpu"), pressure.get("memory"), pressure.get("io"))),
+        *((None,) * 2 if io is None else (io.first, io.second)),
+        *((None,) * 2 if net is None else (net.first, net.second)),
+        *((None,) * 3 if pressure is None else (pressure.cpu, pressure.memory, pressure.io)),
     ]
 
 
@@ -76,7 +75,7 @@ class SeriesFold:
         self._points: list[list[float]] = []
         self._containers: list[dict[str, list[float]]] = []
 
-    def add(self, line: LineFields) -> None:
+    def add(self, line: CheckedLine) -> None:
         if not self._points or self._points[-1][0] >= self._per_point:
             if len(self._points) >= 2 * self._max_points:
                 self._halve()
@@ -84,15 +83,15 @@ class SeriesFold:
             self._containers.append({})
         point = self._points[-1]
         point[0] += 1
-        point[1] += line["t"]
+        point[1] += line.t
         for index, value in enumerate(line_values(line)):
             if value is not None:
                 point[2 + 2 * index] += value
                 point[3 + 2 * index] += 1
         containers = self._containers[-1]
-        for entry in line.get("containers") or ():
-            sums = containers.setdefault(entry["name"], [0.0, 0.0])
-            sums[0] += entry["mem"]
+        for entry in line.containers or ():
+            sums = containers.setdefault(entry.name, [0.0, 0.0])
+            sums[0] += entry.mem
             sums[1] += 1
 
     def _halve(self) -> None:

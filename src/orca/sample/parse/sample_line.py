@@ -13,15 +13,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import is_not, itemgetter
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
 import msgspec
-import orjson
-from returns.result import Failure, Result, Success
 
 from orca.sample.compute.line import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.compute.names import PREFIX
 from orca.sample.parse.errors import ParseError
+
+if TYPE_CHECKING:
+    # Loaded where used: `orca metrics` decodes its lines with msgspec and needs neither unless a line is refused.
+    from returns.result import Result
 
 SOURCE = "sample line"
 _PREFIX_BYTES = PREFIX.encode()
@@ -328,6 +330,8 @@ def parse(raw: str | bytes) -> Result[Sample, ParseError]:
     >>> parse('{"v":2,"t":1}').failure().reason
     'v is not 1'
     """
+    from returns.result import Failure, Success
+
     checked = fields(raw)
     if isinstance(checked, ParseError):
         return Failure(checked)
@@ -341,6 +345,8 @@ parse_sample_line = parse
 def fields(raw: str | bytes) -> LineFields | ParseError:
     """One line decoded and checked, as `parse` checks it, but left as the decoded JSON: the fast path for a fold
     over many lines. Never raises."""
+    import orjson
+
     raw = raw.removeprefix(PREFIX) if isinstance(raw, str) else raw.removeprefix(_PREFIX_BYTES)
     try:
         document = orjson.loads(raw)
@@ -356,6 +362,8 @@ def many_fields(raws: Sequence[bytes]) -> tuple[list[LineFields], list[tuple[byt
     """`fields` of many lines at once: the good lines in order, and each bad line with its reason. The verdicts are
     those of `fields` line by line; a batch whose every line is good (the usual case) is checked field by field
     across all its lines at once, several times faster."""
+    import orjson
+
     bad: list[tuple[bytes, ParseError]] = []
     kept = list(raws)
     try:

@@ -9,14 +9,15 @@ import sys
 from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-import orjson
-
-from orca.sample.compute.series import Series, SeriesFold
 from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_hosts
-from orca.sample.parse.sample_line import CheckedLine, LineFields, line_of
+from orca.sample.parse.sample_line import CheckedLine
 from orca.sample.shell.cli import _Help, _Malformed, _Parser
-from orca.sample.shell.sources import Source, SourceError, Tally, checked_batches, decoded_batches, sources
+from orca.sample.shell.sources import Source, SourceError, Tally, decoded_batches, sources
+
+if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
+    from orca.sample.compute.series import Series, SeriesFold
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -83,7 +84,7 @@ def metrics_main(args: list[str]) -> int:
         from orca.sample.shell.plot import draw
 
         try:
-            draw([series for _, _, series in read if series is not None and series.t], options.plot)
+            draw([series for _, _, per_host in read for series in per_host if series.t], options.plot)
         except OSError as error:
             _say(f"orca metrics: {options.plot}: {error.strerror or error}")
             return 1
@@ -91,12 +92,14 @@ def metrics_main(args: list[str]) -> int:
     return 0
 
 
-def _read(source: Source, with_series: bool) -> tuple[list[InstanceSummary], Tally, Series | None]:
-    """One pass over a source: its summaries (one per host), what was passed over, and the series to draw when
-    asked."""
+def _read(source: Source, with_series: bool) -> tuple[list[InstanceSummary], Tally, list[Series]]:
+    """One pass over a source: its summaries and the series to draw when asked (one of each per host), and what was
+    passed over."""
     tally = Tally()
-    series = SeriesFold() if with_series else None
-    batches = decoded_batches(source, tally) if series is None else _also(checked_batches(source, tally), series)
+    series: dict[str, SeriesFold] = {}
+    batches = decoded_batches(source, tally)
+    if with_series:
+        batches = _also(batches, series)
     try:
         with _no_collector():
             summaries = summarise_hosts(source.name, batches)
@@ -104,7 +107,8 @@ def _read(source: Source, with_series: bool) -> tuple[list[InstanceSummary], Tal
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
         raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
-    return summaries, tally, None if series is None else series.series(source.name)
+    named = {host: source.name if len(series) == 1 else f"{source.name} ({host})" for host in series}
+    return summaries, tally, [fold.series(named[host]) for host, fold in series.items()]
 
 
 @contextlib.contextmanager
@@ -121,11 +125,17 @@ def _no_collector() -> Iterator[None]:
             gc.enable()
 
 
-def _also(batches: Iterator[list[LineFields]], series: SeriesFold) -> Iterator[list[CheckedLine]]:
+def _also(batches: Iterator[list[CheckedLine]], series: dict[str, SeriesFold]) -> Iterator[list[CheckedLine]]:
+    """`batches`, each line also added to its host's series."""
     for batch in batches:
         for line in batch:
-            series.add(line)
-        yield [line_of(line) for line in batch]
+            fold = series.get(line.host)
+            if fold is None:
+                from orca.sample.compute.series import SeriesFold
+
+                fold = series[line.host] = SeriesFold()
+            fold.add(line)
+        yield batch
 
 
 def _print(text: str) -> None:
@@ -136,6 +146,8 @@ def _print(text: str) -> None:
 
 def _json(summaries: list[InstanceSummary]) -> str:
     documents = [{**asdict(summary), "duration": summary.duration} for summary in summaries]
+    import orjson  # here: a summary printed as text does without it
+
     return "".join(orjson.dumps(document).decode() + "\n" for document in documents)
 
 

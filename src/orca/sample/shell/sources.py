@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
-from pathlib import Path
 from typing import Any, TypeVar
 
 from orca.sample.parse.errors import ParseError
@@ -62,10 +61,11 @@ def sources(location: str) -> list[Source]:
         return [Source("-", lambda: _line_batches(_chunks(sys.stdin.buffer)))]
     if location.startswith(SCHEME):
         return _s3_sources(location)
-    path = Path(location)
     try:
-        if path.is_dir():
-            files = sorted(str(found) for found in path.rglob("*.jsonl") if found.is_file())
+        if os.path.isdir(location):
+            from pathlib import Path  # here: only a directory is walked
+
+            files = sorted(str(found) for found in Path(location).rglob("*.jsonl") if found.is_file())
             if not files:
                 raise SourceError(f"{location}: no *.jsonl file under this directory")
             return [_file_source(name) for name in files]
