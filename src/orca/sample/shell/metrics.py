@@ -11,7 +11,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_hosts
+from orca.sample.compute.summary import ContainerSummary, InstanceSummary, TrafficSummary, summarise_hosts
 from orca.sample.parse.sample_line import CheckedLine
 from orca.sample.shell.cli import _Help, _Malformed, _Parser
 from orca.sample.shell.sources import Source, SourceError, Tally, decoded_batches, sources
@@ -144,8 +144,29 @@ def _print(text: str) -> None:
         sys.stdout.flush()
 
 
+PLACES = {"first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "self_cpu_seconds": 2, "overhead_percent": 2}
+"""Decimals of the JSON summary's numbers that are not percentages: times as the lines carry them (milliseconds),
+the sampler's CPU as `self_cpu` carries it, its overhead as the text prints it. Every other number with a fraction
+is a percentage, one decimal like the lines'; byte counts are whole."""
+
+
+def rounded(value: object, key: str = "") -> object:
+    """A summary's `asdict` with each number at the precision of the lines (see `PLACES`).
+
+    >>> rounded({"cpu": {"mean": 6.039999999999999}, "first_t": 1796032568.5170002, "mem": 5, "p": [12.0]})
+    {'cpu': {'mean': 6.0}, 'first_t': 1796032568.517, 'mem': 5, 'p': [12.0]}
+    """
+    if isinstance(value, float):
+        return round(value, PLACES.get(key, 1))
+    if isinstance(value, dict):
+        return {name: rounded(item, name) for name, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(item, key) for item in value]
+    return value
+
+
 def _json(summaries: list[InstanceSummary]) -> str:
-    documents = [{**asdict(summary), "duration": summary.duration} for summary in summaries]
+    documents = [rounded({**asdict(summary), "duration": summary.duration}) for summary in summaries]
     import orjson  # here: a summary printed as text does without it
 
     return "".join(orjson.dumps(document).decode() + "\n" for document in documents)
@@ -230,11 +251,22 @@ def _block(summary: InstanceSummary) -> list[str]:
             f"  io {_percent(pressure.io)}  (mean share of time stalled)"
         )
     for container in summary.containers:
-        oom = f"  oom kills {container.oom_kills}" if container.oom_kills else ""
-        rows.append(f"  container {container.name}: mem peak {humanised(container.mem_peak)}{oom}")
+        rows.append(f"  container {_container(container)}")
     overhead = "" if summary.overhead_percent is None else f", {summary.overhead_percent:.2f}% of one core"
     rows.append(f"  sampler   {summary.self_cpu_seconds:.2f} s of CPU{overhead}")
     return rows
+
+
+def _container(container: ContainerSummary) -> str:
+    limit = "" if container.mem_max is None else f" of {humanised(container.mem_max)} limit"
+    parts = [f"{container.name}: mem peak {humanised(container.mem_peak)}{limit}"]
+    if container.throttled_mean is not None:
+        parts.append(f"throttled mean {_percent(container.throttled_mean)}")
+    if container.pids_peak is not None:
+        parts.append(f"pids peak {container.pids_peak}")
+    if container.oom_kills:
+        parts.append(f"oom kills {container.oom_kills}")
+    return "  ".join(parts)
 
 
 def _text(summaries: list[InstanceSummary]) -> str:
