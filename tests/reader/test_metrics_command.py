@@ -4,8 +4,10 @@ it, and the messages for bad input. Run as a process, as a user runs it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,20 @@ def test_orca_help_lists_the_commands() -> None:
 def test_humanised_sizes() -> None:
     assert metrics.humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
     assert metrics.humanised(3 * 2**30) == "3.00 GiB"
+
+
+def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path: Path) -> None:
+    """The reader or the writer may open the pipe first; either way every line written is read, once."""
+    fifo = tmp_path / "run.fifo"
+    for pause in (0.0, 0.3):
+        os.mkfifo(fifo)
+        reader = subprocess.Popen([sys.executable, "-m", "orca.sample", "metrics", "--json", str(fifo)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(pause)  # the writer first (no pause: the reader is still starting), then likely the reader
+        with fifo.open("w") as out:  # waits for the reader, as the reader waits for it
+            out.write(RUN)
+        stdout, stderr = reader.communicate(timeout=60)
+        assert reader.returncode == 0, stderr
+        (document,) = [json.loads(line) for line in stdout.splitlines()]
+        assert (document["lines"], document["gaps"]) == (5, 1)
+        fifo.unlink()

@@ -4,6 +4,7 @@ S3 prefix. Each is read as a stream of complete lines, so memory does not grow w
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -121,11 +122,17 @@ def read_samples(location: str) -> Iterator[Sample]:
 
 
 def _file_source(path: str) -> Source:
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "Is a directory")
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        # A named pipe or a device: opened once, when read (the open waits for a writer, as `cat` does); opening it
+        # now to check it would take a waiting writer's lines and leave it writing to no one.
+        if not os.access(path, os.R_OK):
+            raise PermissionError(13, "Permission denied")
+        return Source(path, lambda: _file_batches(path))
     # Opened now, so that a missing or unreadable file is said at once rather than halfway through a summary.
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     os.close(descriptor)
-    if os.path.isdir(path):
-        raise IsADirectoryError(21, "Is a directory")
     return Source(path, lambda: _file_batches(path))
 
 
