@@ -164,6 +164,11 @@ def test_a_batch_of_good_lines_is_all_good(raws: list[bytes]) -> None:
 @example([b'{"v":1,"t":1,"dt":1,"host":"h","containers":[{"name":"a","mem":1,"throttled":-0.5}]}',
           b'{"v":1,"t":1,"dt":1,"host":"h","containers":[{"name":"a","mem":1,"net":{"in":1},"mem_max":null}]}'])
 def test_the_typed_decoder_keeps_and_refuses_what_fields_does(raws: list[bytes]) -> None:
+    _same_verdicts(raws)
+    _same_verdicts([raw + b"\n" for raw in raws])  # as a source gives them: each with its newline
+
+
+def _same_verdicts(raws: list[bytes]) -> None:
     good, bad = many_lines(raws)
     one_by_one = [fields(raw) for raw in raws]
     assert good == [line_of(verdict) for verdict in one_by_one if not isinstance(verdict, ParseError)]

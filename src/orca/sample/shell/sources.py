@@ -8,6 +8,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from io import BytesIO
 from itertools import chain
 from typing import Any, TypeVar
 
@@ -38,7 +39,7 @@ class Source:
     name: str
     """The path, `-`, or `s3://BUCKET/KEY`."""
     batches: Callable[[], Iterator[list[bytes]]]
-    """Its complete lines without their newline, a chunk's worth at a time; a last line without its newline (being
+    """Its complete lines (each with its newline), a chunk's worth at a time; a last line without its newline (being
     written) is left out."""
 
 
@@ -147,13 +148,14 @@ def _chunks(stream: Any) -> Iterator[bytes]:
 
 
 def _line_batches(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:
-    """The lines of a stream of chunks without their newline, a list per chunk that ends one; what follows the last
+    """The lines of a stream of chunks, each with its newline, a list per chunk that ends one; what follows the last
     newline is left out."""
     carry = b""
     for chunk in chunks:
-        lines = chunk.split(b"\n")
-        lines[0] = carry + lines[0]
-        carry = lines.pop()
+        # `readlines` finds the newlines with memchr: several times faster than `bytes.split`, which looks at every
+        # byte in Python's own loop.
+        lines = BytesIO(carry + chunk if carry else chunk).readlines()
+        carry = b"" if lines[-1].endswith(b"\n") else lines.pop()
         if lines:
             yield lines
 
