@@ -1,7 +1,8 @@
 """What one instance's run did, folded from its lines in one pass (README, "Looking at a run").
 
-Memory does not grow with the number of lines: percentiles come from counts per tenth of a percent (the lines carry
-one decimal, so they are exact), the median interval from counts per millisecond.
+Memory does not grow with the number of lines: percentiles and the median interval come from counts of each distinct
+value (the lines carry one decimal for percentages and three for times, so a run of any length repeats a bounded
+set of values), which makes them exact.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from orca.sample.parse.sample_line import (
 
 PERCENTILE = 95
 BATCH_LINES = 1024
-"""Lines folded at a time: each figure is taken over a batch at once, in memory that stays small."""
+"""Lines `summarise` folds at a time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +163,7 @@ class _Histogram:
 
 
 _T = TypeVar("_T", int, float)
+
 
 def _rise(start: _T, values: Sequence[_T]) -> _T:
     """How far a counter went over `values` from `start`; a value below the one before is a counter that started
