@@ -69,31 +69,17 @@ class SeriesFold:
         # Section by section, each value once: a million-line run is drawn at the pace of this.
         cpu, mem, io, net, pressure = line.cpu, line.mem, line.io, line.net, line.pressure
         if cpu is not None:
-            at = _CPU_AT
-            point[at] += cpu.user
-            point[at + 2] += cpu.system
-            point[at + 4] += cpu.iowait
-            point[at + 6] += cpu.busiest
-            _count(point, at, 4)
+            _add_all(point, _CPU_AT, cpu.user, cpu.system, cpu.iowait, cpu.busiest)
         if mem is not None:
-            at = _MEM_AT
-            point[at] += mem.used
-            point[at + 2] += mem.cache
-            point[at + 4] += mem.rss
-            point[at + 6] += mem.total
-            _count(point, at, 4)
+            _add_all(point, _MEM_AT, mem.used, mem.cache, mem.rss, mem.total)
         if line.disk:
             fullest = max((fullness(disk.used, disk.free) or 0.0 for disk in line.disk), default=0.0)
             if any(disk.used + disk.free > 0 for disk in line.disk):
                 _add_all(point, _DISK_AT, fullest)
         if io is not None:
-            point[_IO_AT] += io.first
-            point[_IO_AT + 2] += io.second
-            _count(point, _IO_AT, 2)
+            _add_all(point, _IO_AT, io.first, io.second)
         if net is not None:
-            point[_NET_AT] += net.first
-            point[_NET_AT + 2] += net.second
-            _count(point, _NET_AT, 2)
+            _add_all(point, _NET_AT, net.first, net.second)
         if pressure is not None:
             for at, share in zip(_PRESSURE_AT, (pressure.cpu, pressure.memory, pressure.io), strict=True):
                 if share is not None:
@@ -140,15 +126,6 @@ def _add_all(point: list[float], at: int, *values: float) -> None:
         point[at] += value
         point[at + 1] += 1
         at += 2
-
-
-def _count(point: list[float], at: int, fields: int) -> None:
-    """One more value counted for each of `fields` fields from `at`."""
-    point[at + 1] += 1
-    point[at + 3] += 1
-    if fields == 4:
-        point[at + 5] += 1
-        point[at + 7] += 1
 
 
 def _at(field: str) -> int:

@@ -288,22 +288,15 @@ class _Fold:
                     # `fullness`, written out: a call per disk would be a good share of the loop.
                     if size > 0 and 100.0 * used / size > disk_peak:
                         disk_peak, disk_path = 100.0 * used / size, disk.path
-            if line.io is not None:
-                read, write = line.io.first, line.io.second
-                io[0] += read * line.dt
-                io[1] += write * line.dt
-                if read > io[2]:
-                    io[2] = read
-                if write > io[3]:
-                    io[3] = write
-            if line.net is not None:
-                received, sent = line.net.first, line.net.second
-                net[0] += received * line.dt
-                net[1] += sent * line.dt
-                if received > net[2]:
-                    net[2] = received
-                if sent > net[3]:
-                    net[3] = sent
+            for rate, totals in ((line.io, io), (line.net, net)):
+                if rate is not None:
+                    first, second = rate.first, rate.second
+                    totals[0] += first * line.dt
+                    totals[1] += second * line.dt
+                    if first > totals[2]:
+                        totals[2] = first
+                    if second > totals[3]:
+                        totals[3] = second
             pressure = line.pressure
             if pressure is not None:
                 if pressure.cpu is not None:
