@@ -34,7 +34,13 @@ texts = st.text(st.characters(blacklist_categories=["Cs"]), max_size=20)
 cpu_shares = st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths)
 mems = st.builds(Mem, *[byte_counts] * 7)
 disks = st.builds(Disk, texts, byte_counts, byte_counts, byte_counts)
-containers = st.builds(ContainerEntry, texts, byte_counts, tenths, byte_counts, st.none() | byte_counts)
+io_rates = st.builds(IoRate, byte_counts, byte_counts)
+net_rates = st.builds(NetRate, byte_counts, byte_counts)
+containers = st.builds(
+    ContainerEntry, texts, byte_counts, tenths, byte_counts, st.none() | byte_counts,
+    throttled=st.none() | tenths, mem_max=st.none() | byte_counts, pids=st.none() | st.integers(0, 2**22),
+    io=st.none() | io_rates, net=st.none() | net_rates,
+)
 pressures = st.builds(PressureShare, *[st.none() | tenths] * 3)
 lines = st.builds(
     Line,
@@ -45,8 +51,8 @@ lines = st.builds(
     cpu=st.none() | cpu_shares,
     mem=st.none() | mems,
     disk=st.none() | st.lists(disks, max_size=3).map(tuple),
-    io=st.none() | st.builds(IoRate, byte_counts, byte_counts),
-    net=st.none() | st.builds(NetRate, byte_counts, byte_counts),
+    io=st.none() | io_rates,
+    net=st.none() | net_rates,
     containers_enabled=st.booleans(),
     containers=st.none() | st.lists(containers, max_size=4).map(tuple),
     self_cpu=hundredths,
@@ -59,7 +65,8 @@ def as_read_back(line: Line) -> Sample:
     entries = None
     if line.containers_enabled and line.containers is not None:
         entries = tuple(
-            ContainerSample(e.name, e.mem, e.cpu, e.mem_nocache, e.oom_kill)
+            ContainerSample(e.name, e.mem, e.cpu, e.mem_nocache, e.oom_kill, e.throttled, e.mem_max, e.pids, e.io,
+                            e.net)
             for e in sorted(line.containers, key=lambda e: e.name)
         )
     return Sample(
@@ -132,6 +139,8 @@ any_lines = st.lists(st.one_of(encoded, encoded.map(lambda b: b"orca-sample " + 
 @given(any_lines)
 @example([b'{"v":1,"t":1.0,"dt":1.0,"host":"h","disk":[{"path":"/","total":1,"used":1,"free":1}],"cores":true}'])
 @example([b'{"v":1.0,"t":1.0,"dt":1.0,"host":"h"}'])
+@example([b'{"v":1,"t":1,"dt":1,"host":"h","containers":[{"name":"a","mem":1,"io":{"read":-1,"write":0}}]}'])
+@example([b'{"v":1,"t":1,"dt":1,"host":"h","containers":[{"name":"a","mem":1,"net":[1,2],"pids":1.5}]}'])
 def test_many_lines_at_once_get_the_verdicts_of_one_at_a_time(raws: list[bytes]) -> None:
     good, bad = many_fields(raws)
     one_by_one = [fields(raw) for raw in raws]
@@ -152,7 +161,14 @@ def test_a_batch_of_good_lines_is_all_good(raws: list[bytes]) -> None:
 @example([b'{"v":1,"t":1.0,"dt":1.0,"host":"h","cores":99999999999999999999999}'])
 @example([b'{"v":1,"t":1.0,"dt":1.0,"host":"h","cores":true}', b'{"v":1,"t":1,"dt":1e400,"host":"h"}'])
 @example([b'{"v":1,"t":-0.0,"dt":1,"host":"h","host":"g","x":' + b"[" * 2000 + b"]" * 2000 + b"}"])
+@example([b'{"v":1,"t":1,"dt":1,"host":"h","containers":[{"name":"a","mem":1,"throttled":-0.5}]}',
+          b'{"v":1,"t":1,"dt":1,"host":"h","containers":[{"name":"a","mem":1,"net":{"in":1},"mem_max":null}]}'])
 def test_the_typed_decoder_keeps_and_refuses_what_fields_does(raws: list[bytes]) -> None:
+    _same_verdicts(raws)
+    _same_verdicts([raw + b"\n" for raw in raws])  # as a source gives them: each with its newline
+
+
+def _same_verdicts(raws: list[bytes]) -> None:
     good, bad = many_lines(raws)
     one_by_one = [fields(raw) for raw in raws]
     assert good == [line_of(verdict) for verdict in one_by_one if not isinstance(verdict, ParseError)]

@@ -4,8 +4,10 @@ it, and the messages for bad input. Run as a process, as a user runs it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -61,7 +63,35 @@ def test_json_for_scripts(tmp_path: Path) -> None:
     assert (document["lines"], document["gaps"], document["duration"]) == (5, 1, 30.0)
     assert document["cpu"] == {"mean": 30.0, "p95": 65.0, "max": 65.0, "busiest_p95": 90.0}
     assert document["memory"]["used_peak"] == 400
-    assert document["containers"][0] == {"name": "db", "mem_peak": 300, "oom_kills": 4}
+    assert document["containers"][0] == {"name": "db", "mem_peak": 300, "oom_kills": 4, "mem_max": None,
+                                             "pids_peak": None, "throttled_mean": None}
+
+
+def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tmp_path: Path) -> None:
+    def line(host: str, t: float, user: float, used: int) -> str:
+        return json.dumps({"v": 1, "t": t, "dt": 1.0, "host": host, "self_cpu": 0.01,
+                           "cpu": {"user": user, "system": 0.0, "iowait": 0.0, "steal": 0.0, "busiest": user},
+                           "mem": {"total": 3, "used": used, "available": 0, "cache": 0, "swap_total": 0,
+                                   "swap_used": 0, "rss": 0},
+                           "containers": [{"name": "db", "mem": 7, "cpu": 0.0, "mem_nocache": 7, "throttled": 12,
+                                           "pids": 4, "mem_max": 1024}]})
+
+    lines = [line("a", 1.0, 6.0, 1), line("b", 1.5, 1.0, 1), line("a", 2.0, 6.1, 1), line("a", 3.0, 6.02, 2)]
+    path = tmp_path / "pods.log"
+    path.write_text("\n".join(lines) + "\n")
+    documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert [(document["name"], document["host"], document["lines"]) for document in documents] == [
+        (str(path), "a", 3), (str(path), "b", 1)]
+    a = documents[0]
+    # (6.0 + 6.1 + 6.02) / 3 = 6.04 to one decimal; 2 of 3 bytes used is 66.7 %; a throttled written as the
+    # integer 12 is the share 12.0.
+    assert (a["cpu"]["mean"], a["memory"]["used_peak_percent"]) == (6.0, 66.7)
+    assert a["containers"] == [{"name": "db", "mem_peak": 7, "oom_kills": 0, "mem_max": 1024, "pids_peak": 4,
+                                "throttled_mean": 12.0}]
+    text = orca("metrics", str(path)).stdout
+    assert f"{path}  (host a)" in text and f"{path}  (host b)" in text
+    assert "container db: mem peak 7 B of 1.00 KiB limit  throttled mean 12.0%  pids peak 4\n" in text
+    assert "total: 2 instances, 4 lines" in text
 
 
 def test_a_directory_is_every_jsonl_under_it_then_a_total(tmp_path: Path) -> None:
@@ -166,3 +196,20 @@ def test_orca_help_lists_the_commands() -> None:
 def test_humanised_sizes() -> None:
     assert metrics.humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
     assert metrics.humanised(3 * 2**30) == "3.00 GiB"
+
+
+def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path: Path) -> None:
+    """The reader or the writer may open the pipe first; either way every line written is read, once."""
+    fifo = tmp_path / "run.fifo"
+    for pause in (0.0, 0.3):
+        os.mkfifo(fifo)
+        reader = subprocess.Popen([sys.executable, "-m", "orca.sample", "metrics", "--json", str(fifo)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(pause)  # the writer first (no pause: the reader is still starting), then likely the reader
+        with fifo.open("w") as out:  # waits for the reader, as the reader waits for it
+            out.write(RUN)
+        stdout, stderr = reader.communicate(timeout=60)
+        assert reader.returncode == 0, stderr
+        (document,) = [json.loads(line) for line in stdout.splitlines()]
+        assert (document["lines"], document["gaps"]) == (5, 1)
+        fifo.unlink()

@@ -12,15 +12,15 @@ import pytest
 
 from orca.sample.compute.series import FIELDS, SeriesFold
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import LineFields, fields
+from orca.sample.parse.sample_line import CheckedLine, fields, line_of
 from orca.sample.shell.plot import draw, panels
 from tests.reader.hand_worked import RUN, cpu, sample
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-"}
 
 
-def checked(text: str) -> list[LineFields]:
-    return [line for line in map(fields, text.splitlines()) if not isinstance(line, ParseError)]
+def checked(text: str) -> list[CheckedLine]:
+    return [line_of(line) for line in map(fields, text.splitlines()) if not isinstance(line, ParseError)]
 
 
 def same(values: tuple[float, ...], expected: list[float]) -> bool:

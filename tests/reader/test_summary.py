@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import asdict
+
+import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orca.sample.compute.summary import (
     ContainerSummary,
     CpuSummary,
     DiskSummary,
+    InstanceSummary,
     MemorySummary,
     PressureSummary,
     TrafficSummary,
     summarise,
     summarise_batches,
+    summarise_checked,
+    summarise_hosts,
 )
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import LineFields, fields
+from orca.sample.parse.sample_line import CheckedLine, LineFields, fields, line_of, many_lines
+from tests.property.test_sample_line import encoded
 from tests.reader.hand_worked import RUN
 
 
@@ -88,3 +98,87 @@ def test_self_cpu_across_batches_and_restarts() -> None:
     # ... and between the lines of one batch.
     inside = summarise_batches("inside", [batch(0.1, 0.2, 0.05, 0.15)])
     assert inside is not None and inside.self_cpu_seconds == pytest.approx(0.35)
+
+
+def decoded(text: str) -> list[CheckedLine]:
+    return [line_of(line) for line in checked(text)]
+
+
+def test_each_host_of_a_source_is_its_own_instance() -> None:
+    """Two hosts' lines interleaved in one file, as in a log collected from several pods."""
+    def line(host: str, t: float, user: float) -> str:
+        return (f'{{"v":1,"t":{t},"dt":5.0,"host":"{host}","cpu":{{"user":{user},"system":0.0,"iowait":0.0,'
+                f'"steal":0.0,"busiest":{user}}}}}')
+
+    text = "\n".join([line("a", 0.0, 10.0), line("b", 1.0, 50.0), line("a", 5.0, 20.0), line("b", 6.0, 50.0),
+                      line("a", 10.0, 30.0), line("b", 21.0, 50.0)])
+    lines = decoded(text)
+    for batches in ([lines], [lines[:3], lines[3:]], [[one] for one in lines]):
+        a, b = summarise_hosts("pods.log", batches)
+        # a: t 0, 5, 10 (steps 5, 5: no gap), busy 10, 20, 30 (mean 20); b: t 1, 6, 21 (the step of 15 is over
+        # twice the median dt of 5: one gap), busy 50 throughout.
+        assert (a.name, a.host, a.lines, a.gaps, a.first_t, a.last_t) == ("pods.log", "a", 3, 0, 0.0, 10.0)
+        assert (b.name, b.host, b.lines, b.gaps, b.first_t, b.last_t) == ("pods.log", "b", 3, 1, 1.0, 21.0)
+        assert a.cpu is not None and (a.cpu.mean, a.cpu.max) == (20.0, 30.0)
+        assert b.cpu is not None and (b.cpu.mean, b.cpu.max) == (50.0, 50.0)
+
+
+def test_containers_limits_pids_and_throttling() -> None:
+    def line(t: float, *entries: str) -> str:
+        return f'{{"v":1,"t":{t},"dt":1.0,"host":"h","containers":[{",".join(entries)}]}}'
+
+    text = "\n".join([
+        line(1.0, '{"name":"db","mem":10,"throttled":10.0,"pids":3,"mem_max":100}', '{"name":"web","mem":5}'),
+        line(2.0, '{"name":"db","mem":30,"throttled":30.0,"pids":7,"mem_max":200}', '{"name":"web","mem":4}'),
+        line(3.0, '{"name":"db","mem":20,"pids":5,"io":{"read":1,"write":2},"net":{"in":3,"out":4}}'),
+    ])
+    summary = summarise_checked("c", [decoded(text)])
+    assert summary is not None
+    # db: throttled on two lines, (10 + 30) / 2; pids at most 7; the newest limit 200. web has none of these.
+    assert summary.containers == (
+        ContainerSummary("db", mem_peak=30, oom_kills=0, mem_max=200, pids_peak=7, throttled_mean=20.0),
+        ContainerSummary("web", mem_peak=5, oom_kills=0, mem_max=None, pids_peak=None, throttled_mean=None),
+    )
+
+
+encoded_runs = st.lists(encoded, min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(encoded_runs, st.data())
+def test_the_summary_does_not_depend_on_how_lines_are_batched(raws: list[bytes], data: st.DataObject) -> None:
+    """Counters that go back (self_cpu, oom_kill), gaps and peaks across batch boundaries: any cut of the same lines
+    into batches gives the same summary as one batch."""
+    lines = many_lines(raws)[0]
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(lines) - 1)), max_size=4)))
+    batches = [lines[start:end] for start, end in zip([0, *cuts], [*cuts, len(lines)], strict=True)]
+    assert close(asdict_of(summarise_checked("x", batches)), asdict_of(summarise_checked("x", [lines])))
+
+
+def asdict_of(summary: InstanceSummary | None) -> object:
+    return None if summary is None else asdict(summary)
+
+
+def close(a: object, b: object) -> bool:
+    """Equal, floats within a relative 1e-9 (sums taken batch by batch round differently)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[key], b[key]) for key in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(encoded, st.sampled_from(["a", "b", "c"])), min_size=1, max_size=12))
+def test_each_hosts_summary_is_that_of_its_lines_alone(lines_and_hosts: list[tuple[bytes, str]]) -> None:
+    lines = [msgspec.structs.replace(line, host=host)
+             for line, (_, host) in zip(many_lines([raw for raw, _ in lines_and_hosts])[0], lines_and_hosts,
+                                        strict=True)]
+    summaries = summarise_hosts("x", [lines[:5], lines[5:]])
+    hosts = list(dict.fromkeys(line.host for line in lines))
+    assert [summary.host for summary in summaries] == hosts
+    for summary in summaries:
+        alone = summarise_checked("x", [[line for line in lines if line.host == summary.host]])
+        assert close(asdict(summary), asdict_of(alone))

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from orca.sample.compute.line import fullness
-from orca.sample.parse.sample_line import LineFields
+from orca.sample.parse.sample_line import CheckedLine
 
 MAX_POINTS = 2000
 """A run longer than this many lines is drawn from means of consecutive lines, 2, 4, 8, ... at a time."""
@@ -47,25 +47,6 @@ class Series:
     lines_per_point: int
 
 
-def line_values(line: LineFields) -> list[float | None]:
-    """The values of `FIELDS` in one line."""
-    cpu, mem, io, net, pressure = (line.get("cpu"), line.get("mem"), line.get("io"), line.get("net"),
-                                   line.get("pressure"))
-    fullest = None
-    for disk in line.get("disk") or ():
-        percent = fullness(disk["used"], disk["free"])
-        if percent is not None:
-            fullest = max(fullest or 0.0, percent)
-    return [
-        *((None,) * 4 if cpu is None else (cpu["user"], cpu["system"], cpu["iowait"], cpu["busiest"])),
-        *((None,) * 4 if mem is None else (mem["used"], mem["cache"], mem["rss"], mem["total"])),
-        fullest,
-        *((None,) * 2 if io is None else (io["read"], io["write"])),
-        *((None,) * 2 if net is None else (net["in"], net["out"])),
-        *((None,) * 3 if pressure is None else (pressure.get("cpu"), pressure.get("memory"), pressure.get("io"))),
-    ]
-
-
 class SeriesFold:
     """Collects the points of one instance's series, one checked line at a time."""
 
@@ -76,7 +57,7 @@ class SeriesFold:
         self._points: list[list[float]] = []
         self._containers: list[dict[str, list[float]]] = []
 
-    def add(self, line: LineFields) -> None:
+    def add(self, line: CheckedLine) -> None:
         if not self._points or self._points[-1][0] >= self._per_point:
             if len(self._points) >= 2 * self._max_points:
                 self._halve()
@@ -84,15 +65,29 @@ class SeriesFold:
             self._containers.append({})
         point = self._points[-1]
         point[0] += 1
-        point[1] += line["t"]
-        for index, value in enumerate(line_values(line)):
-            if value is not None:
-                point[2 + 2 * index] += value
-                point[3 + 2 * index] += 1
+        point[1] += line.t
+        # Section by section, each value once: a million-line run is drawn at the pace of this.
+        cpu, mem, io, net, pressure = line.cpu, line.mem, line.io, line.net, line.pressure
+        if cpu is not None:
+            _add_all(point, _CPU_AT, cpu.user, cpu.system, cpu.iowait, cpu.busiest)
+        if mem is not None:
+            _add_all(point, _MEM_AT, mem.used, mem.cache, mem.rss, mem.total)
+        if line.disk:
+            fullest = max((fullness(disk.used, disk.free) or 0.0 for disk in line.disk), default=0.0)
+            if any(disk.used + disk.free > 0 for disk in line.disk):
+                _add_all(point, _DISK_AT, fullest)
+        if io is not None:
+            _add_all(point, _IO_AT, io.first, io.second)
+        if net is not None:
+            _add_all(point, _NET_AT, net.first, net.second)
+        if pressure is not None:
+            for at, share in zip(_PRESSURE_AT, (pressure.cpu, pressure.memory, pressure.io), strict=True):
+                if share is not None:
+                    _add_all(point, at, share)
         containers = self._containers[-1]
-        for entry in line.get("containers") or ():
-            sums = containers.setdefault(entry["name"], [0.0, 0.0])
-            sums[0] += entry["mem"]
+        for entry in line.containers or ():
+            sums = containers.setdefault(entry.name, [0.0, 0.0])
+            sums[0] += entry.mem
             sums[1] += 1
 
     def _halve(self) -> None:
@@ -123,6 +118,23 @@ class SeriesFold:
             },
             lines_per_point=self._per_point if count else 1,
         )
+
+
+def _add_all(point: list[float], at: int, *values: float) -> None:
+    """Each of `values` added to the sum at `at`, `at + 2`, ..., one more counted beside each."""
+    for value in values:
+        point[at] += value
+        point[at + 1] += 1
+        at += 2
+
+
+def _at(field: str) -> int:
+    """Where a field's sum is in a point (its count is next)."""
+    return 2 + 2 * FIELDS.index(field)
+
+
+_CPU_AT, _MEM_AT, _DISK_AT, _IO_AT, _NET_AT = map(_at, ("cpu_user", "mem_used", "disk_percent", "io_read", "net_in"))
+_PRESSURE_AT = tuple(map(_at, ("pressure_cpu", "pressure_memory", "pressure_io")))
 
 
 def _merged(first: dict[str, list[float]], second: dict[str, list[float]]) -> dict[str, list[float]]:

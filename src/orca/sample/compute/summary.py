@@ -1,34 +1,31 @@
 """What one instance's run did, folded from its lines in one pass (README, "Looking at a run").
 
-Memory does not grow with the number of lines: percentiles come from counts per tenth of a percent (the lines carry
-one decimal, so they are exact), the median interval from counts per millisecond.
+Memory does not grow with the number of lines: percentiles and the median interval come from counts of each distinct
+value (the lines carry one decimal for percentages and three for times, so a run of any length repeats a bounded
+set of values), which makes them exact.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from operator import le, mul, sub
+from operator import le, sub
+from typing import TypeVar
 
-from orca.sample.compute.line import fullness
 from orca.sample.parse.sample_line import (
     CheckedLine,
-    ContainerLine,
-    CpuLine,
-    DiskLine,
     LineFields,
     MemLine,
     PressureLine,
-    TrafficLine,
     line_of,
 )
 
 PERCENTILE = 95
 BATCH_LINES = 1024
-"""Lines folded at a time: each figure is taken over a batch at once, in memory that stays small."""
+"""Lines `summarise` folds at a time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,16 +86,22 @@ class ContainerSummary:
     mem_peak: int
     oom_kills: int
     """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
+    mem_max: int | None = None
+    """The newest memory limit seen (`mem_max`); None when no line had one."""
+    pids_peak: int | None = None
+    throttled_mean: float | None = None
+    """The mean of `throttled` over the lines that have it."""
 
 
 @dataclass(frozen=True, slots=True)
 class InstanceSummary:
-    """One instance (one file or object of lines)."""
+    """One instance: the lines of one host in one file or object."""
 
     name: str
+    """The file, `-` or object the lines came from."""
     host: str
-    """The newest line's host."""
     cores: int | None
+    """The newest line's `cores`."""
     first_t: float
     last_t: float
     lines: int
@@ -134,9 +137,15 @@ class _Histogram:
         """Answers are rounded to this many decimals (sums of one-decimal values carry float noise)."""
         self.total = 0
 
-    def add_many(self, values: list[float]) -> None:
-        self.counts.update(values)
-        self.total += len(values)
+    def add_many(self, values: Sequence[float]) -> None:
+        if not values:
+            return
+        first, count = values[0], len(values)
+        if values[-1] == first and values.count(first) == count:
+            self.counts[first] += count  # one value all along (a steady interval): no hashing per value
+        else:
+            self.counts.update(values)
+        self.total += count
 
     def percentile(self, percent: float) -> float:
         """The nearest-rank percentile; 0.0 when empty."""
@@ -155,8 +164,53 @@ class _Histogram:
         return sum(count for value, count in self.counts.items() if round(value, self.places) > limit)
 
 
+_T = TypeVar("_T", int, float)
+
+
+def _rise(start: _T, values: Sequence[_T]) -> _T:
+    """How far a counter went over `values` from `start`; a value below the one before is a counter that started
+    again (a new sampler, a new container of that name), from 0: its whole value is new.
+
+    >>> _rise(0, [1, 3, 3, 1, 2]), _rise(5, [5, 6])
+    (5, 1)
+    """
+    if values and start <= values[0] and all(map(le, values, values[1:])):
+        return values[-1] - start  # the usual case: it never went back
+    rise, last = start - start, start
+    for value in values:
+        rise += value - last if value >= last else value
+        last = value
+    return rise
+
+
+class _ContainerFold:
+    """One container's figures so far."""
+
+    __slots__ = ("mem_max", "mem_peak", "oom_kills", "pids_peak", "throttled", "throttled_count", "throttled_sum")
+
+    def __init__(self) -> None:
+        self.mem_peak = 0
+        self.oom_kills: list[int] = []
+        """The `oom_kill` values of the batch being read, then only the last one."""
+        self.mem_max: int | None = None
+        self.pids_peak = -1
+        self.throttled: list[float] = []
+        """The `throttled` values of the batch being read."""
+        self.throttled_sum = 0.0
+        self.throttled_count = 0
+
+    def summary(self, name: str, oom_rise: int) -> ContainerSummary:
+        throttled = self.throttled_sum / self.throttled_count if self.throttled_count else None
+        return ContainerSummary(name, self.mem_peak, oom_rise, self.mem_max,
+                                None if self.pids_peak < 0 else self.pids_peak, throttled)
+
+
 class _Fold:
-    """The running state of one instance's summary; `add_lines` one batch of checked lines at a time."""
+    """The running state of one instance's summary; `add_lines` one batch of checked lines at a time.
+
+    One plain loop over the lines, each value read once (reading a field of a decoded line is among the cheapest
+    things Python does, cheaper than taking columns out with builtins); what needs every value (the percentiles, the
+    sums) is gathered per batch and counted by a builtin."""
 
     def __init__(self) -> None:
         self.lines = 0
@@ -177,23 +231,21 @@ class _Fold:
         self.rss_peak = 0
         self.used_percent_peak = 0.0
         self.disk: DiskSummary | None = None
-        self.traffic: dict[str, list[float]] = {}
+        self.io: list[float] | None = None
+        """Bytes read and written so far (rate × `dt`), and the highest rates."""
+        self.net: list[float] | None = None
         self.pressure_sums = [0.0, 0.0, 0.0]
         self.pressure_counts = [0, 0, 0]
-        self.container_mem: dict[str, int] = {}
-        self.container_oom: dict[str, tuple[int, int]] = {}
-        """Per container: (the last `oom_kill` seen, the rise so far)."""
+        self.containers: dict[str, _ContainerFold] = {}
+        self.oom_rises: dict[str, int] = {}
         self.self_cpu = 0.0
         self.last_self_cpu: float | None = None
 
-    def add_lines(self, lines: list[CheckedLine]) -> None:
-        """A batch of lines, in the order written: each figure over the whole batch at once."""
+    def add_lines(self, lines: Sequence[CheckedLine]) -> None:  # one loop, on purpose
+        """A batch of lines, in the order written."""
         if not lines:
             return
         self.lines += len(lines)
-        last = lines[-1]
-        self.host = last.host
-        self.cores = next((count for line in reversed(lines) if (count := line.cores) is not None), self.cores)
         times = [line.t for line in lines]
         dts = [line.dt for line in lines]
         self.first_t = min(self.first_t, min(times))
@@ -203,95 +255,120 @@ class _Fold:
         self.previous_t = times[-1]
         self.dts.add_many(dts)
         self.covered += sum(dts)
-        self._add_cpu([cpu for line in lines if (cpu := line.cpu) is not None])
-        self._add_memory([mem for line in lines if (mem := line.mem) is not None])
-        self._add_disks([disk for line in lines if line.disk for disk in line.disk])
-        self._add_traffic("io", [line.io for line in lines], dts)
-        self._add_traffic("net", [line.net for line in lines], dts)
-        self._add_pressure([pressure for line in lines if (pressure := line.pressure) is not None])
-        self._add_containers([entry for line in lines if line.containers for entry in line.containers])
-        self._add_self_cpu([value for line in lines if (value := line.self_cpu) is not None])
-
-    def _add_cpu(self, cpus: list[CpuLine]) -> None:
-        busy = [cpu.user + cpu.system + cpu.steal for cpu in cpus]
+        busy: list[float] = []
+        busiest: list[float] = []
+        self_cpus: list[float] = []
+        mems: list[MemLine] = []
+        disk_peak = -1.0 if self.disk is None else self.disk.peak_percent
+        disk_path = None
+        read_total, write_total, read_peak, write_peak = self.io or (0.0, 0.0, 0.0, 0.0)
+        received_total, sent_total, received_peak, sent_peak = self.net or (0.0, 0.0, 0.0, 0.0)
+        pressures: list[PressureLine] = []
+        containers = self.containers
+        cores = self.cores
+        for line in lines:
+            if line.cores is not None:
+                cores = line.cores
+            cpu = line.cpu
+            if cpu is not None:
+                busy.append(cpu.user + cpu.system + cpu.steal)
+                busiest.append(cpu.busiest)
+            if line.mem is not None:
+                mems.append(line.mem)
+            if line.disk:
+                for disk in line.disk:
+                    used, size = disk.used, disk.used + disk.free
+                    # `fullness`, written out: a call per disk would be a good share of the loop.
+                    if size > 0 and 100.0 * used / size > disk_peak:
+                        disk_peak, disk_path = 100.0 * used / size, disk.path
+            # io and net written out each, into locals: a loop over the two, or a call, cost a tenth of this loop.
+            dt = line.dt
+            if line.io is not None:
+                read, write = line.io.first, line.io.second
+                read_total += read * dt
+                write_total += write * dt
+                if read > read_peak:
+                    read_peak = read
+                if write > write_peak:
+                    write_peak = write
+            if line.net is not None:
+                received, sent = line.net.first, line.net.second
+                received_total += received * dt
+                sent_total += sent * dt
+                if received > received_peak:
+                    received_peak = received
+                if sent > sent_peak:
+                    sent_peak = sent
+            if line.pressure is not None:
+                pressures.append(line.pressure)
+            if line.containers:
+                for entry in line.containers:
+                    fold = containers.get(entry.name)
+                    if fold is None:
+                        fold = containers[entry.name] = _ContainerFold()
+                    if entry.mem > fold.mem_peak:
+                        fold.mem_peak = entry.mem
+                    if entry.oom_kill is not None:
+                        fold.oom_kills.append(entry.oom_kill)
+                    if entry.throttled is not None:
+                        fold.throttled.append(entry.throttled)
+                    if entry.mem_max is not None:
+                        fold.mem_max = entry.mem_max
+                    if entry.pids is not None and entry.pids > fold.pids_peak:
+                        fold.pids_peak = entry.pids
+            if line.self_cpu is not None:
+                self_cpus.append(line.self_cpu)
+        self.host, self.cores = lines[-1].host, cores
+        if pressures:
+            self._add_pressures(pressures)
         self.busy.add_many(busy)
         self.busy_sum += sum(busy)
-        self.busiest.add_many([cpu.busiest for cpu in cpus])
+        self.busiest.add_many(busiest)
+        if mems:
+            self._add_memory(mems)
+        if disk_path is not None:
+            self.disk = DiskSummary(disk_path, disk_peak)  # the first at its fullest
+        if self.io is not None or any(line.io is not None for line in lines):
+            self.io = [read_total, write_total, read_peak, write_peak]
+        if self.net is not None or any(line.net is not None for line in lines):
+            self.net = [received_total, sent_total, received_peak, sent_peak]
+        for name, fold in containers.items():
+            if fold.oom_kills:
+                counts = fold.oom_kills
+                self.oom_rises[name] = self.oom_rises.get(name, 0) + _rise(counts[0], counts)
+                fold.oom_kills = [counts[-1]]
+            if fold.throttled:
+                fold.throttled_sum += sum(fold.throttled)
+                fold.throttled_count += len(fold.throttled)
+                fold.throttled = []
+        if self_cpus:
+            # A sampler that started again counts from 0, and the first line's value is all new CPU.
+            self.self_cpu += _rise(0.0 if self.last_self_cpu is None else self.last_self_cpu, self_cpus)
+            self.last_self_cpu = self_cpus[-1]
 
     def _add_memory(self, mems: list[MemLine]) -> None:
-        if not mems:
-            return
         used = [mem.used for mem in mems]
+        totals = [mem.total for mem in mems]
         most = max(used)
         if self.used_peak is None or most > self.used_peak[0]:
-            self.used_peak = (most, mems[used.index(most)].total)
-        shares = [100.0 * mem.used / mem.total for mem in mems if mem.total > 0]
-        self.used_percent_peak = max(self.used_percent_peak, max(shares, default=0.0))
+            self.used_peak = (most, totals[used.index(most)])
+        if totals.count(totals[0]) == len(totals):  # one total (the usual case): the highest share is the most used's
+            shares = [100.0 * most / totals[0]] if totals[0] > 0 else []
+        else:
+            shares = [100.0 * part / total for part, total in zip(used, totals, strict=True) if total > 0]
+        self.used_percent_peak = max([self.used_percent_peak, *shares])
         self.swap_peak = max(self.swap_peak, max([mem.swap_used for mem in mems]))
         self.rss_peak = max(self.rss_peak, max([mem.rss for mem in mems]))
 
-    def _add_disks(self, disks: list[DiskLine]) -> None:
-        if not disks:
-            return
-        percents = [0.0 if (p := fullness(disk.used, disk.free)) is None else p for disk in disks]
-        peak = max(percents)
-        if self.disk is None or peak > self.disk.peak_percent:
-            self.disk = DiskSummary(disks[percents.index(peak)].path, peak)  # the first at its fullest
-
-    def _add_traffic(self, kind: str, rates: list[TrafficLine | None], dts: list[float]) -> None:
-        """Per line: its `io` or `net` (bytes per second; None when absent) and its `dt`."""
-        if None in rates:
-            pairs = [(rate, dt) for rate, dt in zip(rates, dts, strict=True) if rate is not None]
-            rates, dts = [rate for rate, _ in pairs], [dt for _, dt in pairs]
-        if not rates:
-            return
-        totals = self.traffic.setdefault(kind, [0.0, 0.0, 0.0, 0.0])
-        firsts = [rate.first for rate in rates if rate is not None]
-        seconds = [rate.second for rate in rates if rate is not None]
-        totals[0] += sum(map(mul, firsts, dts))
-        totals[1] += sum(map(mul, seconds, dts))
-        totals[2] = max(totals[2], max(firsts))
-        totals[3] = max(totals[3], max(seconds))
-
-    def _add_containers(self, entries: list[ContainerLine]) -> None:
-        peaks, ooms = self.container_mem, self.container_oom
-        for entry in entries:
-            name, mem, oom_kill = entry.name, entry.mem, entry.oom_kill
-            if mem > peaks.get(name, -1):
-                peaks[name] = mem
-            if oom_kill is None:
-                continue
-            seen = ooms.get(name)
-            if seen is None:
-                ooms[name] = (oom_kill, 0)
-            elif oom_kill != seen[0]:
-                last, rise = seen
-                ooms[name] = (oom_kill, rise + (oom_kill - last if oom_kill >= last else oom_kill))
-
-    def _add_pressure(self, pressures: list[PressureLine]) -> None:
-        per_resource = (
-            [share for pressure in pressures if (share := pressure.cpu) is not None],
-            [share for pressure in pressures if (share := pressure.memory) is not None],
-            [share for pressure in pressures if (share := pressure.io) is not None],
-        )
-        for index, shares in enumerate(per_resource):
-            self.pressure_sums[index] += sum(shares)
-            self.pressure_counts[index] += len(shares)
-
-    def _add_self_cpu(self, values: list[float]) -> None:
-        if not values:
-            return
-        previous, total = self.last_self_cpu, self.self_cpu
-        if all(map(le, values, values[1:])) and (previous is None or previous <= values[0]):
-            # One sampler all along (the usual case): what it used is how far its counter went.
-            self.self_cpu = total + values[-1] - (0.0 if previous is None else previous)
-            self.last_self_cpu = values[-1]
-            return
-        for value in values:
-            # A sampler that started again counts from 0: its whole value is new CPU.
-            total += value if previous is None or value < previous else value - previous
-            previous = value
-        self.self_cpu, self.last_self_cpu = total, previous
+    def _add_pressures(self, pressures: list[PressureLine]) -> None:
+        for index, shares in enumerate((
+            [pressure.cpu for pressure in pressures],
+            [pressure.memory for pressure in pressures],
+            [pressure.io for pressure in pressures],
+        )):
+            present = [share for share in shares if share is not None]
+            self.pressure_sums[index] += sum(present)
+            self.pressure_counts[index] += len(present)
 
     def summary(self, name: str) -> InstanceSummary | None:
         if self.lines == 0:
@@ -310,12 +387,11 @@ class _Fold:
             cpu=self._cpu(),
             memory=self._memory(),
             disk=self.disk,
-            io=self._traffic("io"),
-            net=self._traffic("net"),
+            io=self._traffic(self.io),
+            net=self._traffic(self.net),
             pressure=self._pressure(),
             containers=tuple(
-                ContainerSummary(name, peak, self.container_oom.get(name, (0, 0))[1])
-                for name, peak in sorted(self.container_mem.items())
+                fold.summary(name, self.oom_rises.get(name, 0)) for name, fold in sorted(self.containers.items())
             ),
             self_cpu_seconds=self.self_cpu,
             overhead_percent=100.0 * self.self_cpu / self.covered if self.covered > 0 else None,
@@ -342,8 +418,8 @@ class _Fold:
             rss_peak=self.rss_peak,
         )
 
-    def _traffic(self, kind: str) -> TrafficSummary | None:
-        totals = self.traffic.get(kind)
+    @staticmethod
+    def _traffic(totals: list[float] | None) -> TrafficSummary | None:
         if totals is None:
             return None
         return TrafficSummary(round(totals[0]), round(totals[1]), int(totals[2]), int(totals[3]))
@@ -356,8 +432,34 @@ class _Fold:
         return PressureSummary(cpu=means[0], memory=means[1], io=means[2])
 
 
-def summarise_checked(name: str, batches: Iterable[list[CheckedLine]]) -> InstanceSummary | None:
-    """`summarise` of lines given in batches as `many_lines` decodes them."""
+def summarise_hosts(name: str, batches: Iterable[Sequence[CheckedLine]]) -> list[InstanceSummary]:
+    """The summaries of one source's lines, one per host in the order each first appears: a file or a log can hold
+    several hosts' lines (a pod's log collected with others, files joined with `cat`)."""
+    folds: dict[str, _Fold] = {}
+    for batch in batches:
+        if not batch:
+            continue
+        hosts = [line.host for line in batch]
+        if hosts.count(hosts[0]) == len(hosts):  # one host, the usual case
+            _fold_of(folds, hosts[0]).add_lines(batch)
+            continue
+        per_host: dict[str, list[CheckedLine]] = {}
+        for line, host in zip(batch, hosts, strict=True):
+            per_host.setdefault(host, []).append(line)
+        for host, lines in per_host.items():
+            _fold_of(folds, host).add_lines(lines)
+    return [summary for fold in folds.values() if (summary := fold.summary(name)) is not None]
+
+
+def _fold_of(folds: dict[str, _Fold], host: str) -> _Fold:
+    fold = folds.get(host)
+    if fold is None:
+        fold = folds[host] = _Fold()
+    return fold
+
+
+def summarise_checked(name: str, batches: Iterable[Sequence[CheckedLine]]) -> InstanceSummary | None:
+    """`summarise` of lines given in batches as `many_lines` decodes them, every host's as one instance."""
     fold = _Fold()
     for batch in batches:
         fold.add_lines(batch)
@@ -370,7 +472,7 @@ def summarise_batches(name: str, batches: Iterable[list[LineFields]]) -> Instanc
 
 
 def summarise(name: str, lines: Iterable[LineFields]) -> InstanceSummary | None:
-    """The summary of one instance's checked lines, in the order written; None when there is none.
+    """The summary of checked lines as one instance, in the order written; None when there is none.
 
     >>> from orca.sample.parse.sample_line import fields
     >>> text = ['{"v":1,"t":10.0,"dt":5.0,"host":"a","cpu":{"user":10.0,"system":2.0,"iowait":9.0,"steal":0.0,'

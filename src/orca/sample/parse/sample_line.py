@@ -2,8 +2,9 @@
 
 Tolerant as the README's "Reading the lines back" asks: the `orca-sample ` prefix of `--out -` is stripped, keys
 this version does not know are ignored, the extensions (`containers[].cpu`, `mem_nocache`, `oom_kill`,
-`pressure`) are read when present. Strict about values: a line whose `v` is not 1, a section of the wrong shape, or
-a number that is negative where the field cannot be, is not a sample (JSON itself has no NaN or Infinity).
+`throttled`, `mem_max`, `pids`, `io`, `net`, and `pressure`) are read when present. Strict about values: a line
+whose `v` is not 1, a section of the wrong shape, or a number that is negative where the field cannot be, is not a
+sample (JSON itself has no NaN or Infinity).
 """
 
 from __future__ import annotations
@@ -12,15 +13,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import is_not, itemgetter
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
 import msgspec
-import orjson
-from returns.result import Failure, Result, Success
 
 from orca.sample.compute.line import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.compute.names import PREFIX
 from orca.sample.parse.errors import ParseError
+
+if TYPE_CHECKING:
+    # Loaded where used: `orca metrics` decodes its lines with msgspec and needs neither unless a line is refused.
+    from returns.result import Result
 
 SOURCE = "sample line"
 _PREFIX_BYTES = PREFIX.encode()
@@ -38,6 +41,15 @@ class ContainerSample:
     mem_nocache: int | None
     oom_kill: int | None
     """Processes killed for memory in the container so far."""
+    throttled: float | None = None
+    """Percent of the CPU bandwidth periods in `dt` in which the container was throttled."""
+    mem_max: int | None = None
+    """The memory limit in bytes; None also when there is none."""
+    pids: int | None = None
+    io: IoRate | None = None
+    """Bytes per second read from and written to the whole disks."""
+    net: NetRate | None = None
+    """Bytes per second received and sent in the container's own network namespace."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +113,11 @@ class ContainerFields(TypedDict):
     cpu: NotRequired[float | None]
     mem_nocache: NotRequired[int | None]
     oom_kill: NotRequired[int | None]
+    throttled: NotRequired[float | None]
+    mem_max: NotRequired[int | None]
+    pids: NotRequired[int | None]
+    io: NotRequired[IoFields | None]
+    net: NotRequired[NetFields | None]
 
 
 class PressureFields(TypedDict, total=False):
@@ -137,7 +154,12 @@ _MEM_KEYS = ("total", "used", "available", "cache", "swap_total", "swap_used", "
 _DISK_KEYS = ("total", "used", "free")
 _IO_KEYS = ("read", "write")
 _NET_KEYS = ("in", "out")
-_CONTAINER_EXTENSIONS = (("cpu", False), ("mem_nocache", True), ("oom_kill", True))
+_CONTAINER_EXTENSIONS = (
+    ("cpu", False), ("mem_nocache", True), ("oom_kill", True), ("throttled", False), ("mem_max", True), ("pids", True),
+)
+"""The optional numbers of a `containers` entry, and whether each is whole (a count) rather than a share."""
+_CONTAINER_TRAFFIC = (("io", _IO_KEYS), ("net", _NET_KEYS))
+"""The optional sections of a `containers` entry, with their counts."""
 _PRESSURE_KEYS = ("cpu", "memory", "io")
 
 
@@ -193,6 +215,11 @@ class ContainerLine(msgspec.Struct, frozen=True, gc=False):
     cpu: _Share | None = None
     mem_nocache: _Count | None = None
     oom_kill: _Count | None = None
+    throttled: _Share | None = None
+    mem_max: _Count | None = None
+    pids: _Count | None = None
+    io: IoLine | None = None
+    net: NetLine | None = None
 
 
 class PressureLine(msgspec.Struct, frozen=True, gc=False):
@@ -261,15 +288,22 @@ def line_of(line: LineFields) -> CheckedLine:
         disk=None if disk is None else [DiskLine(d["path"], d["total"], d["used"], d["free"]) for d in disk],
         io=None if io is None else IoLine(io["read"], io["write"]),
         net=None if net is None else NetLine(net["in"], net["out"]),
-        containers=None if containers is None else [
-            ContainerLine(c["name"], c["mem"], _float_or_none(c.get("cpu")), c.get("mem_nocache"), c.get("oom_kill"))
-            for c in containers
-        ],
+        containers=None if containers is None else [_container_line(entry) for entry in containers],
         self_cpu=_float_or_none(line.get("self_cpu")),
         pressure=None if pressure is None else PressureLine(
             _float_or_none(pressure.get("cpu")), _float_or_none(pressure.get("memory")),
             _float_or_none(pressure.get("io")),
         ),
+    )
+
+
+def _container_line(entry: ContainerFields) -> ContainerLine:
+    io, net = entry.get("io"), entry.get("net")
+    return ContainerLine(
+        entry["name"], entry["mem"], _float_or_none(entry.get("cpu")), entry.get("mem_nocache"),
+        entry.get("oom_kill"), _float_or_none(entry.get("throttled")), entry.get("mem_max"), entry.get("pids"),
+        None if io is None else IoLine(io["read"], io["write"]),
+        None if net is None else NetLine(net["in"], net["out"]),
     )
 
 
@@ -296,6 +330,8 @@ def parse(raw: str | bytes) -> Result[Sample, ParseError]:
     >>> parse('{"v":2,"t":1}').failure().reason
     'v is not 1'
     """
+    from returns.result import Failure, Success
+
     checked = fields(raw)
     if isinstance(checked, ParseError):
         return Failure(checked)
@@ -309,6 +345,8 @@ parse_sample_line = parse
 def fields(raw: str | bytes) -> LineFields | ParseError:
     """One line decoded and checked, as `parse` checks it, but left as the decoded JSON: the fast path for a fold
     over many lines. Never raises."""
+    import orjson
+
     raw = raw.removeprefix(PREFIX) if isinstance(raw, str) else raw.removeprefix(_PREFIX_BYTES)
     try:
         document = orjson.loads(raw)
@@ -324,6 +362,8 @@ def many_fields(raws: Sequence[bytes]) -> tuple[list[LineFields], list[tuple[byt
     """`fields` of many lines at once: the good lines in order, and each bad line with its reason. The verdicts are
     those of `fields` line by line; a batch whose every line is good (the usual case) is checked field by field
     across all its lines at once, several times faster."""
+    import orjson
+
     bad: list[tuple[bytes, ParseError]] = []
     kept = list(raws)
     try:
@@ -428,7 +468,7 @@ def _containers_good(arrays: list[Any]) -> bool:
         return False
     return all(
         (_counts if whole else _shares)(_present(entries, key)) for key, whole in _CONTAINER_EXTENSIONS
-    )
+    ) and all(_counts(_flat(_present(entries, key), keys)) for key, keys in _CONTAINER_TRAFFIC)
 
 
 def _pressures_good(sections: list[Any]) -> bool:
@@ -488,12 +528,18 @@ def _pressure_share(pressure: PressureFields) -> PressureShare:
 
 
 def _container_sample(entry: ContainerFields) -> ContainerSample:
+    io, net = entry.get("io"), entry.get("net")
     return ContainerSample(
         name=entry["name"],
         mem=entry["mem"],
         cpu=_float_or_none(entry.get("cpu")),
         mem_nocache=entry.get("mem_nocache"),
         oom_kill=entry.get("oom_kill"),
+        throttled=_float_or_none(entry.get("throttled")),
+        mem_max=entry.get("mem_max"),
+        pids=entry.get("pids"),
+        io=None if io is None else IoRate(read=io["read"], write=io["write"]),
+        net=None if net is None else NetRate(received=net["in"], sent=net["out"]),
     )
 
 
@@ -552,6 +598,8 @@ def _check_container(entry: object) -> None:
         value = values.get(key)
         if value is not None:
             (_count if whole else _share)(value, f"containers[].{key}")
+    for key, keys in _CONTAINER_TRAFFIC:
+        _check_section(values.get(key), f"containers[].{key}", keys, _count)
 
 
 def _check_optional(values: dict[str, object], name: str, keys: tuple[str, ...]) -> None:

@@ -4,20 +4,22 @@ at a run")."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-import orjson
-
-from orca.sample.compute.series import Series, SeriesFold
-from orca.sample.compute.summary import InstanceSummary, TrafficSummary, summarise_checked
-from orca.sample.parse.sample_line import CheckedLine, LineFields, line_of
+from orca.sample.compute.summary import ContainerSummary, InstanceSummary, TrafficSummary, summarise_hosts
+from orca.sample.parse.sample_line import CheckedLine
 from orca.sample.shell.flags import Help as _Help
 from orca.sample.shell.flags import Malformed as _Malformed
 from orca.sample.shell.flags import Parser as _Parser
-from orca.sample.shell.sources import Source, SourceError, Tally, checked_batches, decoded_batches, sources
+from orca.sample.shell.sources import Source, SourceError, Tally, decoded_batches, sources
+
+if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
+    from orca.sample.compute.series import Series, SeriesFold
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -70,12 +72,12 @@ def metrics_main(args: list[str]) -> int:
     except SourceError as error:
         _say(f"orca metrics: {error}")
         return 1
-    summaries = [summary for summary, _, _ in read if summary is not None]
-    for (summary, tally, _), source in zip(read, found, strict=True):
+    summaries = [summary for per_host, _, _ in read for summary in per_host]
+    for (per_host, tally, _), source in zip(read, found, strict=True):
         if tally.skipped:
             reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
             _say(f"orca metrics: {source.name}: {tally.skipped} line(s) skipped ({reasons})")
-        if summary is None:
+        if not per_host:
             _say(f"orca metrics: {source.name}: no sample lines")
     if not summaries:
         return 1
@@ -84,7 +86,7 @@ def metrics_main(args: list[str]) -> int:
         from orca.sample.shell.plot import draw
 
         try:
-            draw([series for _, _, series in read if series is not None and series.t], options.plot)
+            draw([series for _, _, per_host in read for series in per_host if series.t], options.plot)
         except OSError as error:
             _say(f"orca metrics: {options.plot}: {error.strerror or error}")
             return 1
@@ -92,25 +94,50 @@ def metrics_main(args: list[str]) -> int:
     return 0
 
 
-def _read(source: Source, with_series: bool) -> tuple[InstanceSummary | None, Tally, Series | None]:
-    """One pass over a source: its summary, what was passed over, and the series to draw when asked."""
+def _read(source: Source, with_series: bool) -> tuple[list[InstanceSummary], Tally, list[Series]]:
+    """One pass over a source: its summaries and the series to draw when asked (one of each per host), and what was
+    passed over."""
     tally = Tally()
-    series = SeriesFold() if with_series else None
-    batches = decoded_batches(source, tally) if series is None else _also(checked_batches(source, tally), series)
+    series: dict[str, SeriesFold] = {}
+    batches = decoded_batches(source, tally)
+    if with_series:
+        batches = _also(batches, series)
     try:
-        summary = summarise_checked(source.name, batches)
+        with _no_collector():
+            summaries = summarise_hosts(source.name, batches)
     except OSError as error:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
         raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
-    return summary, tally, None if series is None else series.series(source.name)
+    named = {host: source.name if len(series) == 1 else f"{source.name} ({host})" for host in series}
+    return summaries, tally, [fold.series(named[host]) for host, fold in series.items()]
 
 
-def _also(batches: Iterator[list[LineFields]], series: SeriesFold) -> Iterator[list[CheckedLine]]:
+@contextlib.contextmanager
+def _no_collector() -> Iterator[None]:
+    """The cycle collector paused: reading makes no reference cycles, only many short-lived records, and the
+    collector's passes over them would be a large share of the time (memory stays flat: each batch is freed by
+    reference counting)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _also(batches: Iterator[list[CheckedLine]], series: dict[str, SeriesFold]) -> Iterator[list[CheckedLine]]:
+    """`batches`, each line also added to its host's series."""
     for batch in batches:
         for line in batch:
-            series.add(line)
-        yield [line_of(line) for line in batch]
+            fold = series.get(line.host)
+            if fold is None:
+                from orca.sample.compute.series import SeriesFold
+
+                fold = series[line.host] = SeriesFold()
+            fold.add(line)
+        yield batch
 
 
 def _print(text: str) -> None:
@@ -119,8 +146,31 @@ def _print(text: str) -> None:
         sys.stdout.flush()
 
 
+PLACES = {"first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "self_cpu_seconds": 2, "overhead_percent": 2}
+"""Decimals of the JSON summary's numbers that are not percentages: times as the lines carry them (milliseconds),
+the sampler's CPU as `self_cpu` carries it, its overhead as the text prints it. Every other number with a fraction
+is a percentage, one decimal like the lines'; byte counts are whole."""
+
+
+def rounded(value: object, key: str = "") -> object:
+    """A summary's `asdict` with each number at the precision of the lines (see `PLACES`).
+
+    >>> rounded({"cpu": {"mean": 6.039999999999999}, "first_t": 1796032568.5170002, "mem": 5, "p": [12.0]})
+    {'cpu': {'mean': 6.0}, 'first_t': 1796032568.517, 'mem': 5, 'p': [12.0]}
+    """
+    if isinstance(value, float):
+        return round(value, PLACES.get(key, 1))
+    if isinstance(value, dict):
+        return {name: rounded(item, name) for name, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(item, key) for item in value]
+    return value
+
+
 def _json(summaries: list[InstanceSummary]) -> str:
-    documents = [{**asdict(summary), "duration": summary.duration} for summary in summaries]
+    documents = [rounded({**asdict(summary), "duration": summary.duration}) for summary in summaries]
+    import orjson  # here: a summary printed as text does without it
+
     return "".join(orjson.dumps(document).decode() + "\n" for document in documents)
 
 
@@ -203,11 +253,22 @@ def _block(summary: InstanceSummary) -> list[str]:
             f"  io {_percent(pressure.io)}  (mean share of time stalled)"
         )
     for container in summary.containers:
-        oom = f"  oom kills {container.oom_kills}" if container.oom_kills else ""
-        rows.append(f"  container {container.name}: mem peak {humanised(container.mem_peak)}{oom}")
+        rows.append(f"  container {_container(container)}")
     overhead = "" if summary.overhead_percent is None else f", {summary.overhead_percent:.2f}% of one core"
     rows.append(f"  sampler   {summary.self_cpu_seconds:.2f} s of CPU{overhead}")
     return rows
+
+
+def _container(container: ContainerSummary) -> str:
+    limit = "" if container.mem_max is None else f" of {humanised(container.mem_max)} limit"
+    parts = [f"{container.name}: mem peak {humanised(container.mem_peak)}{limit}"]
+    if container.throttled_mean is not None:
+        parts.append(f"throttled mean {_percent(container.throttled_mean)}")
+    if container.pids_peak is not None:
+        parts.append(f"pids peak {container.pids_peak}")
+    if container.oom_kills:
+        parts.append(f"oom kills {container.oom_kills}")
+    return "  ".join(parts)
 
 
 def _text(summaries: list[InstanceSummary]) -> str:

@@ -4,11 +4,12 @@ S3 prefix. Each is read as a stream of complete lines, so memory does not grow w
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from io import BytesIO
 from itertools import chain
-from pathlib import Path
 from typing import Any, TypeVar
 
 from orca.sample.parse.errors import ParseError
@@ -38,7 +39,7 @@ class Source:
     name: str
     """The path, `-`, or `s3://BUCKET/KEY`."""
     batches: Callable[[], Iterator[list[bytes]]]
-    """Its complete lines without their newline, a chunk's worth at a time; a last line without its newline (being
+    """Its complete lines (each with its newline), a chunk's worth at a time; a last line without its newline (being
     written) is left out."""
 
 
@@ -62,10 +63,11 @@ def sources(location: str) -> list[Source]:
         return [Source("-", lambda: _line_batches(_chunks(sys.stdin.buffer)))]
     if location.startswith(SCHEME):
         return _s3_sources(location)
-    path = Path(location)
     try:
-        if path.is_dir():
-            files = sorted(str(found) for found in path.rglob("*.jsonl") if found.is_file())
+        if os.path.isdir(location):
+            from pathlib import Path  # here: only a directory is walked
+
+            files = sorted(str(found) for found in Path(location).rglob("*.jsonl") if found.is_file())
             if not files:
                 raise SourceError(f"{location}: no *.jsonl file under this directory")
             return [_file_source(name) for name in files]
@@ -121,11 +123,17 @@ def read_samples(location: str) -> Iterator[Sample]:
 
 
 def _file_source(path: str) -> Source:
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "Is a directory")
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        # A named pipe or a device: opened once, when read (the open waits for a writer, as `cat` does); opening it
+        # now to check it would take a waiting writer's lines and leave it writing to no one.
+        if not os.access(path, os.R_OK):
+            raise PermissionError(13, "Permission denied")
+        return Source(path, lambda: _file_batches(path))
     # Opened now, so that a missing or unreadable file is said at once rather than halfway through a summary.
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     os.close(descriptor)
-    if os.path.isdir(path):
-        raise IsADirectoryError(21, "Is a directory")
     return Source(path, lambda: _file_batches(path))
 
 
@@ -140,13 +148,14 @@ def _chunks(stream: Any) -> Iterator[bytes]:
 
 
 def _line_batches(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:
-    """The lines of a stream of chunks without their newline, a list per chunk that ends one; what follows the last
+    """The lines of a stream of chunks, each with its newline, a list per chunk that ends one; what follows the last
     newline is left out."""
     carry = b""
     for chunk in chunks:
-        lines = chunk.split(b"\n")
-        lines[0] = carry + lines[0]
-        carry = lines.pop()
+        # `readlines` finds the newlines with memchr: several times faster than `bytes.split`, which looks at every
+        # byte in Python's own loop.
+        lines = BytesIO(carry + chunk if carry else chunk).readlines()
+        carry = b"" if lines[-1].endswith(b"\n") else lines.pop()
         if lines:
             yield lines
 
