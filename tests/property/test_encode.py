@@ -237,6 +237,9 @@ def test_lone_surrogates_are_replaced_not_fatal() -> None:
 @given(st.one_of(any_float, st.floats(min_value=-1e15, max_value=1e15), st.integers(-(10**15), 10**15)),
        st.sampled_from([1, 2, 3]))
 @example(99999999999999.95, 1)
+@example(123456789012345.67, 1)
+@example(12345678901234.567, 2)
+@example(1234567890123.4567, 3)
 @example(-0.04, 1)
 @example(5, 1)
 @example(1762250000.1235, 3)
