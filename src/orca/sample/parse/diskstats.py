@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
 
 SECTOR_BYTES = 512
 """/proc/diskstats counts 512-byte sectors whatever the device's own sector size (iostats.rst)."""
@@ -32,24 +32,6 @@ class DiskStats:
     """Every parsable line, in file order."""
 
 
-def _device(fields: list[str]) -> DiskIo | None:
-    count = len(fields)
-    if count in _FULL_LINE_FIELDS:
-        read_at, written_at = 5, 9
-    elif count == _OLD_PARTITION_FIELDS:
-        read_at, written_at = 4, 6
-    else:
-        return None
-    # Every field but the name is an unsigned decimal in every format: a line with anything else is not trusted.
-    numbers = "".join(fields[:2]) + "".join(fields[3:])
-    if not (numbers.isascii() and numbers.isdigit()):
-        return None
-    sectors_read, sectors_written = u64(fields[read_at]), u64(fields[written_at])
-    if sectors_read is None or sectors_written is None:
-        return None
-    return DiskIo(name=fields[2], sectors_read=sectors_read, sectors_written=sectors_written)
-
-
 def parse(text: str) -> Result[DiskStats, ParseError]:
     """Every line of 14, 18 or 20 fields or an old 7-field partition line, all but the name unsigned decimals.
 
@@ -58,7 +40,29 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
     >>> parse("   8       0 sda 1 0 8 0 2 0 16 0 0 0 0 0 0 0 0\\n   8       1 sda1 1 8 2 16\\n").unwrap().devices
     (DiskIo(name='sda', sectors_read=8, sectors_written=16), DiskIo(name='sda1', sectors_read=8, sectors_written=16))
     """
-    devices = [device for device in map(_device, map(str.split, text.splitlines())) if device is not None]
+    # One loop, the checks written out: it runs for every device every line.
+    devices: list[DiskIo] = []
+    for line in text.splitlines():
+        fields = line.split()
+        count = len(fields)
+        if count in _FULL_LINE_FIELDS:
+            read_at, written_at = 5, 9
+        elif count == _OLD_PARTITION_FIELDS:
+            read_at, written_at = 4, 6
+        else:
+            continue
+        name = fields[2]
+        # Every field but the name is an unsigned decimal in every format: a line with anything else is not trusted.
+        fields[2] = "0"
+        numbers = "".join(fields)
+        if not (numbers.isdigit() and numbers.isascii()):
+            continue
+        sectors_read, sectors_written = fields[read_at], fields[written_at]
+        if len(sectors_read) > U64_DIGITS or len(sectors_written) > U64_DIGITS:
+            continue  # past any u64, and `int` would refuse a long enough one
+        read, written = int(sectors_read), int(sectors_written)
+        if read <= U64_MAX and written <= U64_MAX:
+            devices.append(DiskIo(name=name, sectors_read=read, sectors_written=written))
     if not devices:
         return Failure(ParseError("/proc/diskstats", "no device line"))
     return Success(DiskStats(devices=tuple(devices)))
