@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64s
+from orca.sample.parse.numbers import all_counters
 
 # net/core/net-procfs.c prints 8 receive then 8 transmit counters after `name:`; bytes lead each group.
 _COUNTERS = 16
@@ -42,15 +42,11 @@ def parse(text: str) -> Result[NetDev, ParseError]:
         if not colon or not name or len(name.split()) != 1:
             continue
         fields = rest.split()
-        if len(fields) < _COUNTERS:
+        if len(fields) < _COUNTERS or not all_counters(fields[:_COUNTERS]):
             continue
-        counters = u64s(fields[:_COUNTERS])
-        if counters is None:
-            continue
-        received, sent = counters[0], counters[_SENT_AT]
         seen_interface = True
         if name != LOOPBACK:
-            bytes_by_interface[name] = (received, sent)
+            bytes_by_interface[name] = (int(fields[0]), int(fields[_SENT_AT]))
     if not seen_interface:
         return Failure(ParseError("/proc/net/dev", "no interface line"))
     return Success(NetDev(bytes_by_interface=bytes_by_interface))

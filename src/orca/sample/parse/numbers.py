@@ -27,25 +27,30 @@ def u64(field: str | bytes) -> int | None:
     return value if value <= U64_MAX else None
 
 
+def all_counters(fields: Sequence[str]) -> bool:
+    """Whether `u64` takes every one of `fields`: checked in one pass over their joined text, the general `u64` left
+    to a rare field of 20 digits or more.
+
+    >>> all_counters(["1", "22", "333"]), all_counters(["1", "-2"]), all_counters(["1", ""])
+    (True, False, False)
+    >>> all_counters(["18446744073709551615"]), all_counters(["18446744073709551616"]), all_counters([])
+    (True, False, True)
+    """
+    if not fields:
+        return True
+    joined = "".join(fields)
+    if not (joined.isdigit() and joined.isascii()) or "" in fields:
+        return False
+    return max(map(len, fields)) < U64_DIGITS or all(u64(field) is not None for field in fields)
+
+
 def u64s(fields: Sequence[str]) -> list[int] | None:
-    """Every one of `fields` as `u64` reads it, or None when one is not a counter: a line's counters checked in one
-    pass over their joined text and converted by `int` directly, the general `u64` left to the rare 20-digit one.
+    """Every one of `fields` as `u64` reads it, or None when one is not a counter (see `all_counters`).
 
     >>> u64s(["1", "22", "333"]), u64s(["1", "-2"]), u64s(["1", ""]), u64s(["18446744073709551616"]), u64s([])
     ([1, 22, 333], None, None, None, [])
     """
-    if not fields:
-        return []
-    lengths = list(map(len, fields))
-    if min(lengths) == 0:
-        return None
-    joined = "".join(fields)
-    if not (joined.isdigit() and joined.isascii()):
-        return None
-    if max(lengths) < U64_DIGITS:
-        return list(map(int, fields))
-    values = [u64(field) for field in fields]
-    return None if None in values else [value for value in values if value is not None]
+    return list(map(int, fields)) if all_counters(fields) else None
 
 
 def all_u64(fields: Iterable[str | bytes]) -> bool:
