@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,15 +39,20 @@ def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, Par
         if not colon or not key or len(key.split()) != 1:
             continue
         words = rest.split()
-        if not words or len(words) > 2:
+        count = len(words)
+        if count == 2 and words[1] == "kB":
+            unit = 1024
+        elif count == 1:
+            unit = 1
+        else:
+            continue  # no value, extra words, or a unit other than kB
+        digits = words[0]
+        # u64's checks, written out: this runs for each wanted key every line.
+        if not (digits.isdigit() and digits.isascii() and len(digits) <= U64_DIGITS):
             continue
-        value = u64(words[0])
-        if value is None:
-            continue
-        if len(words) == 1:
-            bytes_by_key[key] = value
-        elif words[1] == "kB":
-            bytes_by_key[key] = value * 1024
+        value = int(digits)
+        if value <= U64_MAX:
+            bytes_by_key[key] = value * unit
     if not bytes_by_key:
         return Failure(ParseError("/proc/meminfo", "no `Key: value` line"))
     return Success(MemInfo(bytes_by_key=bytes_by_key))
