@@ -4,6 +4,7 @@ that one misbehaving source only nulls its own section (docs/behaviour.md §3.10
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -48,24 +49,29 @@ def read_parsed(path: str, parse: Callable[[str], Result[T, ParseError]]) -> Res
     return Failure(ParseError(path, parsed.failure().reason))
 
 
+@functools.lru_cache(maxsize=32)
+def _path(proc: str, *names: str) -> str:
+    """A kernel file's path under `proc`: joined once, not every line."""
+    return os.path.join(proc, *names)
+
+
 def read_proc_stat(proc: str = "/proc") -> Result[ProcStat, ParseError]:
-    return read_parsed(os.path.join(proc, "stat"), proc_stat.parse)
+    return read_parsed(_path(proc, "stat"), proc_stat.parse)
 
 
-def _parse_meminfo(text: str) -> Result[MemInfo, ParseError]:
-    return meminfo.parse(text, MEMINFO_KEYS)
+_parse_meminfo = functools.partial(meminfo.parse, keys=MEMINFO_KEYS)
 
 
 def read_meminfo(proc: str = "/proc") -> Result[MemInfo, ParseError]:
-    return read_parsed(os.path.join(proc, "meminfo"), _parse_meminfo)
+    return read_parsed(_path(proc, "meminfo"), _parse_meminfo)
 
 
 def read_diskstats(proc: str = "/proc") -> Result[DiskStats, ParseError]:
-    return read_parsed(os.path.join(proc, "diskstats"), diskstats.parse)
+    return read_parsed(_path(proc, "diskstats"), diskstats.parse)
 
 
 def read_net_dev(proc: str = "/proc") -> Result[NetDev, ParseError]:
-    return read_parsed(os.path.join(proc, "net", "dev"), net_dev.parse)
+    return read_parsed(_path(proc, "net", "dev"), net_dev.parse)
 
 
 def read_block_links(sys: str = "/sys") -> dict[str, str] | None:

@@ -10,6 +10,7 @@ way, with its type, and never stops the sampler (docs/behaviour.md §3.10).
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,7 @@ from orca.sample.shell.reader_choice import psutil_reader_for
 from orca.sample.shell.report import FailureReport
 
 T = TypeVar("T")
+_name = operator.attrgetter("name")
 
 
 class Source(Generic[T]):
@@ -56,7 +58,8 @@ class Source(Generic[T]):
             return None
         succeeded = isinstance(result, Success)  # kept apart so mypy keeps `result`'s own type, not Success[Any]
         if succeeded:
-            self._report.worked()
+            if self._report.failing:
+                self._report.worked()
             return result.unwrap()
         failure = result.failure()
         self._report.failed(f"cannot read {failure.source}: {failure.reason}")
@@ -174,7 +177,7 @@ class Sampler:
         )
 
     def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
-        names = None if diskstats is None else frozenset(device.name for device in diskstats.devices)
+        names = None if diskstats is None else frozenset(map(_name, diskstats.devices))
         if names is None or names != self._disk_names:
             self._disk_names = names
             try:
