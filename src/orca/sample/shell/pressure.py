@@ -9,12 +9,12 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
+from orca.sample.compute.pressure import RESOURCES
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pressure import Pressure, as_printed, parse
 from orca.sample.shell.readers import read_kernel_file
 from orca.sample.shell.report import reason_of
 
-RESOURCES = ("cpu", "memory", "io")
 # How a kernel without PSI answers: no file (built without it), or a file whose read fails (`psi=0` at boot).
 _NO_PSI = frozenset({errno.ENOENT, errno.EOPNOTSUPP})
 
