@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
@@ -30,6 +31,11 @@ class DiskIo:
 class DiskStats:
     devices: tuple[DiskIo, ...]
     """Every parsable line, in file order."""
+
+
+# An idle device (a loop device, zram, a disk nothing touches) prints the same counters line after line: its
+# record is made once and handed out again, as a frozen record can be, rather than built anew every line.
+_device = functools.lru_cache(maxsize=256)(DiskIo)
 
 
 def parse(text: str) -> Result[DiskStats, ParseError]:
@@ -62,7 +68,7 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
             continue  # past any u64, and `int` would refuse a long enough one
         read, written = int(sectors_read), int(sectors_written)
         if read <= U64_MAX and written <= U64_MAX:
-            devices.append(DiskIo(name=name, sectors_read=read, sectors_written=written))
+            devices.append(_device(name, read, written))
     if not devices:
         return Failure(ParseError("/proc/diskstats", "no device line"))
     return Success(DiskStats(devices=tuple(devices)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -66,6 +67,7 @@ def parse(text: str) -> Result[Pressure, ParseError]:
     return _word_by_word(text)
 
 
+@functools.lru_cache(maxsize=16)  # an idle resource prints the same text line after line: read once
 def as_printed(text: str) -> Pressure | None:
     """The text exactly as psi.c prints it, read by one match; None for anything else, including a total over
     2^64 - 1 (then `parse` reads it word by word). The shell's usual case, with no `Result` made for it.
