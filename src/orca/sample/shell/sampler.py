@@ -119,18 +119,16 @@ class Sampler:
         # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
         self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, proc=proc, sys=sys)
         self._scanner = ProcessScanner(proc)
-        self._stat: Source[ProcStat] = Source(f"{proc}/stat", functools.partial(readers.read_proc_stat, proc))
-        self._meminfo: Source[MemInfo] = Source(f"{proc}/meminfo", functools.partial(readers.read_meminfo, proc))
+        self._stat: Source[ProcStat] = Source(f"{proc}/stat", readers.proc_stat_reader(proc))
+        self._meminfo: Source[MemInfo] = Source(f"{proc}/meminfo", readers.meminfo_reader(proc))
         self._rss: Source[int] = Source(
             f"the run's processes in {proc}", functools.partial(_run_rss, self._scanner, self.root, argv0)
         )
         self._disks: Source[tuple[DiskReading, ...]] = Source(
             "--dirs", functools.partial(readers.read_disks, self.dirs)
         )
-        self._diskstats: Source[DiskStats] = Source(
-            f"{proc}/diskstats", functools.partial(readers.read_diskstats, proc)
-        )
-        self._net: Source[NetDev] = Source(f"{proc}/net/dev", functools.partial(readers.read_net_dev, proc))
+        self._diskstats: Source[DiskStats] = Source(f"{proc}/diskstats", readers.diskstats_reader(proc))
+        self._net: Source[NetDev] = Source(f"{proc}/net/dev", readers.net_dev_reader(proc))
         self._container_source = ContainerSource(cgroup, names, proc) if cgroup else None
         self._containers: Source[tuple[ContainerReading, ...]] | None = (
             Source(cgroup, self._container_source.readings) if self._container_source else None
