@@ -16,6 +16,8 @@ SECTOR_BYTES = 512
 _FULL_LINE_FIELDS = frozenset({14, 18, 20})
 # iostats.rst, 2.6.25 and older: a partition's line is major minor name reads sectors-read writes sectors-written.
 _OLD_PARTITION_FIELDS = 7
+# 20 counters of at most 20 digits, a name of at most 32 characters and their spaces stay within this.
+_KERNEL_LINE_AT_MOST = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +35,32 @@ class DiskStats:
     """Every parsable line, in file order."""
 
 
-# An idle device (a loop device, zram, a disk nothing touches) prints the same counters line after line: its
-# record is made once and handed out again, as a frozen record can be, rather than built anew every line.
-_device = functools.lru_cache(maxsize=256)(DiskIo)
+# An idle device (a loop device, zram, a disk nothing touches) prints the same line line after line: each line's
+# record is made once and handed out again, as a frozen record can be, instead of the line being parsed anew.
+@functools.lru_cache(maxsize=256)
+def _device(line: str) -> DiskIo | None:
+    """One line's device; None for a line of another length or with anything but a decimal outside the name."""
+    fields = line.split()
+    count = len(fields)
+    if count in _FULL_LINE_FIELDS:
+        read_at, written_at = 5, 9
+    elif count == _OLD_PARTITION_FIELDS:
+        read_at, written_at = 4, 6
+    else:
+        return None
+    name = fields[2]
+    # Every field but the name is an unsigned decimal in every format: a line with anything else is not trusted.
+    fields[2] = "0"
+    numbers = "".join(fields)
+    if not (numbers.isdigit() and numbers.isascii()):
+        return None
+    sectors_read, sectors_written = fields[read_at], fields[written_at]
+    if len(sectors_read) > U64_DIGITS or len(sectors_written) > U64_DIGITS:
+        return None  # past any u64, and `int` would refuse a long enough one
+    read, written = int(sectors_read), int(sectors_written)
+    if read > U64_MAX or written > U64_MAX:
+        return None
+    return DiskIo(name=name, sectors_read=read, sectors_written=written)
 
 
 def parse(text: str) -> Result[DiskStats, ParseError]:
@@ -46,29 +71,12 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
     >>> parse("   8       0 sda 1 0 8 0 2 0 16 0 0 0 0 0 0 0 0\\n   8       1 sda1 1 8 2 16\\n").unwrap().devices
     (DiskIo(name='sda', sectors_read=8, sectors_written=16), DiskIo(name='sda1', sectors_read=8, sectors_written=16))
     """
-    # One loop, the checks written out: it runs for every device every line.
     devices: list[DiskIo] = []
     for line in text.splitlines():
-        fields = line.split()
-        count = len(fields)
-        if count in _FULL_LINE_FIELDS:
-            read_at, written_at = 5, 9
-        elif count == _OLD_PARTITION_FIELDS:
-            read_at, written_at = 4, 6
-        else:
-            continue
-        name = fields[2]
-        # Every field but the name is an unsigned decimal in every format: a line with anything else is not trusted.
-        fields[2] = "0"
-        numbers = "".join(fields)
-        if not (numbers.isdigit() and numbers.isascii()):
-            continue
-        sectors_read, sectors_written = fields[read_at], fields[written_at]
-        if len(sectors_read) > U64_DIGITS or len(sectors_written) > U64_DIGITS:
-            continue  # past any u64, and `int` would refuse a long enough one
-        read, written = int(sectors_read), int(sectors_written)
-        if read <= U64_MAX and written <= U64_MAX:
-            devices.append(_device(name, read, written))
+        # A line longer than any kernel prints is parsed without the cache, which stays small whatever the text.
+        device = _device(line) if len(line) <= _KERNEL_LINE_AT_MOST else _device.__wrapped__(line)
+        if device is not None:
+            devices.append(device)
     if not devices:
         return Failure(ParseError("/proc/diskstats", "no device line"))
     return Success(DiskStats(devices=tuple(devices)))
