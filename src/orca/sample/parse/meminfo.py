@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Container, Mapping
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
@@ -17,6 +17,15 @@ class MemInfo:
     """Key → bytes: `kB` values × 1024, values without a unit as they are."""
 
 
+class _EveryKey:
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+_EVERY_KEY = _EveryKey()
+"""`keys` not given: every key is wanted."""
+
+
 def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, ParseError]:
     """Every `Key: value [kB]` line, in bytes; only those of `keys` when given (a line needs 6 of the ~60).
 
@@ -29,13 +38,14 @@ def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, Par
     >>> parse("MemTotal:       16 kB\\nHugePages_Total:       3\\n", keys={"MemTotal"}).unwrap().bytes_by_key
     {'MemTotal': 16384}
     """
+    wanted: Container[str] = _EVERY_KEY if keys is None else keys
     bytes_by_key: dict[str, int] = {}
     for line in text.splitlines():
         key, colon, rest = line.partition(":")
-        if keys is None or key not in keys:  # a wanted key as the kernel prints it needs no strip
-            key = key.strip()
-            if keys is not None and key not in keys:
-                continue
+        # Most lines are not wanted: the key as the kernel prints it (no white space) is enough to pass them over.
+        if key not in wanted and key.strip() not in wanted:
+            continue
+        key = key.strip()
         if not colon or not key or len(key.split()) != 1:
             continue
         words = rest.split()
