@@ -4,7 +4,6 @@ that one misbehaving source only nulls its own section (docs/behaviour.md §3.10
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -40,7 +39,7 @@ def read_parsed(path: str, parse: Callable[[str], Result[T, ParseError]]) -> Res
     """The kernel file at `path`, parsed; a failure to read or to parse names `path` itself (a fixture root's
     file, not the kernel's name for it)."""
     try:
-        text = _KERNEL_FILES.read(path).decode("utf-8", errors="replace")  # read_kernel_file, one call fewer
+        text = read_kernel_file(path)
     except OSError as error:
         return Failure(ParseError(path, reason_of(error)))
     parsed = parse(text)
@@ -49,24 +48,24 @@ def read_parsed(path: str, parse: Callable[[str], Result[T, ParseError]]) -> Res
     return Failure(ParseError(path, parsed.failure().reason))
 
 
-# Each kernel file a line reads, as a call with its path and parser bound once: what a Sampler calls every line.
+def read_proc_stat(proc: str = "/proc") -> Result[ProcStat, ParseError]:
+    return read_parsed(os.path.join(proc, "stat"), proc_stat.parse)
 
 
-def proc_stat_reader(proc: str = "/proc") -> Callable[[], Result[ProcStat, ParseError]]:
-    return functools.partial(read_parsed, os.path.join(proc, "stat"), proc_stat.parse)
+def _parse_meminfo(text: str) -> Result[MemInfo, ParseError]:
+    return meminfo.parse(text, MEMINFO_KEYS)
 
 
-def meminfo_reader(proc: str = "/proc") -> Callable[[], Result[MemInfo, ParseError]]:
-    parse = functools.partial(meminfo.parse, keys=MEMINFO_KEYS)
-    return functools.partial(read_parsed, os.path.join(proc, "meminfo"), parse)
+def read_meminfo(proc: str = "/proc") -> Result[MemInfo, ParseError]:
+    return read_parsed(os.path.join(proc, "meminfo"), _parse_meminfo)
 
 
-def diskstats_reader(proc: str = "/proc") -> Callable[[], Result[DiskStats, ParseError]]:
-    return functools.partial(read_parsed, os.path.join(proc, "diskstats"), diskstats.parse)
+def read_diskstats(proc: str = "/proc") -> Result[DiskStats, ParseError]:
+    return read_parsed(os.path.join(proc, "diskstats"), diskstats.parse)
 
 
-def net_dev_reader(proc: str = "/proc") -> Callable[[], Result[NetDev, ParseError]]:
-    return functools.partial(read_parsed, os.path.join(proc, "net", "dev"), net_dev.parse)
+def read_net_dev(proc: str = "/proc") -> Result[NetDev, ParseError]:
+    return read_parsed(os.path.join(proc, "net", "dev"), net_dev.parse)
 
 
 def read_block_links(sys: str = "/sys") -> dict[str, str] | None:

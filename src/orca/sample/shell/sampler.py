@@ -10,7 +10,6 @@ way, with its type, and never stops the sampler (docs/behaviour.md §3.10).
 from __future__ import annotations
 
 import functools
-import operator
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,7 +34,6 @@ from orca.sample.shell.reader_choice import psutil_reader_for
 from orca.sample.shell.report import FailureReport
 
 T = TypeVar("T")
-_name = operator.attrgetter("name")
 
 
 class Source(Generic[T]):
@@ -119,16 +117,18 @@ class Sampler:
         # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
         self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, proc=proc, sys=sys)
         self._scanner = ProcessScanner(proc)
-        self._stat: Source[ProcStat] = Source(f"{proc}/stat", readers.proc_stat_reader(proc))
-        self._meminfo: Source[MemInfo] = Source(f"{proc}/meminfo", readers.meminfo_reader(proc))
+        self._stat: Source[ProcStat] = Source(f"{proc}/stat", functools.partial(readers.read_proc_stat, proc))
+        self._meminfo: Source[MemInfo] = Source(f"{proc}/meminfo", functools.partial(readers.read_meminfo, proc))
         self._rss: Source[int] = Source(
             f"the run's processes in {proc}", functools.partial(_run_rss, self._scanner, self.root, argv0)
         )
         self._disks: Source[tuple[DiskReading, ...]] = Source(
             "--dirs", functools.partial(readers.read_disks, self.dirs)
         )
-        self._diskstats: Source[DiskStats] = Source(f"{proc}/diskstats", readers.diskstats_reader(proc))
-        self._net: Source[NetDev] = Source(f"{proc}/net/dev", readers.net_dev_reader(proc))
+        self._diskstats: Source[DiskStats] = Source(
+            f"{proc}/diskstats", functools.partial(readers.read_diskstats, proc)
+        )
+        self._net: Source[NetDev] = Source(f"{proc}/net/dev", functools.partial(readers.read_net_dev, proc))
         self._container_source = ContainerSource(cgroup, names, proc) if cgroup else None
         self._containers: Source[tuple[ContainerReading, ...]] | None = (
             Source(cgroup, self._container_source.readings) if self._container_source else None
@@ -175,7 +175,7 @@ class Sampler:
         )
 
     def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
-        names = None if diskstats is None else frozenset(map(_name, diskstats.devices))
+        names = None if diskstats is None else frozenset([device.name for device in diskstats.devices])
         if names is None or names != self._disk_names:
             self._disk_names = names
             try:
