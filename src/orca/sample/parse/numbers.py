@@ -44,15 +44,6 @@ def all_counters(fields: Sequence[str]) -> bool:
     return max(map(len, fields)) < U64_DIGITS or all(u64(field) is not None for field in fields)
 
 
-def u64s(fields: Sequence[str]) -> list[int] | None:
-    """Every one of `fields` as `u64` reads it, or None when one is not a counter (see `all_counters`).
-
-    >>> u64s(["1", "22", "333"]), u64s(["1", "-2"]), u64s(["1", ""]), u64s(["18446744073709551616"]), u64s([])
-    ([1, 22, 333], None, None, None, [])
-    """
-    return list(map(int, fields)) if all_counters(fields) else None
-
-
 def all_u64(fields: Iterable[str | bytes]) -> bool:
     """Whether `u64` takes every one of `fields`, without converting those shorter than 20 digits (they are all
     below the limit): the per-process hot path checks seven statm fields and needs the value of one.

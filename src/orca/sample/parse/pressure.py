@@ -16,6 +16,8 @@ _KEYS = ("avg10", "avg60", "avg300", "total")
 # cheaper than the word-by-word parse, which stays for every other text.
 _KERNEL_LINE = r"avg10=(\d{1,20}\.\d\d) avg60=(\d{1,20}\.\d\d) avg300=(\d{1,20}\.\d\d) total=(\d{1,20})\n"
 _KERNEL_TEXT = re.compile(f"some {_KERNEL_LINE}(?:full {_KERNEL_LINE})?", re.ASCII)
+# `some ` and `full ` each with their longest line of that format: 123 characters.
+_KERNEL_TEXT_AT_MOST = 2 * (5 + 6 + 23 + 7 + 23 + 8 + 23 + 7 + 20 + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +69,6 @@ def parse(text: str) -> Result[Pressure, ParseError]:
     return _word_by_word(text)
 
 
-@functools.lru_cache(maxsize=16)  # an idle resource prints the same text line after line: read once
 def as_printed(text: str) -> Pressure | None:
     """The text exactly as psi.c prints it, read by one match; None for anything else, including a total over
     2^64 - 1 (then `parse` reads it word by word). The shell's usual case, with no `Result` made for it.
@@ -75,6 +76,12 @@ def as_printed(text: str) -> Pressure | None:
     >>> as_printed("some avg10=1.50 avg60=0.25 avg300=0.00 total=1234\\n").some.total_us
     1234
     """
+    # No text longer than psi.c's two lines can match: it is not looked up, so the cache stays small.
+    return _as_printed(text) if len(text) <= _KERNEL_TEXT_AT_MOST else None
+
+
+@functools.lru_cache(maxsize=16)  # an idle resource prints the same text line after line: read once
+def _as_printed(text: str) -> Pressure | None:
     match = _KERNEL_TEXT.fullmatch(text)
     if match is None:
         return None
