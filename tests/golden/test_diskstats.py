@@ -15,7 +15,7 @@ import pytest
 
 from orca.sample.compute.rates import parse_diskstats
 from orca.sample.parse.block import whole_disks
-from orca.sample.parse.diskstats import DiskIo, DiskStats, parse
+from orca.sample.parse.diskstats import DiskIo, DiskStats, _device, parse
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -120,3 +120,22 @@ def test_no_device_line_is_a_failure(text: str) -> None:
 @pytest.mark.parametrize("garbage", ["\x00" * 30, "\ufffd " * 14, "a b c d e f g\n", "9 " * 20000])
 def test_garbage_is_a_failure_not_an_exception(garbage: str) -> None:
     assert parse_diskstats(garbage, []) == (0, 0)
+
+
+def test_a_line_read_again_unchanged_gives_the_same_device_and_a_changed_one_its_new_counters() -> None:
+    # Idle devices print the same line every time: the parsed line is kept and handed out again.
+    first = parse(FOURTEEN + EIGHTEEN).unwrap().devices
+    assert first == (DiskIo("sda", 2048, 4096), DiskIo("sdb", 2048, 4096))
+    assert parse(FOURTEEN + EIGHTEEN).unwrap().devices == first
+    # The same sda with 8 more sectors read (field 6 of the line: 2048 -> 2056).
+    assert parse(FOURTEEN.replace(" 2048 ", " 2056 ")).unwrap().devices == (DiskIo("sda", 2056, 4096),)
+
+
+def test_a_line_longer_than_any_kernel_prints_is_still_parsed_but_never_looked_up_in_the_cache() -> None:
+    # Leading zeros are still decimals: the in-flight field (the 12th) padded to 600 digits keeps the line valid.
+    fields = FOURTEEN.split()
+    fields[11] = "0" * 599 + "7"
+    long_line = " ".join(fields) + "\n"
+    looked_up_before = _device.cache_info().misses
+    assert parse(long_line).unwrap().devices == (DiskIo("sda", 2048, 4096),)
+    assert _device.cache_info().misses == looked_up_before

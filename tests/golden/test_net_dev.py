@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.parse.net_dev import NetDev, parse, parse_net_dev
+from orca.sample.parse.net_dev import NetDev, _interface, parse, parse_net_dev
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -103,3 +103,18 @@ def test_no_interface_line_is_a_failure(text: str) -> None:
 @pytest.mark.parametrize("garbage", ["\x00:" * 40, ":" + " 1" * 16, "\ufffd: " + "\ufffd " * 16, "a b: c"])
 def test_garbage_is_a_failure_not_an_exception(garbage: str) -> None:
     assert parse_net_dev(garbage) == {}
+
+
+def test_an_interface_read_again_gives_its_new_counters() -> None:
+    # An idle interface's line is parsed once and handed out again; a changed line is read anew.
+    assert parse(HEADER + "  eth0: 100 1 0 0 0 0 0 0 200 2 0 0 0 0 0 0\n").unwrap() == NetDev({"eth0": (100, 200)})
+    assert parse(HEADER + "  eth0: 100 1 0 0 0 0 0 0 200 2 0 0 0 0 0 0\n").unwrap() == NetDev({"eth0": (100, 200)})
+    assert parse(HEADER + "  eth0: 150 1 0 0 0 0 0 0 260 2 0 0 0 0 0 0\n").unwrap() == NetDev({"eth0": (150, 260)})
+
+
+def test_a_line_longer_than_any_kernel_prints_is_still_parsed_but_never_looked_up_in_the_cache() -> None:
+    # No kernel prints a 600-character name (15 at most), but the parser takes any name without white space.
+    name = "veth" + "x" * 596
+    looked_up_before = _interface.cache_info().misses
+    assert parse(f"  {name}: 7 1 0 0 0 0 0 0 9 2 0 0 0 0 0 0\n").unwrap() == NetDev({name: (7, 9)})
+    assert _interface.cache_info().misses == looked_up_before

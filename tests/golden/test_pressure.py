@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.parse.pressure import Pressure, PressureLine, parse
+from orca.sample.parse.pressure import Pressure, PressureLine, _as_printed, parse
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -93,3 +93,20 @@ def test_no_some_line_is_a_failure(text: str) -> None:
 @pytest.mark.parametrize("garbage", ["\x00some\x00", "some " + "=" * 50, "some a=b=c avg10=..", "\ufffd" * 30])
 def test_garbage_is_a_failure_not_an_exception(garbage: str) -> None:
     assert parse(garbage).failure().source == "/proc/pressure"
+
+
+def test_the_same_text_read_again_gives_the_same_pressure_and_a_changed_one_its_new_total() -> None:
+    # An idle resource's file is read once and its snapshot handed out again while the text stays the same.
+    text = "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=400\n"
+    first = parse(text).unwrap()
+    assert parse(text).unwrap() == first
+    assert first.some.total_us == 1000 and first.full is not None and first.full.total_us == 400
+    assert parse(text.replace("total=1000", "total=2500")).unwrap().some.total_us == 2500
+
+
+def test_a_text_longer_than_the_kernel_prints_is_read_word_by_word_and_never_looked_up_in_the_cache() -> None:
+    # Extra words after the total: not psi.c's format, but the word-by-word parse takes the four values it needs.
+    text = "some avg10=1.00 avg60=0.00 avg300=0.00 total=7" + " x=1" * 100 + "\n"
+    looked_up_before = _as_printed.cache_info().misses
+    assert parse(text).unwrap() == Pressure(PressureLine(1.0, 0.0, 0.0, 7), None)
+    assert _as_printed.cache_info().misses == looked_up_before

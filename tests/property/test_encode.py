@@ -15,7 +15,7 @@ import orjson
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.compute.encode import decimals, encode_line, fixed1
+from orca.sample.compute.encode import _decimal, decimals, encode_line, fixed1
 from orca.sample.compute.line import (
     ContainerEntry,
     CpuShare,
@@ -232,3 +232,30 @@ def test_lone_surrogates_are_replaced_not_fatal() -> None:
     document = decode(encode_line(line))
     assert document["host"] == "host?"
     assert document["disk"][0]["path"] == "/tmp/?x"
+
+
+@given(st.one_of(any_float, st.floats(min_value=-1e15, max_value=1e15), st.integers(-(10**15), 10**15)),
+       st.sampled_from([1, 2, 3]))
+@example(99999999999999.95, 1)
+@example(123456789012345.67, 1)
+@example(12345678901234.567, 2)
+@example(1234567890123.4567, 3)
+@example(-0.04, 1)
+@example(5, 1)
+@example(1762250000.1235, 3)
+@example(999999999999.9995, 3)
+def test_a_decimal_left_to_orjson_is_written_as_its_text(x: float, places: int) -> None:
+    """The encoder hands orjson the rounded float where that gives the same bytes as `decimals`: it must, everywhere."""
+    assert orjson.dumps(_decimal(x, places)) == decimals(x, places).encode()
+
+
+@given(st.integers(2**64 - 2, 2**64 + 2) | st.integers(-(2**63) - 2, -(2**63) + 2))
+def test_an_integer_beyond_64_bits_in_any_section_is_still_written(n: int) -> None:
+    """orjson writes integers within 64 bits only: one beyond them anywhere in the line is written all the same."""
+    container = ContainerEntry("c", n, 0.0, 0, n, pids=n, io=IoRate(0, n))
+    line = Line(1.0, 1.0, "h", n, None, Mem(n, 0, 0, 0, 0, 0, n), (Disk("/", n, 0, 0),), IoRate(n, 0),
+                NetRate(0, n), True, (container,), 0.5, None)
+    document = decode(encode_line(line))
+    assert document["cores"] == document["mem"]["total"] == document["mem"]["rss"] == document["disk"][0]["total"] == n
+    assert document["io"]["read"] == document["net"]["out"] == document["containers"][0]["io"]["write"] == n
+    assert document["containers"][0]["mem"] == document["containers"][0]["oom_kill"] == n

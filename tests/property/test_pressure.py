@@ -8,7 +8,7 @@ import math
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.parse.pressure import Pressure, PressureLine, _as_printed, _word_by_word, parse
+from orca.sample.parse.pressure import Pressure, PressureLine, _word_by_word, as_printed, parse
 from tests.property.render_system import render_pressure
 from tests.property.strategies_system import U64_MAX, hostile_texts, pressure_lines, pressure_snapshots
 
@@ -53,11 +53,11 @@ def test_a_negative_value_makes_its_line_unparsable(some: PressureLine, full: Pr
 @example("some avg10=٣.00 avg60=0.00 avg300=0.00 total=1\n")
 def test_the_kernel_format_shortcut_agrees_with_the_word_by_word_parse(text: str) -> None:
     """Text exactly as psi.c prints it is read by one match (cheaper); it must give what the general parse gives."""
-    shortcut = _as_printed(text)
+    shortcut = as_printed(text)
     if shortcut is not None:
         assert shortcut == _word_by_word(text).unwrap()
 
 
 @given(pressure_snapshots)
 def test_the_kernel_format_takes_the_shortcut(pressure: Pressure) -> None:
-    assert _as_printed(render_pressure(pressure)) == pressure
+    assert as_printed(render_pressure(pressure)) == pressure

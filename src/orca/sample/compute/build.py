@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from orca.sample.compute.containers import container_entries
 from orca.sample.compute.cpu import cpu_share_between
 from orca.sample.compute.disks import disks_by_filesystem
@@ -16,11 +13,6 @@ from orca.sample.compute.snapshot import Snapshot
 
 NS_PER_SECOND = 1_000_000_000
 
-R = TypeVar("R")
-A = TypeVar("A")
-B = TypeVar("B")
-
-
 def build_line(prev: Snapshot, cur: Snapshot) -> Line:
     """The line covering `prev` to `cur`: `t` is `cur`'s wall clock, `dt` the monotonic time between them.
 
@@ -28,26 +20,25 @@ def build_line(prev: Snapshot, cur: Snapshot) -> Line:
     snapshot; the sections that are point-in-time readings (`mem`, `disk`, `cores`) need only `cur`'s.
     """
     dt = (cur.monotonic_ns - prev.monotonic_ns) / NS_PER_SECOND
+    # A difference section needs both readings: written out rather than through a helper, as this runs every line.
     return Line(
         t=cur.wall,
         dt=dt,
         host=cur.host,
         cores=None if cur.stat is None else len(cur.stat.cores),
-        cpu=_both(cpu_share_between, prev.stat, cur.stat),
+        cpu=None if prev.stat is None or cur.stat is None else cpu_share_between(prev.stat, cur.stat),
         mem=None if cur.meminfo is None or cur.rss_bytes is None else memory_section(cur.meminfo, cur.rss_bytes),
         disk=None if cur.disks is None else disks_by_filesystem(cur.disks),
-        io=_both(lambda before, after: io_rate(before, after, cur.whole_disks, dt), prev.diskstats, cur.diskstats),
-        net=_both(lambda before, after: net_rate(before, after, dt), prev.net, cur.net),
+        io=(
+            None if prev.diskstats is None or cur.diskstats is None
+            else io_rate(prev.diskstats, cur.diskstats, cur.whole_disks, dt)
+        ),
+        net=None if prev.net is None or cur.net is None else net_rate(prev.net, cur.net, dt),
         containers_enabled=cur.containers_enabled,
         containers=_containers(prev, cur, dt),
         self_cpu=cur.self_cpu,
         pressure=pressure_share(prev.pressure, cur.pressure, dt),
     )
-
-
-def _both(compute: Callable[[A, B], R], before: A | None, after: B | None) -> R | None:
-    """A difference section: None unless both readings are there."""
-    return None if before is None or after is None else compute(before, after)
 
 
 def _containers(prev: Snapshot, cur: Snapshot, dt: float) -> tuple[ContainerEntry, ...] | None:

@@ -22,20 +22,20 @@ def cpu_share_between(prev: ProcStat, cur: ProcStat) -> CpuShare:
     >>> cpu_share_between(a, b)
     CpuShare(user=25.0, system=15.0, iowait=5.0, steal=0.0, busiest=90.0)
     """
-    delta = _delta(prev.total, cur.total)
-    total = _sum(delta)
+    user, nice, system, idle, iowait, irq, softirq, steal = _increase(prev.total, cur.total)
+    total = user + nice + system + idle + iowait + irq + softirq + steal
     if total == 0:
         return ZERO_SHARE
     previous_cores = dict(prev.cores)
     busiest = max(
-        (_busy_percent(_delta(previous_cores[n], times)) for n, times in cur.cores if n in previous_cores),
+        (_busy_percent(_increase(previous_cores[n], times)) for n, times in cur.cores if n in previous_cores),
         default=0.0,
     )
     return CpuShare(
-        user=_percent(delta.user + delta.nice, total),
-        system=_percent(delta.system + delta.irq + delta.softirq, total),
-        iowait=_percent(delta.iowait, total),
-        steal=_percent(delta.steal, total),
+        user=_percent(user + nice, total),
+        system=_percent(system + irq + softirq, total),
+        iowait=_percent(iowait, total),
+        steal=_percent(steal, total),
         busiest=busiest,
     )
 
@@ -68,29 +68,28 @@ def _times(counters: Sequence[int]) -> CpuTimes:
     return CpuTimes(*padded)
 
 
-def _delta(prev: CpuTimes, cur: CpuTimes) -> CpuTimes:
-    """Per-counter increase; a counter that went backwards (hotplug, a reset) counts 0."""
-    return CpuTimes(
-        user=max(0, cur.user - prev.user),
-        nice=max(0, cur.nice - prev.nice),
-        system=max(0, cur.system - prev.system),
-        idle=max(0, cur.idle - prev.idle),
-        iowait=max(0, cur.iowait - prev.iowait),
-        irq=max(0, cur.irq - prev.irq),
-        softirq=max(0, cur.softirq - prev.softirq),
-        steal=max(0, cur.steal - prev.steal),
-    )
+_Counters = tuple[int, int, int, int, int, int, int, int]
 
 
-def _sum(times: CpuTimes) -> int:
+def _increase(prev: CpuTimes, cur: CpuTimes) -> _Counters:
+    """Per-counter increase, in `CpuTimes`' field order; a counter that went backwards (hotplug, a reset) counts 0.
+    A plain tuple: one is made per core every line."""
     return (
-        times.user + times.nice + times.system + times.idle + times.iowait + times.irq + times.softirq + times.steal
+        max(0, cur.user - prev.user),
+        max(0, cur.nice - prev.nice),
+        max(0, cur.system - prev.system),
+        max(0, cur.idle - prev.idle),
+        max(0, cur.iowait - prev.iowait),
+        max(0, cur.irq - prev.irq),
+        max(0, cur.softirq - prev.softirq),
+        max(0, cur.steal - prev.steal),
     )
 
 
-def _busy_percent(delta: CpuTimes) -> float:
-    total = _sum(delta)
-    return _percent(total - delta.idle - delta.iowait, total) if total else 0.0
+def _busy_percent(increase: _Counters) -> float:
+    total = sum(increase)
+    idle, iowait = increase[3], increase[4]
+    return _percent(total - idle - iowait, total) if total else 0.0
 
 
 def _percent(part: int, total: int) -> float:

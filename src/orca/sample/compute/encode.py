@@ -4,6 +4,10 @@ Decimals are written as text fragments (`orjson.Fragment`) rather than rounded f
 shortest form, which for `round(x, 1)` is the one-decimal text up to about 1e14 but then loses the decimal or turns to
 exponents (`1e+16`). Formatting the text ourselves gives the same bytes for every ordinary value, and fixed decimals,
 never an exponent, NaN or Infinity, for any other.
+
+A line is encoded often, so the common case is left to orjson in C: a decimal within the range where its text and
+orjson's agree goes as the rounded float, and integers go as they are, the line being built again with each
+integer checked only when orjson refuses one beyond 64 bits.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ FORMAT_VERSION = 1
 _I64_MIN = -(2**63)
 # Beyond this, `str(int)` meets Python's 4300-digit limit; no counter comes within a googol of it.
 _MAX_TEXT_BITS = 4000
+# Places -> the magnitude below which orjson's text of `round(x, places)` is `decimals(x, places)`.
+_EXACT_BELOW = {1: 1e14, 2: 1e13, 3: 1e12}
 
 
 def fixed1(x: float) -> str:
@@ -51,12 +57,20 @@ def decimals(x: float, places: int) -> str:
 def encode_line(line: Line) -> bytes:
     """The line's bytes, without a newline: keys `v, t, dt, host, cores, cpu, mem, disk, io, net`, `containers` only
     with `--cgroup`, `self_cpu`, then `pressure` unless the kernel has no pressure stall information."""
+    document = _document(line)
+    try:
+        return orjson.dumps(document)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, which orjson does not write
+        return orjson.dumps(_checked(document))
+
+
+def _document(line: Line) -> dict[str, Any]:
     document: dict[str, Any] = {
         "v": FORMAT_VERSION,
-        "t": orjson.Fragment(decimals(line.t, 3)),
-        "dt": orjson.Fragment(decimals(line.dt, 3)),
+        "t": _decimal(line.t, 3),
+        "dt": _decimal(line.dt, 3),
         "host": _text(line.host),
-        "cores": None if line.cores is None else _integer(line.cores),
+        "cores": line.cores,
         "cpu": None if line.cpu is None else _cpu(line.cpu),
         "mem": None if line.mem is None else _mem(line.mem),
         "disk": None if line.disk is None else [_disk(disk) for disk in line.disk],
@@ -65,14 +79,30 @@ def encode_line(line: Line) -> bytes:
     }
     if line.containers_enabled:
         document["containers"] = None if line.containers is None else _containers(line.containers)
-    document["self_cpu"] = orjson.Fragment(decimals(line.self_cpu, 2))
+    document["self_cpu"] = _decimal(line.self_cpu, 2)
     if line.pressure is not None:
         document["pressure"] = _pressure(line.pressure)
-    return orjson.dumps(document)
+    return document
 
 
-def _one_decimal(x: float) -> orjson.Fragment:
-    return orjson.Fragment(fixed1(x))
+def _decimal(x: float, places: int) -> float | orjson.Fragment:
+    """`decimals(x, places)` as orjson writes it: the rounded float where orjson's text of it is the same (`+ 0.0`
+    makes `-0.0` and an int a float), else the text itself."""
+    below = _EXACT_BELOW[places]
+    if -below < x < below:
+        return round(x, places) + 0.0
+    return orjson.Fragment(decimals(x, places))
+
+
+def _checked(value: object) -> object:
+    """`value` with every integer orjson cannot write replaced as `_integer` writes it, at any depth."""
+    if isinstance(value, dict):
+        return {key: _checked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_checked(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _integer(value)
+    return value
 
 
 def _integer(n: int) -> int | orjson.Fragment:
@@ -91,41 +121,41 @@ def _text(s: str) -> str:
 
 def _cpu(cpu: CpuShare) -> dict[str, Any]:
     return {
-        "user": _one_decimal(cpu.user),
-        "system": _one_decimal(cpu.system),
-        "iowait": _one_decimal(cpu.iowait),
-        "steal": _one_decimal(cpu.steal),
-        "busiest": _one_decimal(cpu.busiest),
+        "user": _decimal(cpu.user, 1),
+        "system": _decimal(cpu.system, 1),
+        "iowait": _decimal(cpu.iowait, 1),
+        "steal": _decimal(cpu.steal, 1),
+        "busiest": _decimal(cpu.busiest, 1),
     }
 
 
 def _mem(mem: Mem) -> dict[str, Any]:
     return {
-        "total": _integer(mem.total),
-        "used": _integer(mem.used),
-        "available": _integer(mem.available),
-        "cache": _integer(mem.cache),
-        "swap_total": _integer(mem.swap_total),
-        "swap_used": _integer(mem.swap_used),
-        "rss": _integer(mem.rss),
+        "total": mem.total,
+        "used": mem.used,
+        "available": mem.available,
+        "cache": mem.cache,
+        "swap_total": mem.swap_total,
+        "swap_used": mem.swap_used,
+        "rss": mem.rss,
     }
 
 
 def _disk(disk: Disk) -> dict[str, Any]:
     return {
         "path": _text(disk.path),
-        "total": _integer(disk.total),
-        "used": _integer(disk.used),
-        "free": _integer(disk.free),
+        "total": disk.total,
+        "used": disk.used,
+        "free": disk.free,
     }
 
 
 def _io(io: IoRate) -> dict[str, Any]:
-    return {"read": _integer(io.read), "write": _integer(io.write)}
+    return {"read": io.read, "write": io.write}
 
 
 def _net(net: NetRate) -> dict[str, Any]:
-    return {"in": _integer(net.received), "out": _integer(net.sent)}
+    return {"in": net.received, "out": net.sent}
 
 
 def _containers(entries: tuple[ContainerEntry, ...]) -> list[dict[str, Any]]:
@@ -136,18 +166,18 @@ def _containers(entries: tuple[ContainerEntry, ...]) -> list[dict[str, Any]]:
 def _container(entry: ContainerEntry) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "name": _text(entry.name),
-        "mem": _integer(entry.mem),
-        "cpu": _one_decimal(entry.cpu),
-        "mem_nocache": _integer(entry.mem_nocache),
+        "mem": entry.mem,
+        "cpu": _decimal(entry.cpu, 1),
+        "mem_nocache": entry.mem_nocache,
     }
     if entry.oom_kill is not None:
-        fields["oom_kill"] = _integer(entry.oom_kill)
+        fields["oom_kill"] = entry.oom_kill
     if entry.throttled is not None:
-        fields["throttled"] = _one_decimal(entry.throttled)
+        fields["throttled"] = _decimal(entry.throttled, 1)
     if entry.mem_max is not None:
-        fields["mem_max"] = _integer(entry.mem_max)
+        fields["mem_max"] = entry.mem_max
     if entry.pids is not None:
-        fields["pids"] = _integer(entry.pids)
+        fields["pids"] = entry.pids
     if entry.io is not None:
         fields["io"] = _io(entry.io)
     if entry.net is not None:
@@ -157,4 +187,4 @@ def _container(entry: ContainerEntry) -> dict[str, Any]:
 
 def _pressure(pressure: PressureShare) -> dict[str, Any]:
     shares = {"cpu": pressure.cpu, "memory": pressure.memory, "io": pressure.io}
-    return {resource: _one_decimal(share) for resource, share in shares.items() if share is not None}
+    return {resource: _decimal(share, 1) for resource, share in shares.items() if share is not None}

@@ -8,6 +8,9 @@ from orca.sample.compute.line import PressureShare
 from orca.sample.parse.numbers import USEC_PER_SECOND
 from orca.sample.parse.pressure import Pressure
 
+RESOURCES = ("cpu", "memory", "io")
+"""The resources of a `PressureShare`, in its field order."""
+
 
 def pressure_share(
     prev: Mapping[str, Pressure] | None, cur: Mapping[str, Pressure] | None, dt: float
@@ -30,16 +33,17 @@ def pressure_share(
     if cur is None:
         return None
     before = prev or {}
-
-    def share(resource: str) -> float | None:
+    shares: list[float | None] = []
+    for resource in RESOURCES:
         old, new = before.get(resource), cur.get(resource)
         if new is None:
-            return None
-        if old is None:
-            return 0.0
-        return _stall_percent(old.some.total_us, new.some.total_us, dt)
-
-    return PressureShare(cpu=share("cpu"), memory=share("memory"), io=share("io"))
+            shares.append(None)
+        elif old is None:
+            shares.append(0.0)
+        else:
+            shares.append(_stall_percent(old.some.total_us, new.some.total_us, dt))
+    cpu, memory, io = shares
+    return PressureShare(cpu=cpu, memory=memory, io=io)
 
 
 def _stall_percent(previous_us: int, current_us: int, dt: float) -> float:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Mapping
 
-from toolz import keyfilter, valmap
-
 from orca.sample.compute.line import IoRate, NetRate
 from orca.sample.parse import diskstats
 from orca.sample.parse.block import skipped_disk
@@ -24,7 +22,10 @@ def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
     >>> net_rate(prev, NetDev({"eth0": (3000, 1500), "new0": (7777, 7777)}), 2.0)
     NetRate(received=1000, sent=500)
     """
-    received, sent = pair_rates(prev.bytes_by_interface, _not_loopback(cur.bytes_by_interface), dt)
+    by_interface = cur.bytes_by_interface
+    if LOOPBACK in by_interface:  # the parser already leaves `lo` out; this keeps the rate right on its own
+        by_interface = {name: pair for name, pair in by_interface.items() if name != LOOPBACK}
+    received, sent = pair_rates(prev.bytes_by_interface, by_interface, dt)
     return NetRate(received=received, sent=sent)
 
 
@@ -36,9 +37,14 @@ def pair_rates(prev: Mapping[str, tuple[int, int]], cur: Mapping[str, tuple[int,
     >>> pair_rates({"8:0": (100, 10), "8:16": (5, 5)}, {"8:0": (300, 10), "7:0": (999, 999)}, 2.0)
     (100, 0)
     """
-    first = _deltas(valmap(_first, prev), valmap(_first, cur))
-    second = _deltas(valmap(_second, prev), valmap(_second, cur))
-    return _per_second(sum(first.values()), dt), _per_second(sum(second.values()), dt)
+    # One pass, no per-key mapping made: this runs for every line.
+    first = second = 0
+    for key, (now_first, now_second) in cur.items():
+        before = prev.get(key)
+        if before is not None:
+            first += max(0, now_first - before[0])
+            second += max(0, now_second - before[1])
+    return _per_second(first, dt), _per_second(second, dt)
 
 
 def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None, dt: float) -> IoRate:
@@ -53,13 +59,14 @@ def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None,
     """
     counts = _counted(whole_disks)
     before = {device.name: device for device in prev.devices}
-    after = keyfilter(counts, {device.name: device for device in cur.devices})
-    read = _deltas(valmap(_sectors_read, before), valmap(_sectors_read, after))
-    written = _deltas(valmap(_sectors_written, before), valmap(_sectors_written, after))
-    return IoRate(
-        read=_per_second(sum(read.values()) * SECTOR_BYTES, dt),
-        write=_per_second(sum(written.values()) * SECTOR_BYTES, dt),
-    )
+    after = {device.name: device for device in cur.devices}  # a name listed twice: its last line, as in `before`
+    read = written = 0
+    for name, device in after.items():
+        old = before.get(name)
+        if old is not None and counts(name):
+            read += max(0, device.sectors_read - old.sectors_read)
+            written += max(0, device.sectors_written - old.sectors_written)
+    return IoRate(read=_per_second(read * SECTOR_BYTES, dt), write=_per_second(written * SECTOR_BYTES, dt))
 
 
 def parse_diskstats(text: str, disks: Collection[str]) -> tuple[int, int]:
@@ -89,11 +96,6 @@ def _counted(whole_disks: frozenset[str] | None) -> Callable[[str], bool]:
     return (lambda name: not skipped_disk(name)) if whole_disks is None else whole_disks.__contains__
 
 
-def _deltas(prev: Mapping[str, int], cur: Mapping[str, int]) -> dict[str, int]:
-    """Per key of `cur` also in `prev`, the increase, 0 where the counter went backwards."""
-    return {key: max(0, value - prev[key]) for key, value in cur.items() if key in prev}
-
-
 def _per_second(amount: int, dt: float) -> int:
     """`amount / dt` rounded to whole; 0 for a dt that isn't a positive finite number."""
     if not (dt > 0 and math.isfinite(dt)):
@@ -104,19 +106,6 @@ def _per_second(amount: int, dt: float) -> int:
         return 0
     # A denormal dt could overflow the quotient to inf, which has no whole value.
     return round(rate) if math.isfinite(rate) else 0
-
-
-def _not_loopback(by_interface: Mapping[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
-    # The parser already leaves `lo` out; this keeps the rate right on its own.
-    return keyfilter(lambda name: name != LOOPBACK, by_interface)
-
-
-def _first(pair: tuple[int, int]) -> int:
-    return pair[0]
-
-
-def _second(pair: tuple[int, int]) -> int:
-    return pair[1]
 
 
 def _sectors_read(device: DiskIo) -> int:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
 
 SECTOR_BYTES = 512
 """/proc/diskstats counts 512-byte sectors whatever the device's own sector size (iostats.rst)."""
@@ -15,6 +16,8 @@ SECTOR_BYTES = 512
 _FULL_LINE_FIELDS = frozenset({14, 18, 20})
 # iostats.rst, 2.6.25 and older: a partition's line is major minor name reads sectors-read writes sectors-written.
 _OLD_PARTITION_FIELDS = 7
+# 20 counters of at most 20 digits, a name of at most 32 characters and their spaces stay within this.
+_KERNEL_LINE_AT_MOST = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +35,12 @@ class DiskStats:
     """Every parsable line, in file order."""
 
 
-def _device(fields: list[str]) -> DiskIo | None:
+# An idle device (a loop device, zram, a disk nothing touches) prints the same line line after line: each line's
+# record is made once and handed out again, as a frozen record can be, instead of the line being parsed anew.
+@functools.lru_cache(maxsize=256)
+def _device(line: str) -> DiskIo | None:
+    """One line's device; None for a line of another length or with anything but a decimal outside the name."""
+    fields = line.split()
     count = len(fields)
     if count in _FULL_LINE_FIELDS:
         read_at, written_at = 5, 9
@@ -40,14 +48,19 @@ def _device(fields: list[str]) -> DiskIo | None:
         read_at, written_at = 4, 6
     else:
         return None
+    name = fields[2]
     # Every field but the name is an unsigned decimal in every format: a line with anything else is not trusted.
-    numbers = "".join(fields[:2]) + "".join(fields[3:])
-    if not (numbers.isascii() and numbers.isdigit()):
+    fields[2] = "0"
+    numbers = "".join(fields)
+    if not (numbers.isdigit() and numbers.isascii()):
         return None
-    sectors_read, sectors_written = u64(fields[read_at]), u64(fields[written_at])
-    if sectors_read is None or sectors_written is None:
+    sectors_read, sectors_written = fields[read_at], fields[written_at]
+    if len(sectors_read) > U64_DIGITS or len(sectors_written) > U64_DIGITS:
+        return None  # past any u64, and `int` would refuse a long enough one
+    read, written = int(sectors_read), int(sectors_written)
+    if read > U64_MAX or written > U64_MAX:
         return None
-    return DiskIo(name=fields[2], sectors_read=sectors_read, sectors_written=sectors_written)
+    return DiskIo(name=name, sectors_read=read, sectors_written=written)
 
 
 def parse(text: str) -> Result[DiskStats, ParseError]:
@@ -58,7 +71,12 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
     >>> parse("   8       0 sda 1 0 8 0 2 0 16 0 0 0 0 0 0 0 0\\n   8       1 sda1 1 8 2 16\\n").unwrap().devices
     (DiskIo(name='sda', sectors_read=8, sectors_written=16), DiskIo(name='sda1', sectors_read=8, sectors_written=16))
     """
-    devices = [device for device in map(_device, map(str.split, text.splitlines())) if device is not None]
+    devices: list[DiskIo] = []
+    for line in text.splitlines():
+        # A line longer than any kernel prints is parsed without the cache, which stays small whatever the text.
+        device = _device(line) if len(line) <= _KERNEL_LINE_AT_MOST else _device.__wrapped__(line)
+        if device is not None:
+            devices.append(device)
     if not devices:
         return Failure(ParseError("/proc/diskstats", "no device line"))
     return Success(DiskStats(devices=tuple(devices)))

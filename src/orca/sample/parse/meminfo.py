@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Container, Mapping
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
 
 
 @dataclass(frozen=True, slots=True)
 class MemInfo:
     bytes_by_key: Mapping[str, int]
     """Key → bytes: `kB` values × 1024, values without a unit as they are."""
+
+
+class _EveryKey:
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+_EVERY_KEY = _EveryKey()
+"""`keys` not given: every key is wanted."""
 
 
 def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, ParseError]:
@@ -29,25 +38,31 @@ def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, Par
     >>> parse("MemTotal:       16 kB\\nHugePages_Total:       3\\n", keys={"MemTotal"}).unwrap().bytes_by_key
     {'MemTotal': 16384}
     """
+    wanted: Container[str] = _EVERY_KEY if keys is None else keys
     bytes_by_key: dict[str, int] = {}
     for line in text.splitlines():
         key, colon, rest = line.partition(":")
-        if keys is None or key not in keys:  # a wanted key as the kernel prints it needs no strip
-            key = key.strip()
-            if keys is not None and key not in keys:
-                continue
+        # Most lines are not wanted: the key as the kernel prints it (no white space) is enough to pass them over.
+        if key not in wanted and key.strip() not in wanted:
+            continue
+        key = key.strip()
         if not colon or not key or len(key.split()) != 1:
             continue
         words = rest.split()
-        if not words or len(words) > 2:
+        count = len(words)
+        if count == 2 and words[1] == "kB":
+            unit = 1024
+        elif count == 1:
+            unit = 1
+        else:
+            continue  # no value, extra words, or a unit other than kB
+        digits = words[0]
+        # u64's checks, written out: this runs for each wanted key every line.
+        if not (digits.isdigit() and digits.isascii() and len(digits) <= U64_DIGITS):
             continue
-        value = u64(words[0])
-        if value is None:
-            continue
-        if len(words) == 1:
-            bytes_by_key[key] = value
-        elif words[1] == "kB":
-            bytes_by_key[key] = value * 1024
+        value = int(digits)
+        if value <= U64_MAX:
+            bytes_by_key[key] = value * unit
     if not bytes_by_key:
         return Failure(ParseError("/proc/meminfo", "no `Key: value` line"))
     return Success(MemInfo(bytes_by_key=bytes_by_key))

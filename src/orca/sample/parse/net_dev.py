@@ -2,24 +2,42 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64s
+from orca.sample.parse.numbers import all_counters
 
 # net/core/net-procfs.c prints 8 receive then 8 transmit counters after `name:`; bytes lead each group.
 _COUNTERS = 16
 _SENT_AT = 8
 LOOPBACK = "lo"
+# A name of at most 15 characters and 16 counters of at most 20 digits, with their spaces, stay within this.
+_KERNEL_LINE_AT_MOST = 512
 
 
 @dataclass(frozen=True, slots=True)
 class NetDev:
     bytes_by_interface: Mapping[str, tuple[int, int]]
     """Interface → (bytes received, bytes sent); `lo` left out."""
+
+
+# The header lines, and an idle interface's, are the same line after line: each is parsed once and its reading
+# handed out again.
+@functools.lru_cache(maxsize=256)
+def _interface(line: str) -> tuple[str, tuple[int, int]] | None:
+    """One line's interface and its (bytes received, bytes sent); None for a line that is not an interface's."""
+    name, colon, rest = line.rpartition(":")
+    name = name.strip()
+    if not colon or not name or len(name.split()) != 1:
+        return None
+    fields = rest.split()
+    if len(fields) < _COUNTERS or not all_counters(fields[:_COUNTERS]):
+        return None
+    return name, (int(fields[0]), int(fields[_SENT_AT]))
 
 
 def parse(text: str) -> Result[NetDev, ParseError]:
@@ -37,20 +55,14 @@ def parse(text: str) -> Result[NetDev, ParseError]:
     bytes_by_interface: dict[str, tuple[int, int]] = {}
     seen_interface = False
     for line in text.splitlines():
-        name, colon, rest = line.rpartition(":")
-        name = name.strip()
-        if not colon or not name or len(name.split()) != 1:
+        # A line longer than any kernel prints is parsed without the cache, which stays small whatever the text.
+        interface = _interface(line) if len(line) <= _KERNEL_LINE_AT_MOST else _interface.__wrapped__(line)
+        if interface is None:
             continue
-        fields = rest.split()
-        if len(fields) < _COUNTERS:
-            continue
-        counters = u64s(fields[:_COUNTERS])
-        if counters is None:
-            continue
-        received, sent = counters[0], counters[_SENT_AT]
         seen_interface = True
+        name, counters = interface
         if name != LOOPBACK:
-            bytes_by_interface[name] = (received, sent)
+            bytes_by_interface[name] = counters
     if not seen_interface:
         return Failure(ParseError("/proc/net/dev", "no interface line"))
     return Success(NetDev(bytes_by_interface=bytes_by_interface))

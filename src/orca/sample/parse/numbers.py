@@ -6,8 +6,8 @@ from collections.abc import Iterable, Sequence
 
 U64_MAX = (1 << 64) - 1
 """The largest counter the kernel prints (an unsigned 64-bit value)."""
-# A u64 has at most 20 digits; int() raises on over 4300, so longer runs are refused before converting.
-_MAX_DIGITS = 20
+U64_DIGITS = 20
+"""The most digits a u64 has: a longer run of digits is refused before `int`, which raises on over 4300."""
 
 USEC_PER_SECOND = 1_000_000
 """Pressure totals and cgroup CPU usage are printed in microseconds."""
@@ -21,31 +21,27 @@ def u64(field: str | bytes) -> int | None:
     >>> u64("18446744073709551615"), u64("18446744073709551616"), u64("-5"), u64("٣"), u64(b"42"), u64(b"")
     (18446744073709551615, None, None, None, 42, None)
     """
-    if len(field) > _MAX_DIGITS or not field.isdigit() or not field.isascii():
+    if len(field) > U64_DIGITS or not field.isdigit() or not field.isascii():
         return None
     value = int(field)
     return value if value <= U64_MAX else None
 
 
-def u64s(fields: Sequence[str]) -> list[int] | None:
-    """Every one of `fields` as `u64` reads it, or None when one is not a counter: a line's counters checked in one
-    pass over their joined text and converted by `int` directly, the general `u64` left to the rare 20-digit one.
+def all_counters(fields: Sequence[str]) -> bool:
+    """Whether `u64` takes every one of `fields`: checked in one pass over their joined text, the general `u64` left
+    to a rare field of 20 digits or more.
 
-    >>> u64s(["1", "22", "333"]), u64s(["1", "-2"]), u64s(["1", ""]), u64s(["18446744073709551616"]), u64s([])
-    ([1, 22, 333], None, None, None, [])
+    >>> all_counters(["1", "22", "333"]), all_counters(["1", "-2"]), all_counters(["1", ""])
+    (True, False, False)
+    >>> all_counters(["18446744073709551615"]), all_counters(["18446744073709551616"]), all_counters([])
+    (True, False, True)
     """
     if not fields:
-        return []
-    lengths = list(map(len, fields))
-    if min(lengths) == 0:
-        return None
+        return True
     joined = "".join(fields)
-    if not (joined.isdigit() and joined.isascii()):
-        return None
-    if max(lengths) < _MAX_DIGITS:
-        return list(map(int, fields))
-    values = [u64(field) for field in fields]
-    return None if None in values else [value for value in values if value is not None]
+    if not (joined.isdigit() and joined.isascii()) or "" in fields:
+        return False
+    return max(map(len, fields)) < U64_DIGITS or all(u64(field) is not None for field in fields)
 
 
 def all_u64(fields: Iterable[str | bytes]) -> bool:
@@ -56,7 +52,7 @@ def all_u64(fields: Iterable[str | bytes]) -> bool:
     (True, False, False, True)
     """
     for field in fields:
-        if len(field) < _MAX_DIGITS:
+        if len(field) < U64_DIGITS:
             if not (field.isdigit() and field.isascii()):
                 return False
         elif u64(field) is None:

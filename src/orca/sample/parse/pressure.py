@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64
+from orca.sample.parse.numbers import U64_MAX, u64
 
 _KEYS = ("avg10", "avg60", "avg300", "total")
 # psi.c's own format, `%s avg10=%lu.%02lu avg60=%lu.%02lu avg300=%lu.%02lu total=%llu\n`: read by one match, much
 # cheaper than the word-by-word parse, which stays for every other text.
 _KERNEL_LINE = r"avg10=(\d{1,20}\.\d\d) avg60=(\d{1,20}\.\d\d) avg300=(\d{1,20}\.\d\d) total=(\d{1,20})\n"
 _KERNEL_TEXT = re.compile(f"some {_KERNEL_LINE}(?:full {_KERNEL_LINE})?", re.ASCII)
+# `some ` and `full ` each with their longest line of that format: 123 characters.
+_KERNEL_TEXT_AT_MOST = 2 * (5 + 6 + 23 + 7 + 23 + 8 + 23 + 7 + 20 + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,26 +63,39 @@ def parse(text: str) -> Result[Pressure, ParseError]:
     >>> parse("some avg10=1.50 avg60=0.25 avg300=0.00 total=1234\\n").unwrap()
     Pressure(some=PressureLine(avg10=1.5, avg60=0.25, avg300=0.0, total_us=1234), full=None)
     """
-    as_printed = _as_printed(text)
-    if as_printed is not None:
-        return Success(as_printed)
+    pressure = as_printed(text)
+    if pressure is not None:
+        return Success(pressure)
     return _word_by_word(text)
 
 
+def as_printed(text: str) -> Pressure | None:
+    """The text exactly as psi.c prints it, read by one match; None for anything else, including a total over
+    2^64 - 1 (then `parse` reads it word by word). The shell's usual case, with no `Result` made for it.
+
+    >>> as_printed("some avg10=1.50 avg60=0.25 avg300=0.00 total=1234\\n").some.total_us
+    1234
+    """
+    # No text longer than psi.c's two lines can match: it is not looked up, so the cache stays small.
+    return _as_printed(text) if len(text) <= _KERNEL_TEXT_AT_MOST else None
+
+
+@functools.lru_cache(maxsize=16)  # an idle resource prints the same text line after line: read once
 def _as_printed(text: str) -> Pressure | None:
-    """The text exactly as psi.c prints it; None for anything else, including a total over 2^64 - 1."""
     match = _KERNEL_TEXT.fullmatch(text)
     if match is None:
         return None
-    some, full = match.groups()[:4], match.groups()[4:]
-    if u64(some[3] or "") is None or (full[3] is not None and u64(full[3]) is None):
+    groups: tuple[str | None, ...] = match.groups()  # a line's four groups match together or not at all
+    some10, some60, some300, some_total, full10, full60, full300, full_total = groups
+    if some_total is None or int(some_total) > U64_MAX:
         return None
-    return Pressure(some=_printed_line(some), full=None if full[3] is None else _printed_line(full))
-
-
-def _printed_line(groups: tuple[str | None, ...]) -> PressureLine:
-    avg10, avg60, avg300, total = (group or "0" for group in groups)
-    return PressureLine(avg10=float(avg10), avg60=float(avg60), avg300=float(avg300), total_us=int(total))
+    some = PressureLine(float(some10 or 0), float(some60 or 0), float(some300 or 0), int(some_total))
+    if full_total is None:
+        return Pressure(some=some, full=None)
+    if int(full_total) > U64_MAX:
+        return None
+    full = PressureLine(float(full10 or 0), float(full60 or 0), float(full300 or 0), int(full_total))
+    return Pressure(some=some, full=full)
 
 
 def _word_by_word(text: str) -> Result[Pressure, ParseError]:

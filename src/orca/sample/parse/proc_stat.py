@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import u64, u64s
+from orca.sample.parse.numbers import all_counters, u64
 
 # proc(5): user, nice, system and idle are printed by every kernel; iowait (2.5.41), irq, softirq (2.6.0) and
 # steal (2.6.11) came later, so a line may stop after the fourth. Fewer than four is not a kernel line.
@@ -37,17 +37,6 @@ class ProcStat:
     """`(N, times)` for each `cpuN` line, in file order."""
 
 
-def _times(fields: list[str]) -> CpuTimes | None:
-    """The counters after the `cpu`/`cpuN` label; None when one of the first eight is not a counter."""
-    if len(fields) < _FEWEST_FIELDS:
-        return None
-    valid = u64s(fields[:_FIELDS])
-    if valid is None:
-        return None
-    valid += [0] * (_FIELDS - len(valid))
-    return CpuTimes(*valid)
-
-
 def parse(text: str) -> Result[ProcStat, ParseError]:
     """The aggregate `cpu` line and every `cpuN` line; other lines are ignored.
 
@@ -65,10 +54,10 @@ def parse(text: str) -> Result[ProcStat, ParseError]:
         if not line.startswith("cpu"):
             continue
         fields = line.split()
-        label = fields[0]
-        times = _times(fields[1:])
-        if times is None:
+        label, counters = fields[0], fields[1 : _FIELDS + 1]
+        if len(counters) < _FEWEST_FIELDS or not all_counters(counters):
             continue
+        times = CpuTimes(*map(int, counters), *[0] * (_FIELDS - len(counters)))
         if label == "cpu":
             if total is None:
                 total = times

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
+from orca.sample.compute.pressure import RESOURCES
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.pressure import Pressure, parse
+from orca.sample.parse.pressure import Pressure, as_printed, parse
 from orca.sample.shell.readers import read_kernel_file
 from orca.sample.shell.report import reason_of
 
-RESOURCES = ("cpu", "memory", "io")
 # How a kernel without PSI answers: no file (built without it), or a file whose read fails (`psi=0` at boot).
 _NO_PSI = frozenset({errno.ENOENT, errno.EOPNOTSUPP})
+
+
+@functools.lru_cache(maxsize=8)
+def _files(proc: str) -> tuple[tuple[str, str], ...]:
+    """Each resource and the path of its file under `proc`: joined once, not every line."""
+    return tuple((resource, os.path.join(proc, "pressure", resource)) for resource in RESOURCES)
 
 
 def read_pressure(proc: str = "/proc") -> Result[Mapping[str, Pressure] | None, ParseError]:
@@ -23,16 +30,18 @@ def read_pressure(proc: str = "/proc") -> Result[Mapping[str, Pressure] | None, 
 
     Success(None) on a kernel without PSI: `<proc>/pressure` missing (built without it), or every file missing or
     unsupported (`psi=0` at boot). A failure when no file reads, for another reason than those."""
-    directory = os.path.join(proc, "pressure")
     found: dict[str, Pressure] = {}
     failure: ParseError | None = None
-    for resource in RESOURCES:
-        path = os.path.join(directory, resource)
+    for resource, path in _files(proc):
         try:
             text = read_kernel_file(path)
         except OSError as error:
             if error.errno not in _NO_PSI:
                 failure = failure or ParseError(path, reason_of(error))
+            continue
+        pressure = as_printed(text)  # the usual case: the kernel's own text, no `Result` made for it
+        if pressure is not None:
+            found[resource] = pressure
             continue
         parsed = parse(text)
         if isinstance(parsed, Success):

@@ -60,7 +60,8 @@ class Source(Generic[T]):
             return None
         succeeded = isinstance(result, Success)  # kept apart so mypy keeps `result`'s own type, not Success[Any]
         if succeeded:
-            self._report.worked()
+            if self._report.failing:
+                self._report.worked()
             return result.unwrap()
         failure = result.failure()
         self._report.failed(f"cannot read {failure.source}: {failure.reason}")
@@ -208,7 +209,7 @@ class Sampler:
         )
 
     def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
-        names = None if diskstats is None else frozenset(device.name for device in diskstats.devices)
+        names = None if diskstats is None else frozenset([device.name for device in diskstats.devices])
         if names is None or names != self._disk_names:
             self._disk_names = names
             try:

@@ -70,6 +70,12 @@ def read_from(descriptor: int, limit: int = LIMIT, *, up_to: bytes = b"") -> byt
     chunk = os.pread(descriptor, _CHUNK, 0)
     if len(chunk) < _SHORTER_MEANS_THE_END and len(chunk) <= limit:
         return chunk  # nearly every file read here: one read, nothing to join
+    return _after_first(descriptor, chunk, limit, up_to)
+
+
+def _after_first(descriptor: int, first: bytes, limit: int, up_to: bytes) -> bytes:
+    """`read_from` once its first read, `first`, did not reach the end under the limit: the rest read and joined."""
+    chunk = first
     chunks = [chunk]
     total = len(chunk)
     while total <= limit and len(chunk) >= _SHORTER_MEANS_THE_END and not (up_to and up_to in chunk):
@@ -106,7 +112,7 @@ def read_or_none(path: str, limit: int = LIMIT, up_to: bytes = b"", trusted: boo
         first = os.pread(descriptor, _CHUNK, 0)
         if len(first) < _SHORTER_MEANS_THE_END and len(first) <= limit:
             return first  # `read_from`'s first step, inline: nearly every process file is this short
-        return read_from(descriptor, limit, up_to=up_to)
+        return _after_first(descriptor, first, limit, up_to)
     except OSError:  # ESRCH: the process exited between the open and the read
         return None
     finally:
@@ -142,7 +148,9 @@ class KeptFiles:
         fd = self._fds.get(path)
         if fd is not None:
             try:
-                data = read_from(fd, limit)
+                data = os.pread(fd, _CHUNK, 0)  # `read_from`'s first step, inline: it runs for each file every line
+                if len(data) >= _SHORTER_MEANS_THE_END or len(data) > limit:
+                    data = _after_first(fd, data, limit, b"")
             except OSError:
                 data = b""
             if data:
