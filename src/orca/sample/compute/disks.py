@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
+
+from toolz import unique
 
 from orca.sample.compute.line import Disk
 from orca.sample.compute.snapshot import DiskReading
@@ -18,13 +21,7 @@ def disks_by_filesystem(readings: Sequence[DiskReading]) -> tuple[Disk, ...]:
     >>> disks_by_filesystem([tmp, DiskReading("/tmp/spill", 42, 100, 60, 50, 4096)])
     (Disk(path='/tmp', total=409600, used=163840, free=204800),)
     """
-    devices: set[int] = set()
-    disks: list[Disk] = []
-    for reading in readings:
-        if reading.st_dev not in devices:
-            devices.add(reading.st_dev)
-            disks.append(_disk(reading))
-    return tuple(disks)
+    return tuple(map(_disk, unique(readings, key=attrgetter("st_dev"))))
 
 
 def _disk(reading: DiskReading) -> Disk:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from returns.result import Result, Success
+from toolz import pipe
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
@@ -227,7 +228,7 @@ class Sampler:
     def line_bytes(self) -> bytes:
         """`line()` as the encoder made it, for the outputs, which write bytes."""
         current = self.snapshot()
-        data = encode_line(build_line(self._prev, current))
+        data = pipe(current, functools.partial(build_line, self._prev), encode_line)
         self._prev = current
         return data
 

@@ -1,0 +1,16 @@
+# toolz ships no types; these are the functions orca-sample uses, typed so no Any leaks into the core.
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import TypeVar, overload
+
+A = TypeVar("A")
+B = TypeVar("B")
+C = TypeVar("C")
+D = TypeVar("D")
+
+def unique(seq: Iterable[A], key: Callable[[A], Hashable] | None = ...) -> Iterator[A]: ...
+@overload
+def pipe(data: A, f1: Callable[[A], B], /) -> B: ...
+@overload
+def pipe(data: A, f1: Callable[[A], B], f2: Callable[[B], C], /) -> C: ...
+@overload
+def pipe(data: A, f1: Callable[[A], B], f2: Callable[[B], C], f3: Callable[[C], D], /) -> D: ...
