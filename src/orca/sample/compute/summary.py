@@ -157,6 +157,20 @@ class _Histogram:
                 return round(value, self.places)
         return 0.0
 
+    def merge(self, later: _Histogram) -> None:
+        self.counts.update(later.counts)
+        self.total += later.total
+
+    def weighted_sum(self) -> float:
+        """The sum of every value counted, the same however the values were batched or merged.
+
+        >>> histogram = _Histogram(1)
+        >>> histogram.add_many([0.1, 0.2, 0.1])
+        >>> histogram.weighted_sum()
+        0.4
+        """
+        return math.fsum(value * count for value, count in sorted(self.counts.items()))
+
     def maximum(self) -> float:
         return round(max(self.counts, default=0.0), self.places)
 
@@ -186,18 +200,34 @@ def _rise(start: _T, values: Sequence[_T]) -> _T:
 class _ContainerFold:
     """One container's figures so far."""
 
-    __slots__ = ("mem_max", "mem_peak", "oom_kills", "pids_peak", "throttled", "throttled_count", "throttled_sum")
+    __slots__ = ("first_oom_kill", "mem_max", "mem_peak", "oom_kills", "pids_peak", "throttled", "throttled_count",
+                 "throttled_sum")
 
     def __init__(self) -> None:
         self.mem_peak = 0
         self.oom_kills: list[int] = []
         """The `oom_kill` values of the batch being read, then only the last one."""
+        self.first_oom_kill: int | None = None
+        """The first `oom_kill` value: where a fold of the lines before these would take the count up."""
         self.mem_max: int | None = None
         self.pids_peak = -1
         self.throttled: list[float] = []
         """The `throttled` values of the batch being read."""
         self.throttled_sum = 0.0
         self.throttled_count = 0
+
+    def merge(self, later: _ContainerFold) -> None:
+        """`later`'s figures (of the lines after these) taken in; how far `oom_kill` rose is counted by `_Fold`."""
+        self.mem_peak = max(self.mem_peak, later.mem_peak)
+        if later.oom_kills:
+            self.oom_kills = later.oom_kills
+        if self.first_oom_kill is None:
+            self.first_oom_kill = later.first_oom_kill
+        if later.mem_max is not None:
+            self.mem_max = later.mem_max
+        self.pids_peak = max(self.pids_peak, later.pids_peak)
+        self.throttled_sum += later.throttled_sum
+        self.throttled_count += later.throttled_count
 
     def summary(self, name: str, oom_rise: int) -> ContainerSummary:
         throttled = self.throttled_sum / self.throttled_count if self.throttled_count else None
@@ -210,7 +240,10 @@ class _Fold:
 
     One plain loop over the lines, each value read once (reading a field of a decoded line is among the cheapest
     things Python does, cheaper than taking columns out with builtins); what needs every value (the percentiles, the
-    sums) is gathered per batch and counted by a builtin."""
+    sums) is gathered per batch and counted by a builtin.
+
+    `merge` takes in the fold of the lines that follow, folded on their own (another part of the same file): the
+    result is the fold of all the lines in one pass."""
 
     def __init__(self) -> None:
         self.lines = 0
@@ -218,12 +251,13 @@ class _Fold:
         self.cores: int | None = None
         self.first_t = math.inf
         self.last_t = -math.inf
+        self.opening_t: float | None = None
+        """The first line's `t`: a fold of the lines before these takes the step to it."""
         self.previous_t: float | None = None
+        """The last line's `t`."""
         self.dts = _Histogram(3)
         self.steps = _Histogram(3)
-        self.covered = 0.0
         self.busy = _Histogram(1)
-        self.busy_sum = 0.0
         self.busiest = _Histogram(1)
         self.used_peak: tuple[int, int] | None = None
         """(`used`, `total`) of the line with the most used."""
@@ -238,7 +272,10 @@ class _Fold:
         self.pressure_counts = [0, 0, 0]
         self.containers: dict[str, _ContainerFold] = {}
         self.oom_rises: dict[str, int] = {}
+        self.first_self_cpu: float | None = None
+        """The first `self_cpu`: all of it is new CPU, unless a fold of the lines before these goes on from it."""
         self.self_cpu = 0.0
+        """How far `self_cpu` rose after the first value."""
         self.last_self_cpu: float | None = None
 
     def add_lines(self, lines: Sequence[CheckedLine]) -> None:  # one loop, on purpose
@@ -250,11 +287,12 @@ class _Fold:
         dts = [line.dt for line in lines]
         self.first_t = min(self.first_t, min(times))
         self.last_t = max(self.last_t, max(times))
+        if self.previous_t is None:
+            self.opening_t = times[0]
         previous = times if self.previous_t is None else [self.previous_t, *times]
         self.steps.add_many(list(map(abs, map(sub, previous[1:], previous))))
         self.previous_t = times[-1]
         self.dts.add_many(dts)
-        self.covered += sum(dts)
         busy: list[float] = []
         busiest: list[float] = []
         self_cpus: list[float] = []
@@ -322,7 +360,6 @@ class _Fold:
         if pressures:
             self._add_pressures(pressures)
         self.busy.add_many(busy)
-        self.busy_sum += sum(busy)
         self.busiest.add_many(busiest)
         if mems:
             self._add_memory(mems)
@@ -335,6 +372,8 @@ class _Fold:
         for name, fold in containers.items():
             if fold.oom_kills:
                 counts = fold.oom_kills
+                if fold.first_oom_kill is None:
+                    fold.first_oom_kill = counts[0]
                 self.oom_rises[name] = self.oom_rises.get(name, 0) + _rise(counts[0], counts)
                 fold.oom_kills = [counts[-1]]
             if fold.throttled:
@@ -342,9 +381,62 @@ class _Fold:
                 fold.throttled_count += len(fold.throttled)
                 fold.throttled = []
         if self_cpus:
-            # A sampler that started again counts from 0, and the first line's value is all new CPU.
-            self.self_cpu += _rise(0.0 if self.last_self_cpu is None else self.last_self_cpu, self_cpus)
+            if self.first_self_cpu is None:
+                self.first_self_cpu = self_cpus[0]
+            # A sampler that started again counts from 0.
+            self.self_cpu += _rise(self_cpus[0] if self.last_self_cpu is None else self.last_self_cpu, self_cpus)
             self.last_self_cpu = self_cpus[-1]
+
+    def merge(self, later: _Fold) -> None:
+        """Take in `later`: the fold of the lines that came after this fold's (of the same host), folded on their own.
+        This fold becomes the fold of both parts' lines in one pass; `later` is not to be used again."""
+        if later.lines == 0:
+            return
+        if self.previous_t is not None and later.opening_t is not None:
+            self.steps.add_many([abs(later.opening_t - self.previous_t)])  # the step across the cut
+        else:
+            self.opening_t = later.opening_t
+        self.previous_t = later.previous_t
+        self.lines += later.lines
+        self.host = later.host
+        if later.cores is not None:
+            self.cores = later.cores
+        self.first_t, self.last_t = min(self.first_t, later.first_t), max(self.last_t, later.last_t)
+        for mine, theirs in ((self.dts, later.dts), (self.steps, later.steps), (self.busy, later.busy),
+                             (self.busiest, later.busiest)):
+            mine.merge(theirs)
+        if later.used_peak is not None and (self.used_peak is None or later.used_peak[0] > self.used_peak[0]):
+            self.used_peak = later.used_peak  # the first line with the most used, as in one pass
+        self.used_percent_peak = max(self.used_percent_peak, later.used_percent_peak)
+        self.swap_peak, self.rss_peak = max(self.swap_peak, later.swap_peak), max(self.rss_peak, later.rss_peak)
+        if later.disk is not None and (self.disk is None or later.disk.peak_percent > self.disk.peak_percent):
+            self.disk = later.disk
+        self.io, self.net = _merged_traffic(self.io, later.io), _merged_traffic(self.net, later.net)
+        self.pressure_sums = [mine + theirs for mine, theirs in zip(self.pressure_sums, later.pressure_sums,
+                                                                      strict=True)]
+        self.pressure_counts = [mine + theirs for mine, theirs in zip(self.pressure_counts, later.pressure_counts,
+                                                                        strict=True)]
+        self._merge_containers(later)
+        if later.first_self_cpu is not None:
+            if self.last_self_cpu is None:
+                self.first_self_cpu = later.first_self_cpu
+            else:
+                self.self_cpu += _rise(self.last_self_cpu, [later.first_self_cpu])
+            self.self_cpu += later.self_cpu
+            self.last_self_cpu = later.last_self_cpu
+
+    def _merge_containers(self, later: _Fold) -> None:
+        for name, theirs in later.containers.items():
+            rise = later.oom_rises.get(name, 0)
+            mine = self.containers.get(name)
+            if mine is None:
+                self.containers[name] = theirs
+            else:
+                if mine.oom_kills and theirs.first_oom_kill is not None:
+                    rise += _rise(mine.oom_kills[-1], [theirs.first_oom_kill])
+                mine.merge(theirs)
+            if rise:
+                self.oom_rises[name] = self.oom_rises.get(name, 0) + rise
 
     def _add_memory(self, mems: list[MemLine]) -> None:
         used = [mem.used for mem in mems]
@@ -375,6 +467,8 @@ class _Fold:
             return None
         median_dt = self.dts.percentile(50)
         gaps = self.steps.count_over(2 * median_dt)
+        self_cpu = self.self_cpu + (self.first_self_cpu or 0.0)
+        covered = self.dts.weighted_sum()
         return InstanceSummary(
             name=name,
             host=self.host,
@@ -393,15 +487,15 @@ class _Fold:
             containers=tuple(
                 fold.summary(name, self.oom_rises.get(name, 0)) for name, fold in sorted(self.containers.items())
             ),
-            self_cpu_seconds=self.self_cpu,
-            overhead_percent=100.0 * self.self_cpu / self.covered if self.covered > 0 else None,
+            self_cpu_seconds=self_cpu,
+            overhead_percent=100.0 * self_cpu / covered if covered > 0 else None,
         )
 
     def _cpu(self) -> CpuSummary | None:
         if self.busy.total == 0:
             return None
         return CpuSummary(
-            mean=self.busy_sum / self.busy.total,
+            mean=self.busy.weighted_sum() / self.busy.total,
             p95=self.busy.percentile(PERCENTILE),
             max=self.busy.maximum(),
             busiest_p95=self.busiest.percentile(PERCENTILE),
@@ -432,30 +526,63 @@ class _Fold:
         return PressureSummary(cpu=means[0], memory=means[1], io=means[2])
 
 
-def summarise_hosts(name: str, batches: Iterable[Sequence[CheckedLine]]) -> list[InstanceSummary]:
-    """The summaries of one source's lines, one per host in the order each first appears: a file or a log can hold
-    several hosts' lines (a pod's log collected with others, files joined with `cat`)."""
-    folds: dict[str, _Fold] = {}
-    for batch in batches:
+def _merged_traffic(earlier: list[float] | None, later: list[float] | None) -> list[float] | None:
+    if earlier is None or later is None:
+        return later if earlier is None else earlier
+    return [earlier[0] + later[0], earlier[1] + later[1], max(earlier[2], later[2]), max(earlier[3], later[3])]
+
+
+class HostFolds:
+    """The folds of one source's lines, one per host in the order each first appears: a file or a log can hold
+    several hosts' lines (a pod's log collected with others, files joined with `cat`).
+
+    Parts of a source can be folded apart (by other processes) and merged in the order of their lines: the summaries
+    are those of one fold over the whole source."""
+
+    __slots__ = ("folds",)
+
+    def __init__(self) -> None:
+        self.folds: dict[str, _Fold] = {}
+
+    def add(self, batch: Sequence[CheckedLine]) -> None:
+        """The next lines, in the order written."""
         if not batch:
-            continue
+            return
         hosts = [line.host for line in batch]
         if hosts.count(hosts[0]) == len(hosts):  # one host, the usual case
-            _fold_of(folds, hosts[0]).add_lines(batch)
-            continue
+            self._fold_of(hosts[0]).add_lines(batch)
+            return
         per_host: dict[str, list[CheckedLine]] = {}
         for line, host in zip(batch, hosts, strict=True):
             per_host.setdefault(host, []).append(line)
         for host, lines in per_host.items():
-            _fold_of(folds, host).add_lines(lines)
-    return [summary for fold in folds.values() if (summary := fold.summary(name)) is not None]
+            self._fold_of(host).add_lines(lines)
+
+    def merge(self, later: HostFolds) -> None:
+        """Take in the folds of the lines that follow these (see `_Fold.merge`); `later` is not to be used again."""
+        for host, fold in later.folds.items():
+            self._fold_of(host).merge(fold)
+
+    def summaries(self, name: str) -> list[InstanceSummary]:
+        return [summary for fold in self.folds.values() if (summary := fold.summary(name)) is not None]
+
+    def _fold_of(self, host: str) -> _Fold:
+        fold = self.folds.get(host)
+        if fold is None:
+            fold = self.folds[host] = _Fold()
+        return fold
 
 
-def _fold_of(folds: dict[str, _Fold], host: str) -> _Fold:
-    fold = folds.get(host)
-    if fold is None:
-        fold = folds[host] = _Fold()
-    return fold
+def summarise_hosts(name: str, batches: Iterable[Sequence[CheckedLine]]) -> list[InstanceSummary]:
+    """The summaries of one source's lines, one per host in the order each first appears (see `HostFolds`)."""
+    return fold_hosts(batches).summaries(name)
+
+
+def fold_hosts(batches: Iterable[Sequence[CheckedLine]]) -> HostFolds:
+    folds = HostFolds()
+    for batch in batches:
+        folds.add(batch)
+    return folds
 
 
 def summarise_checked(name: str, batches: Iterable[Sequence[CheckedLine]]) -> InstanceSummary | None:
