@@ -43,7 +43,7 @@ close_lines = st.builds(
     net=st.none() | st.builds(NetRate, small, small),
     containers_enabled=st.booleans(),
     containers=st.none() | st.lists(containers, max_size=2).map(tuple),
-    self_cpu=st.integers(0, 50).map(lambda n: n / 100),
+    self_cpu=(st.integers(0, 50) | st.integers(0, 10**7)).map(lambda n: n / 100),
     pressure=st.none() | st.builds(PressureShare, *[st.none() | tenths] * 3),
 )
 
@@ -65,14 +65,18 @@ def test_folds_of_parts_merged_in_order_are_the_fold_of_the_whole(raw_lines: lis
     lines = decoded(raw_lines)
     # Cuts anywhere, at the start and the end too (an empty part), each part batched its own way.
     cuts = data.draw(st.lists(st.integers(0, len(lines)), max_size=3))
-    merged = HostFolds()
+    merged, every_batch = HostFolds(), []
     for part in pieces(lines, cuts):
         batches = pieces(part, data.draw(st.lists(st.integers(0, len(part)), max_size=2)))
+        every_batch += batches
         folded = pickle.loads(pickle.dumps(fold_hosts(batches)))  # as a worker sends it back
         merged.merge(folded)
-    whole = summarise_hosts("x", [lines])
-    assert [summary.host for summary in merged.summaries("x")] == [summary.host for summary in whole]
-    assert close([asdict(summary) for summary in merged.summaries("x")], [asdict(summary) for summary in whole])
+    summaries = [asdict(summary) for summary in merged.summaries("x")]
+    # Exactly what one fold of the same batches gives, to the last bit of every float (a file's parts are read in
+    # the batches one reader of the whole file has) ...
+    assert summaries == [asdict(summary) for summary in summarise_hosts("x", every_batch)]
+    # ... and what one fold of the lines in a single batch gives, but for the rounding of sums.
+    assert close(summaries, [asdict(summary) for summary in summarise_hosts("x", [lines])])
 
 
 def test_a_counter_that_goes_back_across_the_cut() -> None:
@@ -239,3 +243,18 @@ def test_equal_peaks_across_the_cut_the_first_wins() -> None:
     [summary] = earlier.summaries("x")
     assert summary.disk is not None and (summary.disk.path, summary.disk.peak_percent) == ("/a", 50.0)
     assert summary.memory is not None and (summary.memory.total, summary.memory.used_peak) == (10, 5)
+
+
+def test_a_rise_across_the_cut_to_the_last_bit() -> None:
+    """self_cpu 3488.56 | 9390.78, 7565.31 (started again): 9390.78 + 7565.31 = 16956.09 s, the same float whether
+    the two batches were folded apart and merged or one after the other (taking the rise across the cut as one
+    rounded difference would be off in the last bit)."""
+    def line(t: float, self_cpu: float) -> Line:
+        return Line(t, 1.0, "h", None, None, None, None, None, None, False, None, self_cpu, None)
+
+    lines = decoded([line(1.0, 3488.56), line(2.0, 9390.78), line(3.0, 7565.31)])
+    earlier, later = fold_hosts([lines[:1]]), fold_hosts([lines[1:]])
+    earlier.merge(later)
+    [merged] = earlier.summaries("x")
+    [one] = summarise_hosts("x", [lines[:1], lines[1:]])
+    assert merged.self_cpu_seconds == one.self_cpu_seconds == pytest.approx(16956.09)

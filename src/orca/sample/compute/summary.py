@@ -197,6 +197,83 @@ def _rise(start: _T, values: Sequence[_T]) -> _T:
     return rise
 
 
+def _add_rise(total: _ExactSum, start: float, values: Sequence[float]) -> None:
+    """`_rise(start, values)` added to `total` as the terms it is made of, so that a rise split in two at any value
+    (the end of one part of a file, the start of the next) adds up to exactly the rise taken whole."""
+    if values and start <= values[0] and all(map(le, values, values[1:])):
+        total.add(values[-1])  # the usual case: it never went back
+        total.add(-start)
+        return
+    last = start
+    for value in values:
+        total.add(value)
+        if value >= last:
+            total.add(-last)
+        last = value
+
+
+class _ExactSum:
+    """A sum of floats kept exactly, as Shewchuk's non-overlapping partials (what `math.fsum` keeps): the same terms
+    give the same total however they are grouped, so folds of a file's parts merged add up as one fold's.
+
+    >>> total = _ExactSum()
+    >>> for term in (0.1, 0.2, -0.3, 1e100, 1.0, -1e100):
+    ...     total.add(term)
+    >>> total.value(), 0.1 + 0.2 - 0.3
+    (1.0, 5.551115123125783e-17)
+    """
+
+    __slots__ = ("partials",)
+
+    def __init__(self) -> None:
+        self.partials: list[float] = []
+
+    def add(self, term: float) -> None:
+        partials = self.partials
+        kept = 0
+        for partial in partials:
+            high, low = (term, partial) if abs(term) >= abs(partial) else (partial, term)
+            total = high + low
+            error = low - (total - high)
+            if error:
+                partials[kept] = error
+                kept += 1
+            term = total
+        partials[kept:] = [term]
+
+    def merge(self, later: _ExactSum) -> None:
+        for partial in later.partials:
+            self.add(partial)
+
+    def value(self) -> float:
+        return math.fsum(self.partials)
+
+
+class _Traffic:
+    """Disk io or network so far: bytes moved (rate × `dt`) each way, and the highest rates."""
+
+    __slots__ = ("first", "first_peak", "second", "second_peak")
+
+    def __init__(self) -> None:
+        self.first, self.second = _ExactSum(), _ExactSum()
+        self.first_peak = self.second_peak = 0.0
+
+    def add(self, first: float, second: float, first_peak: float, second_peak: float) -> None:
+        self.first.add(first)
+        self.second.add(second)
+        self.first_peak, self.second_peak = first_peak, second_peak
+
+    def merge(self, later: _Traffic) -> None:
+        self.first.merge(later.first)
+        self.second.merge(later.second)
+        self.first_peak, self.second_peak = max(self.first_peak, later.first_peak), max(self.second_peak,
+                                                                                          later.second_peak)
+
+    def summary(self) -> TrafficSummary:
+        return TrafficSummary(round(self.first.value()), round(self.second.value()), int(self.first_peak),
+                              int(self.second_peak))
+
+
 class _ContainerFold:
     """One container's figures so far."""
 
@@ -213,7 +290,7 @@ class _ContainerFold:
         self.pids_peak = -1
         self.throttled: list[float] = []
         """The `throttled` values of the batch being read."""
-        self.throttled_sum = 0.0
+        self.throttled_sum = _ExactSum()
         self.throttled_count = 0
 
     def merge(self, later: _ContainerFold) -> None:
@@ -226,11 +303,11 @@ class _ContainerFold:
         if later.mem_max is not None:
             self.mem_max = later.mem_max
         self.pids_peak = max(self.pids_peak, later.pids_peak)
-        self.throttled_sum += later.throttled_sum
+        self.throttled_sum.merge(later.throttled_sum)
         self.throttled_count += later.throttled_count
 
     def summary(self, name: str, oom_rise: int) -> ContainerSummary:
-        throttled = self.throttled_sum / self.throttled_count if self.throttled_count else None
+        throttled = self.throttled_sum.value() / self.throttled_count if self.throttled_count else None
         return ContainerSummary(name, self.mem_peak, oom_rise, self.mem_max,
                                 None if self.pids_peak < 0 else self.pids_peak, throttled)
 
@@ -265,16 +342,15 @@ class _Fold:
         self.rss_peak = 0
         self.used_percent_peak = 0.0
         self.disk: DiskSummary | None = None
-        self.io: list[float] | None = None
-        """Bytes read and written so far (rate × `dt`), and the highest rates."""
-        self.net: list[float] | None = None
-        self.pressure_sums = [0.0, 0.0, 0.0]
+        self.io: _Traffic | None = None
+        self.net: _Traffic | None = None
+        self.pressure_sums = [_ExactSum(), _ExactSum(), _ExactSum()]
         self.pressure_counts = [0, 0, 0]
         self.containers: dict[str, _ContainerFold] = {}
         self.oom_rises: dict[str, int] = {}
         self.first_self_cpu: float | None = None
         """The first `self_cpu`: all of it is new CPU, unless a fold of the lines before these goes on from it."""
-        self.self_cpu = 0.0
+        self.self_cpu = _ExactSum()
         """How far `self_cpu` rose after the first value."""
         self.last_self_cpu: float | None = None
 
@@ -299,8 +375,10 @@ class _Fold:
         mems: list[MemLine] = []
         disk_peak = -1.0 if self.disk is None else self.disk.peak_percent
         disk_path = None
-        read_total, write_total, read_peak, write_peak = self.io or (0.0, 0.0, 0.0, 0.0)
-        received_total, sent_total, received_peak, sent_peak = self.net or (0.0, 0.0, 0.0, 0.0)
+        # The batch's bytes moved, and the highest rates so far.
+        read_total = write_total = received_total = sent_total = 0.0
+        read_peak, write_peak = (0.0, 0.0) if self.io is None else (self.io.first_peak, self.io.second_peak)
+        received_peak, sent_peak = (0.0, 0.0) if self.net is None else (self.net.first_peak, self.net.second_peak)
         pressures: list[PressureLine] = []
         containers = self.containers
         cores = self.cores
@@ -365,10 +443,14 @@ class _Fold:
             self._add_memory(mems)
         if disk_path is not None:
             self.disk = DiskSummary(disk_path, disk_peak)  # the first at its fullest
-        if self.io is not None or any(line.io is not None for line in lines):
-            self.io = [read_total, write_total, read_peak, write_peak]
-        if self.net is not None or any(line.net is not None for line in lines):
-            self.net = [received_total, sent_total, received_peak, sent_peak]
+        if self.io is None and any(line.io is not None for line in lines):
+            self.io = _Traffic()
+        if self.io is not None:
+            self.io.add(read_total, write_total, read_peak, write_peak)
+        if self.net is None and any(line.net is not None for line in lines):
+            self.net = _Traffic()
+        if self.net is not None:
+            self.net.add(received_total, sent_total, received_peak, sent_peak)
         for name, fold in containers.items():
             if fold.oom_kills:
                 counts = fold.oom_kills
@@ -377,14 +459,14 @@ class _Fold:
                 self.oom_rises[name] = self.oom_rises.get(name, 0) + _rise(counts[0], counts)
                 fold.oom_kills = [counts[-1]]
             if fold.throttled:
-                fold.throttled_sum += sum(fold.throttled)
+                fold.throttled_sum.add(sum(fold.throttled))
                 fold.throttled_count += len(fold.throttled)
                 fold.throttled = []
         if self_cpus:
             if self.first_self_cpu is None:
                 self.first_self_cpu = self_cpus[0]
             # A sampler that started again counts from 0.
-            self.self_cpu += _rise(self_cpus[0] if self.last_self_cpu is None else self.last_self_cpu, self_cpus)
+            _add_rise(self.self_cpu, self_cpus[0] if self.last_self_cpu is None else self.last_self_cpu, self_cpus)
             self.last_self_cpu = self_cpus[-1]
 
     def merge(self, later: _Fold) -> None:
@@ -402,9 +484,9 @@ class _Fold:
         if later.cores is not None:
             self.cores = later.cores
         self.first_t, self.last_t = min(self.first_t, later.first_t), max(self.last_t, later.last_t)
-        for mine, theirs in ((self.dts, later.dts), (self.steps, later.steps), (self.busy, later.busy),
-                             (self.busiest, later.busiest)):
-            mine.merge(theirs)
+        for histogram, theirs in ((self.dts, later.dts), (self.steps, later.steps), (self.busy, later.busy),
+                                  (self.busiest, later.busiest)):
+            histogram.merge(theirs)
         if later.used_peak is not None and (self.used_peak is None or later.used_peak[0] > self.used_peak[0]):
             self.used_peak = later.used_peak  # the first line with the most used, as in one pass
         self.used_percent_peak = max(self.used_percent_peak, later.used_percent_peak)
@@ -412,8 +494,8 @@ class _Fold:
         if later.disk is not None and (self.disk is None or later.disk.peak_percent > self.disk.peak_percent):
             self.disk = later.disk
         self.io, self.net = _merged_traffic(self.io, later.io), _merged_traffic(self.net, later.net)
-        self.pressure_sums = [mine + theirs for mine, theirs in zip(self.pressure_sums, later.pressure_sums,
-                                                                      strict=True)]
+        for total, later_total in zip(self.pressure_sums, later.pressure_sums, strict=True):
+            total.merge(later_total)
         self.pressure_counts = [mine + theirs for mine, theirs in zip(self.pressure_counts, later.pressure_counts,
                                                                         strict=True)]
         self._merge_containers(later)
@@ -421,8 +503,8 @@ class _Fold:
             if self.last_self_cpu is None:
                 self.first_self_cpu = later.first_self_cpu
             else:
-                self.self_cpu += _rise(self.last_self_cpu, [later.first_self_cpu])
-            self.self_cpu += later.self_cpu
+                _add_rise(self.self_cpu, self.last_self_cpu, [later.first_self_cpu])
+            self.self_cpu.merge(later.self_cpu)
             self.last_self_cpu = later.last_self_cpu
 
     def _merge_containers(self, later: _Fold) -> None:
@@ -459,7 +541,7 @@ class _Fold:
             [pressure.io for pressure in pressures],
         )):
             present = [share for share in shares if share is not None]
-            self.pressure_sums[index] += sum(present)
+            self.pressure_sums[index].add(sum(present))
             self.pressure_counts[index] += len(present)
 
     def summary(self, name: str) -> InstanceSummary | None:
@@ -467,7 +549,7 @@ class _Fold:
             return None
         median_dt = self.dts.percentile(50)
         gaps = self.steps.count_over(2 * median_dt)
-        self_cpu = self.self_cpu + (self.first_self_cpu or 0.0)
+        self_cpu = self.self_cpu.value() + (self.first_self_cpu or 0.0)
         covered = self.dts.weighted_sum()
         return InstanceSummary(
             name=name,
@@ -481,8 +563,8 @@ class _Fold:
             cpu=self._cpu(),
             memory=self._memory(),
             disk=self.disk,
-            io=self._traffic(self.io),
-            net=self._traffic(self.net),
+            io=None if self.io is None else self.io.summary(),
+            net=None if self.net is None else self.net.summary(),
             pressure=self._pressure(),
             containers=tuple(
                 fold.summary(name, self.oom_rises.get(name, 0)) for name, fold in sorted(self.containers.items())
@@ -512,24 +594,19 @@ class _Fold:
             rss_peak=self.rss_peak,
         )
 
-    @staticmethod
-    def _traffic(totals: list[float] | None) -> TrafficSummary | None:
-        if totals is None:
-            return None
-        return TrafficSummary(round(totals[0]), round(totals[1]), int(totals[2]), int(totals[3]))
-
     def _pressure(self) -> PressureSummary | None:
         if not any(self.pressure_counts):
             return None
-        means = [total / count if count else None for total, count in zip(self.pressure_sums, self.pressure_counts,
-                                                                           strict=True)]
+        means = [total.value() / count if count else None
+                 for total, count in zip(self.pressure_sums, self.pressure_counts, strict=True)]
         return PressureSummary(cpu=means[0], memory=means[1], io=means[2])
 
 
-def _merged_traffic(earlier: list[float] | None, later: list[float] | None) -> list[float] | None:
+def _merged_traffic(earlier: _Traffic | None, later: _Traffic | None) -> _Traffic | None:
     if earlier is None or later is None:
         return later if earlier is None else earlier
-    return [earlier[0] + later[0], earlier[1] + later[1], max(earlier[2], later[2]), max(earlier[3], later[3])]
+    earlier.merge(later)
+    return earlier
 
 
 class HostFolds:
