@@ -170,7 +170,7 @@ def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chu
 
 
 def line_start_before(read_at: Callable[[int, int], bytes], offset: int, block: int = 64 * 1024) -> int:
-    """Where the line holding the byte at `offset` starts: just after the last newline before `offset`, or 0.
+    r"""Where the line holding the byte at `offset` starts: just after the last newline before `offset`, or 0.
 
     >>> text = b"ab\ncd\nef"
     >>> [line_start_before(lambda at, length: text[at:at + length], offset, 2) for offset in range(len(text) + 1)]
