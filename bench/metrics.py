@@ -74,11 +74,15 @@ def measured(command: list[str]) -> Run:
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-# `orca metrics FILE`, then the peak resident MiB of this process and of the largest worker it forked.
+# `python -m orca.sample metrics FILE`, run as that command runs, then the peak resident MiB of this process and of
+# the largest worker it forked.
 PEAKS = r"""
-import resource, sys
-from orca.sample.shell.metrics import metrics_main
-metrics_main(sys.argv[1:])
+import resource, runpy, sys
+sys.argv = ["orca.sample", "metrics", *sys.argv[1:]]
+try:
+    runpy.run_module("orca.sample", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
 peak = lambda who: resource.getrusage(who).ru_maxrss / 1024
 print(f"{peak(resource.RUSAGE_SELF):.1f} {peak(resource.RUSAGE_CHILDREN):.1f}", file=sys.stderr)
 """
