@@ -59,8 +59,6 @@ class Run:
     """Seconds from start to exit."""
     cpu: float
     """User + system seconds of the command and every process it started and waited for (`wait4` counts them)."""
-    peak: float
-    """The largest peak resident MiB of the command or any of its processes."""
 
 
 def measured(command: list[str]) -> Run:
@@ -71,7 +69,7 @@ def measured(command: list[str]) -> Run:
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise RuntimeError(f"{command} exited {child.returncode}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    return Run(wall, usage.ru_utime + usage.ru_stime)
 
 
 # `python -m orca.sample metrics FILE`, run as that command runs, then the peak resident MiB of this process and of
@@ -90,8 +88,10 @@ print(f"{peak(resource.RUSAGE_SELF):.1f} {peak(resource.RUSAGE_CHILDREN):.1f}", 
 
 def peaks(path: Path) -> tuple[float, float]:
     """The peak resident MiB of `orca metrics path` and of its worker (0 when it forked none)."""
-    done = subprocess.run([PYTHON, "-c", PEAKS, str(path)], check=True, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
+    # Started by a shell that forks it: Linux keeps a process's peak across `exec`, so a child started from this
+    # process directly would count this process's own memory as its peak.
+    done = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "sh", PYTHON, "-c", PEAKS, str(path)], check=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     parent, worker = done.stderr.split()[-2:]
     return float(parent), float(worker)
 
