@@ -160,8 +160,9 @@ def asdict_of(summary: InstanceSummary | None) -> object:
 
 
 def close(a: object, b: object) -> bool:
-    """Equal, floats within a relative 1e-9 (sums taken batch by batch round differently)."""
-    if isinstance(a, float) and isinstance(b, float):
+    """Equal, numbers within a relative 1e-9: sums taken batch by batch round differently (the byte totals too, which
+    are whole numbers rounded from such sums)."""
+    if isinstance(a, float | int) and isinstance(b, float | int) and not isinstance(a, bool):
         return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(close(a[key], b[key]) for key in a)

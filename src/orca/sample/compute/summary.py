@@ -157,6 +157,20 @@ class _Histogram:
                 return round(value, self.places)
         return 0.0
 
+    def merge(self, later: _Histogram) -> None:
+        self.counts.update(later.counts)
+        self.total += later.total
+
+    def weighted_sum(self) -> float:
+        """The sum of every value counted, the same however the values were batched or merged.
+
+        >>> histogram = _Histogram(1)
+        >>> histogram.add_many([0.1, 0.2, 0.1])
+        >>> histogram.weighted_sum()
+        0.4
+        """
+        return math.fsum(value * count for value, count in sorted(self.counts.items()))
+
     def maximum(self) -> float:
         return round(max(self.counts, default=0.0), self.places)
 
@@ -183,24 +197,117 @@ def _rise(start: _T, values: Sequence[_T]) -> _T:
     return rise
 
 
+def _add_rise(total: _ExactSum, start: float, values: Sequence[float]) -> None:
+    """`_rise(start, values)` added to `total` as the terms it is made of, so that a rise split in two at any value
+    (the end of one part of a file, the start of the next) adds up to exactly the rise taken whole."""
+    if values and start <= values[0] and all(map(le, values, values[1:])):
+        total.add(values[-1])  # the usual case: it never went back
+        total.add(-start)
+        return
+    last = start
+    for value in values:
+        total.add(value)
+        if value >= last:
+            total.add(-last)
+        last = value
+
+
+class _ExactSum:
+    """A sum of floats kept exactly, as Shewchuk's non-overlapping partials (what `math.fsum` keeps): the same terms
+    give the same total however they are grouped, so folds of a file's parts merged add up as one fold's.
+
+    >>> total = _ExactSum()
+    >>> for term in (0.1, 0.2, -0.3, 1e100, 1.0, -1e100):
+    ...     total.add(term)
+    >>> total.value(), 0.1 + 0.2 - 0.3
+    (1.0, 5.551115123125783e-17)
+    """
+
+    __slots__ = ("partials",)
+
+    def __init__(self) -> None:
+        self.partials: list[float] = []
+
+    def add(self, term: float) -> None:
+        partials = self.partials
+        kept = 0
+        for partial in partials:
+            high, low = (term, partial) if abs(term) >= abs(partial) else (partial, term)
+            total = high + low
+            error = low - (total - high)
+            if error:
+                partials[kept] = error
+                kept += 1
+            term = total
+        partials[kept:] = [term]
+
+    def merge(self, later: _ExactSum) -> None:
+        for partial in later.partials:
+            self.add(partial)
+
+    def value(self) -> float:
+        return math.fsum(self.partials)
+
+
+class _Traffic:
+    """Disk io or network so far: bytes moved (rate × `dt`) each way, and the highest rates."""
+
+    __slots__ = ("first", "first_peak", "second", "second_peak")
+
+    def __init__(self) -> None:
+        self.first, self.second = _ExactSum(), _ExactSum()
+        self.first_peak = self.second_peak = 0.0
+
+    def add(self, first: float, second: float, first_peak: float, second_peak: float) -> None:
+        self.first.add(first)
+        self.second.add(second)
+        self.first_peak, self.second_peak = first_peak, second_peak
+
+    def merge(self, later: _Traffic) -> None:
+        self.first.merge(later.first)
+        self.second.merge(later.second)
+        self.first_peak, self.second_peak = max(self.first_peak, later.first_peak), max(self.second_peak,
+                                                                                          later.second_peak)
+
+    def summary(self) -> TrafficSummary:
+        return TrafficSummary(round(self.first.value()), round(self.second.value()), int(self.first_peak),
+                              int(self.second_peak))
+
+
 class _ContainerFold:
     """One container's figures so far."""
 
-    __slots__ = ("mem_max", "mem_peak", "oom_kills", "pids_peak", "throttled", "throttled_count", "throttled_sum")
+    __slots__ = ("first_oom_kill", "mem_max", "mem_peak", "oom_kills", "pids_peak", "throttled", "throttled_count",
+                 "throttled_sum")
 
     def __init__(self) -> None:
         self.mem_peak = 0
         self.oom_kills: list[int] = []
         """The `oom_kill` values of the batch being read, then only the last one."""
+        self.first_oom_kill: int | None = None
+        """The first `oom_kill` value: where a fold of the lines before these would take the count up."""
         self.mem_max: int | None = None
         self.pids_peak = -1
         self.throttled: list[float] = []
         """The `throttled` values of the batch being read."""
-        self.throttled_sum = 0.0
+        self.throttled_sum = _ExactSum()
         self.throttled_count = 0
 
+    def merge(self, later: _ContainerFold) -> None:
+        """`later`'s figures (of the lines after these) taken in; how far `oom_kill` rose is counted by `_Fold`."""
+        self.mem_peak = max(self.mem_peak, later.mem_peak)
+        if later.oom_kills:
+            self.oom_kills = later.oom_kills
+        if self.first_oom_kill is None:
+            self.first_oom_kill = later.first_oom_kill
+        if later.mem_max is not None:
+            self.mem_max = later.mem_max
+        self.pids_peak = max(self.pids_peak, later.pids_peak)
+        self.throttled_sum.merge(later.throttled_sum)
+        self.throttled_count += later.throttled_count
+
     def summary(self, name: str, oom_rise: int) -> ContainerSummary:
-        throttled = self.throttled_sum / self.throttled_count if self.throttled_count else None
+        throttled = self.throttled_sum.value() / self.throttled_count if self.throttled_count else None
         return ContainerSummary(name, self.mem_peak, oom_rise, self.mem_max,
                                 None if self.pids_peak < 0 else self.pids_peak, throttled)
 
@@ -210,7 +317,10 @@ class _Fold:
 
     One plain loop over the lines, each value read once (reading a field of a decoded line is among the cheapest
     things Python does, cheaper than taking columns out with builtins); what needs every value (the percentiles, the
-    sums) is gathered per batch and counted by a builtin."""
+    sums) is gathered per batch and counted by a builtin.
+
+    `merge` takes in the fold of the lines that follow, folded on their own (another part of the same file): the
+    result is the fold of all the lines in one pass."""
 
     def __init__(self) -> None:
         self.lines = 0
@@ -218,12 +328,13 @@ class _Fold:
         self.cores: int | None = None
         self.first_t = math.inf
         self.last_t = -math.inf
+        self.opening_t: float | None = None
+        """The first line's `t`: a fold of the lines before these takes the step to it."""
         self.previous_t: float | None = None
+        """The last line's `t`."""
         self.dts = _Histogram(3)
         self.steps = _Histogram(3)
-        self.covered = 0.0
         self.busy = _Histogram(1)
-        self.busy_sum = 0.0
         self.busiest = _Histogram(1)
         self.used_peak: tuple[int, int] | None = None
         """(`used`, `total`) of the line with the most used."""
@@ -231,14 +342,16 @@ class _Fold:
         self.rss_peak = 0
         self.used_percent_peak = 0.0
         self.disk: DiskSummary | None = None
-        self.io: list[float] | None = None
-        """Bytes read and written so far (rate × `dt`), and the highest rates."""
-        self.net: list[float] | None = None
-        self.pressure_sums = [0.0, 0.0, 0.0]
+        self.io: _Traffic | None = None
+        self.net: _Traffic | None = None
+        self.pressure_sums = [_ExactSum(), _ExactSum(), _ExactSum()]
         self.pressure_counts = [0, 0, 0]
         self.containers: dict[str, _ContainerFold] = {}
         self.oom_rises: dict[str, int] = {}
-        self.self_cpu = 0.0
+        self.first_self_cpu: float | None = None
+        """The first `self_cpu`: all of it is new CPU, unless a fold of the lines before these goes on from it."""
+        self.self_cpu = _ExactSum()
+        """How far `self_cpu` rose after the first value."""
         self.last_self_cpu: float | None = None
 
     def add_lines(self, lines: Sequence[CheckedLine]) -> None:  # one loop, on purpose
@@ -250,19 +363,22 @@ class _Fold:
         dts = [line.dt for line in lines]
         self.first_t = min(self.first_t, min(times))
         self.last_t = max(self.last_t, max(times))
+        if self.previous_t is None:
+            self.opening_t = times[0]
         previous = times if self.previous_t is None else [self.previous_t, *times]
         self.steps.add_many(list(map(abs, map(sub, previous[1:], previous))))
         self.previous_t = times[-1]
         self.dts.add_many(dts)
-        self.covered += sum(dts)
         busy: list[float] = []
         busiest: list[float] = []
         self_cpus: list[float] = []
         mems: list[MemLine] = []
         disk_peak = -1.0 if self.disk is None else self.disk.peak_percent
         disk_path = None
-        read_total, write_total, read_peak, write_peak = self.io or (0.0, 0.0, 0.0, 0.0)
-        received_total, sent_total, received_peak, sent_peak = self.net or (0.0, 0.0, 0.0, 0.0)
+        # The batch's bytes moved, and the highest rates so far.
+        read_total = write_total = received_total = sent_total = 0.0
+        read_peak, write_peak = (0.0, 0.0) if self.io is None else (self.io.first_peak, self.io.second_peak)
+        received_peak, sent_peak = (0.0, 0.0) if self.net is None else (self.net.first_peak, self.net.second_peak)
         pressures: list[PressureLine] = []
         containers = self.containers
         cores = self.cores
@@ -322,29 +438,87 @@ class _Fold:
         if pressures:
             self._add_pressures(pressures)
         self.busy.add_many(busy)
-        self.busy_sum += sum(busy)
         self.busiest.add_many(busiest)
         if mems:
             self._add_memory(mems)
         if disk_path is not None:
             self.disk = DiskSummary(disk_path, disk_peak)  # the first at its fullest
-        if self.io is not None or any(line.io is not None for line in lines):
-            self.io = [read_total, write_total, read_peak, write_peak]
-        if self.net is not None or any(line.net is not None for line in lines):
-            self.net = [received_total, sent_total, received_peak, sent_peak]
+        if self.io is None and any(line.io is not None for line in lines):
+            self.io = _Traffic()
+        if self.io is not None:
+            self.io.add(read_total, write_total, read_peak, write_peak)
+        if self.net is None and any(line.net is not None for line in lines):
+            self.net = _Traffic()
+        if self.net is not None:
+            self.net.add(received_total, sent_total, received_peak, sent_peak)
         for name, fold in containers.items():
             if fold.oom_kills:
                 counts = fold.oom_kills
+                if fold.first_oom_kill is None:
+                    fold.first_oom_kill = counts[0]
                 self.oom_rises[name] = self.oom_rises.get(name, 0) + _rise(counts[0], counts)
                 fold.oom_kills = [counts[-1]]
             if fold.throttled:
-                fold.throttled_sum += sum(fold.throttled)
+                fold.throttled_sum.add(sum(fold.throttled))
                 fold.throttled_count += len(fold.throttled)
                 fold.throttled = []
         if self_cpus:
-            # A sampler that started again counts from 0, and the first line's value is all new CPU.
-            self.self_cpu += _rise(0.0 if self.last_self_cpu is None else self.last_self_cpu, self_cpus)
+            if self.first_self_cpu is None:
+                self.first_self_cpu = self_cpus[0]
+            # A sampler that started again counts from 0.
+            _add_rise(self.self_cpu, self_cpus[0] if self.last_self_cpu is None else self.last_self_cpu, self_cpus)
             self.last_self_cpu = self_cpus[-1]
+
+    def merge(self, later: _Fold) -> None:
+        """Take in `later`: the fold of the lines that came after this fold's (of the same host), folded on their own.
+        This fold becomes the fold of both parts' lines in one pass; `later` is not to be used again."""
+        if later.lines == 0:
+            return
+        if self.previous_t is not None and later.opening_t is not None:
+            self.steps.add_many([abs(later.opening_t - self.previous_t)])  # the step across the cut
+        else:
+            self.opening_t = later.opening_t
+        self.previous_t = later.previous_t
+        self.lines += later.lines
+        self.host = later.host
+        if later.cores is not None:
+            self.cores = later.cores
+        self.first_t, self.last_t = min(self.first_t, later.first_t), max(self.last_t, later.last_t)
+        for histogram, theirs in ((self.dts, later.dts), (self.steps, later.steps), (self.busy, later.busy),
+                                  (self.busiest, later.busiest)):
+            histogram.merge(theirs)
+        if later.used_peak is not None and (self.used_peak is None or later.used_peak[0] > self.used_peak[0]):
+            self.used_peak = later.used_peak  # the first line with the most used, as in one pass
+        self.used_percent_peak = max(self.used_percent_peak, later.used_percent_peak)
+        self.swap_peak, self.rss_peak = max(self.swap_peak, later.swap_peak), max(self.rss_peak, later.rss_peak)
+        if later.disk is not None and (self.disk is None or later.disk.peak_percent > self.disk.peak_percent):
+            self.disk = later.disk
+        self.io, self.net = _merged_traffic(self.io, later.io), _merged_traffic(self.net, later.net)
+        for total, later_total in zip(self.pressure_sums, later.pressure_sums, strict=True):
+            total.merge(later_total)
+        self.pressure_counts = [mine + theirs for mine, theirs in zip(self.pressure_counts, later.pressure_counts,
+                                                                        strict=True)]
+        self._merge_containers(later)
+        if later.first_self_cpu is not None:
+            if self.last_self_cpu is None:
+                self.first_self_cpu = later.first_self_cpu
+            else:
+                _add_rise(self.self_cpu, self.last_self_cpu, [later.first_self_cpu])
+            self.self_cpu.merge(later.self_cpu)
+            self.last_self_cpu = later.last_self_cpu
+
+    def _merge_containers(self, later: _Fold) -> None:
+        for name, theirs in later.containers.items():
+            rise = later.oom_rises.get(name, 0)
+            mine = self.containers.get(name)
+            if mine is None:
+                self.containers[name] = theirs
+            else:
+                if mine.oom_kills and theirs.first_oom_kill is not None:
+                    rise += _rise(mine.oom_kills[-1], [theirs.first_oom_kill])
+                mine.merge(theirs)
+            if rise:
+                self.oom_rises[name] = self.oom_rises.get(name, 0) + rise
 
     def _add_memory(self, mems: list[MemLine]) -> None:
         used = [mem.used for mem in mems]
@@ -367,7 +541,7 @@ class _Fold:
             [pressure.io for pressure in pressures],
         )):
             present = [share for share in shares if share is not None]
-            self.pressure_sums[index] += sum(present)
+            self.pressure_sums[index].add(sum(present))
             self.pressure_counts[index] += len(present)
 
     def summary(self, name: str) -> InstanceSummary | None:
@@ -375,6 +549,8 @@ class _Fold:
             return None
         median_dt = self.dts.percentile(50)
         gaps = self.steps.count_over(2 * median_dt)
+        self_cpu = self.self_cpu.value() + (self.first_self_cpu or 0.0)
+        covered = self.dts.weighted_sum()
         return InstanceSummary(
             name=name,
             host=self.host,
@@ -387,21 +563,21 @@ class _Fold:
             cpu=self._cpu(),
             memory=self._memory(),
             disk=self.disk,
-            io=self._traffic(self.io),
-            net=self._traffic(self.net),
+            io=None if self.io is None else self.io.summary(),
+            net=None if self.net is None else self.net.summary(),
             pressure=self._pressure(),
             containers=tuple(
                 fold.summary(name, self.oom_rises.get(name, 0)) for name, fold in sorted(self.containers.items())
             ),
-            self_cpu_seconds=self.self_cpu,
-            overhead_percent=100.0 * self.self_cpu / self.covered if self.covered > 0 else None,
+            self_cpu_seconds=self_cpu,
+            overhead_percent=100.0 * self_cpu / covered if covered > 0 else None,
         )
 
     def _cpu(self) -> CpuSummary | None:
         if self.busy.total == 0:
             return None
         return CpuSummary(
-            mean=self.busy_sum / self.busy.total,
+            mean=self.busy.weighted_sum() / self.busy.total,
             p95=self.busy.percentile(PERCENTILE),
             max=self.busy.maximum(),
             busiest_p95=self.busiest.percentile(PERCENTILE),
@@ -418,44 +594,72 @@ class _Fold:
             rss_peak=self.rss_peak,
         )
 
-    @staticmethod
-    def _traffic(totals: list[float] | None) -> TrafficSummary | None:
-        if totals is None:
-            return None
-        return TrafficSummary(round(totals[0]), round(totals[1]), int(totals[2]), int(totals[3]))
-
     def _pressure(self) -> PressureSummary | None:
         if not any(self.pressure_counts):
             return None
-        means = [total / count if count else None for total, count in zip(self.pressure_sums, self.pressure_counts,
-                                                                           strict=True)]
+        means = [total.value() / count if count else None
+                 for total, count in zip(self.pressure_sums, self.pressure_counts, strict=True)]
         return PressureSummary(cpu=means[0], memory=means[1], io=means[2])
 
 
-def summarise_hosts(name: str, batches: Iterable[Sequence[CheckedLine]]) -> list[InstanceSummary]:
-    """The summaries of one source's lines, one per host in the order each first appears: a file or a log can hold
-    several hosts' lines (a pod's log collected with others, files joined with `cat`)."""
-    folds: dict[str, _Fold] = {}
-    for batch in batches:
+def _merged_traffic(earlier: _Traffic | None, later: _Traffic | None) -> _Traffic | None:
+    if earlier is None or later is None:
+        return later if earlier is None else earlier
+    earlier.merge(later)
+    return earlier
+
+
+class HostFolds:
+    """The folds of one source's lines, one per host in the order each first appears: a file or a log can hold
+    several hosts' lines (a pod's log collected with others, files joined with `cat`).
+
+    Parts of a source can be folded apart (by other processes) and merged in the order of their lines: the summaries
+    are those of one fold over the whole source."""
+
+    __slots__ = ("folds",)
+
+    def __init__(self) -> None:
+        self.folds: dict[str, _Fold] = {}
+
+    def add(self, batch: Sequence[CheckedLine]) -> None:
+        """The next lines, in the order written."""
         if not batch:
-            continue
+            return
         hosts = [line.host for line in batch]
         if hosts.count(hosts[0]) == len(hosts):  # one host, the usual case
-            _fold_of(folds, hosts[0]).add_lines(batch)
-            continue
+            self._fold_of(hosts[0]).add_lines(batch)
+            return
         per_host: dict[str, list[CheckedLine]] = {}
         for line, host in zip(batch, hosts, strict=True):
             per_host.setdefault(host, []).append(line)
         for host, lines in per_host.items():
-            _fold_of(folds, host).add_lines(lines)
-    return [summary for fold in folds.values() if (summary := fold.summary(name)) is not None]
+            self._fold_of(host).add_lines(lines)
+
+    def merge(self, later: HostFolds) -> None:
+        """Take in the folds of the lines that follow these (see `_Fold.merge`); `later` is not to be used again."""
+        for host, fold in later.folds.items():
+            self._fold_of(host).merge(fold)
+
+    def summaries(self, name: str) -> list[InstanceSummary]:
+        return [summary for fold in self.folds.values() if (summary := fold.summary(name)) is not None]
+
+    def _fold_of(self, host: str) -> _Fold:
+        fold = self.folds.get(host)
+        if fold is None:
+            fold = self.folds[host] = _Fold()
+        return fold
 
 
-def _fold_of(folds: dict[str, _Fold], host: str) -> _Fold:
-    fold = folds.get(host)
-    if fold is None:
-        fold = folds[host] = _Fold()
-    return fold
+def summarise_hosts(name: str, batches: Iterable[Sequence[CheckedLine]]) -> list[InstanceSummary]:
+    """The summaries of one source's lines, one per host in the order each first appears (see `HostFolds`)."""
+    return fold_hosts(batches).summaries(name)
+
+
+def fold_hosts(batches: Iterable[Sequence[CheckedLine]]) -> HostFolds:
+    folds = HostFolds()
+    for batch in batches:
+        folds.add(batch)
+    return folds
 
 
 def summarise_checked(name: str, batches: Iterable[Sequence[CheckedLine]]) -> InstanceSummary | None:

@@ -11,11 +11,12 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from orca.sample.compute.summary import ContainerSummary, InstanceSummary, TrafficSummary, summarise_hosts
+from orca.sample.compute.summary import ContainerSummary, InstanceSummary, TrafficSummary, fold_hosts
 from orca.sample.parse.sample_line import CheckedLine
 from orca.sample.shell.flags import Help as _Help
 from orca.sample.shell.flags import Malformed as _Malformed
 from orca.sample.shell.flags import Parser as _Parser
+from orca.sample.shell.parts import fold_source
 from orca.sample.shell.sources import Source, SourceError, Tally, decoded_batches, sources
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
@@ -96,15 +97,16 @@ def metrics_main(args: list[str]) -> int:
 
 def _read(source: Source, with_series: bool) -> tuple[list[InstanceSummary], Tally, list[Series]]:
     """One pass over a source: its summaries and the series to draw when asked (one of each per host), and what was
-    passed over."""
-    tally = Tally()
+    passed over. A large file is read by several processes at once, unless there are series to draw."""
     series: dict[str, SeriesFold] = {}
-    batches = decoded_batches(source, tally)
-    if with_series:
-        batches = _also(batches, series)
     try:
         with _no_collector():
-            summaries = summarise_hosts(source.name, batches)
+            if with_series:
+                tally = Tally()
+                folds = fold_hosts(_also(decoded_batches(source, tally), series))
+            else:
+                folds, tally = fold_source(source)
+            summaries = folds.summaries(source.name)
     except OSError as error:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport

@@ -41,6 +41,8 @@ class Source:
     batches: Callable[[], Iterator[list[bytes]]]
     """Its complete lines (each with its newline), a chunk's worth at a time; a last line without its newline (being
     written) is left out."""
+    path: str | None = None
+    """A regular file's path: a file that can be read in parts (see `part_starts`)."""
 
 
 @dataclass(slots=True)
@@ -54,6 +56,14 @@ class Tally:
     """Other text, such as a pod log's own lines."""
     reasons: dict[str, int] = field(default_factory=dict)
     """How many skipped lines each reason had."""
+
+    def add(self, other: Tally) -> None:
+        """Count what `other` (another part of the same source) passed over too."""
+        self.samples += other.samples
+        self.skipped += other.skipped
+        self.other += other.other
+        for reason, count in other.reasons.items():
+            self.reasons[reason] = self.reasons.get(reason, 0) + count
 
 
 def sources(location: str) -> list[Source]:
@@ -134,12 +144,66 @@ def _file_source(path: str) -> Source:
     # Opened now, so that a missing or unreadable file is said at once rather than halfway through a summary.
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     os.close(descriptor)
-    return Source(path, lambda: _file_batches(path))
+    return Source(path, lambda: _file_batches(path), path)
 
 
-def _file_batches(path: str) -> Iterator[list[bytes]]:
+def part_of(source: Source, start: int, end: int | None) -> Source:
+    """The lines of a regular file's source from offset `start` (a line's start) to `end` (another's, or None: the
+    end of the file, however long it has grown by then). Read from 0 to None, it is the whole source."""
+    path = source.path
+    if path is None:
+        raise ValueError(f"{source.name} is not a regular file")
+    return Source(source.name, lambda: _file_batches(path, start, end), path)
+
+
+def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chunk: int = READ_BYTES) -> list[int]:
+    """Offsets where `parts` parts of a file of `size` bytes start, in order: 0, then a line's start near each
+    1/`parts` of the file (fewer parts when lines are too long to cut there). Each cut is the start of the line that
+    holds the byte at a multiple of `chunk`, so each part's chunks and batches of lines are the ones a single
+    reader of the whole file has (see `_file_batches`)."""
+    starts = [0]
+    for index in range(1, parts):
+        start = line_start_before(read_at, size * index // parts // chunk * chunk)
+        if start > starts[-1]:
+            starts.append(start)
+    return starts
+
+
+def line_start_before(read_at: Callable[[int, int], bytes], offset: int, block: int = 64 * 1024) -> int:
+    r"""Where the line holding the byte at `offset` starts: just after the last newline before `offset`, or 0.
+
+    >>> text = b"ab\ncd\nef"
+    >>> [line_start_before(lambda at, length: text[at:at + length], offset, 2) for offset in range(len(text) + 1)]
+    [0, 0, 0, 3, 3, 3, 6, 6, 6]
+    """
+    end = offset
+    while end > 0:
+        begin = max(0, end - block)
+        found = read_at(begin, end - begin).rfind(b"\n")
+        if found >= 0:
+            return begin + found + 1
+        end = begin
+    return 0
+
+
+def _file_batches(path: str, start: int = 0, end: int | None = None, chunk: int = READ_BYTES) -> Iterator[list[bytes]]:
     with open(path, "rb", buffering=0) as file:
-        yield from _line_batches(_chunks(file))
+        if start:
+            file.seek(start)
+        yield from _line_batches(_aligned_chunks(file, start, end, chunk))
+
+
+def _aligned_chunks(stream: Any, start: int, end: int | None, size: int) -> Iterator[bytes]:
+    """What `stream` holds from `start` to `end` (None: to its end), in chunks that end where chunks read from 0
+    would, at multiples of `size`: the same batches of lines whichever offset reading starts at."""
+    position = start
+    while end is None or position < end:
+        length = size - position % size if end is None else min(size - position % size, end - position)
+        chunk = stream.read(length)
+        if not chunk:
+            return
+        position += len(chunk)
+        yield chunk
 
 
 def _chunks(stream: Any) -> Iterator[bytes]:

@@ -1,0 +1,260 @@
+"""A file read in parts, each folded on its own (by another process) and the folds merged in order, gives what one
+pass over the whole file gives: the summaries, the tally of what was passed over, every line once."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from orca.sample.compute.encode import encode_line
+from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
+from orca.sample.compute.summary import HostFolds, fold_hosts, summarise_hosts
+from orca.sample.parse.sample_line import CheckedLine, many_lines
+from orca.sample.shell import metrics, parts
+from orca.sample.shell.sources import Source, _file_batches, line_start_before, part_starts, sources
+from tests.reader.test_summary import close
+
+# Lines that meet across a cut: two hosts, the same containers and disks, counters that go back (oom_kill,
+# self_cpu), times that repeat or step back, equal peaks (the first must win, as in one pass).
+small = st.integers(0, 6)
+tenths = st.integers(0, 1000).map(lambda n: n / 10)
+containers = st.builds(
+    ContainerEntry, st.sampled_from(["db", "web"]), small, tenths, small, st.none() | small,
+    throttled=st.none() | tenths, mem_max=st.none() | small, pids=st.none() | small,
+)
+close_lines = st.builds(
+    Line,
+    t=st.integers(0, 40).map(float),
+    dt=st.sampled_from([1.0, 5.0, 0.5]),
+    host=st.sampled_from(["a", "b"]),
+    cores=st.none() | st.integers(1, 4),
+    cpu=st.none() | st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths),
+    mem=st.none() | st.builds(Mem, *[small] * 7),
+    disk=st.none() | st.lists(st.builds(Disk, st.sampled_from(["/a", "/b"]), small, small, small), max_size=2).map(
+        tuple),
+    io=st.none() | st.builds(IoRate, small, small),
+    net=st.none() | st.builds(NetRate, small, small),
+    containers_enabled=st.booleans(),
+    containers=st.none() | st.lists(containers, max_size=2).map(tuple),
+    self_cpu=(st.integers(0, 50) | st.integers(0, 10**7)).map(lambda n: n / 100),
+    pressure=st.none() | st.builds(PressureShare, *[st.none() | tenths] * 3),
+)
+
+
+def decoded(lines: list[Line]) -> list[CheckedLine]:
+    good, bad = many_lines([encode_line(line) for line in lines])
+    assert not bad
+    return good
+
+
+def pieces(items: list[CheckedLine], cuts: list[int]) -> list[list[CheckedLine]]:
+    bounds = sorted(cuts)
+    return [items[start:end] for start, end in zip([0, *bounds], [*bounds, len(items)], strict=True)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(close_lines, min_size=1, max_size=16), st.data())
+def test_folds_of_parts_merged_in_order_are_the_fold_of_the_whole(raw_lines: list[Line], data: st.DataObject) -> None:
+    lines = decoded(raw_lines)
+    # Cuts anywhere, at the start and the end too (an empty part), each part batched its own way.
+    cuts = data.draw(st.lists(st.integers(0, len(lines)), max_size=3))
+    merged, every_batch = HostFolds(), []
+    for part in pieces(lines, cuts):
+        batches = pieces(part, data.draw(st.lists(st.integers(0, len(part)), max_size=2)))
+        every_batch += batches
+        folded = pickle.loads(pickle.dumps(fold_hosts(batches)))  # as a worker sends it back
+        merged.merge(folded)
+    summaries = [asdict(summary) for summary in merged.summaries("x")]
+    # Exactly what one fold of the same batches gives, to the last bit of every float (a file's parts are read in
+    # the batches one reader of the whole file has) ...
+    assert summaries == [asdict(summary) for summary in summarise_hosts("x", every_batch)]
+    # ... and what one fold of the lines in a single batch gives, but for the rounding of sums.
+    assert close(summaries, [asdict(summary) for summary in summarise_hosts("x", [lines])])
+
+
+def test_a_counter_that_goes_back_across_the_cut() -> None:
+    """self_cpu 0.1, 0.3 | 0.05, 0.2 (the sampler started again after the cut): 0.1 + 0.2, then 0.05 + 0.15 = 0.5 s.
+    oom_kill of db 1, 2 | 4 (rose by 2 across the cut), 0 (a new container of that name): 1 + 2 + 0 = 3."""
+    def line(t: float, self_cpu: float, oom_kill: int) -> Line:
+        return Line(t, 1.0, "h", None, None, None, None, None, None, True,
+                    (ContainerEntry("db", 1, 0.0, 1, oom_kill),), self_cpu, None)
+
+    lines = decoded([line(1.0, 0.1, 1), line(2.0, 0.3, 2), line(3.0, 0.05, 4), line(4.0, 0.2, 0)])
+    earlier, later = fold_hosts([lines[:2]]), fold_hosts([lines[2:]])
+    earlier.merge(later)
+    [summary] = earlier.summaries("x")
+    assert summary.self_cpu_seconds == pytest.approx(0.5)
+    assert summary.containers[0].oom_kills == 3
+
+
+TEXT = st.lists(st.sampled_from([b"a", b"bc", b"\n", b"{}\n", b"xyz\n"]), max_size=30).map(b"".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXT, st.integers(1, 9), st.integers(1, 5))
+@example(b"", 4, 2)
+@example(b"no newline at all", 4, 3)
+@example(b"ab\ncd\nef", 3, 3)  # cuts right after a newline
+def test_parts_hold_every_line_once_in_the_batches_of_one_reader(
+    tmp_path_factory: pytest.TempPathFactory, text: bytes, chunk: int, count: int
+) -> None:
+    path = tmp_path_factory.mktemp("parts") / "lines"
+    path.write_bytes(text)
+    starts = part_starts(lambda offset, length: text[offset:offset + length], len(text), count, chunk)
+    assert starts[0] == 0 and starts == sorted(set(starts)) and len(starts) <= count
+    assert all(text[start - 1:start] == b"\n" for start in starts[1:])
+    ends: list[int | None] = [*starts[1:], None]
+    batches = [batch for start, end in zip(starts, ends, strict=True)
+               for batch in _file_batches(str(path), start, end, chunk)]
+    # The same batches as one reader from the start; the last line without its newline is left out, as by one.
+    assert batches == list(_file_batches(str(path), 0, None, chunk))
+    assert b"".join(line for batch in batches for line in batch) == text[:text.rfind(b"\n") + 1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(TEXT, st.lists(st.integers(0, 200), max_size=4))
+def test_cuts_at_any_offset_lose_and_repeat_no_line(tmp_path_factory: pytest.TempPathFactory, text: bytes,
+                                                    offsets: list[int]) -> None:
+    """Cut at a line's start found from any offset: inside a line, on a newline, at 0, at or past the end."""
+    path = tmp_path_factory.mktemp("cuts") / "lines"
+    path.write_bytes(text)
+    starts = sorted({0, *(line_start_before(lambda at, n: text[at:at + n], min(o, len(text)), 3) for o in offsets)})
+    ends: list[int | None] = [*starts[1:], None]
+    lines = [line for start, end in zip(starts, ends, strict=True) for batch in _file_batches(str(path), start, end, 4)
+             for line in batch]
+    assert lines == text.splitlines(keepends=True)[:text.count(b"\n")]
+
+
+def run_file(path: Path, count: int) -> Path:
+    """`count` lines of two hosts, with a pod's own text, bad lines and a last line being written among them."""
+    rows: list[bytes] = []
+    for i in range(count):
+        rows.append(encode_line(Line(
+            t=100.0 + i * 5, dt=5.0, host="a" if i % 7 else "b", cores=2,
+            cpu=CpuShare(i % 97 + 0.5, 1.0, 0.0, 0.0, float(i % 89)),
+            mem=Mem(1000, i % 500, 1, 1, 0, 0, i % 300), disk=(Disk("/", 100, i % 60, 40),),
+            io=IoRate(i % 13, 7), net=NetRate(3, i % 11), containers_enabled=True,
+            containers=(ContainerEntry("db", i % 41, 0.0, 1, i // 100),), self_cpu=(i % 50) / 100,
+            pressure=PressureShare(i % 10 + 0.1, None, 0.0),
+        )))
+        if i % 101 == 0:
+            rows.append(b"pod says hello")
+        if i % 211 == 0:
+            rows.append(b'{"v":2,"t":1.0}')
+    path.write_bytes(b"\n".join(rows) + b"\n" + b'{"v":1,"t":')
+    return path
+
+
+def counting_forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    return forks
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_a_file_in_parts_by_several_processes_as_in_one(tmp_path: Path, count: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = run_file(tmp_path / "run.jsonl", 3000)
+    [source] = sources(str(path))
+    forks = counting_forks(monkeypatch)
+    one_folds, one_tally = parts.fold_source(source, 1)
+    assert not forks
+    many_folds, many_tally = parts.fold_source(source, count)
+    assert len(forks) == count - 1
+    # 3000 samples; 30 pod lines (i = 0, 101, ..., 2929) and 15 lines of another v (i = 0, 211, ..., 2954) passed
+    # over; the last, without its newline, not read.
+    assert (many_tally.samples, many_tally.other, many_tally.skipped) == (3000, 30, 15)
+    assert many_tally == one_tally
+    assert metrics._json(many_folds.summaries("run")) == metrics._json(one_folds.summaries("run"))
+    assert metrics._text(many_folds.summaries("run")) == metrics._text(one_folds.summaries("run"))
+
+
+def test_when_no_process_can_be_made_the_file_is_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = run_file(tmp_path / "run.jsonl", 500)
+    [source] = sources(str(path))
+    expected = metrics._json(parts.fold_source(source, 1)[0].summaries("run"))
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    folds, tally = parts.fold_source(source, 2)
+    assert metrics._json(folds.summaries("run")) == expected and tally.samples == 500
+
+
+def test_a_worker_that_fails_has_its_part_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = run_file(tmp_path / "run.jsonl", 500)
+    [source] = sources(str(path))
+    expected = metrics._json(parts.fold_source(source, 1)[0].summaries("run"))
+    here = os.getpid()
+    real = parts._fold_part
+
+    def fails_elsewhere(source: Source, start: int, end: int | None) -> parts.Part:
+        if os.getpid() != here:
+            os.kill(os.getpid(), signal.SIGKILL)  # the worker dies, as one killed for memory would
+        return real(source, start, end)
+
+    monkeypatch.setattr(parts, "_fold_part", fails_elsewhere)
+    folds, tally = parts.fold_source(source, 3)
+    assert metrics._json(folds.summaries("run")) == expected and tally.samples == 500
+
+
+def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = run_file(tmp_path / "run.jsonl", 2000)
+    monkeypatch.setattr(parts, "MIN_PART_BYTES", path.stat().st_size // 3)
+    monkeypatch.setattr(parts, "usable_cores", lambda: 1)
+    assert metrics.metrics_main([str(path), "--json"]) == 0
+    alone = capsys.readouterr()
+    monkeypatch.setattr(parts, "usable_cores", lambda: 2)
+    forks = counting_forks(monkeypatch)
+    assert metrics.metrics_main([str(path), "--json"]) == 0
+    both = capsys.readouterr()
+    assert both.out == alone.out and both.err == alone.err
+    assert "2 instances" not in both.out and both.out.count('"host"') == 2
+    # i = 0, 211, ..., 1899: 10 lines of another v.
+    assert "10 line(s) skipped (10 v is not 1)" in both.err
+    assert forks == [1]
+
+
+def test_equal_peaks_across_the_cut_the_first_wins() -> None:
+    """/a at 50 % before the cut, /b at 50 % after: /a was at the fullest first. used 5 of 10, then 5 of 20: the
+    first line with the most used gives the total, 10."""
+    def line(t: float, path: str, total: int) -> Line:
+        return Line(t, 1.0, "h", None, None, Mem(total, 5, 0, 0, 0, 0, 0), (Disk(path, 2, 1, 1),), None, None,
+                    False, None, 0.0, None)
+
+    lines = decoded([line(1.0, "/a", 10), line(2.0, "/b", 20)])
+    earlier, later = fold_hosts([lines[:1]]), fold_hosts([lines[1:]])
+    earlier.merge(later)
+    [summary] = earlier.summaries("x")
+    assert summary.disk is not None and (summary.disk.path, summary.disk.peak_percent) == ("/a", 50.0)
+    assert summary.memory is not None and (summary.memory.total, summary.memory.used_peak) == (10, 5)
+
+
+def test_a_rise_across_the_cut_to_the_last_bit() -> None:
+    """self_cpu 3488.56 | 9390.78, 7565.31 (started again): 9390.78 + 7565.31 = 16956.09 s, the same float whether
+    the two batches were folded apart and merged or one after the other (taking the rise across the cut as one
+    rounded difference would be off in the last bit)."""
+    def line(t: float, self_cpu: float) -> Line:
+        return Line(t, 1.0, "h", None, None, None, None, None, None, False, None, self_cpu, None)
+
+    lines = decoded([line(1.0, 3488.56), line(2.0, 9390.78), line(3.0, 7565.31)])
+    earlier, later = fold_hosts([lines[:1]]), fold_hosts([lines[1:]])
+    earlier.merge(later)
+    [merged] = earlier.summaries("x")
+    [one] = summarise_hosts("x", [lines[:1], lines[1:]])
+    assert merged.self_cpu_seconds == one.self_cpu_seconds == pytest.approx(16956.09)
