@@ -8,6 +8,7 @@ from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import all_counters, u64
+from orca.sample.parse.records import quick_init
 
 # proc(5): user, nice, system and idle are printed by every kernel; iowait (2.5.41), irq, softirq (2.6.0) and
 # steal (2.6.11) came later, so a line may stop after the fourth. Fewer than four is not a kernel line.
@@ -15,6 +16,7 @@ _FEWEST_FIELDS = 4
 _FIELDS = 8
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CpuTimes:
     """The first eight counters of one `cpu` line, in USER_HZ ticks; guest time is already inside `user`."""
@@ -29,6 +31,7 @@ class CpuTimes:
     steal: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ProcStat:
     total: CpuTimes
