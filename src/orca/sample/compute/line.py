@@ -44,7 +44,6 @@ class Disk:
     free: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class IoRate:
     """docs/behaviour.md §3.6, bytes per second."""
@@ -53,7 +52,6 @@ class IoRate:
     write: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class NetRate:
     """docs/behaviour.md §3.7, bytes per second."""

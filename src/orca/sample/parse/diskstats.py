@@ -9,7 +9,6 @@ from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
-from orca.sample.parse.records import quick_init
 
 SECTOR_BYTES = 512
 """/proc/diskstats counts 512-byte sectors whatever the device's own sector size (iostats.rst)."""
@@ -30,7 +29,6 @@ class DiskIo:
     """Field 7 of the counters (field 4 of a 7-field partition line)."""
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class DiskStats:
     devices: tuple[DiskIo, ...]

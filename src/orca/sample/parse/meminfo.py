@@ -9,10 +9,8 @@ from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
-from orca.sample.parse.records import quick_init
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class MemInfo:
     bytes_by_key: Mapping[str, int]

@@ -10,7 +10,6 @@ from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import all_counters
-from orca.sample.parse.records import quick_init
 
 # net/core/net-procfs.c prints 8 receive then 8 transmit counters after `name:`; bytes lead each group.
 _COUNTERS = 16
@@ -20,7 +19,6 @@ LOOPBACK = "lo"
 _KERNEL_LINE_AT_MOST = 512
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class NetDev:
     bytes_by_interface: Mapping[str, tuple[int, int]]

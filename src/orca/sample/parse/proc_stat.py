@@ -31,7 +31,6 @@ class CpuTimes:
     steal: int
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class ProcStat:
     total: CpuTimes
