@@ -52,7 +52,11 @@ def parse(text: str) -> Result[ProcStat, ParseError]:
     """
     total: CpuTimes | None = None
     cores: list[tuple[int, CpuTimes]] = []
-    for line in text.splitlines():
+    # No line after the last place `cpu` appears can be a `cpu` line: the kernel prints them first, and the long
+    # `intr` line after them is never split.
+    last = text.rfind("cpu")
+    end = text.find("\n", last) if last >= 0 else 0
+    for line in (text if end < 0 else text[:end]).splitlines():
         if not line.startswith("cpu"):
             continue
         fields = line.split()
