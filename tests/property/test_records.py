@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from orca.sample.compute.line import Line, PressureShare
 from orca.sample.compute.snapshot import Snapshot
 from orca.sample.parse.proc_stat import CpuTimes
-from orca.sample.parse.records import quick_init
+from orca.sample.records import quick_init
 
 
 @dataclass(frozen=True, slots=True)

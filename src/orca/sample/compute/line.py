@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orca.sample.parse.records import quick_init
+from orca.sample.records import quick_init
 
 
 @quick_init

@@ -11,7 +11,7 @@ from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure
 from orca.sample.parse.proc_stat import ProcStat
-from orca.sample.parse.records import quick_init
+from orca.sample.records import quick_init
 
 
 @quick_init

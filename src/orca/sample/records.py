@@ -5,6 +5,9 @@ a general call that builds argument tuples for every field: for the records a li
 line's work. `quick_init` gives such a class an `__init__` with the same parameters and defaults that stores each
 field through the field's slot directly. The class stays the same frozen, slotted dataclass: fields, equality,
 hashing, `replace` and the refusal to change a field are the dataclass's own.
+
+It generates that `__init__` when the class is made, as `dataclasses` generates its own: that is why it lives beside
+`parse/` and `compute/`, whose modules do no I/O and run no generated code, rather than in them.
 """
 
 from __future__ import annotations
