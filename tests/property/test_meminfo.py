@@ -53,3 +53,27 @@ def test_parsing_only_some_keys_gives_those_keys_of_the_whole_parse(text: str, k
     whole = parse(text).map(lambda info: dict(info.bytes_by_key)).value_or({})
     some = parse(text, keys).map(lambda info: dict(info.bytes_by_key)).value_or({})
     assert some == {key: value for key, value in whole.items() if key in keys}
+
+
+_LATE_LINES = st.lists(
+    st.sampled_from(
+        ["MemTotal: 7 kB", " MemTotal : 9 kB", "SwapCached: 3 kB", "Cached:\t5 kB", "Zswap: 1 kB", "MemFree: x kB",
+         "HugePages_Total: 4", "Cached: 6 kB\rMemFree: 2 kB", "MemFree:8 kB\x85Buffers: 1 kB", ""]
+    ),
+    max_size=6,
+)
+
+
+@given(meminfo_snapshots.map(render_meminfo), _LATE_LINES, st.sampled_from(["\n", "\r\n", "\r"]))
+@example("MemTotal: 16 kB\nMemFree: 8 kB\n", ["MemTotal: 7 kB"], "\n")
+@example("MemTotal: 16 kB\nMemFree: 8 kB", [" MemFree : 4 kB", "Cached: 6 kB\rMemFree: 2 kB"], "\r\n")
+def test_the_wanted_keys_read_from_the_first_lines_are_those_of_the_whole_parse(
+    text: str, late: list[str], newline: str
+) -> None:
+    """The reader stops splitting after the last line where a wanted key appears: a wanted key on a later line, at
+    any place in it, after any line break, must still count as in the whole parse."""
+    keys = frozenset({"MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "SwapTotal", "SwapFree"})
+    whole_text = text + newline.join(late) + newline
+    whole = parse(whole_text).map(lambda info: dict(info.bytes_by_key)).value_or({})
+    some = parse(whole_text, keys).map(lambda info: dict(info.bytes_by_key)).value_or({})
+    assert some == {key: value for key, value in whole.items() if key in keys}

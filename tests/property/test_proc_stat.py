@@ -67,3 +67,22 @@ def test_a_negative_aggregate_counter_is_a_failure(total: CpuTimes, data: st.Dat
     words = render_proc_stat(ProcStat(total=total, cores=())).split("\n")[0].split()
     words[data.draw(st.integers(1, 8))] = "-5"
     assert parse(" ".join(words) + "\n").failure().source == "/proc/stat"
+
+
+@given(st.one_of(hostile_texts, proc_stats().map(render_proc_stat)), st.sampled_from(["", "intr 1 2 3\n"]))
+@example("cpu  1 2 3 4\ncpu0 1 2 3 4\nintr 5 6\rcpu1 1 2 3 4\nctxt 7\n", "")
+@example("cpu  1 2 3 4\nintr 5 6\ncpu0 1 2 3 4", "intr 1\x85cpu1 5 6 7 8\n")
+def test_a_cpu_line_anywhere_counts_as_if_the_other_lines_were_not_there(text: str, after: str) -> None:
+    """The parser stops splitting after the last `cpu` it sees: a `cpu` line after the long `intr` line, or after
+    any line break, still counts."""
+    whole = text + after
+    only_cpu_lines = "\n".join(line for line in whole.splitlines() if line.startswith("cpu"))
+    assert parse(whole) == parse(only_cpu_lines)
+
+
+def test_the_cpu_lines_after_intr_and_after_other_line_breaks_by_hand() -> None:
+    # Written by hand: cpu0 before `intr`, cpu1 after a `\r` inside the intr line, cpu2 after a `\x85`, all read.
+    text = "cpu  3 0 3 12\ncpu0 1 0 1 4\nintr 5 6\rcpu1 1 0 1 4\nctxt 7\x85cpu2 1 0 1 4\nbtime 9\n"
+    stat = parse(text).unwrap()
+    assert [number for number, _ in stat.cores] == [0, 1, 2]
+    assert stat.total == CpuTimes(3, 0, 3, 12, 0, 0, 0, 0)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from orca.sample.records import quick_init
 
+
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CpuShare:
     """The documented API's `CpuShare`: percentages of all cores' time between two readings (docs/behaviour.md §3.3)."""
@@ -16,6 +19,7 @@ class CpuShare:
     busiest: float
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Mem:
     """docs/behaviour.md §3.4, in bytes."""
@@ -29,6 +33,7 @@ class Mem:
     rss: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Disk:
     """docs/behaviour.md §3.5, in bytes."""
@@ -57,6 +62,7 @@ class NetRate:
     """Written as `out`."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ContainerEntry:
     """One element of `containers` (docs/behaviour.md §3.8, extension fields included)."""
@@ -79,6 +85,7 @@ class ContainerEntry:
     """Bytes per second received and sent in the container's own network namespace."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PressureShare:
     """Percent of `dt` in which some task stalled, per resource; a None resource is left out (docs/behaviour.md
@@ -89,6 +96,7 @@ class PressureShare:
     io: float | None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Line:
     """One line's values. A None section is written `null` (docs/behaviour.md §3.10), except as noted."""

@@ -11,8 +11,10 @@ from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure
 from orca.sample.parse.proc_stat import ProcStat
+from orca.sample.records import quick_init
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DiskReading:
     """One `--dirs` directory: its own path, and `stat`/`statvfs` of it (or of its nearest existing ancestor)."""
@@ -60,6 +62,7 @@ class ContainerReading:
 
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """The readings a line is the difference of. A field is None when its source could not be read

@@ -8,6 +8,7 @@ from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import all_counters, u64
+from orca.sample.records import quick_init
 
 # proc(5): user, nice, system and idle are printed by every kernel; iowait (2.5.41), irq, softirq (2.6.0) and
 # steal (2.6.11) came later, so a line may stop after the fourth. Fewer than four is not a kernel line.
@@ -15,6 +16,7 @@ _FEWEST_FIELDS = 4
 _FIELDS = 8
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CpuTimes:
     """The first eight counters of one `cpu` line, in USER_HZ ticks; guest time is already inside `user`."""
@@ -50,7 +52,11 @@ def parse(text: str) -> Result[ProcStat, ParseError]:
     """
     total: CpuTimes | None = None
     cores: list[tuple[int, CpuTimes]] = []
-    for line in text.splitlines():
+    # No line after the last place `cpu` appears can be a `cpu` line: the kernel prints them first, and the long
+    # `intr` line after them is never split.
+    last = text.rfind("cpu")
+    end = text.find("\n", last) if last >= 0 else 0
+    for line in (text if end < 0 else text[:end]).splitlines():
         if not line.startswith("cpu"):
             continue
         fields = line.split()

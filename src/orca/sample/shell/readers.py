@@ -4,6 +4,7 @@ that one misbehaving source only nulls its own section (docs/behaviour.md §3.10
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -13,12 +14,9 @@ from returns.result import Failure, Result, Success
 
 from orca.sample.compute.memory import MEMINFO_KEYS
 from orca.sample.compute.snapshot import DiskReading
-from orca.sample.parse import block, diskstats, meminfo, net_dev, proc_stat
-from orca.sample.parse.diskstats import DiskStats
+from orca.sample.parse import block, meminfo
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
-from orca.sample.parse.net_dev import NetDev
-from orca.sample.parse.proc_stat import ProcStat
 from orca.sample.shell.report import reason_of
 from orca.sample.shell.small_files import KeptFiles, read_or_none
 
@@ -72,24 +70,15 @@ def read_parsed(path: str, parse: Callable[[str], Result[T, ParseError]]) -> Res
     return Failure(ParseError(path, parsed.failure().reason))
 
 
-def read_proc_stat(proc: str = "/proc") -> Result[ProcStat, ParseError]:
-    return read_parsed(os.path.join(proc, "stat"), proc_stat.parse)
+def parsed_file(
+    proc: str, name: str, parse: Callable[[str], Result[T, ParseError]]
+) -> Callable[[], Result[T, ParseError]]:
+    """A reader of `<proc>/<name>` parsed by `parse` (`read_parsed`), its path joined once: it runs every line."""
+    return functools.partial(read_parsed, os.path.join(proc, name), parse)
 
 
-def _parse_meminfo(text: str) -> Result[MemInfo, ParseError]:
-    return meminfo.parse(text, MEMINFO_KEYS)
-
-
-def read_meminfo(proc: str = "/proc") -> Result[MemInfo, ParseError]:
-    return read_parsed(os.path.join(proc, "meminfo"), _parse_meminfo)
-
-
-def read_diskstats(proc: str = "/proc") -> Result[DiskStats, ParseError]:
-    return read_parsed(os.path.join(proc, "diskstats"), diskstats.parse)
-
-
-def read_net_dev(proc: str = "/proc") -> Result[NetDev, ParseError]:
-    return read_parsed(os.path.join(proc, "net", "dev"), net_dev.parse)
+parse_wanted_meminfo: Callable[[str], Result[MemInfo, ParseError]] = functools.partial(meminfo.parse, keys=MEMINFO_KEYS)
+"""/proc/meminfo's keys that `mem` reads, and no others."""
 
 
 def read_block_links(sys: str = "/sys") -> dict[str, str] | None:

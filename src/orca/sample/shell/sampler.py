@@ -22,6 +22,7 @@ from toolz import pipe
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
+from orca.sample.parse import diskstats, net_dev, proc_stat
 from orca.sample.parse.diskstats import DiskStats
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
@@ -139,8 +140,10 @@ class Sampler:
             from orca.sample.shell.procs import ProcessScanner
 
             self._scanner = ProcessScanner(proc)
-        self._stat: Source[ProcStat] = Source(f"{proc}/stat", functools.partial(readers.read_proc_stat, proc))
-        self._meminfo: Source[MemInfo] = Source(f"{proc}/meminfo", functools.partial(readers.read_meminfo, proc))
+        self._stat: Source[ProcStat] = Source(f"{proc}/stat", readers.parsed_file(proc, "stat", proc_stat.parse))
+        self._meminfo: Source[MemInfo] = Source(
+            f"{proc}/meminfo", readers.parsed_file(proc, "meminfo", readers.parse_wanted_meminfo)
+        )
         self._rss: Source[int] = Source(
             f"the run's processes in {proc}",
             _no_run if self._scanner is None else functools.partial(_run_rss, self._scanner, self.root, argv0),
@@ -149,9 +152,9 @@ class Sampler:
             "--dirs", functools.partial(readers.read_disks, self.dirs)
         )
         self._diskstats: Source[DiskStats] = Source(
-            f"{proc}/diskstats", functools.partial(readers.read_diskstats, proc)
+            f"{proc}/diskstats", readers.parsed_file(proc, "diskstats", diskstats.parse)
         )
-        self._net: Source[NetDev] = Source(f"{proc}/net/dev", functools.partial(readers.read_net_dev, proc))
+        self._net: Source[NetDev] = Source(f"{proc}/net/dev", readers.parsed_file(proc, "net/dev", net_dev.parse))
         self._container_source: ContainerSource | None = None
         if cgroup:
             from orca.sample.shell.containers import ContainerSource
