@@ -15,12 +15,10 @@ from operator import itemgetter
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import all_u64
+from orca.sample.parse.numbers import U64_DIGITS, all_u64
 
 SOURCE = "/proc/<pid>/statm"
 _FIELDS = 7
-_SHORTER_THAN_ANY_U64_OVERFLOW = 20
-"""Every decimal of at most 19 digits is below 2**64: such fields need no range check."""
 _RESIDENT = itemgetter(1)
 
 
@@ -65,7 +63,7 @@ def resident_pages_total(datas: Sequence[bytes]) -> int | None:
     if set(map(len, fields)) != {_FIELDS}:
         return None
     every = list(chain.from_iterable(fields))
-    if not b"".join(every).isdigit() or max(map(len, every)) >= _SHORTER_THAN_ANY_U64_OVERFLOW:
+    if not b"".join(every).isdigit() or max(map(len, every)) >= U64_DIGITS:
         return None
     return sum(map(int, map(_RESIDENT, fields)))
 
