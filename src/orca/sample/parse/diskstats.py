@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.kernel_lines import parsed_lines
 from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
 
 SECTOR_BYTES = 512
@@ -16,8 +17,6 @@ SECTOR_BYTES = 512
 _FULL_LINE_FIELDS = frozenset({14, 18, 20})
 # iostats.rst, 2.6.25 and older: a partition's line is major minor name reads sectors-read writes sectors-written.
 _OLD_PARTITION_FIELDS = 7
-# 20 counters of at most 20 digits, a name of at most 32 characters and their spaces stay within this.
-_KERNEL_LINE_AT_MOST = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +71,7 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
     (DiskIo(name='sda', sectors_read=8, sectors_written=16), DiskIo(name='sda1', sectors_read=8, sectors_written=16))
     """
     devices: list[DiskIo] = []
-    for line in text.splitlines():
-        # A line longer than any kernel prints is parsed without the cache, which stays small whatever the text.
-        device = _device(line) if len(line) <= _KERNEL_LINE_AT_MOST else _device.__wrapped__(line)
+    for device in parsed_lines(text, _device):
         if device is not None:
             devices.append(device)
     if not devices:

@@ -9,14 +9,13 @@ from dataclasses import dataclass
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
+from orca.sample.parse.kernel_lines import parsed_lines
 from orca.sample.parse.numbers import all_counters
 
 # net/core/net-procfs.c prints 8 receive then 8 transmit counters after `name:`; bytes lead each group.
 _COUNTERS = 16
 _SENT_AT = 8
 LOOPBACK = "lo"
-# A name of at most 15 characters and 16 counters of at most 20 digits, with their spaces, stay within this.
-_KERNEL_LINE_AT_MOST = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +53,7 @@ def parse(text: str) -> Result[NetDev, ParseError]:
     """
     bytes_by_interface: dict[str, tuple[int, int]] = {}
     seen_interface = False
-    for line in text.splitlines():
-        # A line longer than any kernel prints is parsed without the cache, which stays small whatever the text.
-        interface = _interface(line) if len(line) <= _KERNEL_LINE_AT_MOST else _interface.__wrapped__(line)
+    for interface in parsed_lines(text, _interface):
         if interface is None:
             continue
         seen_interface = True
