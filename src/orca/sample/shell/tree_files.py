@@ -211,19 +211,17 @@ class TreeFiles:
             fd = os.open(f"{tid}/children", _FLAGS, dir_fd=task)
         except OSError:
             return b""
-        if self._threads_kept >= self.THREADS_KEPT_AT_MOST:
-            try:
-                return read_from(fd)
-            except OSError:
-                return b""
-            finally:
-                os.close(fd)
-        kept[tid] = fd
-        self._threads_kept += 1
+        keeping = self._threads_kept < self.THREADS_KEPT_AT_MOST
+        if keeping:
+            kept[tid] = fd
+            self._threads_kept += 1
         try:
             return read_from(fd)
         except OSError:
             return b""
+        finally:
+            if not keeping:
+                os.close(fd)
 
     def total_pages(self, pids: frozenset[int]) -> int:
         """The resident pages of `pids` in all, a process without a readable statm adding nothing; every kept
