@@ -181,35 +181,39 @@ class _Histogram:
 _T = TypeVar("_T", int, float)
 
 
+def _rise_terms(start: _T, values: Sequence[_T]) -> list[_T]:
+    """The terms whose sum is how far a counter went over `values` from `start`; a value below the one before is a
+    counter that started again (a new sampler, a new container of that name), from 0: its whole value is new.
+
+    >>> _rise_terms(0, [1, 3, 3, 1, 2]), _rise_terms(5, [5, 6])
+    ([1, 0, 3, -1, 3, -3, 1, 2, -1], [6, -5])
+    """
+    if values and start <= values[0] and all(map(le, values, values[1:])):
+        return [values[-1], -start]  # the usual case: it never went back
+    terms: list[_T] = []
+    last = start
+    for value in values:
+        terms.append(value)
+        if value >= last:
+            terms.append(-last)
+        last = value
+    return terms
+
+
 def _rise(start: _T, values: Sequence[_T]) -> _T:
-    """How far a counter went over `values` from `start`; a value below the one before is a counter that started
-    again (a new sampler, a new container of that name), from 0: its whole value is new.
+    """How far a counter went over `values` from `start` (`_rise_terms`).
 
     >>> _rise(0, [1, 3, 3, 1, 2]), _rise(5, [5, 6])
     (5, 1)
     """
-    if values and start <= values[0] and all(map(le, values, values[1:])):
-        return values[-1] - start  # the usual case: it never went back
-    rise, last = start - start, start
-    for value in values:
-        rise += value - last if value >= last else value
-        last = value
-    return rise
+    return sum(_rise_terms(start, values), start - start)
 
 
 def _add_rise(total: _ExactSum, start: float, values: Sequence[float]) -> None:
     """`_rise(start, values)` added to `total` as the terms it is made of, so that a rise split in two at any value
     (the end of one part of a file, the start of the next) adds up to exactly the rise taken whole."""
-    if values and start <= values[0] and all(map(le, values, values[1:])):
-        total.add(values[-1])  # the usual case: it never went back
-        total.add(-start)
-        return
-    last = start
-    for value in values:
-        total.add(value)
-        if value >= last:
-            total.add(-last)
-        last = value
+    for term in _rise_terms(start, values):
+        total.add(term)
 
 
 class _ExactSum:
