@@ -18,7 +18,8 @@ from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Lin
 from orca.sample.compute.summary import HostFolds, fold_hosts, summarise_hosts
 from orca.sample.parse.sample_line import CheckedLine, many_lines
 from orca.sample.shell import metrics, parts
-from orca.sample.shell.sources import Source, _file_batches, line_start_before, part_starts, sources
+from orca.sample.shell.backwards import line_start_before
+from orca.sample.shell.sources import Source, _file_batches, part_starts, sources
 from tests.reader.test_summary import close
 
 # Lines that meet across a cut: two hosts, the same containers and disks, counters that go back (oom_kill,

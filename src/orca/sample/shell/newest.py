@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from returns.result import Success
 
 from orca.sample.compute.minute import Now, newest_minute, newest_window
 from orca.sample.parse.sample_line import Sample, parse
+from orca.sample.shell.backwards import ReadAt, line_start_before
 from orca.sample.shell.sink import S3_SCHEME as SCHEME
 
 BLOCK_BYTES = 64 * 1024
@@ -18,14 +19,11 @@ BLOCK_BYTES = 64 * 1024
 LONGEST_LINE_BYTES = 16 * 1024 * 1024
 """A line longer than this is not a sample (hundreds of containers make a line of tens of kilobytes)."""
 
-ReadAt = Callable[[int, int], bytes]
-"""`read_at(offset, length)`: that many bytes from that offset (fewer only at the end)."""
-
-
 def lines_backwards(read_at: ReadAt, size: int, block: int = BLOCK_BYTES) -> Iterator[bytes]:
     """The complete lines of a `size`-byte file, last first, without their newlines. A last line without its
     newline is left out (the sampler may be writing it); a line over `LONGEST_LINE_BYTES` is left out too."""
-    end = _last_newline(read_at, size, block)
+    # The offset of the last newline; -1 without one (or none within the longest line a sample can be).
+    end = line_start_before(read_at, size, block, give_up_after=LONGEST_LINE_BYTES) - 1
     if end < 0:
         return
     carry = b""
@@ -46,21 +44,6 @@ def lines_backwards(read_at: ReadAt, size: int, block: int = BLOCK_BYTES) -> Ite
             carry, oversized = b"", True
     if not oversized:
         yield carry
-
-
-def _last_newline(read_at: ReadAt, size: int, block: int) -> int:
-    """The offset of the file's last newline, or -1 when it has none."""
-    end = size
-    while end > 0:
-        start = max(0, end - block)
-        chunk = read_at(start, end - start)
-        found = chunk.rfind(b"\n")
-        if found >= 0:
-            return start + found
-        if size - start > LONGEST_LINE_BYTES:
-            return -1
-        end = start
-    return -1
 
 
 def samples_backwards(read_at: ReadAt, size: int) -> Iterator[Sample]:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from orca.sample.shell.backwards import line_start_before
 from orca.sample.shell.files import LineFile
 from orca.sample.shell.report import FailureReport, reason_of
 from orca.sample.shell.sink import S3_SCHEME
@@ -150,14 +151,7 @@ READ_BYTES = 64 * 1024
 def whole_lines_end(fd: int, size: int) -> int:
     """The offset just past the file's last newline (0 without one), found by reading back from `size`: a line being
     appended while we upload is left for the next upload."""
-    end = size
-    while end > 0:
-        start = max(0, end - READ_BYTES)
-        newline = os.pread(fd, end - start, start).rfind(b"\n")
-        if newline >= 0:
-            return start + newline + 1
-        end = start
-    return 0
+    return line_start_before(lambda offset, length: os.pread(fd, length, offset), size, READ_BYTES)
 
 
 class Uploader(threading.Thread):

@@ -22,6 +22,7 @@ from orca.sample.parse.sample_line import (
     many_lines,
     sample_of,
 )
+from orca.sample.shell.backwards import line_start_before
 from orca.sample.shell.sink import S3_SCHEME as SCHEME
 
 READ_BYTES = 256 * 1024
@@ -167,23 +168,6 @@ def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chu
         if start > starts[-1]:
             starts.append(start)
     return starts
-
-
-def line_start_before(read_at: Callable[[int, int], bytes], offset: int, block: int = 64 * 1024) -> int:
-    r"""Where the line holding the byte at `offset` starts: just after the last newline before `offset`, or 0.
-
-    >>> text = b"ab\ncd\nef"
-    >>> [line_start_before(lambda at, length: text[at:at + length], offset, 2) for offset in range(len(text) + 1)]
-    [0, 0, 0, 3, 3, 3, 6, 6, 6]
-    """
-    end = offset
-    while end > 0:
-        begin = max(0, end - block)
-        found = read_at(begin, end - begin).rfind(b"\n")
-        if found >= 0:
-            return begin + found + 1
-        end = begin
-    return 0
 
 
 def _file_batches(path: str, start: int = 0, end: int | None = None, chunk: int = READ_BYTES) -> Iterator[list[bytes]]:
