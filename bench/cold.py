@@ -5,8 +5,10 @@
 At the default 5 s interval a line starts with the CPU caches and the interpreter's specialised bytecode gone cold,
 so it costs several times the same line in a tight loop (what `bench/run.py`'s CPU per line at `--seconds 0.02`
 measures). Here `orca sample` without and with `--pid` (a 21-process tree among about 400 host processes) and the
-psutil baseline the same two ways run at once, so they share the machine's noise, started a fraction of the interval
-apart, so their lines do not coincide. Each one's CPU over the window (`/proc/<pid>/schedstat`: everything it ran,
+psutil baseline the same two ways run at once, with the floor sampler (`bench/floor_sampler.py`: the same line with the
+least Python) and that sampler writing a constant line (`--constant`: the wake-up, loop and write that any sampler
+pays, with no reading), so they share the machine's noise, started a fraction of the interval apart, so their lines
+do not coincide. Each one's CPU over the window (`/proc/<pid>/schedstat`: everything it ran,
 the lines and the wake-ups between them) is divided by the lines it wrote in the window; the hour figure is that ×
 3600 / `--seconds`. `--against DIR` runs another checkout's sampler too (with this environment's interpreter and its
 own `src/` first on the path), for a before/after in one run.
@@ -31,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
 ORCA = (PYTHON, "-m", "orca.sample")
 BASELINE = (PYTHON, str(HERE / "psutil_sampler.py"))
+FLOOR = (PYTHON, str(HERE / "floor_sampler.py"))
 
 
 @dataclass(frozen=True)
@@ -89,13 +92,16 @@ def cold_per_line(samplers: dict[str, Sampler], seconds: float, window: float, r
 
 
 def standard_samplers(root: int, against: Path | None = None) -> dict[str, Sampler]:
-    """orca and the psutil baseline, each without and with `--pid root`; another checkout's orca too if given."""
+    """orca and the psutil baseline, each without and with `--pid root`; the floor sampler, and its constant line
+    (the wake-up, loop and write alone); another checkout's orca too if given."""
     pid = ("--pid", str(root))
     samplers = {
         "orca": Sampler(ORCA),
         "orca --pid": Sampler(ORCA, pid),
         "psutil": Sampler(BASELINE),
         "psutil --pid": Sampler(BASELINE, pid),
+        "floor": Sampler(FLOOR),
+        "constant": Sampler(FLOOR, ("--constant",)),
     }
     if against is not None:
         samplers["other"] = Sampler(ORCA, (), against / "src")
@@ -121,6 +127,13 @@ def rows(got: dict[str, float], seconds: float, reached: int) -> list[tuple[str,
     hour_o, hour_p = got["orca --pid"] * per_hour, got["psutil --pid"] * per_hour
     printed.append((f"  an hour at --seconds {seconds:g} --pid, from the cold line", f"{hour_o:.3f} s",
                     f"{hour_p:.3f} s", f"{hour_o / hour_p:.2f}"))
+    if "floor" in got:
+        floor, constant = got["floor"], got["constant"]
+        printed += [
+            ("  no --pid, against the floor sampler's cold line (orca / floor)", us(got["orca"]), us(floor),
+             f"{got['orca'] / floor:.2f}"),
+            ("  the floor sampler writing a constant line: the wake-up, loop and write alone", "", us(constant), ""),
+        ]
     return printed
 
 

@@ -1,7 +1,10 @@
 """The floor: the least Python that writes the same line from the same files, to show how far `orca sample` is from
 what Python itself costs. No checks, no fallbacks, no end conditions but `--count`: a yardstick, not a sampler.
 
-    python bench/floor_sampler.py --out FILE [--seconds S] [--count N]
+    python bench/floor_sampler.py --out FILE [--seconds S] [--count N] [--constant]
+
+`--constant` reads nothing and writes the same short line every time: what any Python sampler pays for a line
+without its work (the wake-up, the loop and the write), the part of a cold line no parser or encoder can remove.
 """
 
 from __future__ import annotations
@@ -22,7 +25,10 @@ def main() -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--count", type=int, default=0)
+    parser.add_argument("--constant", action="store_true")
     args = parser.parse_args()
+    if args.constant:
+        return constant_lines(args.out, args.seconds, args.count)
     fds = [os.open(f"/proc/{name}", os.O_RDONLY) for name in FILES]
     disks = {d for d in os.listdir("/sys/block") if "/virtual/" not in os.path.realpath(f"/sys/block/{d}")}
     out = os.open(args.out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -76,6 +82,14 @@ def main() -> int:
         }
         os.write(out, orjson.dumps(line) + b"\n")
         prev = cur
+    return 0
+
+
+def constant_lines(path: str, seconds: float, count: int) -> int:
+    out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    for n in range(count or 1 << 62):
+        time.sleep(0.2 if n == 0 else seconds)
+        os.write(out, b'{"v":1}\n')
     return 0
 
 
