@@ -5,13 +5,13 @@
 At the default 5 s interval a line starts with the CPU caches and the interpreter's specialised bytecode gone cold,
 so it costs several times the same line in a tight loop (what `bench/run.py`'s CPU per line at `--seconds 0.02`
 measures). Here `orca sample` without and with `--pid` (a 21-process tree among about 400 host processes) and the
-psutil baseline the same two ways run at once, with the floor sampler (`bench/floor_sampler.py`: the same line with the
-least Python) and that sampler writing a constant line (`--constant`: the wake-up, loop and write that any sampler
-pays, with no reading), so they share the machine's noise, started a fraction of the interval apart, so their lines
-do not coincide. Each one's CPU over the window (`/proc/<pid>/schedstat`: everything it ran,
-the lines and the wake-ups between them) is divided by the lines it wrote in the window; the hour figure is that ×
-3600 / `--seconds`. `--against DIR` runs another checkout's sampler too (with this environment's interpreter and its
-own `src/` first on the path), for a before/after in one run.
+psutil baseline the same two ways run at once, with the floor sampler (`bench/floor_sampler.py`: the same line with
+the least Python) and both writing a constant line (the floor's `--constant`, and `orca sample` with its line
+replaced: the wake-up, loop and write alone, with no reading), so they share the machine's noise, started a fraction
+of the interval apart, so their lines do not coincide. Each one's CPU over the window (`/proc/<pid>/schedstat`:
+everything it ran, the lines and the wake-ups between them) is divided by the lines it wrote in the window; the hour
+figure is that × 3600 / `--seconds`. `--against DIR` runs another checkout's sampler too (with this environment's
+interpreter and its own `src/` first on the path), for a before/after in one run.
 """
 
 from __future__ import annotations
@@ -34,6 +34,14 @@ PYTHON = sys.executable
 ORCA = (PYTHON, "-m", "orca.sample")
 BASELINE = (PYTHON, str(HERE / "psutil_sampler.py"))
 FLOOR = (PYTHON, str(HERE / "floor_sampler.py"))
+# `orca sample` whose every line is the same short text: its loop, wait and file output alone, nothing read.
+ORCA_CONSTANT = (
+    PYTHON,
+    "-c",
+    "import sys; from orca.sample.shell import cli, sampler;"
+    "sampler.Sampler.line_bytes = lambda self: b'{\"v\":1}';"
+    "cli.process_main(['orca', 'sample', *sys.argv[1:]])",
+)
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,7 @@ def standard_samplers(root: int, against: Path | None = None) -> dict[str, Sampl
         "psutil --pid": Sampler(BASELINE, pid),
         "floor": Sampler(FLOOR),
         "constant": Sampler(FLOOR, ("--constant",)),
+        "orca constant": Sampler(ORCA_CONSTANT),
     }
     if against is not None:
         samplers["other"] = Sampler(ORCA, (), against / "src")
@@ -132,7 +141,8 @@ def rows(got: dict[str, float], seconds: float, reached: int) -> list[tuple[str,
         printed += [
             ("  no --pid, against the floor sampler's cold line (orca / floor)", us(got["orca"]), us(floor),
              f"{got['orca'] / floor:.2f}"),
-            ("  the floor sampler writing a constant line: the wake-up, loop and write alone", "", us(constant), ""),
+            ("  a constant line, nothing read: orca's loop and output, against the floor's wake-up, loop and write",
+             us(got["orca constant"]), us(constant), f"{got['orca constant'] / constant:.2f}"),
         ]
     return printed
 
