@@ -8,19 +8,25 @@ same keys, units and meanings wherever it was written. Where psutil has no such 
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import psutil
+from returns.result import Result, Success
 
-from orca.sample.compute.snapshot import Snapshot
+from orca.sample.compute.snapshot import DiskReading, Snapshot
 from orca.sample.parse.diskstats import DiskIo, DiskStats
+from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 from orca.sample.shell.psutil_procs import RunRss
 from orca.sample.shell.readers import read_disks, read_whole_disks
-from orca.sample.shell.sampler import _guarded, _host, _self_cpu  # the Sampler's own, shared
+from orca.sample.shell.sampler import Source, _guarded, _host, _self_cpu  # the Sampler's own, shared
+
+T = TypeVar("T")
 
 MICROSECONDS = 1_000_000
 """CPU times are kept as whole microseconds: the shares are ratios, so the unit only has to be fine enough."""
@@ -84,8 +90,25 @@ def memory_keys(memory: object, swap: object | None) -> dict[str, int]:
 
 
 def read_memory() -> MemInfo:
-    swap = _guarded(psutil.swap_memory)
+    swap = _guarded(psutil.swap_memory)  # no swap figures: no swap, not a failure of the section
     return MemInfo(bytes_by_key=memory_keys(psutil.virtual_memory(), swap))
+
+
+def read_disk_devices() -> DiskStats | None:
+    return disk_devices(psutil.disk_io_counters(perdisk=True))
+
+
+def read_interfaces() -> NetDev | None:
+    return interface_bytes(psutil.net_io_counters(pernic=True))
+
+
+def _succeeding(read: Callable[[], T]) -> Callable[[], Result[T, ParseError]]:
+    """`read` as a `Source` reads: what it returns is the reading; what it raises is told by the source."""
+
+    def reading() -> Result[T, ParseError]:
+        return Success(read())
+
+    return reading
 
 
 def disk_devices(counters: Mapping[str, object]) -> DiskStats | None:
@@ -144,7 +167,19 @@ class PsutilReader:
         self.cgroup = cgroup
         self.sys = sys
         self.host = _host()
-        self._run = RunRss()
+        run = RunRss()
+        # Each section read behind a `Source`, as the /proc readers are: a psutil call that raises (a permission
+        # refused, a platform call that failed) makes its section null and is told once until it reads again.
+        self._stat: Source[ProcStat] = Source("the CPU times through psutil", _succeeding(read_cpu))
+        self._meminfo: Source[MemInfo] = Source("the memory figures through psutil", _succeeding(read_memory))
+        self._rss: Source[int] = Source(
+            "the run's processes through psutil", _succeeding(functools.partial(run.run_rss, root, argv0))
+        )
+        self._disks: Source[tuple[DiskReading, ...]] = Source("--dirs", functools.partial(read_disks, self.dirs))
+        self._diskstats: Source[DiskStats | None] = Source(
+            "the disk counters through psutil", _succeeding(read_disk_devices)
+        )
+        self._net: Source[NetDev | None] = Source("the network counters through psutil", _succeeding(read_interfaces))
         # Where a /sys/block lists the whole disks (Linux), partitions are not counted twice; it is read again only
         # when the disks psutil names change. Elsewhere psutil names whole disks only (macOS: IOMedia "Whole").
         self._disk_names: frozenset[str] | None = None
@@ -154,18 +189,18 @@ class PsutilReader:
         """Everything one line needs, read now. Never raises."""
         at_ns = time.monotonic_ns()
         wall = time.time()
-        diskstats = _guarded(lambda: disk_devices(psutil.disk_io_counters(perdisk=True)))
+        diskstats = self._diskstats.value()
         return Snapshot(
             monotonic_ns=at_ns,
             wall=wall,
             host=self.host,
-            stat=_guarded(read_cpu),
-            meminfo=_guarded(read_memory),
-            rss_bytes=_guarded(lambda: self._run.run_rss(self.root, self.argv0)),
-            disks=_guarded(lambda: read_disks(self.dirs).value_or(None)),
+            stat=self._stat.value(),
+            meminfo=self._meminfo.value(),
+            rss_bytes=self._rss.value(),
+            disks=self._disks.value(),
             diskstats=diskstats,
             whole_disks=self._current_whole_disks(diskstats),
-            net=_guarded(lambda: interface_bytes(psutil.net_io_counters(pernic=True))),
+            net=self._net.value(),
             containers_enabled=bool(self.cgroup),
             containers=None,
             pressure=None,
