@@ -259,3 +259,16 @@ def test_a_rise_across_the_cut_to_the_last_bit() -> None:
     [merged] = earlier.summaries("x")
     [one] = summarise_hosts("x", [lines[:1], lines[1:]])
     assert merged.self_cpu_seconds == one.self_cpu_seconds == pytest.approx(16956.09)
+
+
+def test_a_file_too_small_to_cut_does_not_ask_for_the_cores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A directory of many small files reads each in one process without reading the cgroup's limits for each."""
+    path = run_file(tmp_path / "run.jsonl", 50)
+
+    def asked() -> int:
+        raise AssertionError("the cores were asked for")
+
+    monkeypatch.setattr(parts, "usable_cores", asked)
+    [source] = sources(str(path))
+    _, tally = parts.fold_source(source)
+    assert tally.samples == 50

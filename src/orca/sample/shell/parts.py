@@ -103,7 +103,10 @@ def fold_source(source: Source, parts: int | None = None) -> Part:
     if source.path is not None:
         with open(source.path, "rb", buffering=0) as file:
             size = os.fstat(file.fileno()).st_size
-            wanted = part_count(size, usable_cores()) if parts is None else parts
+            if parts is not None:
+                wanted = parts
+            else:  # the cores asked for only when the file is large enough to be cut (a directory of many files)
+                wanted = part_count(size, usable_cores()) if size >= 2 * MIN_PART_BYTES else 1
             if wanted > 1:
                 starts = part_starts(lambda offset, length: os.pread(file.fileno(), length, offset), size, wanted)
     if len(starts) == 1:
