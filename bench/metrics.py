@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.population import python_with_its_own_peak
 from bench.runs import write_run
 from orca.sample.shell.parts import part_count, usable_cores
 
@@ -88,10 +89,7 @@ print(f"{peak(resource.RUSAGE_SELF):.1f} {peak(resource.RUSAGE_CHILDREN):.1f}", 
 
 def peaks(path: Path) -> tuple[float, float]:
     """The peak resident MiB of `orca metrics path` and of its worker (0 when it forked none)."""
-    # Started by a shell that forks it: Linux keeps a process's peak across `exec`, so a child started from this
-    # process directly would count this process's own memory as its peak.
-    done = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "sh", PYTHON, "-c", PEAKS, str(path)], check=True,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = python_with_its_own_peak(PEAKS, str(path))
     parent, worker = done.stderr.split()[-2:]
     return float(parent), float(worker)
 

@@ -1,16 +1,31 @@
-"""Processes for the benchmarks: a run's tree, and idle filler processes to give the host N processes in all."""
+"""Processes for the benchmarks: a run's tree, idle filler processes to give the host N processes in all, and a
+Python process whose peak memory is its own."""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 # Tree members run with this argv[0] (bash's `exec -a`), so `--match` finds them and nothing else.
 WORKER_ARGV0 = "orca-bench-worker"
+
+
+def python_with_its_own_peak(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -c code args...`, its output captured as text, in a process whose peak memory is its own: started by a
+    shell that forks it. Linux keeps a process's peak across `exec`, so a child started from the benchmark directly
+    (or the shell's own figure) would count the benchmark's memory; `code` reads its peak itself
+    (`resource.getrusage`) and prints it."""
+    return subprocess.run(
+        ["/bin/sh", "-c", '"$@"; exit $?', "sh", sys.executable, "-c", code, *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
 
 
 def host_process_count() -> int:

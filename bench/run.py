@@ -24,7 +24,7 @@ from pathlib import Path
 import orjson
 import psutil
 
-from bench.population import WORKER_ARGV0, filler, host_process_count, run_tree
+from bench.population import WORKER_ARGV0, filler, host_process_count, python_with_its_own_peak, run_tree
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
@@ -117,11 +117,7 @@ def peak_rss_and_boto3() -> tuple[float, bool]:
         "print('boto3' in sys.modules or 'botocore' in sys.modules, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        # Started by a shell that forks it, and its peak read by itself: Linux keeps a process's peak across `exec`,
-        # so a child started from this process directly (or the shell's own figure) would count this process's
-        # memory, which holds the 4,000-process rows' data by now.
-        done = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "sh", PYTHON, "-c", probe,
-                               str(Path(tmp) / "lines.jsonl")], check=True, stdout=subprocess.PIPE, text=True)
+        done = python_with_its_own_peak(probe, str(Path(tmp) / "lines.jsonl"))
     loaded, peak_kib = done.stdout.split()[-2:]
     return int(peak_kib) / 1024, loaded == "True"
 
