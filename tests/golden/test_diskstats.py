@@ -15,7 +15,7 @@ import pytest
 
 from orca.sample.compute.rates import parse_diskstats
 from orca.sample.parse.block import whole_disks
-from orca.sample.parse.diskstats import DiskIo, DiskStats, _device, parse
+from orca.sample.parse.diskstats import DiskIo, DiskStats, device_line, parse
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -136,6 +136,6 @@ def test_a_line_longer_than_any_kernel_prints_is_still_parsed_but_never_looked_u
     fields = FOURTEEN.split()
     fields[11] = "0" * 599 + "7"
     long_line = " ".join(fields) + "\n"
-    looked_up_before = _device.cache_info().misses
+    looked_up_before = device_line.cache_info().misses
     assert parse(long_line).unwrap().devices == (DiskIo("sda", 2048, 4096),)
-    assert _device.cache_info().misses == looked_up_before
+    assert device_line.cache_info().misses == looked_up_before

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.parse.net_dev import NetDev, _interface, parse, parse_net_dev
+from orca.sample.parse.net_dev import NetDev, interface_line, parse, parse_net_dev
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -115,6 +115,6 @@ def test_an_interface_read_again_gives_its_new_counters() -> None:
 def test_a_line_longer_than_any_kernel_prints_is_still_parsed_but_never_looked_up_in_the_cache() -> None:
     # No kernel prints a 600-character name (15 at most), but the parser takes any name without white space.
     name = "veth" + "x" * 596
-    looked_up_before = _interface.cache_info().misses
+    looked_up_before = interface_line.cache_info().misses
     assert parse(f"  {name}: 7 1 0 0 0 0 0 0 9 2 0 0 0 0 0 0\n").unwrap() == NetDev({name: (7, 9)})
-    assert _interface.cache_info().misses == looked_up_before
+    assert interface_line.cache_info().misses == looked_up_before

@@ -253,8 +253,9 @@ def test_the_early_baseline_is_the_one_read_when_made(proc: Path) -> None:
     with Sampler(0, "", [], proc=str(proc), sys=sys_root, baseline=early) as given, Sampler(
         0, "", [], proc=str(proc), sys=sys_root
     ) as read:
-        assert given._prev.stat is not None and given._prev.pressure is not None
-        assert undated(given._prev) == undated(read._prev)
+        given_baseline, read_baseline = given._previous_snapshot(), read._previous_snapshot()
+        assert given_baseline.stat is not None and given_baseline.pressure is not None
+        assert undated(given_baseline) == undated(read_baseline)
 
 
 def undated(snapshot: Snapshot) -> Snapshot:

@@ -37,7 +37,7 @@ class DiskStats:
 # An idle device (a loop device, zram, a disk nothing touches) prints the same line line after line: each line's
 # record is made once and handed out again, as a frozen record can be, instead of the line being parsed anew.
 @functools.lru_cache(maxsize=256)
-def _device(line: str) -> DiskIo | None:
+def device_line(line: str) -> DiskIo | None:
     """One line's device; None for a line of another length or with anything but a decimal outside the name."""
     fields = line.split()
     count = len(fields)
@@ -71,7 +71,7 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
     (DiskIo(name='sda', sectors_read=8, sectors_written=16), DiskIo(name='sda1', sectors_read=8, sectors_written=16))
     """
     devices: list[DiskIo] = []
-    for device in parsed_lines(text, _device):
+    for device in parsed_lines(text, device_line):
         if device is not None:
             devices.append(device)
     if not devices:

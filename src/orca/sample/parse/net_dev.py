@@ -27,7 +27,7 @@ class NetDev:
 # The header lines, and an idle interface's, are the same line after line: each is parsed once and its reading
 # handed out again.
 @functools.lru_cache(maxsize=256)
-def _interface(line: str) -> tuple[str, tuple[int, int]] | None:
+def interface_line(line: str) -> tuple[str, tuple[int, int]] | None:
     """One line's interface and its (bytes received, bytes sent); None for a line that is not an interface's."""
     name, colon, rest = line.rpartition(":")
     name = name.strip()
@@ -53,7 +53,7 @@ def parse(text: str) -> Result[NetDev, ParseError]:
     """
     bytes_by_interface: dict[str, tuple[int, int]] = {}
     seen_interface = False
-    for interface in parsed_lines(text, _interface):
+    for interface in parsed_lines(text, interface_line):
         if interface is None:
             continue
         seen_interface = True

@@ -46,6 +46,12 @@ def read_kernel_file(path: str) -> str:
     return _KERNEL_FILES.read(path).decode("utf-8", errors="replace")
 
 
+def kernel_files_bytes(paths: tuple[str, ...]) -> dict[str, bytes | OSError]:
+    """Each of the kernel files `paths` -> its bytes, or the `OSError` reading it raised: read through kept
+    descriptors, in one call."""
+    return _KERNEL_FILES.read_each(paths)
+
+
 def reading_given(texts: Mapping[str, bytes | OSError], take: Callable[[], T]) -> T:
     """`take()`, with each kernel file of `texts` given from there (once) instead of read: readings taken earlier,
     parsed by the same readers as every line's. Another thread reading meanwhile reads the files themselves."""

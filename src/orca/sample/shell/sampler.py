@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from returns.result import Result, Success
 from toolz import pipe
 
+from orca.sample.compute import quick
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
@@ -30,7 +31,7 @@ from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure
 from orca.sample.parse.proc_stat import ProcStat
 from orca.sample.shell import readers
-from orca.sample.shell.early import EarlyReadings
+from orca.sample.shell.early import RATE_FILES, EarlyReadings
 from orca.sample.shell.pressure import read_pressure
 from orca.sample.shell.reader_choice import psutil_reader_for
 from orca.sample.shell.report import FailureReport
@@ -69,6 +70,10 @@ class Source(Generic[T]):
         self._report.failed(f"cannot read {failure.source}: {failure.reason}")
         return None
 
+    def failing(self) -> bool:
+        """Its last read failed (and was told)."""
+        return self._report.failing
+
 
 def _guarded(read: Callable[[], T | None]) -> T | None:
     """A reader's value, or None when it raised: for the psutil reader, whose readings have no `Result`."""
@@ -97,10 +102,19 @@ def _run_rss(scanner: ProcessScanner, root: int | None, argv0: str) -> Result[in
 
 _NO_RUN: Result[int, ParseError] = Success(0)
 
+QUICK_MISSES_AT_MOST = 8
+"""Lines in a row made by the general path although the quick one was tried, after which it is no longer tried: a
+host whose files do not read as the quick path expects would otherwise pay for both on every line."""
+_QUICK_FILES = (*RATE_FILES, "meminfo")
+"""The kernel files the quick path reads, in the order `_counters_of` takes them."""
+
 
 def _no_run() -> Result[int, ParseError]:
     """The run's resident bytes with neither --pid nor --match: none to count."""
     return _NO_RUN
+
+
+_NOT_READ = OSError("not read")
 
 
 class Sampler:
@@ -123,6 +137,7 @@ class Sampler:
         sys: str = "/sys",
         reader: str = "",
         baseline: EarlyReadings | None = None,
+        quick_lines: bool = True,
     ) -> None:
         self.root = root if root > 0 else None
         """The `--pid` process; None without one (root <= 0 in the documented API)."""
@@ -172,8 +187,29 @@ class Sampler:
         self._whole_disks: frozenset[str] | None = None
         self._container_disks: frozenset[str] | None = None
         """`MAJ:MIN` of the whole disks, for the containers' `io`: read with the whole disks, only with --cgroup."""
-        self._prev = self._baseline(baseline)
-        self.started_ns = self._prev.monotonic_ns
+        # The quick path (compute/quick.py) for the host's own line from /proc: not for psutil or containers.
+        self._quick_paths: tuple[str, ...] | None = None
+        if quick_lines and self._psutil is None and self._containers is None:
+            self._quick_paths = tuple(os.path.join(proc, name) for name in _QUICK_FILES)
+        self._quick_misses = 0
+        self._general_failing = False
+        """A source the quick path reads failed on the last general line: lines stay general until it reads again,
+        so its recovery is noticed and its next failure told."""
+        self._prev: Snapshot | None
+        """The previous readings as a snapshot; None after a quick line, until the general path needs them."""
+        self._prev_reading: EarlyReadings | None = None
+        """The previous readings' texts and clocks (quick path only), to make `_prev` from when it is needed."""
+        self._prev_counters: quick.Counters | None = None
+        if self._quick_paths is None:
+            self._prev = self._baseline(baseline)
+            self.started_ns = self._prev.monotonic_ns
+        else:
+            early = baseline if baseline is not None and baseline.proc == proc else self._read_texts()
+            self._prev, self._prev_reading = None, early
+            self._prev_counters = self._counters_of(early)
+            if self._prev_counters is None:  # parsed now, as the general path would: a failure is told at once
+                self._prev = self._given(early)
+            self.started_ns = early.monotonic_ns
         """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from
         (docs/behaviour.md §2.2)."""
 
@@ -213,7 +249,9 @@ class Sampler:
         )
 
     def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
-        names = None if diskstats is None else frozenset([device.name for device in diskstats.devices])
+        return self._whole_disks_for(None if diskstats is None else frozenset([d.name for d in diskstats.devices]))
+
+    def _whole_disks_for(self, names: frozenset[str] | None) -> frozenset[str] | None:
         if names is None or names != self._disk_names:
             self._disk_names = names
             try:
@@ -230,10 +268,91 @@ class Sampler:
 
     def line_bytes(self) -> bytes:
         """`line()` as the encoder made it, for the outputs, which write bytes."""
-        current = self.snapshot()
-        data = pipe(current, functools.partial(build_line, self._prev), encode_line)
-        self._prev = current
+        if self._quick_paths is None:
+            current = self.snapshot()
+            general = pipe(current, functools.partial(build_line, self._previous_snapshot()), encode_line)
+            self._prev = current
+            return general
+        reading = self._read_texts()
+        counters = self._counters_of(reading)
+        data: bytes | None = (
+            None if counters is None or self._general_failing else self._quick_line(reading, counters)
+        )
+        if data is None:
+            previous = self._previous_snapshot()  # first: a failure in it is told before one in the new readings
+            current = self._given(reading)
+            data = pipe(current, functools.partial(build_line, previous), encode_line)
+            self._prev = current
+            self._general_failing = any(
+                source.failing()
+                for source in (self._stat, self._meminfo, self._diskstats, self._net, self._pressure, self._disks)
+            )
+            self._quick_misses += 1
+            if self._quick_misses >= QUICK_MISSES_AT_MOST:
+                self._quick_paths = None  # `_prev` is this line's: the general path goes on from it
+        else:
+            self._prev = None
+            self._quick_misses = 0
+        self._prev_reading, self._prev_counters = reading, counters
         return data
+
+    def _quick_line(self, reading: EarlyReadings, counters: quick.Counters) -> bytes | None:
+        """The line by the quick path, or None when the general path must make it (it then reads the directories
+        and the run's processes again, and says why one failed)."""
+        previous, paths = self._prev_counters, self._quick_paths
+        if previous is None or paths is None:
+            return None
+        try:
+            disks = tuple(map(readers.read_disk, self.dirs))
+        except (OSError, ValueError):
+            return None
+        rss = 0 if self._scanner is None else self._rss.value()
+        if rss is None:
+            return None
+        names = frozenset(counters.disk_names)
+        whole_disks = self._whole_disks if names == self._disk_names else self._whole_disks_for(names)
+        times = os.times()
+        return quick.line(
+            previous,
+            counters,
+            reading.texts[paths[-1]],
+            wall=reading.wall,
+            host=self.host,
+            disks=disks,
+            whole_disks=whole_disks,
+            rss=rss,
+            self_cpu=times.user + times.system,
+        )
+
+    def _read_texts(self) -> EarlyReadings:
+        """The quick path's files, read now through the kept descriptors, with the clocks."""
+        at_ns = time.monotonic_ns()
+        wall = time.time()
+        return EarlyReadings(self.proc, at_ns, wall, readers.kernel_files_bytes(self._quick_paths or ()))
+
+    def _counters_of(self, reading: EarlyReadings) -> quick.Counters | None:
+        paths, texts = self._quick_paths, reading.texts
+        if paths is None:
+            return None
+        get = texts.get
+        return quick.counters(
+            get(paths[0], _NOT_READ),
+            get(paths[1], _NOT_READ),
+            get(paths[2], _NOT_READ),
+            (get(paths[3], _NOT_READ), get(paths[4], _NOT_READ), get(paths[5], _NOT_READ)),
+            reading.monotonic_ns,
+        )
+
+    def _given(self, reading: EarlyReadings) -> Snapshot:
+        """The snapshot of `reading`: its files parsed as `snapshot()` parses them, dated when they were read (the
+        rest, `mem`'s rss and the directories, read now)."""
+        now = readers.reading_given(reading.texts, self.snapshot)
+        return dataclasses.replace(now, monotonic_ns=reading.monotonic_ns, wall=reading.wall)
+
+    def _previous_snapshot(self) -> Snapshot:
+        if self._prev is None:  # the last line was quick: its readings parsed now
+            self._prev = self.snapshot() if self._prev_reading is None else self._given(self._prev_reading)
+        return self._prev
 
     def close(self) -> None:
         """Close the descriptors kept between lines (a later line would open what it needs again)."""
