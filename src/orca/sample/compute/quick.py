@@ -16,6 +16,8 @@ from __future__ import annotations
 import errno
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import sub
 from typing import Any
 
 import orjson
@@ -194,7 +196,9 @@ def line(
     else:
         busiest = 0.0
         for core_prev, core_cur in zip(prev.cpu[1:], cur.cpu[1:], strict=True):
-            increase = list(map(_increase, core_prev, core_cur))
+            increase = list(map(sub, core_cur, core_prev))
+            if min(increase) < 0:  # a counter went backwards (a reset, a core brought back): it counts 0
+                increase = list(map(max, increase, repeat(0)))
             core_total = sum(increase)
             if core_total:
                 busiest = max(busiest, (core_total - increase[3] - increase[4]) * 100 / core_total)
@@ -263,11 +267,6 @@ def line(
         return orjson.dumps(document)
     except orjson.JSONEncodeError:  # an integer beyond 64 bits: the general encoder writes it
         return None
-
-
-def _increase(before: int, now: int) -> int:
-    """A counter's increase; 0 when it went backwards (a reset, a core brought back)."""
-    return max(0, now - before)
 
 
 def _mem(meminfo: bytes | OSError, rss: int) -> dict[str, int] | None:

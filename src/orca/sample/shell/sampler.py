@@ -285,7 +285,9 @@ class Sampler:
             self._prev = current
             self._general_failing = any(
                 source.failing()
-                for source in (self._stat, self._meminfo, self._diskstats, self._net, self._pressure, self._disks)
+                for source in (
+                    self._stat, self._meminfo, self._diskstats, self._net, self._pressure, self._disks, self._rss
+                )
             )
             self._quick_misses += 1
             if self._quick_misses >= QUICK_MISSES_AT_MOST:
@@ -306,9 +308,12 @@ class Sampler:
             disks = tuple(map(readers.read_disk, self.dirs))
         except (OSError, ValueError):
             return None
-        rss = 0 if self._scanner is None else self._rss.value()
-        if rss is None:
-            return None
+        rss = 0
+        if self._scanner is not None:
+            try:
+                rss = self._scanner.run_rss(self.root, self.argv0)
+            except Exception:  # the general path reads it again, and says why it failed
+                return None
         names = frozenset(counters.disk_names)
         whole_disks = self._whole_disks if names == self._disk_names else self._whole_disks_for(names)
         times = os.times()
