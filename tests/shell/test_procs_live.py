@@ -7,12 +7,14 @@ leaves lets each parent's `wait` return, and the test reaps the root.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -559,6 +561,74 @@ def test_lines_alike_read_no_process_one_by_one_and_still_see_every_change(
     assert int(ask(root, "end")) == first
     assert line()[0] == {root.pid, second, threaded}
     files.close()
+
+
+def host_forks() -> int:
+    """/proc/stat's `processes`: every process and thread the host created since boot (proc(5))."""
+    with open("/proc/stat") as stat:
+        return next(int(line.split()[1]) for line in stat if line.startswith("processes "))
+
+
+def test_with_no_task_created_since_the_last_walk_the_tree_is_taken_until_a_member_ends(
+    started: list[subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given the host's fork count, a walk at the count of the last one takes its tree without reading a thread
+    count or a `children` file; a new count walks again and finds a new child; a member that ends (reaped, or a
+    zombie not yet reaped) is still noticed at the same count."""
+    root = python(CONTROLLED_ROOT, started)
+    files = TreeFiles(ProcRoot.at("/proc"))
+    batches: list[int] = []
+    read_batches = files._kept_children
+
+    def counted(*args: Any) -> dict[int, Sequence[int]]:
+        batches.append(1)
+        return read_batches(*args)
+
+    monkeypatch.setattr(files, "_kept_children", counted)
+
+    def line(forks: int) -> tuple[frozenset[int], int]:
+        tree = files.walk(root.pid, forks)
+        files.keep_only(tree)
+        return tree, files.total_pages(tree)
+
+    first, second = int(ask(root, "spawn")), int(ask(root, "spawn"))
+    wait_until(lambda: stat_state(first) == stat_state(second) == "S", "the sleeps to settle")
+    count = host_forks()
+    tree, pages = line(count)
+    assert tree == {root.pid, first, second}
+    assert line(count) == (tree, pages)
+    batches.clear()
+    assert line(count) == (tree, pages)
+    assert batches == [], "no task created: the last tree, its sum from the statm files alone"
+
+    # A new child: the count has moved, and the walk finds it; then the count stays, and so does the tree.
+    third = int(ask(root, "spawn"))
+    wait_until(lambda: stat_state(third) == "S", "the sleep to settle")
+    count = host_forks()
+    tree, pages = line(count)
+    assert tree == {root.pid, first, second, third}
+    assert line(count) == (tree, pages)
+
+    # A member reaped: its statm no longer reads, so the tree is walked again, at the same count.
+    assert int(ask(root, "end")) == first
+    assert line(count)[0] == {root.pid, second, third}
+    assert batches, "walked again"
+
+    # A member ended but not reaped (its parent has not waited for it): a zombie's statm holds no memory.
+    os.kill(second, signal.SIGKILL)
+    wait_until(lambda: stat_state(second) == "Z", "the sleep to be a zombie")
+    batches.clear()
+    assert line(count) == (walk_tree_now(root.pid), pages_now(root.pid))
+    assert batches, "walked again"
+    files.close()
+
+
+def walk_tree_now(root: int) -> frozenset[int]:
+    return frozenset(walk_tree(ProcRoot.at("/proc"), root))
+
+
+def pages_now(root: int) -> int:
+    return procs.tree_rss(root) // procs.page_size()
 
 
 def threads_children_held(pid: int) -> set[str]:

@@ -36,6 +36,7 @@ from orca.sample.records import quick_init
 _CPU_FIELDS = 8
 _SHORT_DIGITS = 19
 """Decimals of at most this many digits are below 2^64: no range check needed."""
+_FORKS = "\nprocesses "
 _NO_PSI = frozenset({errno.ENOENT, errno.EOPNOTSUPP})
 """How a kernel without pressure stall information answers (as `shell/pressure.py` reads it)."""
 _T_BELOW = 1e12
@@ -61,6 +62,8 @@ class Counters:
     """Interface (`lo` left out) -> bytes received and sent."""
     stalls: tuple[int, int, int] | None
     """The `some` stall totals (µs) of cpu, memory and io; None on a kernel without pressure stall information."""
+    forks: int | None = None
+    """/proc/stat's `processes`: the tasks (processes and threads) created since boot; None when it has none."""
 
 
 def counters(
@@ -102,6 +105,13 @@ def counters(
         cpu.append(tuple(map(int, numbers)))
     if not cpu or len(set(core_numbers)) != len(core_numbers):
         return None
+    # `processes` comes after the long `intr` line: found by one search rather than by splitting the text.
+    forks: int | None = None
+    at = text.find(_FORKS, end)
+    line_end = -1 if at < 0 else text.find("\n", at + 1)
+    if line_end >= 0:
+        digits = text[at + len(_FORKS) : line_end]
+        forks = int(digits) if digits.isdigit() and digits.isascii() and len(digits) <= _SHORT_DIGITS else None
     # /proc/diskstats and /proc/net/dev: each line through the general parsers' own cached line readers.
     disk_names: list[str] = []
     disk_sectors: list[tuple[int, int]] = []
@@ -151,6 +161,7 @@ def counters(
         tuple(disk_sectors),
         net,
         None if missing else (stalls[0], stalls[1], stalls[2]),
+        forks,
     )
 
 

@@ -81,15 +81,17 @@ class ProcessScanner:
         self._argv0_files = Argv0Files(self._root)
         self._argv0_images = Argv0ByImage(self._root)
 
-    def run_rss(self, root: int | None, argv0: str) -> int:
-        """Resident bytes of `root`'s tree plus the processes whose argv[0] is `argv0`, each once; 0 with neither."""
+    def run_rss(self, root: int | None, argv0: str, forks: int | None = None) -> int:
+        """Resident bytes of `root`'s tree plus the processes whose argv[0] is `argv0`, each once; 0 with neither.
+
+        `forks`: /proc/stat's `processes`, read before this call, when the caller has it (`TreeFiles.walk`)."""
         if root is None and not argv0:
             return 0
         if not self._walk:
             pids = _scan_run(self._root, root, argv0, self._argv0_images)
             return total(_resident_pages(self._root, pids), pids) * self._page_size
         files = self._tree_files
-        tree = frozenset() if root is None else files.walk(root)
+        tree = frozenset() if root is None else files.walk(root, forks)
         files.keep_only(tree)
         members = tree.union(self._argv0_files.matching(argv0)) if argv0 else tree
         return files.total_pages(members) * self._page_size

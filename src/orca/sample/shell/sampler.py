@@ -311,7 +311,7 @@ class Sampler:
         rss = 0
         if self._scanner is not None:
             try:
-                rss = self._scanner.run_rss(self.root, self.argv0)
+                rss = self._scanner.run_rss(self.root, self.argv0, counters.forks)
             except Exception:  # the general path reads it again, and says why it failed
                 return None
         names = frozenset(counters.disk_names)

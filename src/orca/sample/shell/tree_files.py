@@ -85,6 +85,10 @@ class TreeFiles:
         """The last line's walk, while the next may find the same tree from the batches alone."""
         self._last_statm: tuple[list[bytes], int] = ([], 0)
         """The last line's kept statm files and their resident pages in all."""
+        self._forks_at_last_walk: int | None = None
+        """The host's fork count (/proc/stat `processes`) read before the last walk; None when not given."""
+        self._statm_read: list[bytes] | None = None
+        """The kept statm files as a walk that took the last tree read them, for `total_pages` to use."""
         self._thread_files: dict[int, dict[str, int]] = {}
         """pid -> thread id -> descriptor of that thread's `children`, for kept processes with more threads."""
         self._threads_kept = 0
@@ -117,19 +121,32 @@ class TreeFiles:
             )
         return columns
 
-    def walk(self, pid: int) -> frozenset[int]:
+    def walk(self, pid: int, forks: int | None = None) -> frozenset[int]:
         """`pid` and its descendants, as `process_tree.walk_tree` finds them; empty when `pid` does not exist.
 
-        The kept processes' thread counts and `children` are read first, in two batches. When they read as on the
-        last line, and that line's walk found only kept processes, the tree is that line's. Otherwise the walk
-        reads one by one only the processes new to it, gone, or with more than one thread."""
+        `forks`: the host's count of tasks ever created (/proc/stat `processes`, which counts every fork and thread),
+        read before this call. When it is the count read before the last walk, no process or thread was created
+        anywhere since: the tree can only have lost members, and a member that ended (or whose parent did, which
+        moves it out) is a member that ended. So when that walk found only kept processes and each one's statm still
+        reads as a live process's, the tree is that walk's, and the statm files are not read again for the sum.
+
+        Otherwise the kept processes' thread counts and `children` are read first, in two batches. When they read
+        as on the last line, and that line's walk found only kept processes, the tree is that line's. Otherwise the
+        walk reads one by one only the processes new to it, gone, or with more than one thread."""
+        last = self._last_walk
+        self._statm_read = None
+        if forks is not None and forks == self._forks_at_last_walk and last is not None and last.root == pid:
+            statms = self._live_statms()
+            if statms is not None:
+                self._statm_read = statms
+                return last.tree
+        self._forks_at_last_walk = forks
         columns = self._kept_columns()
         try:
             statuses = list(map(os.fstat, columns.tasks))
             listed = list(map(os.pread, columns.children, repeat(CHILDREN_READ), repeat(0)))
         except OSError:  # not seen from the kernel's procfs: every process one by one
             statuses, listed = [], []
-        last = self._last_walk
         if last is not None and last.root == pid and last.statuses == statuses and last.listed == listed:
             return last.tree
         known = self._kept_children(columns, statuses, listed)
@@ -149,6 +166,18 @@ class TreeFiles:
         short = not listed or max(map(len, listed)) < CHILDREN_READ // 2
         self._last_walk = _Walked(pid, statuses, listed, tree) if whole and short else None
         return tree
+
+    def _live_statms(self) -> list[bytes] | None:
+        """Each kept process's statm, read in one batch; None when one cannot be read (the process was reaped) or
+        reads as no process's memory at all (a zombie's `0 0 0 ...`: it ended, and its children moved out)."""
+        try:
+            datas = list(map(os.pread, self._kept_columns().statms, repeat(STATM_READ), repeat(0)))
+        except OSError:
+            return None
+        # A live process has a size; no digit sorts before 0 and none is written with a leading 0, so the smallest
+        # text shows whether any is empty or starts with a 0 size.
+        smallest = min(datas, default=b"")
+        return None if not smallest or smallest.startswith(b"0 ") else datas
 
     def _kept_children(
         self, columns: _Columns, statuses: list[os.stat_result], listed: list[bytes]
@@ -230,10 +259,13 @@ class TreeFiles:
         by_path = sum(filter(None, map(self._root.resident_pages, pids.difference(self._fds))))
         if not self._fds:
             return by_path
-        try:
-            datas = list(map(os.pread, self._kept_columns().statms, repeat(STATM_READ), repeat(0)))
-        except OSError:  # a process gone since the walk: one by one, forgetting it
-            return by_path + sum(filter(None, map(self.resident_pages, list(self._fds))))
+        datas = self._statm_read
+        self._statm_read = None
+        if datas is None:
+            try:
+                datas = list(map(os.pread, self._kept_columns().statms, repeat(STATM_READ), repeat(0)))
+            except OSError:  # a process gone since the walk: one by one, forgetting it
+                return by_path + sum(filter(None, map(self.resident_pages, list(self._fds))))
         last_datas, last_kept = self._last_statm
         if datas == last_datas:  # idle processes: the same bytes, the same pages
             return by_path + last_kept
@@ -263,6 +295,7 @@ class TreeFiles:
         if files is not None:
             self._columns = None
             self._last_walk = None
+            self._statm_read = None
             for fd in files:
                 os.close(fd)
         self._forget_threads(pid)
