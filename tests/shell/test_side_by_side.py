@@ -213,6 +213,10 @@ def test_both_readers_agree(tmp_path: Path, veth_link: VethLink) -> None:
     with started_tree() as tree, spinning():
         dirs = [str(tmp_path), "/proc"]
         samplers = {reader: Sampler(tree.pid, "", dirs, reader=reader) for reader in ("proc", "psutil")}
+        # A first line from each, back to back, so both intervals start together: making the psutil sampler (its
+        # imports, its first readings) would otherwise fall inside the /proc sampler's interval alone.
+        for sampler in samplers.values():
+            sampler.line()
         time.sleep(0.3)
         write_then_read_back(tmp_path / "written")
         received, sent = exchange(veth_link)
