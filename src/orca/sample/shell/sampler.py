@@ -104,7 +104,8 @@ _NO_RUN: Result[int, ParseError] = Success(0)
 
 QUICK_MISSES_AT_MOST = 8
 """Lines in a row made by the general path although the quick one was tried, after which it is no longer tried: a
-host whose files do not read as the quick path expects would otherwise pay for both on every line."""
+host whose files do not read as the quick path expects would otherwise pay for both on every line. The lines of a
+source's told failure do not count: the quick path waits for it to read again, and is not tried meanwhile."""
 _QUICK_FILES = (*RATE_FILES, "meminfo")
 """The kernel files the quick path reads, in the order `_counters_of` takes them."""
 
@@ -275,9 +276,8 @@ class Sampler:
             return general
         reading = self._read_texts()
         counters = self._counters_of(reading)
-        data: bytes | None = (
-            None if counters is None or self._general_failing else self._quick_line(reading, counters)
-        )
+        tried = not self._general_failing  # while a told failure lasts, the quick path waits: no miss of its own
+        data = None if counters is None or not tried else self._quick_line(reading, counters)
         if data is None:
             previous = self._previous_snapshot()  # first: a failure in it is told before one in the new readings
             current = self._given(reading)
@@ -289,7 +289,8 @@ class Sampler:
                     self._stat, self._meminfo, self._diskstats, self._net, self._pressure, self._disks, self._rss
                 )
             )
-            self._quick_misses += 1
+            if tried:
+                self._quick_misses += 1
             if self._quick_misses >= QUICK_MISSES_AT_MOST:
                 self._quick_paths = None  # `_prev` is this line's: the general path goes on from it
         else:
