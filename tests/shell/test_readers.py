@@ -96,6 +96,31 @@ def test_regular_files_are_read_through_their_path_every_time(tmp_path: Path) ->
     files.close()
 
 
+@pytest.mark.requires_proc
+def test_read_each_gives_what_read_gives(tmp_path: Path) -> None:
+    """The files read together every line, in one call: each path's bytes as `read` gives them, or the error it
+    raises; a kept descriptor that reads empty (its file gone, as a removed cgroup's) is opened again, as `read`
+    does, rather than taken for an empty file."""
+    fixture = tmp_path / "stat"
+    fixture.write_text("cpu  1 2 3 4\n")
+    paths = ("/proc/loadavg", "/proc/version", str(fixture), str(tmp_path / "missing"))
+    files = KeptFiles(8)
+    for _ in range(2):  # the second time through the descriptors kept by the first
+        got = files.read_each(paths)
+        assert list(got) == list(paths)
+        assert got["/proc/version"] == files.read("/proc/version")
+        loadavg = got["/proc/loadavg"]
+        assert isinstance(loadavg, bytes) and len(loadavg.split()) == 5  # proc(5): three loads, runnable/all, last pid
+        assert got[str(fixture)] == b"cpu  1 2 3 4\n"
+        assert isinstance(got[str(tmp_path / "missing")], FileNotFoundError)
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    os.close(files._fds["/proc/version"])
+    files._fds["/proc/version"] = os.open(empty, os.O_RDONLY)  # a kept descriptor that now reads nothing
+    assert files.read_each(("/proc/version",))["/proc/version"] == Path("/proc/version").read_bytes()
+    files.close()
+
+
 @pytest.mark.timeout(30)
 def test_a_fifo_or_device_is_never_read(tmp_path: Path) -> None:
     """A reader never blocks: a FIFO nothing writes to (an open or read of it would wait for good), a device that

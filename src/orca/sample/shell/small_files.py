@@ -178,11 +178,13 @@ class KeptFiles:
             if fd is not None:
                 try:
                     data = os.pread(fd, _CHUNK, 0)
-                    if len(data) < _SHORTER_MEANS_THE_END:
+                    if 0 < len(data) < _SHORTER_MEANS_THE_END:
                         texts[path] = data
                         continue
                 except OSError:
-                    pass  # `read` tells a failing descriptor apart from a failing file
+                    pass
+            # Anything but a short read through a kept descriptor: `read` itself, which opens a descriptor that
+            # failed or read empty again, and reads on past a first read that may not be the whole file.
             try:
                 texts[path] = self.read(path)
             except OSError as error:
