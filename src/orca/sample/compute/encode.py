@@ -25,7 +25,7 @@ _I64_MIN = -(2**63)
 # Beyond this, `str(int)` meets Python's 4300-digit limit; no counter comes within a googol of it.
 _MAX_TEXT_BITS = 4000
 # Places -> the magnitude below which orjson's text of `round(x, places)` is `decimals(x, places)`.
-_EXACT_BELOW = {1: 1e14, 2: 1e13, 3: 1e12}
+EXACT_BELOW = {1: 1e14, 2: 1e13, 3: 1e12}
 
 
 def fixed1(x: float) -> str:
@@ -116,7 +116,7 @@ def _document(line: Line) -> dict[str, Any]:
 def _decimal(x: float, places: int) -> float | orjson.Fragment:
     """`decimals(x, places)` as orjson writes it: the rounded float where orjson's text of it is the same (`+ 0.0`
     makes `-0.0` and an int a float), else the text itself."""
-    below = _EXACT_BELOW[places]
+    below = EXACT_BELOW[places]
     if -below < x < below:
         return round(x, places) + 0.0
     return orjson.Fragment(decimals(x, places))

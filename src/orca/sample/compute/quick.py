@@ -13,7 +13,6 @@ Pure: texts in, bytes out. The shell reads the files (shell/sampler.py).
 
 from __future__ import annotations
 
-import errno
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -22,25 +21,23 @@ from typing import Any
 
 import orjson
 
-from orca.sample.compute.encode import FORMAT_VERSION
+from orca.sample.compute.encode import EXACT_BELOW, FORMAT_VERSION
 from orca.sample.compute.memory import MEMINFO_KEYS
 from orca.sample.compute.snapshot import DiskReading
 from orca.sample.parse.block import skipped_disk
 from orca.sample.parse.diskstats import SECTOR_BYTES, device_line
-from orca.sample.parse.kernel_lines import KERNEL_LINE_AT_MOST
+from orca.sample.parse.kernel_lines import parsed_lines
 from orca.sample.parse.net_dev import LOOPBACK, interface_line
-from orca.sample.parse.numbers import USEC_PER_SECOND
-from orca.sample.parse.pressure import as_printed
+from orca.sample.parse.numbers import U64_DIGITS, USEC_PER_SECOND
+from orca.sample.parse.pressure import NO_PSI_ERRNOS, as_printed
 from orca.sample.records import quick_init
 
 _CPU_FIELDS = 8
-_SHORT_DIGITS = 19
+_SHORT_DIGITS = U64_DIGITS - 1
 """Decimals of at most this many digits are below 2^64: no range check needed."""
 _FORKS = "\nprocesses "
-_NO_PSI = frozenset({errno.ENOENT, errno.EOPNOTSUPP})
-"""How a kernel without pressure stall information answers (as `shell/pressure.py` reads it)."""
-_T_BELOW = 1e12
-"""`t`, `dt` (three decimals) and `self_cpu` (two) below this are written as the rounded float by the general
+_THREE_PLACES_BELOW, _TWO_PLACES_BELOW = EXACT_BELOW[3], EXACT_BELOW[2]
+"""`t` and `dt` (three decimals) and `self_cpu` (two) below these are written as the rounded float by the general
 encoder too; beyond, it writes text of its own, left to it."""
 
 
@@ -112,13 +109,10 @@ def counters(
     if line_end >= 0:
         digits = text[at + len(_FORKS) : line_end]
         forks = int(digits) if digits.isdigit() and digits.isascii() and len(digits) <= _SHORT_DIGITS else None
-    # /proc/diskstats and /proc/net/dev: each line through the general parsers' own cached line readers.
+    # /proc/diskstats and /proc/net/dev: each line as the general parsers read it, through their cached line readers.
     disk_names: list[str] = []
     disk_sectors: list[tuple[int, int]] = []
-    for line in diskstats.decode("utf-8", errors="replace").splitlines():
-        if len(line) > KERNEL_LINE_AT_MOST:
-            return None
-        device = device_line(line)
+    for device in parsed_lines(diskstats.decode("utf-8", errors="replace"), device_line):
         if device is not None:
             disk_names.append(device.name)
             disk_sectors.append((device.sectors_read, device.sectors_written))
@@ -126,10 +120,7 @@ def counters(
         return None
     net: dict[str, tuple[int, int]] = {}
     seen_interface = False
-    for line in net_dev.decode("utf-8", errors="replace").splitlines():
-        if len(line) > KERNEL_LINE_AT_MOST:
-            return None
-        interface = interface_line(line)
+    for interface in parsed_lines(net_dev.decode("utf-8", errors="replace"), interface_line):
         if interface is not None:
             seen_interface = True
             name, pair = interface
@@ -143,7 +134,7 @@ def counters(
     missing = 0
     for data in pressure:
         if isinstance(data, OSError):
-            if data.errno not in _NO_PSI:
+            if data.errno not in NO_PSI_ERRNOS:
                 return None
             missing += 1
             continue
@@ -183,7 +174,9 @@ def line(
 
     `whole_disks`: /sys/block's whole disks for `cur`'s devices (None: the skip list applies)."""
     dt = (cur.monotonic_ns - prev.monotonic_ns) / 1_000_000_000
-    if not 0 < dt < _T_BELOW or not 0 <= wall < _T_BELOW or not 0 <= self_cpu < _T_BELOW or not host.isascii():
+    if not (0 < dt < _THREE_PLACES_BELOW and 0 <= wall < _THREE_PLACES_BELOW and 0 <= self_cpu < _TWO_PLACES_BELOW):
+        return None
+    if not host.isascii():
         return None
     if cur.core_numbers != prev.core_numbers or cur.disk_names != prev.disk_names:
         return None

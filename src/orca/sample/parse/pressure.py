@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import re
 from dataclasses import dataclass
@@ -11,6 +12,9 @@ from returns.result import Failure, Result, Success
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import U64_MAX, u64
 
+NO_PSI_ERRNOS = frozenset({errno.ENOENT, errno.EOPNOTSUPP})
+"""How a kernel without pressure stall information answers a read of a pressure file: no file (built without it),
+or a read that fails (`psi=0` at boot)."""
 _KEYS = ("avg10", "avg60", "avg300", "total")
 # psi.c's own format, `%s avg10=%lu.%02lu avg60=%lu.%02lu avg300=%lu.%02lu total=%llu\n`: read by one match, much
 # cheaper than the word-by-word parse, which stays for every other text.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import functools
 import os
 from collections.abc import Mapping
@@ -11,12 +10,9 @@ from returns.result import Failure, Result, Success
 
 from orca.sample.compute.pressure import RESOURCES
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.pressure import Pressure, as_printed, parse
+from orca.sample.parse.pressure import NO_PSI_ERRNOS, Pressure, as_printed, parse
 from orca.sample.shell.readers import read_kernel_file
 from orca.sample.shell.report import reason_of
-
-# How a kernel without PSI answers: no file (built without it), or a file whose read fails (`psi=0` at boot).
-_NO_PSI = frozenset({errno.ENOENT, errno.EOPNOTSUPP})
 
 
 @functools.lru_cache(maxsize=8)
@@ -36,7 +32,7 @@ def read_pressure(proc: str = "/proc") -> Result[Mapping[str, Pressure] | None, 
         try:
             text = read_kernel_file(path)
         except OSError as error:
-            if error.errno not in _NO_PSI:
+            if error.errno not in NO_PSI_ERRNOS:
                 failure = failure or ParseError(path, reason_of(error))
             continue
         pressure = as_printed(text)  # the usual case: the kernel's own text, no `Result` made for it

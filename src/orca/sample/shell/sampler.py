@@ -76,7 +76,8 @@ class Source(Generic[T]):
 
 
 def _guarded(read: Callable[[], T | None]) -> T | None:
-    """A reader's value, or None when it raised: for the psutil reader, whose readings have no `Result`."""
+    """A reader's value, or None when it raised: for the psutil reader's readings that are no section's own (swap,
+    its own CPU, /sys/block), whose failure is no failure to tell."""
     try:
         return read()
     except Exception:
