@@ -38,7 +38,7 @@ FLOOR = (PYTHON, str(HERE / "floor_sampler.py"))
 ORCA_CONSTANT = (
     PYTHON,
     "-c",
-    "import sys; from orca.sample.shell import cli, sampler;"
+    "import sys; from orca.sample.shell import sampler; from orca.sample.shell.cli import sample as cli;"
     "sampler.Sampler.line_bytes = lambda self: b'{\"v\":1}';"
     "cli.process_main(['orca', 'sample', *sys.argv[1:]])",
 )

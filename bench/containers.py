@@ -29,8 +29,8 @@ from tests.containers.fixtures import (
 )
 
 from bench.run import ORCA, cpu_per_line, interleaved, row, us
-from orca.sample.shell.containers import read_bounded
-from orca.sample.shell.small_files import KeptFiles
+from orca.sample.shell.bounded import KeptFiles
+from orca.sample.shell.machine.containers import read_bounded
 
 CONTAINERS = 20
 MIB = 1 << 20

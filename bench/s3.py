@@ -29,7 +29,7 @@ from typing import Any
 import urllib3
 from tests.moto_server import MotoServer, aws_environment
 
-from orca.sample.shell.s3 import Uploader, stage_of
+from orca.sample.shell.out.s3 import Uploader, stage_of
 
 LINE_SECONDS = 5
 UPLOAD_SECONDS = 30

@@ -7,7 +7,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from orca.sample.shell.reader_choice import READER_VARIABLE, proc_stat_readable, psutil_installed
+from orca.sample.shell.machine.choice import READER_VARIABLE, proc_stat_readable, psutil_installed
 
 # CI runs on a shared 2-core machine: no deadline per example, and a fixed example budget. Derandomized, so CI draws
 # the same examples every run and an unrelated change never fails on a rare draw; exploring is `thorough`'s job.

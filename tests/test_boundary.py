@@ -26,7 +26,7 @@ def test_no_io_in_pure_code(path: Path) -> None:
 @pytest.mark.parametrize(
     "source",
     ["import os", "import os.path", "from time import monotonic", "import boto3", "x = open('f')",
-     "from orca.sample.shell.files import append_line", "import subprocess as sp", "from io import StringIO"],
+     "from orca.sample.shell.out.files import append_line", "import subprocess as sp", "from io import StringIO"],
 )
 def test_the_checker_catches_io(source: str) -> None:
     assert violations(source) != []

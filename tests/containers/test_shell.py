@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from returns.pipeline import is_successful
 
-from orca.sample.shell.containers import READ_LIMIT, ContainerSource, container_ids, read_bounded
-from orca.sample.shell.pressure import read_pressure
+from orca.sample.shell.machine.containers import READ_LIMIT, ContainerSource, container_ids, read_bounded
+from orca.sample.shell.machine.pressure import read_pressure
 
 from .fixtures import (
     FILES,

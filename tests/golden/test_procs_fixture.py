@@ -1,4 +1,4 @@
-"""shell/procs.py over fixture /proc trees (docs/behaviour.md §7): `tree_rss`, `tree_usage`, `ProcessScanner`,
+"""shell/procs/scanner.py over fixture /proc trees (docs/behaviour.md §7): `tree_rss`, `tree_usage`, `ProcessScanner`,
 `alive`.
 
 The trees and every expected number are described in fixtures/procs/README.md; the sums below were worked out by
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.procs import ProcessScanner, alive, tree_rss, tree_usage
+from orca.sample.shell.procs.scanner import ProcessScanner, alive, tree_rss, tree_usage
 
 FIXTURES = Path(__file__).parent / "fixtures" / "procs"
 HAND = str(FIXTURES / "hand")

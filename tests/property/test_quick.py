@@ -25,7 +25,7 @@ from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure, PressureLine
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
-from orca.sample.shell.early import RATE_FILES, EarlyReadings
+from orca.sample.shell.machine.early import RATE_FILES, EarlyReadings
 from orca.sample.shell.sampler import Sampler
 from tests.property import strategies_system as system
 from tests.property.render_system import (

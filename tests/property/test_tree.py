@@ -16,7 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from orca.sample.compute.tree import run_of, total, tree_of, trees_of, walk
-from orca.sample.shell.procs import ProcessScanner, page_size
+from orca.sample.shell.procs.scanner import ProcessScanner, page_size
 
 
 @dataclass(frozen=True, slots=True)

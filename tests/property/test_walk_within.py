@@ -7,7 +7,7 @@ import os
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.shell.process_tree import ProcRoot, walk_tree, walk_tree_within
+from orca.sample.shell.procs.walk import ProcRoot, walk_tree, walk_tree_within
 
 # Pids 1..30 below this process: the walk checks only that its root's directory exists.
 ROOT = os.getpid()

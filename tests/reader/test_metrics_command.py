@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell import metrics
-from orca.sample.shell.metrics import metrics_main
-from orca.sample.shell.sources import SourceError, read_samples, sources
+from orca.sample.shell.cli import metrics
+from orca.sample.shell.cli.metrics import metrics_main
+from orca.sample.shell.readback.sources import SourceError, read_samples, sources
 from tests.reader.hand_worked import RUN, sample
 
 ORCA = Path(sys.executable).parent / "orca"
@@ -170,7 +170,7 @@ def test_a_malformed_command_line_is_exit_2(args: list[str], capsys: pytest.Capt
 
 def test_plot_without_matplotlib_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from orca.sample.shell import plot
+    from orca.sample.shell.readback import plot
 
     monkeypatch.setattr(plot, "plotting_available", lambda: False)
     path = tmp_path / "run.jsonl"

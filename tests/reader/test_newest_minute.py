@@ -10,7 +10,7 @@ from returns.result import Success
 
 from orca.sample.compute.minute import Now, newest_minute, newest_window
 from orca.sample.parse.sample_line import parse
-from orca.sample.shell.newest import lines_backwards, read_newest_minute, samples_backwards
+from orca.sample.shell.readback.newest import lines_backwards, read_newest_minute, samples_backwards
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, line
 
 

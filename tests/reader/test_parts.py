@@ -17,9 +17,10 @@ from orca.sample.compute.encode import encode_line
 from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
 from orca.sample.compute.summary import HostFolds, fold_hosts, summarise_hosts
 from orca.sample.parse.sample_line import CheckedLine, many_lines
-from orca.sample.shell import metrics, parts
-from orca.sample.shell.backwards import line_start_before
-from orca.sample.shell.sources import Source, _file_batches, part_starts, sources
+from orca.sample.shell.cli import metrics
+from orca.sample.shell.readback import parts
+from orca.sample.shell.readback.backwards import line_start_before
+from orca.sample.shell.readback.sources import Source, _file_batches, part_starts, sources
 from tests.reader.test_summary import close
 
 # Lines that meet across a cut: two hosts, the same containers and disks, counters that go back (oom_kill,

@@ -13,7 +13,7 @@ import pytest
 from orca.sample.compute.series import FIELDS, SeriesFold
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.sample_line import CheckedLine, fields, line_of
-from orca.sample.shell.plot import draw, panels
+from orca.sample.shell.readback.plot import draw, panels
 from tests.reader.hand_worked import RUN, cpu, sample
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-"}

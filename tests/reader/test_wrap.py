@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.wrap import exit_status
+from orca.sample.shell.cli.wrap import exit_status
 
 PYTHON = sys.executable
 
@@ -125,9 +125,10 @@ def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args
     out = tmp_path / "m.jsonl"
     probe = (
         "import sys\n"
-        "from orca.sample.shell.commands import dispatch\n"
+        "from orca.sample.shell.cli.main import dispatch\n"
         f"status = dispatch(['orca', 'sample', '--out', {str(out)!r}, *{args!r}])\n"
-        "reader = ('orca.sample.parse.sample_line', 'orca.sample.shell.metrics', 'orca.sample.shell.sources')\n"
+        "reader = ('orca.sample.parse.sample_line', 'orca.sample.shell.cli.metrics',\n"
+        "          'orca.sample.shell.readback.sources')\n"
         "others = ('matplotlib', 'boto3', 'pandas', 'msgspec')\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in others or m in reader]\n"
         "print(status, sorted(loaded))\n"

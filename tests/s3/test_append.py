@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from orca.sample.shell import s3
-from orca.sample.shell.s3 import MIN_PART_BYTES, S3Client, Span, Uploader, stage_of, whole_lines_end
+from orca.sample.shell.out import s3
+from orca.sample.shell.out.s3 import MIN_PART_BYTES, S3Client, Span, Uploader, stage_of, whole_lines_end
 from tests.moto_server import MotoServer, aws_environment
 
 # A sampler's line is about 450 bytes.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.s3 import parse_location
+from orca.sample.shell.out.s3 import parse_location
 from tests.moto_server import MotoServer, aws_environment
 
 pytestmark = pytest.mark.slow
@@ -283,7 +283,7 @@ def test_metrics_location_under_an_s3_orca_logs_is_accepted_and_uploaded(
     tmp_path: Path, s3_server: MotoServer, bucket: str, logs: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The runner passes --out metrics_location(...) with ORCA_LOGS=s3://bucket/prefix (docs/behaviour.md §6).
-    from orca.sample.shell.env import metrics_location
+    from orca.sample.shell.cli.env import metrics_location
 
     monkeypatch.setenv("ORCA_LOGS", logs.format(bucket=bucket))
     location = metrics_location("nightly", 42, "worker-i_0abc")

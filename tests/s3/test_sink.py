@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.shell.s3 import (
+from orca.sample.shell.out.s3 import (
     DEFAULT_UPLOAD_SECONDS,
     S3Sink,
     parse_location,
@@ -296,5 +296,5 @@ def test_close_is_bounded_and_lines_are_not_delayed_by_a_hanging_upload(
 
 def test_importing_the_module_does_not_import_boto3() -> None:
     # docs/behaviour.md §4.3: boto3 only when an s3:// location is used; importing the module is not using it.
-    code = "import sys, orca.sample.shell.s3; assert 'boto3' not in sys.modules and 'botocore' not in sys.modules"
+    code = "import sys, orca.sample.shell.out.s3; assert 'boto3' not in sys.modules and 'botocore' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orca.sample.shell.newest import read_newest_minute
-from orca.sample.shell.sources import SourceError, read_samples, sources
+from orca.sample.shell.readback.newest import read_newest_minute
+from orca.sample.shell.readback.sources import SourceError, read_samples, sources
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, RUN, sample
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.cli import sample_main
-from orca.sample.shell.env import default_dirs, metrics_location, sample_seconds
+from orca.sample.shell.cli.env import default_dirs, metrics_location, sample_seconds
+from orca.sample.shell.cli.sample import sample_main
 from tests.shell.run import environment, no_traceback, run, stdout_lines
 
 MALFORMED = [

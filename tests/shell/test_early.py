@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 
 from orca.sample.compute.snapshot import Snapshot
-from orca.sample.shell import cli, readers
-from orca.sample.shell.early import RATE_FILES, EarlyReadings, read_early
+from orca.sample.shell.cli import sample as cli
+from orca.sample.shell.machine import kernel as readers
+from orca.sample.shell.machine.early import RATE_FILES, EarlyReadings, read_early
 from orca.sample.shell.sampler import Sampler
 from tests.golden.test_sampler_line import MACHINE, rate_bounds
 from tests.shell.run import no_traceback, read_lines
@@ -186,11 +187,11 @@ def test_a_command_line_found_wrong_after_the_readings_writes_nothing(
 # parsers and compute functions, the encoder) must all come after.
 HEAVY = (
     "'argparse', 'typing', 'dataclasses', 'returns', 'toolz', 'orjson', 'orca.sample.parse', 'orca.sample.compute',"
-    " 'orca.sample.shell.sampler', 'orca.sample.shell.flags', 'orca.sample.shell.readers'"
+    " 'orca.sample.shell.sampler', 'orca.sample.shell.cli.flags', 'orca.sample.shell.machine.kernel'"
 )
 BEFORE_THE_READINGS = f"""
 import runpy, sys
-import orca.sample.shell.cli as cli
+import orca.sample.shell.cli.sample as cli
 
 real = cli.read_early
 
@@ -223,7 +224,8 @@ def test_the_readings_come_before_the_heavier_imports(tmp_path: Path) -> None:
 
 def test_the_command_module_is_light_to_import() -> None:
     """Both entry points (`python -m orca.sample`, the `orca` script) import it before the readings."""
-    probe = f"import sys, orca.sample.shell.cli; print(sorted(m for m in sys.modules if m.startswith(({HEAVY}))))"
+    entry_points = "orca.sample.shell.cli.main, orca.sample.shell.cli.sample"
+    probe = f"import sys, {entry_points}; print(sorted(m for m in sys.modules if m.startswith(({HEAVY}))))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.files import LineFile, append_line, count_lines
+from orca.sample.shell.out.files import LineFile, append_line, count_lines
 from tests.shell.run import no_traceback, one_message, parse_lines, read_lines, run, start
 
 LINE_START = b'{"v":1,"t":'
@@ -269,7 +269,7 @@ def test_a_full_file_system_leaves_only_whole_lines(tmp_path: Path) -> None:
 
 FILE_SIZE_LIMITED = """
 import resource, sys
-from orca.sample.shell.files import LineFile
+from orca.sample.shell.out.files import LineFile
 resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), resource.RLIM_INFINITY))
 file = LineFile(sys.argv[1], None)
 print(*(file.write(b'{"v":1,"n":%d}' % n) for n in range(40)))
@@ -294,7 +294,7 @@ def test_a_file_size_limit_leaves_only_whole_lines(tmp_path: Path) -> None:
 
 KEEP_A_BIG_FILE = """
 import resource, sys
-from orca.sample.shell.files import LineFile
+from orca.sample.shell.out.files import LineFile
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 file = LineFile(sys.argv[1], 5)
 assert file.write(b'{"v":1,"n":"last"}')

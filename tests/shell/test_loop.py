@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell import loop
-from orca.sample.shell.signals import Stop, has_ended, watching_exit
+from orca.sample.shell.cli import loop
+from orca.sample.shell.cli.signals import Stop, has_ended, watching_exit
 from tests.shell.run import environment, no_traceback, read_lines, run, start
 
 # Ends and signals are the same whatever the readings come from: each test runs on both readers.
@@ -275,7 +275,7 @@ def test_signal_during_a_long_wait_is_prompt(tmp_path: Path) -> None:
 
 def test_signal_in_process_leaves_handlers_as_they_were(tmp_path: Path) -> None:
     """An embedding program gets its own handlers back after sample_main (docs/behaviour.md §1.2)."""
-    from orca.sample.shell.cli import sample_main
+    from orca.sample.shell.cli.sample import sample_main
 
     stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
     before = [signal.getsignal(signum) for signum in stops]
@@ -286,7 +286,7 @@ def test_signal_in_process_leaves_handlers_as_they_were(tmp_path: Path) -> None:
 def test_a_process_that_ends_after_sampling_ignores_late_signals(tmp_path: Path) -> None:
     """`ends_process=True` (what `orca sample` uses): once sampling is over the stop signals are ignored, not put
     back to their default action, which would kill the exiting process with the signal's status."""
-    from orca.sample.shell.cli import sample_main
+    from orca.sample.shell.cli.sample import sample_main
 
     stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
     before = [signal.getsignal(signum) for signum in stops]
@@ -301,7 +301,7 @@ def test_a_process_that_ends_after_sampling_ignores_late_signals(tmp_path: Path)
 
 def test_sample_main_from_a_thread(tmp_path: Path) -> None:
     """Signals can only be caught in the main thread: elsewhere sample_main still samples and returns 0."""
-    from orca.sample.shell.cli import sample_main
+    from orca.sample.shell.cli.sample import sample_main
 
     status: list[int] = []
     thread = threading.Thread(
@@ -321,7 +321,7 @@ def test_an_unexpected_error_is_one_line_and_status_zero(
     """A sampler never fails its run (docs/behaviour.md §1.2): whatever breaks inside the loop is one line on
     stderr."""
     from orca.sample.shell import sampler
-    from orca.sample.shell.cli import sample_main
+    from orca.sample.shell.cli.sample import sample_main
 
     def broken(self: sampler.Sampler) -> bytes:
         raise RuntimeError("disk on fire\nsecond line")

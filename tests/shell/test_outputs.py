@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.outputs import StdoutSink, open_output
+from orca.sample.shell.out.open import StdoutSink, open_output
 from tests.shell.run import command, environment, no_traceback, one_message, read_lines, start, stdout_lines
 
 
@@ -106,7 +106,7 @@ def test_a_file_sampler_never_imports_boto3(tmp_path: Path) -> None:
     out = tmp_path / "m.jsonl"
     code = (
         "import sys\n"
-        "from orca.sample.shell.cli import sample_main\n"
+        "from orca.sample.shell.cli.sample import sample_main\n"
         f"assert sample_main(['p', 'sample', '--out', {str(out)!r}, '--count', '1']) == 0\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore')))\n"
     )

@@ -1,4 +1,4 @@
-"""shell/procs.py against real processes on this machine (docs/behaviour.md §2.3, §3.4, §6).
+"""shell/procs/scanner.py against real processes on this machine (docs/behaviour.md §2.3, §3.4, §6).
 
 Every process started here is ended and reaped before its test returns: the trees are built so that killing the
 leaves lets each parent's `wait` return, and the test reaps the root.
@@ -19,11 +19,11 @@ from typing import Any
 import psutil
 import pytest
 
-from orca.sample.shell import procs
-from orca.sample.shell.argv0s import Argv0Files
-from orca.sample.shell.process_tree import ProcRoot, walk_tree
-from orca.sample.shell.procs import ProcessScanner, alive, tree_rss, tree_usage
-from orca.sample.shell.tree_files import TreeFiles
+from orca.sample.shell.procs import scanner as procs
+from orca.sample.shell.procs.argv0s import Argv0Files
+from orca.sample.shell.procs.scanner import ProcessScanner, alive, tree_rss, tree_usage
+from orca.sample.shell.procs.tree_files import TreeFiles
+from orca.sample.shell.procs.walk import ProcRoot, walk_tree
 from tests.shell.descriptors import open_descriptors
 
 MIB = 1024 * 1024

@@ -12,8 +12,8 @@ import pytest
 
 psutil = pytest.importorskip("psutil")
 
-from orca.sample.shell import portable, psutil_procs  # noqa: E402
-from orca.sample.shell.psutil_procs import RunRss, alive, tree_members, tree_rss, tree_usage  # noqa: E402
+from orca.sample.shell.procs import portable, psutil_procs  # noqa: E402
+from orca.sample.shell.procs.psutil_procs import RunRss, alive, tree_members, tree_rss, tree_usage  # noqa: E402
 from tests.shell.psutil_trees import HOLDS, MEMBER, MIB, started_tree  # noqa: E402
 
 # What the process runs after its exec: a line to say it is there, then a wait.
@@ -92,7 +92,7 @@ def test_match_counts_each_process_once_and_follows_an_exec() -> None:
 def test_psutil_and_proc_trees_agree() -> None:
     """The same tree through psutil and through /proc: resident bytes within 2%, the same CPU seconds within 2%
     (the two reads are a few milliseconds apart and the members sleep)."""
-    from orca.sample.shell import procs
+    from orca.sample.shell.procs import scanner as procs
 
     with started_tree() as parent:
         through_proc = procs.tree_usage([parent.pid])[parent.pid]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell import reader_choice
+from orca.sample.shell.machine import choice as reader_choice
 from orca.sample.shell.sampler import Sampler
 
 pytestmark = pytest.mark.skipif(not reader_choice.psutil_installed(), reason="psutil is not installed")

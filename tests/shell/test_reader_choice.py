@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell import reader_choice
-from orca.sample.shell.cli import sample_main
-from orca.sample.shell.reader_choice import (
+from orca.sample.shell.cli.sample import sample_main
+from orca.sample.shell.machine import choice as reader_choice
+from orca.sample.shell.machine.choice import (
     READER_VARIABLE,
     ReaderUnavailable,
     choose_reader,

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.readers import read_whole_disks
-from orca.sample.shell.small_files import (
+from orca.sample.shell.bounded import (
     KeptFiles,
     NotRegularFile,
     TooLarge,
@@ -18,6 +17,7 @@ from orca.sample.shell.small_files import (
     read_file,
     read_or_none,
 )
+from orca.sample.shell.machine.kernel import read_whole_disks
 from tests.shell.descriptors import open_descriptors
 
 

@@ -27,7 +27,7 @@ def _catches_sigterm(pid: int) -> bool:
 
 def test_the_signal_module_loads_nothing_of_the_sampler() -> None:
     probe = (
-        "import sys, orca.sample.shell.signals;"
+        "import sys, orca.sample.shell.cli.signals;"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('returns', 'toolz', 'orjson', 'boto3')"
         " or m.startswith(('orca.sample.parse', 'orca.sample.compute', 'orca.sample.shell.sampler'))];"
         "print(heavy)"
@@ -63,7 +63,7 @@ def test_sigterm_as_soon_as_it_is_caught_exits_0_without_a_line(tmp_path: Path) 
 # default ones again.
 LATE_SIGNAL = """
 import os, runpy, signal, sys
-import orca.sample.shell.cli as cli
+import orca.sample.shell.cli.sample as cli
 
 real = cli.sample_main
 signum = int(sys.argv[1])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell import parts
+from orca.sample.shell.readback import parts
 
 
 def tree(tmp_path: Path, own: str, files: dict[str, str]) -> tuple[str, str]:

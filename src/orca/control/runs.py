@@ -15,9 +15,9 @@ from pathlib import Path
 
 from orca.control.members import ProcId, proc_id, run_members
 from orca.control.rules import ControlLimits, cap_reason, environment_of, runs_over
-from orca.sample.shell.procs import tree_usage
-from orca.sample.shell.s3 import stage_root
-from orca.sample.shell.small_files import is_kernel_procfs, read_or_none
+from orca.sample.shell.bounded import is_kernel_procfs, read_or_none
+from orca.sample.shell.out.s3 import stage_root
+from orca.sample.shell.procs.scanner import tree_usage
 
 OOM_SCORE_ADJ = b"1000"
 """The most the kernel's OOM killer can prefer a process: a control-placed run goes before the scheduler."""

@@ -33,20 +33,20 @@ if TYPE_CHECKING:
     from orca.sample.parse.sample_line import ContainerSample as ContainerSample
     from orca.sample.parse.sample_line import Sample as Sample
     from orca.sample.parse.sample_line import parse_sample_line as parse_sample_line
-    from orca.sample.shell.cli import sample_main as sample_main
-    from orca.sample.shell.containers import container_ids as container_ids
-    from orca.sample.shell.env import default_dirs as default_dirs
-    from orca.sample.shell.env import metrics_location as metrics_location
-    from orca.sample.shell.env import sample_seconds as sample_seconds
-    from orca.sample.shell.files import append_line as append_line
-    from orca.sample.shell.newest import read_newest_minute as read_newest_minute
-    from orca.sample.shell.portable import alive as alive
-    from orca.sample.shell.portable import tree_rss as tree_rss
-    from orca.sample.shell.portable import tree_usage as tree_usage
-    from orca.sample.shell.s3 import stage_of as stage_of
+    from orca.sample.shell.cli.env import default_dirs as default_dirs
+    from orca.sample.shell.cli.env import metrics_location as metrics_location
+    from orca.sample.shell.cli.env import sample_seconds as sample_seconds
+    from orca.sample.shell.cli.sample import sample_main as sample_main
+    from orca.sample.shell.machine.containers import container_ids as container_ids
+    from orca.sample.shell.out.files import append_line as append_line
+    from orca.sample.shell.out.s3 import stage_of as stage_of
+    from orca.sample.shell.procs.portable import alive as alive
+    from orca.sample.shell.procs.portable import tree_rss as tree_rss
+    from orca.sample.shell.procs.portable import tree_usage as tree_usage
+    from orca.sample.shell.readback.newest import read_newest_minute as read_newest_minute
+    from orca.sample.shell.readback.sources import SourceError as SourceError
+    from orca.sample.shell.readback.sources import read_samples as read_samples
     from orca.sample.shell.sampler import Sampler as Sampler
-    from orca.sample.shell.sources import SourceError as SourceError
-    from orca.sample.shell.sources import read_samples as read_samples
 
 _HOMES: dict[str, str] = {
     "container_mem": "orca.sample.compute.containers",
@@ -70,19 +70,19 @@ _HOMES: dict[str, str] = {
     "ContainerSample": "orca.sample.parse.sample_line",
     "Sample": "orca.sample.parse.sample_line",
     "parse_sample_line": "orca.sample.parse.sample_line",
-    "sample_main": "orca.sample.shell.cli",
-    "container_ids": "orca.sample.shell.containers",
-    "default_dirs": "orca.sample.shell.env",
-    "metrics_location": "orca.sample.shell.env",
-    "sample_seconds": "orca.sample.shell.env",
-    "append_line": "orca.sample.shell.files",
-    "read_newest_minute": "orca.sample.shell.newest",
-    "SourceError": "orca.sample.shell.sources",
-    "read_samples": "orca.sample.shell.sources",
-    "alive": "orca.sample.shell.portable",
-    "tree_rss": "orca.sample.shell.portable",
-    "tree_usage": "orca.sample.shell.portable",
-    "stage_of": "orca.sample.shell.s3",
+    "sample_main": "orca.sample.shell.cli.sample",
+    "container_ids": "orca.sample.shell.machine.containers",
+    "default_dirs": "orca.sample.shell.cli.env",
+    "metrics_location": "orca.sample.shell.cli.env",
+    "sample_seconds": "orca.sample.shell.cli.env",
+    "append_line": "orca.sample.shell.out.files",
+    "read_newest_minute": "orca.sample.shell.readback.newest",
+    "SourceError": "orca.sample.shell.readback.sources",
+    "read_samples": "orca.sample.shell.readback.sources",
+    "alive": "orca.sample.shell.procs.portable",
+    "tree_rss": "orca.sample.shell.procs.portable",
+    "tree_usage": "orca.sample.shell.procs.portable",
+    "stage_of": "orca.sample.shell.out.s3",
     "Sampler": "orca.sample.shell.sampler",
 }
 """Each exported name -> the module that defines it."""

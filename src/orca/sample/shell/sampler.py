@@ -13,8 +13,8 @@ import dataclasses
 import functools
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from returns.result import Result, Success
 from toolz import pipe
@@ -30,71 +30,17 @@ from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure
 from orca.sample.parse.proc_stat import ProcStat
-from orca.sample.shell import readers
-from orca.sample.shell.early import RATE_FILES, EarlyReadings
-from orca.sample.shell.pressure import read_pressure
-from orca.sample.shell.reader_choice import psutil_reader_for
-from orca.sample.shell.report import FailureReport
+from orca.sample.shell.machine import kernel as readers
+from orca.sample.shell.machine.choice import psutil_reader_for
+from orca.sample.shell.machine.early import RATE_FILES, EarlyReadings
+from orca.sample.shell.machine.pressure import read_pressure
+from orca.sample.shell.machine.source import Source, host_name, self_cpu_seconds
 
 if TYPE_CHECKING:
-    from orca.sample.shell.containers import ContainerSource
-    from orca.sample.shell.procs import ProcessScanner
+    from orca.sample.shell.machine.containers import ContainerSource
+    from orca.sample.shell.procs.scanner import ProcessScanner
 
 T = TypeVar("T")
-
-
-class Source(Generic[T]):
-    """One source of a line's readings: `read` gives its snapshot or why there is none; `value()` is the snapshot
-    or None, the failure told once until the source reads well again."""
-
-    __slots__ = ("_report", "name", "read")
-
-    def __init__(self, name: str, read: Callable[[], Result[T, ParseError]]) -> None:
-        self.name = name
-        """What is read, for a message about an unexpected failure (a ParseError names its own file)."""
-        self.read = read
-        self._report = FailureReport()
-
-    def value(self) -> T | None:
-        try:
-            result = self.read()
-        except Exception as error:  # a reader's bug: said, never fatal, never a traceback
-            self._report.failed(f"cannot read {self.name}: {type(error).__name__}: {' '.join(str(error).split())}")
-            return None
-        succeeded = isinstance(result, Success)  # kept apart so mypy keeps `result`'s own type, not Success[Any]
-        if succeeded:
-            if self._report.failing:
-                self._report.worked()
-            return result.unwrap()
-        failure = result.failure()
-        self._report.failed(f"cannot read {failure.source}: {failure.reason}")
-        return None
-
-    def failing(self) -> bool:
-        """Its last read failed (and was told)."""
-        return self._report.failing
-
-
-def _guarded(read: Callable[[], T | None]) -> T | None:
-    """A reader's value, or None when it raised: for the psutil reader's readings that are no section's own (swap,
-    its own CPU, /sys/block), whose failure is no failure to tell."""
-    try:
-        return read()
-    except Exception:
-        return None
-
-
-def _host() -> str:
-    # What gethostname() returns, without importing socket (a few ms of every start) for it.
-    try:
-        return os.uname().nodename
-    except (OSError, AttributeError):
-        return ""
-
-
-def _self_cpu() -> float:
-    times = os.times()
-    return times.user + times.system
 
 
 def _run_rss(scanner: ProcessScanner, root: int | None, argv0: str) -> Result[int, ParseError]:
@@ -122,7 +68,7 @@ _NOT_READ = OSError("not read")
 class Sampler:
     """Takes the baseline readings when made; each `line()` is a JSON line covering the time since the last one.
 
-    `baseline`: the command's readings, taken before it loaded the sampler (`shell/early.py`): parsed into the
+    `baseline`: the command's readings, taken before it loaded the sampler (`shell/machine/early.py`): parsed into the
     baseline in place of reading the same files again, so the first line covers the time from them.
 
     `close()` (or `with Sampler(...) as sampler:`) closes the descriptors it keeps between lines."""
@@ -148,13 +94,13 @@ class Sampler:
         self.cgroup = cgroup
         self.proc = proc
         self.sys = sys
-        self.host = _host()
+        self.host = host_name()
         # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
         self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, proc=proc, sys=sys)
         # The process scans and their parsers load only for a run to measure (--pid, --match): 0 without one.
         self._scanner: ProcessScanner | None = None
         if self.root is not None or argv0:
-            from orca.sample.shell.procs import ProcessScanner
+            from orca.sample.shell.procs.scanner import ProcessScanner
 
             self._scanner = ProcessScanner(proc)
         self._stat: Source[ProcStat] = Source(f"{proc}/stat", readers.parsed_file(proc, "stat", proc_stat.parse))
@@ -174,7 +120,7 @@ class Sampler:
         self._net: Source[NetDev] = Source(f"{proc}/net/dev", readers.parsed_file(proc, "net/dev", net_dev.parse))
         self._container_source: ContainerSource | None = None
         if cgroup:
-            from orca.sample.shell.containers import ContainerSource
+            from orca.sample.shell.machine.containers import ContainerSource
 
             self._container_source = ContainerSource(cgroup, names, proc)
         self._containers: Source[tuple[ContainerReading, ...]] | None = (
@@ -246,7 +192,7 @@ class Sampler:
             containers_enabled=bool(self.cgroup),
             containers=None if containers is None else containers.value(),
             pressure=self._pressure.value(),
-            self_cpu=_self_cpu(),
+            self_cpu=self_cpu_seconds(),
             container_disks=self._container_disks,
         )
 

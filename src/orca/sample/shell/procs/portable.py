@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from orca.sample.shell.reader_choice import PROC, psutil_installed
+from orca.sample.shell.machine.choice import PROC, psutil_installed
 
 
 def _psutil_instead(proc: str) -> bool:
@@ -24,10 +24,10 @@ def _psutil_instead(proc: str) -> bool:
 def alive(pid: int, proc: str = "/proc") -> bool:
     """Whether process `pid` is running: one that does not exist, or is a zombie, is dead."""
     if not _psutil_instead(proc):
-        from orca.sample.shell import procs
+        from orca.sample.shell.procs import scanner as procs
 
         return procs.alive(pid, proc)
-    from orca.sample.shell import psutil_procs
+    from orca.sample.shell.procs import psutil_procs
 
     return psutil_procs.alive(pid)
 
@@ -35,10 +35,10 @@ def alive(pid: int, proc: str = "/proc") -> bool:
 def tree_rss(root: int, argv0: str = "", *, proc: str = "/proc") -> int:
     """Resident bytes of `root`'s tree and of the processes whose argv[0] is `argv0`, each counted once."""
     if not _psutil_instead(proc):
-        from orca.sample.shell import procs
+        from orca.sample.shell.procs import scanner as procs
 
         return procs.tree_rss(root, argv0, proc=proc)
-    from orca.sample.shell import psutil_procs
+    from orca.sample.shell.procs import psutil_procs
 
     return psutil_procs.tree_rss(root, argv0)
 
@@ -46,10 +46,10 @@ def tree_rss(root: int, argv0: str = "", *, proc: str = "/proc") -> int:
 def tree_usage(roots: Iterable[int], *, proc: str = "/proc") -> dict[int, tuple[int, float]]:
     """root -> (resident bytes, CPU seconds) of each existing root's tree; CPU includes waited-for children."""
     if not _psutil_instead(proc):
-        from orca.sample.shell import procs
+        from orca.sample.shell.procs import scanner as procs
 
         return procs.tree_usage(roots, proc=proc)
-    from orca.sample.shell import psutil_procs
+    from orca.sample.shell.procs import psutil_procs
 
     return psutil_procs.tree_usage(list(roots))
 

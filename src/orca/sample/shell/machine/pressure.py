@@ -11,7 +11,7 @@ from returns.result import Failure, Result, Success
 from orca.sample.compute.pressure import RESOURCES
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pressure import NO_PSI_ERRNOS, Pressure, as_printed, parse
-from orca.sample.shell.readers import read_kernel_file
+from orca.sample.shell.machine.kernel import read_kernel_file
 from orca.sample.shell.report import reason_of
 
 

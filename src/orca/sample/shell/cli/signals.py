@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from orca.sample.shell.portable import nonblocking_pipe
+from orca.sample.shell.procs.portable import nonblocking_pipe
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 """What ends sampling at once: a runner's stop, Ctrl-C, and the terminal or session that started it going away."""

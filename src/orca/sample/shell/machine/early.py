@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 
-from orca.sample.shell.small_files import read_file
+from orca.sample.shell.bounded import read_file
 
 PROC = "/proc"
 RATE_FILES = ("stat", "diskstats", os.path.join("net", "dev"), *(

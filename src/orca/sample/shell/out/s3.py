@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.shell.backwards import line_start_before
-from orca.sample.shell.files import LineFile
+from orca.sample.shell.out.files import LineFile
+from orca.sample.shell.out.sink import S3_SCHEME
+from orca.sample.shell.readback.backwards import line_start_before
 from orca.sample.shell.report import FailureReport, reason_of
-from orca.sample.shell.sink import S3_SCHEME
 
 DEFAULT_UPLOAD_SECONDS = 30.0
 # close() waits at most this long for the final upload (docs/behaviour.md §2.4).
@@ -458,7 +458,7 @@ def _quiet(*libraries: str) -> None:
         logging.getLogger(name).addHandler(logging.NullHandler())
 
 
-def _make_client() -> Any:
+def make_client() -> Any:
     """A boto3 S3 client with boto3's own credential chain and endpoint settings (`AWS_ENDPOINT_URL`,
     `AWS_ENDPOINT_URL_S3`), with timeouts and retries short enough that a dead endpoint cannot stall the end. For
     reading objects back (the uploader has `S3Client`, which costs far less memory)."""

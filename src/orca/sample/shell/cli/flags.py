@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from orca.sample.shell.env import SECONDS_RANGE, parse_seconds
-from orca.sample.shell.sink import S3_SCHEME
+from orca.sample.shell.cli.env import SECONDS_RANGE, parse_seconds
+from orca.sample.shell.out.sink import S3_SCHEME
 
 USAGE = (
     "orca sample --out <location> [--pid PID] [--until FILE] [--match ARGV0]\n"
@@ -82,7 +82,7 @@ def _check_location(location: str) -> str | None:
     if not location:
         return "--out: empty location"
     if location.startswith(S3_SCHEME):
-        from orca.sample.shell.s3 import parse_location
+        from orca.sample.shell.out.s3 import parse_location
 
         if parse_location(location) is None:
             return f"--out: not s3://BUCKET/KEY: {location!r}"
@@ -93,7 +93,7 @@ def parse(args: list[str]) -> argparse.Namespace:
     """The flags of `args` (the words before any `--`). Raises `Help` once `--help` is printed, `Malformed` with
     the reason for a line that cannot be run."""
     namespace = _parser().parse_args(args)
-    from orca.sample.shell.reader_choice import reader_problem
+    from orca.sample.shell.machine.choice import reader_problem
 
     problem = _check_location(namespace.out) or reader_problem()
     if problem is not None:

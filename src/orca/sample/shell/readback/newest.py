@@ -11,8 +11,8 @@ from returns.result import Success
 
 from orca.sample.compute.minute import Now, newest_minute, newest_window
 from orca.sample.parse.sample_line import Sample, parse
-from orca.sample.shell.backwards import ReadAt, line_start_before
-from orca.sample.shell.sink import S3_SCHEME as SCHEME
+from orca.sample.shell.out.sink import S3_SCHEME as SCHEME
+from orca.sample.shell.readback.backwards import ReadAt, line_start_before
 
 BLOCK_BYTES = 64 * 1024
 """Read from the end in blocks of this size; a minute at the default interval is a few kilobytes."""
@@ -79,7 +79,7 @@ def read_newest_minute(path: str, now: float | None = None) -> Now | None:
 
 def _object_newest_minute(location: str, now: float) -> Now | None:
     """The same for an S3 object, read from its end by ranged requests."""
-    from orca.sample.shell.s3 import _make_client, parse_location
+    from orca.sample.shell.out.s3 import make_client, parse_location
 
     parsed = parse_location(location)
     if parsed is None:
@@ -87,7 +87,7 @@ def _object_newest_minute(location: str, now: float) -> Now | None:
     bucket, key = parsed
 
     try:
-        client = _make_client()
+        client = make_client()
         size = int(client.head_object(Bucket=bucket, Key=key)["ContentLength"])
 
         def read_at(offset: int, length: int) -> bytes:

@@ -7,8 +7,8 @@ import errno
 import sys
 
 from orca.sample.compute.names import PREFIX
+from orca.sample.shell.out.sink import S3_SCHEME, STDOUT, LineSink
 from orca.sample.shell.report import FailureReport, reason_of
-from orca.sample.shell.sink import S3_SCHEME, STDOUT, LineSink
 from orca.sample.shell.stdio import NonBlockingWriter
 
 _PREFIX = PREFIX.encode()
@@ -65,7 +65,7 @@ class FileSink:
     """A file `--out` names: a `LineFile` (which reports its own failures) as a `LineSink`."""
 
     def __init__(self, path: str, keep: int | None) -> None:
-        from orca.sample.shell.files import LineFile  # only a file output needs it
+        from orca.sample.shell.out.files import LineFile  # only a file output needs it
 
         self.file = LineFile(path, keep)
 
@@ -83,7 +83,7 @@ def open_output(location: str, keep: int | None) -> LineSink:
     if location.startswith(S3_SCHEME):
         # boto3 is loaded only for object storage (docs/behaviour.md §4.3): a file or stdout sampler never pays
         # for it.
-        from orca.sample.shell.s3 import S3Sink
+        from orca.sample.shell.out.s3 import S3Sink
 
         return S3Sink(location, keep)
     return FileSink(location, keep)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from orca.sample.shell.psutil_reader import PsutilReader
+    from orca.sample.shell.machine.psutil_reader import PsutilReader
 
 READER_VARIABLE = "ORCA_SAMPLE_READER"
 PROC = "/proc"
@@ -96,6 +96,6 @@ def psutil_reader_for(
     """The psutil reader when that is the choice (see `choose_reader`); None for the /proc readers."""
     if choose_reader(reader, proc) != "psutil":
         return None
-    from orca.sample.shell.psutil_reader import PsutilReader
+    from orca.sample.shell.machine.psutil_reader import PsutilReader
 
     return PsutilReader(root, argv0, dirs, cgroup, sys=sys)

@@ -19,8 +19,8 @@ from functools import partial
 
 from orca.sample.compute.summary import HostFolds, fold_hosts
 from orca.sample.parse import cpu_limit
-from orca.sample.shell.small_files import read_or_none
-from orca.sample.shell.sources import Source, Tally, decoded_batches, part_of, part_starts
+from orca.sample.shell.bounded import read_or_none
+from orca.sample.shell.readback.sources import Source, Tally, decoded_batches, part_of, part_starts
 
 MIN_PART_BYTES = 4 * 2**20
 """Below this much per part, a process of its own costs more than it saves (starting it, sending its fold back)."""

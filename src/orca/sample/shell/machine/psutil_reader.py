@@ -22,9 +22,9 @@ from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
-from orca.sample.shell.psutil_procs import RunRss
-from orca.sample.shell.readers import read_disks, read_whole_disks
-from orca.sample.shell.sampler import Source, _guarded, _host, _self_cpu  # the Sampler's own, shared
+from orca.sample.shell.machine.kernel import read_disks, read_whole_disks
+from orca.sample.shell.machine.source import Source, guarded, host_name, self_cpu_seconds
+from orca.sample.shell.procs.psutil_procs import RunRss
 
 T = TypeVar("T")
 
@@ -90,7 +90,7 @@ def memory_keys(memory: object, swap: object | None) -> dict[str, int]:
 
 
 def read_memory() -> MemInfo:
-    swap = _guarded(psutil.swap_memory)  # no swap figures: no swap, not a failure of the section
+    swap = guarded(psutil.swap_memory)  # no swap figures: no swap, not a failure of the section
     return MemInfo(bytes_by_key=memory_keys(psutil.virtual_memory(), swap))
 
 
@@ -166,7 +166,7 @@ class PsutilReader:
         self.dirs = tuple(dirs)
         self.cgroup = cgroup
         self.sys = sys
-        self.host = _host()
+        self.host = host_name()
         run = RunRss()
         # Each section read behind a `Source`, as the /proc readers are: a psutil call that raises (a permission
         # refused, a platform call that failed) makes its section null and is told once until it reads again.
@@ -204,12 +204,12 @@ class PsutilReader:
             containers_enabled=bool(self.cgroup),
             containers=None,
             pressure=None,
-            self_cpu=_guarded(_self_cpu) or 0.0,
+            self_cpu=guarded(self_cpu_seconds) or 0.0,
         )
 
     def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
         names = None if diskstats is None else frozenset(device.name for device in diskstats.devices)
         if names is None or names != self._disk_names:
-            self._whole_disks = _guarded(lambda: read_whole_disks(self.sys))
+            self._whole_disks = guarded(lambda: read_whole_disks(self.sys))
             self._disk_names = names
         return self._whole_disks

@@ -17,8 +17,8 @@ from orca.sample.compute.snapshot import DiskReading
 from orca.sample.parse import block, meminfo
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
+from orca.sample.shell.bounded import KeptFiles, read_or_none
 from orca.sample.shell.report import reason_of
-from orca.sample.shell.small_files import KeptFiles, read_or_none
 
 T = TypeVar("T")
 

@@ -22,8 +22,8 @@ from orca.sample.parse.sample_line import (
     many_lines,
     sample_of,
 )
-from orca.sample.shell.backwards import line_start_before
-from orca.sample.shell.sink import S3_SCHEME as SCHEME
+from orca.sample.shell.out.sink import S3_SCHEME as SCHEME
+from orca.sample.shell.readback.backwards import line_start_before
 
 READ_BYTES = 256 * 1024
 """Files, S3 objects and standard input are read this size at a time: the lines of one chunk are checked together."""
@@ -209,13 +209,13 @@ def _line_batches(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:
 
 
 def _s3_sources(location: str) -> list[Source]:
+    from orca.sample.shell.out.s3 import make_client
     from orca.sample.shell.report import reason_of as _reason
-    from orca.sample.shell.s3 import _make_client
 
     bucket, _, key = location[len(SCHEME):].partition("/")
     if not bucket:
         raise SourceError(f"{location}: not s3://BUCKET/KEY or s3://BUCKET/PREFIX/")
-    client = _make_client()
+    client = make_client()
     try:
         if key and not key.endswith("/"):
             client.head_object(Bucket=bucket, Key=key)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from orca.sample.shell.early import EarlyReadings, read_early
+from orca.sample.shell.machine.early import EarlyReadings, read_early
 from orca.sample.shell.report import say
 from orca.sample.shell.stdio import occupy_closed_standard_fds
 
@@ -30,7 +30,7 @@ def _sample(
 
     # The handlers first (docs/behaviour.md §2.4): a SIGTERM while the readers load still ends the sampler with
     # status 0.
-    from orca.sample.shell.signals import Stop, stopping_on_signals, watching_exit
+    from orca.sample.shell.cli.signals import Stop, stopping_on_signals, watching_exit
 
     # Sampling a COMMAND, the signals go on to it (its handlers are in place) and its end ends sampling.
     signals = (
@@ -39,9 +39,9 @@ def _sample(
     with signals as stop, watching_exit(options.pid) as exit_fd:
         # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers; a start loads them
         # after its baseline readings, during the wait for the first line.
-        from orca.sample.shell.env import default_dirs
-        from orca.sample.shell.loop import EndConditions, run
-        from orca.sample.shell.outputs import open_output
+        from orca.sample.shell.cli.env import default_dirs
+        from orca.sample.shell.cli.loop import EndConditions, run
+        from orca.sample.shell.out.open import open_output
         from orca.sample.shell.sampler import Sampler
 
         ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd)
@@ -63,7 +63,7 @@ def _sample(
 
 def _sample_command(options: argparse.Namespace, seconds: float, command: list[str], ends_process: bool) -> int:
     """COMMAND run as a child and sampled as `--pid` of it: its exit status."""
-    from orca.sample.shell.wrap import run_command
+    from orca.sample.shell.cli.wrap import run_command
 
     def sample(pid: int) -> None:
         options.pid = pid
@@ -88,8 +88,8 @@ def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
             args = args[: args.index("--")]
         # The baseline before anything else loads (docs/behaviour.md §2.2); a COMMAND's starts once it runs.
         baseline = read_early() if command is None else None
-        from orca.sample.shell import flags
-        from orca.sample.shell.env import sample_seconds
+        from orca.sample.shell.cli import flags
+        from orca.sample.shell.cli.env import sample_seconds
 
         try:
             options = flags.parse(args)
@@ -129,12 +129,3 @@ def exit_now(status: int) -> NoReturn:
 def process_main(argv: list[str]) -> NoReturn:
     """`sample_main` as a process of its own: `orca sample ...` and `python -m orca.sample ...`."""
     exit_now(sample_main(argv, ends_process=True))
-
-
-def console_main() -> None:
-    """The `orca` console script: `orca sample ARGS`, `orca metrics ARGS`, `orca --help`."""
-    if sys.argv[1:2] == ["sample"]:
-        process_main(sys.argv)  # a process of its own: exits at once, late stop signals ignored
-    from orca.sample.shell.commands import dispatch
-
-    sys.exit(dispatch(sys.argv))

@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from orca.sample.shell.portable import alive
-from orca.sample.shell.signals import Stop, has_ended
-from orca.sample.shell.sink import LineSink
+from orca.sample.shell.cli.signals import Stop, has_ended
+from orca.sample.shell.out.sink import LineSink
+from orca.sample.shell.procs.portable import alive
 
 FIRST_LINE_AFTER = 0.2
 """Seconds from start to the first line, so any instance the sampler ran on leaves one (docs/behaviour.md §2.2)."""

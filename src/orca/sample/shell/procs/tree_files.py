@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 from orca.sample.compute.tree import walk
 from orca.sample.parse.statm import resident_pages, resident_pages_total
-from orca.sample.shell.process_tree import ProcRoot, pids_in
-from orca.sample.shell.small_files import read_from
+from orca.sample.shell.bounded import read_from
+from orca.sample.shell.procs.walk import ProcRoot, pids_in
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 STATM_READ = 4096

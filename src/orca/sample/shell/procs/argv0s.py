@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from orca.sample.shell.process_tree import DEAD_STATES, KTHREADD, ProcRoot
+from orca.sample.shell.procs.walk import DEAD_STATES, KTHREADD, ProcRoot
 from orca.sample.shell.sysconf import open_files_limit
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC

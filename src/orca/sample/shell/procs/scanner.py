@@ -12,11 +12,11 @@ from collections.abc import Iterable
 
 from orca.sample.compute.tree import run_of, total, trees_of
 from orca.sample.parse.pid_stat import stat_fields
-from orca.sample.shell.argv0s import Argv0ByImage, Argv0Files
-from orca.sample.shell.process_tree import DEAD_STATES, ProcRoot, walk_tree, walk_tree_within
+from orca.sample.shell.procs.argv0s import Argv0ByImage, Argv0Files
+from orca.sample.shell.procs.tree_files import TreeFiles
+from orca.sample.shell.procs.walk import DEAD_STATES, ProcRoot, walk_tree, walk_tree_within
 from orca.sample.shell.sysconf import clock_ticks
 from orca.sample.shell.sysconf import page_size as page_size  # the tests and bench scale pages by it
-from orca.sample.shell.tree_files import TreeFiles
 
 
 def alive(pid: int, proc: str = "/proc") -> bool:

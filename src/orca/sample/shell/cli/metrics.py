@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from orca.sample.compute.summary import ContainerSummary, InstanceSummary, TrafficSummary, fold_hosts
 from orca.sample.parse.sample_line import CheckedLine
-from orca.sample.shell.flags import Help as _Help
-from orca.sample.shell.flags import Malformed as _Malformed
-from orca.sample.shell.flags import Parser as _Parser
-from orca.sample.shell.parts import fold_source
-from orca.sample.shell.sources import Source, SourceError, Tally, decoded_batches, sources
+from orca.sample.shell.cli.flags import Help as _Help
+from orca.sample.shell.cli.flags import Malformed as _Malformed
+from orca.sample.shell.cli.flags import Parser as _Parser
+from orca.sample.shell.readback.parts import fold_source
+from orca.sample.shell.readback.sources import Source, SourceError, Tally, decoded_batches, sources
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
     from orca.sample.compute.series import Series, SeriesFold
@@ -62,7 +62,7 @@ def metrics_main(args: list[str]) -> int:
         _say(f"orca metrics: {' '.join(str(malformed).split())}\nusage: {USAGE}")
         return 2
     if options.plot is not None:
-        from orca.sample.shell.plot import PLOT_EXTRA, plotting_available
+        from orca.sample.shell.readback.plot import PLOT_EXTRA, plotting_available
 
         if not plotting_available():
             _say(f"orca metrics: --plot needs matplotlib: pip install 'orca-sample[{PLOT_EXTRA}]'")
@@ -84,7 +84,7 @@ def metrics_main(args: list[str]) -> int:
         return 1
     _print(_json(summaries) if options.json else _text(summaries))
     if options.plot is not None:
-        from orca.sample.shell.plot import draw
+        from orca.sample.shell.readback.plot import draw
 
         try:
             draw([series for _, _, per_host in read for series in per_host if series.t], options.plot)

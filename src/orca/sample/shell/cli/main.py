@@ -1,10 +1,14 @@
-"""`orca COMMAND ...`: the commands of the `orca` console script, one line each for `orca --help`."""
+"""`orca COMMAND ...`: the `orca` console script, and its commands, one line each for `orca --help`.
+
+Light to import: `orca sample` goes through here before its baseline readings (docs/behaviour.md §2.2)."""
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 COMMANDS = {
     "sample": "write the machine's metrics, one JSON line every few seconds (or sample a command: -- COMMAND)",
@@ -23,16 +27,18 @@ def _help() -> str:
 def _runner(command: str) -> Callable[[list[str]], int]:
     # Each command's module is imported only when it runs: `orca sample` never loads the reader.
     if command == "sample":
-        from orca.sample.shell.cli import sample_main
+        from orca.sample.shell.cli.sample import sample_main
 
         return sample_main
-    from orca.sample.shell.metrics import metrics_main
+    from orca.sample.shell.cli.metrics import metrics_main
 
     return lambda argv: metrics_main(argv[2:])
 
 
 def dispatch(argv: list[str]) -> int:
     """`argv` as the console script gets it (`argv[0]` the program, `argv[1]` the command): the exit status."""
+    import contextlib
+
     command = argv[1] if len(argv) >= 2 else ""
     if command in COMMANDS:
         return _runner(command)(argv)
@@ -44,3 +50,12 @@ def dispatch(argv: list[str]) -> int:
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.write(f"orca: {reason}\n{_help()}")
     return 2
+
+
+def console_main() -> None:
+    """The `orca` console script: `orca sample ARGS`, `orca metrics ARGS`, `orca --help`."""
+    if sys.argv[1:2] == ["sample"]:
+        from orca.sample.shell.cli.sample import process_main
+
+        process_main(sys.argv)  # a process of its own: exits at once, late stop signals ignored
+    sys.exit(dispatch(sys.argv))
