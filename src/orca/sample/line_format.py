@@ -1,0 +1,170 @@
+"""The line's shape, declared once (README, "The line"): the records a line is made of, their keys in order, the
+decimals each number is written with, and what is left out when it is None.
+
+The sampler builds a `Sample` from two readings (`compute/line.py`), the encoder writes it (`compute/encode.py`), and
+the reader decodes a line back into the same `Sample` (`parse/sample_line.py`): all three follow the declarations
+here, so a new field is one field of one record below and one function computing it.
+
+How a field is written, from its declaration:
+- the key is the field's name, or the `name` given to `msgspec.field` (`NetRate.received` is `in`);
+- keys come in the order of the fields;
+- a `Percent` has one decimal, a `Seconds` three, a `CpuSeconds` two (the `places` of its `Meta`), trailing zeros
+  dropped but one, never an exponent; a `Count` is a whole number;
+- None is `null`, except for the fields a record names in `LEFT_OUT_WHEN_NONE`, which are then left out;
+- `UNSET` is left out: only `Sample.containers`, without `--cgroup`.
+
+How a line is read back, from the same declarations: a number is refused when negative (the `ge=0` of its `Meta`),
+a whole number where a fraction is written, or text where a number is; a field with a default may be missing; keys
+this version does not know are ignored.
+
+Records are `msgspec` Structs, frozen: the reader decodes a line straight into them, checked as it goes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+FORMAT_VERSION: Literal[1] = 1
+"""`v`: it changes only if a field changes meaning; new fields are added, never renamed."""
+PREFIX = "orca-sample "
+"""What starts every line written to standard output (`--out -`)."""
+
+Percent = Annotated[float, Meta(ge=0, extra={"places": 1})]
+"""A percentage, written with one decimal."""
+Seconds = Annotated[float, Meta(ge=0, extra={"places": 3})]
+"""A time in seconds (`t`, `dt`), written with three decimals."""
+CpuSeconds = Annotated[float, Meta(ge=0, extra={"places": 2})]
+"""CPU seconds (`self_cpu`), written with two decimals."""
+Count = Annotated[int, Meta(ge=0)]
+"""Bytes, bytes per second, or a number of things: a whole number, never negative."""
+
+__all__ = [
+    "FORMAT_VERSION",
+    "PREFIX",
+    "UNSET",
+    "ContainerSample",
+    "Count",
+    "CpuSeconds",
+    "CpuShare",
+    "Disk",
+    "IoRate",
+    "Mem",
+    "NetRate",
+    "Percent",
+    "PressureShare",
+    "Sample",
+    "Seconds",
+    "UnsetType",
+]
+
+
+class CpuShare(msgspec.Struct, frozen=True, gc=False):
+    """`cpu`: percentages of all cores' time between two readings (docs/behaviour.md §3.3)."""
+
+    user: Percent
+    system: Percent
+    iowait: Percent
+    steal: Percent
+    busiest: Percent
+
+
+class Mem(msgspec.Struct, frozen=True, gc=False):
+    """`mem`, in bytes (docs/behaviour.md §3.4)."""
+
+    total: Count
+    used: Count
+    available: Count
+    cache: Count
+    swap_total: Count
+    swap_used: Count
+    rss: Count
+
+
+class Disk(msgspec.Struct, frozen=True, gc=False):
+    """One element of `disk`, in bytes (docs/behaviour.md §3.5)."""
+
+    path: str
+    total: Count
+    used: Count
+    free: Count
+
+
+class IoRate(msgspec.Struct, frozen=True, gc=False):
+    """`io`: bytes per second read and written (docs/behaviour.md §3.6)."""
+
+    read: Count
+    write: Count
+
+
+class NetRate(msgspec.Struct, frozen=True, gc=False):
+    """`net`: bytes per second received and sent (docs/behaviour.md §3.7)."""
+
+    received: Count = msgspec.field(name="in")
+    sent: Count = msgspec.field(name="out")
+
+
+class ContainerSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """One element of `containers` (docs/behaviour.md §3.8); the fields after `mem` are extensions, None when a line
+    does not have them."""
+
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"oom_kill", "throttled", "mem_max", "pids", "io", "net"}
+    )
+
+    name: str
+    mem: Count
+    """`memory.current` less `inactive_file`, as `docker stats` counts it."""
+    cpu: Percent | None = None
+    """Percent of one core over `dt`, from `cpu.stat`'s `usage_usec`; 0.0 on a container's first line."""
+    mem_nocache: Count | None = None
+    oom_kill: Count | None = None
+    """Processes killed for memory in the container so far."""
+    throttled: Percent | None = None
+    """Percent of the CPU bandwidth periods in `dt` in which the container was throttled."""
+    mem_max: Count | None = None
+    """`memory.max` in bytes; None also when there is no limit."""
+    pids: Count | None = None
+    io: IoRate | None = None
+    """Bytes per second read from and written to the whole disks."""
+    net: NetRate | None = None
+    """Bytes per second received and sent in the container's own network namespace."""
+
+
+class PressureShare(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """`pressure`: percent of `dt` in which some task stalled, per resource; a resource whose file is missing is None
+    (docs/behaviour.md §3.9)."""
+
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"cpu", "memory", "io"})
+
+    cpu: Percent | None = None
+    memory: Percent | None = None
+    io: Percent | None = None
+
+
+class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """One line. A section whose source could not be read is None (`null`, docs/behaviour.md §3.10); read back, a
+    section a line does not have is None too."""
+
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"pressure"})
+
+    v: Literal[1]
+    t: Seconds
+    """Unix seconds of the readings."""
+    dt: Seconds
+    """Seconds since the previous line's readings; rates are over it."""
+    host: str
+    cores: Count | None = None
+    cpu: CpuShare | None = None
+    mem: Mem | None = None
+    disk: tuple[Disk, ...] | None = None
+    io: IoRate | None = None
+    net: NetRate | None = None
+    containers: tuple[ContainerSample, ...] | None | UnsetType = None
+    """Sorted by name; `UNSET` (no key at all) without `--cgroup`. Read back, a line without the key gives None."""
+    self_cpu: CpuSeconds | None = None
+    """The sampler's own user + system CPU seconds so far."""
+    pressure: PressureShare | None = None
+    """None (no key) on a kernel without pressure stall information."""
