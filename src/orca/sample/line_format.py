@@ -162,7 +162,7 @@ class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     disk: tuple[Disk, ...] | None = None
     io: IoRate | None = None
     net: NetRate | None = None
-    containers: tuple[ContainerSample, ...] | None | UnsetType = None
+    containers: tuple[ContainerSample, ...] | UnsetType | None = None
     """Sorted by name; `UNSET` (no key at all) without `--cgroup`. Read back, a line without the key gives None."""
     self_cpu: CpuSeconds | None = None
     """The sampler's own user + system CPU seconds so far."""
