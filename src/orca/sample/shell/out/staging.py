@@ -1,0 +1,94 @@
+"""Staging files: an `s3://` output's lines before they are uploaded (docs/behaviour.md §4.3), and a control-placed
+run's output before it is masked (README, `orca.control`). Both live under one root, by default in the shared `/tmp`,
+where another local user may have been first: a directory made there in advance, or a symbolic link planted where a
+staging file will be, would otherwise receive the lines (and, for an `s3://` output, have its whole content
+uploaded).
+
+So every directory under the root that is made here is made 0700; one found there already must belong to this
+user and be writable by nobody else, the root included; and a staging file is opened without following a symbolic
+link, must be a regular file of this user's, and is made readable by this user alone. Anything else is refused with
+an `OSError` naming the path and why, which the caller reports as it reports any failure to write.
+
+A `--out FILE` the user names is not a staging file: it may be a symbolic link, as the README says.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Mapping
+
+_FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NOCTTY
+
+
+class NotPrivate(OSError):
+    """A path under the staging root that another user owns, could write, or has made a symbolic link."""
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__(errno.EPERM, why, path)
+
+
+def stage_root(environ: Mapping[str, str] = os.environ) -> str:
+    """`$ORCA_LOG_STAGE`, else `$TMPDIR/orca-logs`, else `/tmp/orca-logs` (docs/behaviour.md §4.3); an empty variable
+    is unset."""
+    stage = environ.get("ORCA_LOG_STAGE", "")
+    if stage:
+        return stage
+    return os.path.join(environ.get("TMPDIR", "") or "/tmp", "orca-logs")
+
+
+def private_directories(root: str, directory: str) -> None:
+    """Make `directory` and every directory between it and `root` (`root` itself included) that is missing, each
+    0700; refuse (`NotPrivate`) one of them that exists but is a symbolic link, is another user's, or can be written
+    by its group or others. What is above `root` (`/tmp` itself) is not this code's to judge."""
+    root = os.path.abspath(root)
+    directory = os.path.abspath(directory)
+    if directory != root and not directory.startswith(root.rstrip(os.sep) + os.sep):
+        raise NotPrivate(directory, "not under the staging root")
+    os.makedirs(os.path.dirname(root), exist_ok=True)  # above the root: the user's to arrange
+    below = [] if directory == root else os.path.relpath(directory, root).split(os.sep)
+    current = root
+    for part in ["", *below]:
+        current = os.path.join(current, part) if part else current
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(current, 0o700)
+        _check_directory(current)
+
+
+def _check_directory(path: str) -> None:
+    status = os.lstat(path)
+    if stat.S_ISLNK(status.st_mode):
+        raise NotPrivate(path, "a symbolic link where a staging directory should be")
+    if not stat.S_ISDIR(status.st_mode):
+        raise NotPrivate(path, "not a directory")
+    if status.st_uid != os.geteuid():
+        raise NotPrivate(path, f"a staging directory owned by another user (uid {status.st_uid})")
+    if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise NotPrivate(path, "a staging directory that other users can write")
+
+
+def open_private(root: str, path: str) -> int:
+    """A descriptor appending to the staging file `path` under `root` (the caller closes it), its directories made as
+    `private_directories` makes them: never through a symbolic link, only a regular file of this user's, and no
+    longer readable by anyone else (a file left 0644 by an older version is made 0600 before anything is written)."""
+    private_directories(root, os.path.dirname(os.path.abspath(path)))
+    try:
+        descriptor = os.open(path, _FILE_FLAGS, 0o600)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise NotPrivate(path, "a symbolic link where a staging file should be") from None
+        raise
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotPrivate(path, "not a regular file")
+        if status.st_uid != os.geteuid():
+            raise NotPrivate(path, f"a staging file owned by another user (uid {status.st_uid})")
+        if status.st_mode & 0o077:
+            os.fchmod(descriptor, 0o600)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
