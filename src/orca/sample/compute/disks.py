@@ -31,3 +31,17 @@ def _disk(reading: DiskReading) -> Disk:
         used=max(0, (reading.f_blocks - reading.f_bfree) * reading.f_frsize),
         free=reading.f_bavail * reading.f_frsize,
     )
+
+
+def fullness(used: int, free: int) -> float | None:
+    """How full a file system is, as `df` counts Use%: 100 × `used` / (`used` + `free`), `free` being what an
+    unprivileged process can use; None for one of no size. The one rule the newest minute, the summary and
+    the chart share.
+
+    >>> fullness(50, 30)
+    62.5
+    >>> fullness(0, 0) is None
+    True
+    """
+    size = used + free
+    return 100.0 * used / size if size > 0 else None

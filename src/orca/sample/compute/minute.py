@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from orca.sample.compute.line import fullness
+from orca.sample.compute.disks import fullness
 from orca.sample.parse.sample_line import Sample
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from orca.sample.compute.line import fullness
+from orca.sample.compute.disks import fullness
 from orca.sample.parse.sample_line import CheckedLine
 
 MAX_POINTS = 2000
