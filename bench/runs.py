@@ -7,8 +7,9 @@ import math
 import random
 from pathlib import Path
 
-from orca.sample.compute.encode import encode_line
 from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
+
+from orca.sample.compute.encode import encode_line
 
 GIB = 2**30
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
+from orca.sample.line_format import UNSET, ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.meminfo import MemInfo
@@ -82,8 +82,8 @@ def test_each_section_is_null_exactly_when_a_reading_it_needs_is_missing(prev: S
     assert (line.disk is None) == (cur.disks is None)
     assert (line.io is None) == (prev.diskstats is None or cur.diskstats is None)
     assert (line.net is None) == (prev.net is None or cur.net is None)
-    assert line.containers_enabled == cur.containers_enabled
-    assert (line.containers is None) == (not cur.containers_enabled or cur.containers is None)
+    assert (line.containers is UNSET) == (not cur.containers_enabled)
+    assert (line.containers is None) == (cur.containers_enabled and cur.containers is None)
     assert (line.pressure is None) == (cur.pressure is None)
 
 
@@ -173,8 +173,8 @@ def test_hand_worked_sections_whatever_else_the_snapshots_hold(prev: Snapshot, c
     assert line.net == NetRate(received=2000, sent=500)
     # Sorted by name: api (no previous cpu.stat: 0.0; mem 50 - 80 is below 0: 0), then web: 1 s of CPU in 2 s.
     assert line.containers == (
-        ContainerEntry(name="api", mem=0, cpu=0.0, mem_nocache=0, oom_kill=None),
-        ContainerEntry(name="web", mem=700, cpu=50.0, mem_nocache=500, oom_kill=1),
+        ContainerSample(name="api", mem=0, cpu=0.0, mem_nocache=0, oom_kill=None),
+        ContainerSample(name="web", mem=700, cpu=50.0, mem_nocache=500, oom_kill=1),
     )
     # 0.5 s of stall in 2 s; memory and io have no file: left out.
     assert line.pressure == PressureShare(cpu=25.0, memory=None, io=None)

@@ -9,11 +9,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from orca.sample.compute.cpu import cpu_share, cpu_share_between
-from orca.sample.compute.line import CpuShare
+from orca.sample.line_format import CpuShare
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 from tests.property.strategies_core import U64_MAX, counters, cpu_times, proc_stats
 
-COUNTER_NAMES = [field.name for field in dataclasses.fields(CpuTimes)]
+COUNTER_NAMES = list(CpuTimes._fields)
 # Four shares, each correctly rounded, may add up to a few ulps over 100.
 ROUNDING = 1e-9
 
@@ -72,8 +72,8 @@ def test_a_counter_that_went_backwards_counts_zero(data: st.DataObject, prev: Pr
     cur = data.draw(later_proc_stats(prev))
     previous_value = getattr(prev.total, name)
     went_back = data.draw(st.integers(min_value=0, max_value=previous_value))
-    stood_still = dataclasses.replace(cur, total=dataclasses.replace(cur.total, **{name: previous_value}))
-    backwards = dataclasses.replace(cur, total=dataclasses.replace(cur.total, **{name: went_back}))
+    stood_still = dataclasses.replace(cur, total=cur.total._replace(**{name: previous_value}))
+    backwards = dataclasses.replace(cur, total=cur.total._replace(**{name: went_back}))
     assert cpu_share_between(prev, backwards) == cpu_share_between(prev, stood_still)
 
 
@@ -98,7 +98,7 @@ def test_a_core_busy_the_whole_interval_makes_busiest_100(data: st.DataObject, p
         return
     number, times = prev.cores[0]
     ticks = data.draw(st.integers(min_value=1, max_value=10_000))
-    all_user = dataclasses.replace(times, user=times.user + ticks)
+    all_user = times._replace(user=times.user + ticks)
     cur = dataclasses.replace(cur, cores=((number, all_user), *cur.cores[1:]))
     result = cpu_share_between(prev, cur)
     assert result.busiest == 100.0 or result == CpuShare(0.0, 0.0, 0.0, 0.0, 0.0)

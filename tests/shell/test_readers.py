@@ -17,16 +17,17 @@ from orca.sample.shell.bounded import (
     read_file,
     read_or_none,
 )
+from orca.sample.shell.machine.fs import FS
 from orca.sample.shell.machine.kernel import read_whole_disks
 from tests.shell.descriptors import open_descriptors
 
 
-def _sys_block(root: Path, links: dict[str, str]) -> str:
+def _sys_block(root: Path, links: dict[str, str]) -> FS:
     block = root / "block"
     block.mkdir(parents=True)
     for name, target in links.items():
         os.symlink(target, block / name)
-    return str(root)
+    return FS(sys=str(root))
 
 
 def test_physical_disks_are_the_list(tmp_path: Path) -> None:
@@ -45,7 +46,7 @@ def test_only_virtual_devices_fall_back_to_the_skip_list(tmp_path: Path) -> None
 
 
 def test_no_sys_block_is_no_list(tmp_path: Path) -> None:
-    assert read_whole_disks(str(tmp_path / "missing")) is None
+    assert read_whole_disks(FS(sys=str(tmp_path / "missing"))) is None
 
 
 @pytest.mark.requires_proc

@@ -1,7 +1,7 @@
 """The line's shape, declared once (README, "The line"): the records a line is made of, their keys in order, the
 decimals each number is written with, and what is left out when it is None.
 
-The sampler builds a `Sample` from two readings (`compute/line.py`), the encoder writes it (`compute/encode.py`), and
+The sampler builds a `Sample` from two readings (`compute/build.py`), the encoder writes it (`compute/encode.py`), and
 the reader decodes a line back into the same `Sample` (`parse/sample_line.py`): all three follow the declarations
 here, so a new field is one field of one record below and one function computing it.
 

@@ -1,20 +1,87 @@
-"""Everything the shell reads for one line, at one moment: the input of the pure core."""
+"""Everything the shell reads for one line, at one moment: the input of the pure core.
+
+Two steps make a `Snapshot`. `kernel_readings` parses the kernel files' bytes as the shell read them (`KernelTexts`:
+`/proc/stat`, `meminfo`, `diskstats`, `net/dev` and the three pressure files) into one record each, a file that could
+not be read or parsed giving None and why. The shell then adds what is not a kernel file's text, read at the same
+moment (the directories' `statvfs`, the run's resident bytes, the containers' cgroups, the sampler's own CPU), each
+as a `Result` from the one place that catches a reader's exception (`shell/machine/source.py`). `snapshot_of` is
+both steps at once: what the baseline and the tests use.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol, TypeVar
 
+from returns.result import Failure, Result, Success
+
+from orca.sample.compute.memory import MEMINFO_KEYS
+from orca.sample.compute.pressure import RESOURCES
+from orca.sample.parse import diskstats, meminfo, net_dev, pressure, proc_stat
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.diskstats import DiskStats
+from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
-from orca.sample.parse.pressure import Pressure
+from orca.sample.parse.pressure import NO_PSI_ERRNOS, Pressure
 from orca.sample.parse.proc_stat import ProcStat
-from orca.sample.records import quick_init
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+KernelFile = tuple[str, "bytes | OSError"]
+"""A kernel file's path (as read: a fixture root's own) and its bytes, or the `OSError` reading it raised."""
+
+SOURCES = ("stat", "meminfo", "rss", "disks", "diskstats", "net", "containers", "pressure")
+"""The sources of a line's readings, each told about on its own when it fails (docs/behaviour.md §3.10)."""
+NO_FAILURES: Mapping[str, ParseError] = MappingProxyType({})
+_WANTED_MEMINFO = functools.partial(meminfo.parse, keys=MEMINFO_KEYS)
+"""/proc/meminfo's keys that `mem` reads, and no others."""
 
 
-@quick_init
+class KernelTexts(Protocol):
+    """The kernel files a line's host readings come from, read at one moment (`shell/machine/early.py` reads them)."""
+
+    @property
+    def monotonic_ns(self) -> int:
+        """`time.monotonic_ns()` just before the files were read: `dt` is the difference of two."""
+
+    @property
+    def wall(self) -> float:
+        """`time.time()` at the same moment: the line's `t`."""
+
+    @property
+    def stat(self) -> KernelFile: ...
+    @property
+    def meminfo(self) -> KernelFile: ...
+    @property
+    def diskstats(self) -> KernelFile: ...
+    @property
+    def net_dev(self) -> KernelFile: ...
+    @property
+    def pressure(self) -> tuple[KernelFile, KernelFile, KernelFile]:
+        """cpu, memory and io."""
+
+
+@dataclass(frozen=True, slots=True)
+class KernelReadings:
+    """The kernel files' records at one moment; a field is None when its file could not be read or parsed."""
+
+    monotonic_ns: int
+    wall: float
+    stat: ProcStat | None
+    meminfo: MemInfo | None
+    diskstats: DiskStats | None
+    net: NetDev | None
+    pressure: Mapping[str, Pressure] | None
+    """Resource (`cpu`, `memory`, `io`) → its pressure file; None on a kernel without PSI (or when none reads)."""
+    failures: Mapping[str, ParseError]
+    """Source (of `SOURCES`) → why it is None."""
+
+
 @dataclass(frozen=True, slots=True)
 class DiskReading:
     """One `--dirs` directory: its own path, and `stat`/`statvfs` of it (or of its nearest existing ancestor)."""
@@ -61,12 +128,10 @@ class ContainerReading:
     """None when no process of the container is visible, or its network namespace is the host's."""
 
 
-
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """The readings a line is the difference of. A field is None when its source could not be read
-    (docs/behaviour.md §3.10)."""
+    """The readings a line is the difference of (docs/behaviour.md §3). A field is None when its source could not
+    be read (§3.10); `failures` says why."""
 
     monotonic_ns: int
     """`time.monotonic_ns()` when the readings were taken: `dt` is the difference of two."""
@@ -91,3 +156,147 @@ class Snapshot:
     """The sampler's own user + system CPU seconds so far."""
     container_disks: frozenset[str] | None = None
     """`MAJ:MIN` of each whole disk (`/sys/block/<disk>/dev`), for the containers' `io`; None when unknown."""
+    failures: Mapping[str, ParseError] = field(default_factory=dict)
+    """Source (of `SOURCES`) → why its reading is None."""
+
+
+def kernel_readings(texts: KernelTexts) -> KernelReadings:
+    """Each kernel file of `texts` parsed into its record, or why it could not be (named by the path it was read
+    from).
+
+    >>> from types import SimpleNamespace
+    >>> gone = FileNotFoundError(2, "No such file or directory")
+    >>> texts = SimpleNamespace(monotonic_ns=0, wall=0.0, stat=("p/stat", b"cpu  1 0 1 8\\n"), meminfo=("p/meminfo",
+    ...     b"MemTotal: 8 kB\\n"), diskstats=("p/diskstats", b"nothing\\n"), net_dev=("p/net/dev", gone),
+    ...     pressure=(("p/pressure/cpu", gone),) * 3)
+    >>> readings = kernel_readings(texts)
+    >>> readings.stat.total.idle, readings.meminfo.bytes_by_key, readings.diskstats, readings.net, readings.pressure
+    (8, {'MemTotal': 8192}, None, None, None)
+    >>> readings.failures
+    {'diskstats': ParseError(source='p/diskstats', reason='no device line'), 'net': ParseError(source='p/net/dev', \
+reason='No such file or directory')}
+    """
+    failures: dict[str, ParseError] = {}
+    stat = _parsed(texts.stat, proc_stat.parse, "stat", failures)
+    memory = _parsed(texts.meminfo, _WANTED_MEMINFO, "meminfo", failures)
+    disks = _parsed(texts.diskstats, diskstats.parse, "diskstats", failures)
+    net = _parsed(texts.net_dev, net_dev.parse, "net", failures)
+    pressures = _pressures(texts.pressure, failures)
+    return KernelReadings(
+        texts.monotonic_ns, texts.wall, stat, memory, disks, net, pressures, failures or NO_FAILURES
+    )
+
+
+def snapshot_of(
+    texts: KernelTexts,
+    *,
+    host: str,
+    rss: Result[int, ParseError] = Success(0),  # noqa: B008 - a frozen value
+    disks: Result[tuple[DiskReading, ...], ParseError] = Success(()),  # noqa: B008 - a frozen value
+    whole_disks: frozenset[str] | None = None,
+    containers: Result[tuple[ContainerReading, ...], ParseError] | None = None,
+    container_disks: frozenset[str] | None = None,
+    self_cpu: float = 0.0,
+) -> Snapshot:
+    """The snapshot of `texts` and the other readings of the same moment: `kernel_readings` and `with_readings`.
+    `containers` None: no --cgroup."""
+    return with_readings(
+        kernel_readings(texts),
+        host=host, rss=rss, disks=disks, whole_disks=whole_disks, containers=containers,
+        container_disks=container_disks, self_cpu=self_cpu,
+    )
+
+
+def with_readings(
+    kernel: KernelReadings,
+    *,
+    host: str,
+    rss: Result[int, ParseError],
+    disks: Result[tuple[DiskReading, ...], ParseError],
+    whole_disks: frozenset[str] | None,
+    containers: Result[tuple[ContainerReading, ...], ParseError] | None,
+    container_disks: frozenset[str] | None,
+    self_cpu: float,
+) -> Snapshot:
+    """`kernel` with the readings that are not kernel files' texts; a failed one None, and why in `failures`."""
+    failures = dict(kernel.failures)
+    return Snapshot(
+        monotonic_ns=kernel.monotonic_ns,
+        wall=kernel.wall,
+        host=host,
+        stat=kernel.stat,
+        meminfo=kernel.meminfo,
+        rss_bytes=_value(rss, "rss", failures),
+        disks=_value(disks, "disks", failures),
+        diskstats=kernel.diskstats,
+        whole_disks=whole_disks,
+        net=kernel.net,
+        containers_enabled=containers is not None,
+        containers=None if containers is None else _value(containers, "containers", failures),
+        pressure=kernel.pressure,
+        self_cpu=self_cpu,
+        container_disks=container_disks,
+        failures=failures or NO_FAILURES,
+    )
+
+
+def _parsed(
+    file: KernelFile, parse: _Parser[T], source: str, failures: dict[str, ParseError]
+) -> T | None:
+    """`file`'s record, or None with why in `failures` (the path the file was read from named in it)."""
+    path, data = file
+    if isinstance(data, OSError):
+        failures[source] = ParseError.of(path, data)
+        return None
+    try:
+        parsed = parse(data.decode("utf-8", errors="replace"))
+    except Exception as error:  # no parser should raise: a bug nulls its section only, and is told as one
+        failures[source] = ParseError.raised(path, error)
+        return None
+    if isinstance(parsed, Failure):
+        failures[source] = ParseError(path, parsed.failure().reason)
+        return None
+    return parsed.unwrap()
+
+
+def _value(reading: Result[T, ParseError], source: str, failures: dict[str, ParseError]) -> T | None:
+    if isinstance(reading, Failure):
+        failures[source] = reading.failure()
+        return None
+    return reading.unwrap()
+
+
+def _pressures(files: tuple[KernelFile, ...], failures: dict[str, ParseError]) -> Mapping[str, Pressure] | None:
+    """Resource → its parsed pressure file (Documentation/accounting/psi.rst); a file that fails is left out.
+
+    None on a kernel without PSI: every file missing or unsupported (`psi=0` at boot). A failure when no file reads
+    for another reason than those."""
+    found: dict[str, Pressure] = {}
+    failure: ParseError | None = None
+    for resource, (path, data) in zip(RESOURCES, files, strict=True):
+        if isinstance(data, OSError):
+            if data.errno not in NO_PSI_ERRNOS:
+                failure = failure or ParseError.of(path, data)
+            continue
+        text = data.decode("utf-8", errors="replace")
+        try:
+            printed = pressure.as_printed(text)  # the usual case: the kernel's own text, no `Result` made for it
+            parsed = None if printed is not None else pressure.parse(text)
+        except Exception as error:  # as in `_parsed`
+            failure = failure or ParseError.raised(path, error)
+            continue
+        if printed is not None:
+            found[resource] = printed
+        elif isinstance(parsed, Success):
+            found[resource] = parsed.unwrap()
+        elif parsed is not None:
+            failure = failure or ParseError(path, parsed.failure().reason)
+    if found:
+        return found
+    if failure is not None:
+        failures["pressure"] = failure
+    return None
+
+
+class _Parser(Protocol[T_co]):
+    def __call__(self, text: str, /) -> Result[T_co, ParseError]: ...

@@ -70,10 +70,7 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
     >>> parse("   8       0 sda 1 0 8 0 2 0 16 0 0 0 0 0 0 0 0\\n   8       1 sda1 1 8 2 16\\n").unwrap().devices
     (DiskIo(name='sda', sectors_read=8, sectors_written=16), DiskIo(name='sda1', sectors_read=8, sectors_written=16))
     """
-    devices: list[DiskIo] = []
-    for device in parsed_lines(text, device_line):
-        if device is not None:
-            devices.append(device)
+    devices = tuple(filter(None, parsed_lines(text, device_line)))
     if not devices:
         return Failure(ParseError("/proc/diskstats", "no device line"))
-    return Success(DiskStats(devices=tuple(devices)))
+    return Success(DiskStats(devices=devices))

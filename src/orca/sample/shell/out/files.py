@@ -14,8 +14,8 @@ import errno
 import os
 import stat
 
-from orca.sample.shell.report import FailureReport, reason_of
-from orca.sample.shell.stdio import NO_ROOM
+from orca.sample.parse.errors import NO_ROOM, reason_of
+from orca.sample.shell.report import FailureReport
 
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _CHUNK = 1 << 16

@@ -17,10 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from orca.sample.parse.errors import reason_of
 from orca.sample.shell.out.files import LineFile
 from orca.sample.shell.out.sink import S3_SCHEME
 from orca.sample.shell.readback.backwards import line_start_before
-from orca.sample.shell.report import FailureReport, reason_of
+from orca.sample.shell.report import FailureReport
 
 DEFAULT_UPLOAD_SECONDS = 30.0
 # close() waits at most this long for the final upload (docs/behaviour.md §2.4).

@@ -209,8 +209,8 @@ def _line_batches(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:
 
 
 def _s3_sources(location: str) -> list[Source]:
+    from orca.sample.parse.errors import reason_of as _reason
     from orca.sample.shell.out.s3 import make_client
-    from orca.sample.shell.report import reason_of as _reason
 
     bucket, _, key = location[len(SCHEME):].partition("/")
     if not bucket:
