@@ -70,7 +70,7 @@ def parse(text: str) -> Result[Pressure, ParseError]:
     pressure = as_printed(text)
     if pressure is not None:
         return Success(pressure)
-    return _word_by_word(text)
+    return parse_words(text)
 
 
 def as_printed(text: str) -> Pressure | None:
@@ -81,11 +81,13 @@ def as_printed(text: str) -> Pressure | None:
     1234
     """
     # No text longer than psi.c's two lines can match: it is not looked up, so the cache stays small.
-    return _as_printed(text) if len(text) <= _KERNEL_TEXT_AT_MOST else None
+    return printed_exactly(text) if len(text) <= _KERNEL_TEXT_AT_MOST else None
 
 
 @functools.lru_cache(maxsize=16)  # an idle resource prints the same text line after line: read once
-def _as_printed(text: str) -> Pressure | None:
+def printed_exactly(text: str) -> Pressure | None:
+    """`as_printed` for a text no longer than psi.c prints, through a small cache: an idle resource prints the same
+    text line after line."""
     match = _KERNEL_TEXT.fullmatch(text)
     if match is None:
         return None
@@ -102,7 +104,8 @@ def _as_printed(text: str) -> Pressure | None:
     return Pressure(some=some, full=full)
 
 
-def _word_by_word(text: str) -> Result[Pressure, ParseError]:
+def parse_words(text: str) -> Result[Pressure, ParseError]:
+    """`parse` word by word, for any text: what `as_printed` must agree with where it reads a text."""
     lines: dict[str, PressureLine] = {}
     for line in text.splitlines():
         words = line.split()

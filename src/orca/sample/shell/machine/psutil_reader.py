@@ -35,7 +35,8 @@ SECTOR_BYTES = 512
 """The /proc readers count 512-byte sectors; psutil gives bytes."""
 LOOPBACK = frozenset({"lo", "lo0"})
 """Linux's and the BSDs' (macOS's) loopback interface names."""
-_CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+_CPU_FIELDS = CpuTimes._fields
+"""psutil's names for the CPU times are /proc/stat's, as `CpuTimes` has them."""
 
 
 def _field(record: object, name: str) -> int:
