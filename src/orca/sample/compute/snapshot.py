@@ -1,11 +1,11 @@
 """Everything the shell reads for one line, at one moment: the input of the pure core.
 
-Two steps make a `Snapshot`. `kernel_readings` parses the kernel files' bytes as the shell read them (`KernelTexts`:
-`/proc/stat`, `meminfo`, `diskstats`, `net/dev` and the three pressure files) into one record each, a file that could
-not be read or parsed giving None and why. The shell then adds what is not a kernel file's text, read at the same
-moment (the directories' `statvfs`, the run's resident bytes, the containers' cgroups, the sampler's own CPU), each
-as a `Result` from the one place that catches a reader's exception (`shell/machine/source.py`). `snapshot_of` is
-both steps at once: what the baseline and the tests use.
+`snapshot_of` is the one way a `Snapshot` is made, what the baseline, every line and the tests use: it parses the
+kernel files' bytes as the shell read them (`KernelTexts`: `/proc/stat`, `meminfo`, `diskstats`, `net/dev` and the
+three pressure files) into one record each, a file that could not be read or parsed giving None and why, and adds
+what is not a kernel file's text, read at the same moment (the directories' `statvfs`, the run's resident bytes,
+the containers' cgroups, the sampler's own CPU), each a `Result` (`shell/machine/source.py` makes what a reader
+raised one).
 """
 
 from __future__ import annotations
@@ -64,22 +64,6 @@ class KernelTexts(Protocol):
     @property
     def pressure(self) -> tuple[KernelFile, KernelFile, KernelFile]:
         """cpu, memory and io."""
-
-
-@dataclass(frozen=True, slots=True)
-class KernelReadings:
-    """The kernel files' records at one moment; a field is None when its file could not be read or parsed."""
-
-    monotonic_ns: int
-    wall: float
-    stat: ProcStat | None
-    meminfo: MemInfo | None
-    diskstats: DiskStats | None
-    net: NetDev | None
-    pressure: Mapping[str, Pressure] | None
-    """Resource (`cpu`, `memory`, `io`) → its pressure file; None on a kernel without PSI (or when none reads)."""
-    failures: Mapping[str, ParseError]
-    """Source (of `SOURCES`) → why it is None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,33 +144,6 @@ class Snapshot:
     """Source (of `SOURCES`) → why its reading is None."""
 
 
-def kernel_readings(texts: KernelTexts) -> KernelReadings:
-    """Each kernel file of `texts` parsed into its record, or why it could not be (named by the path it was read
-    from).
-
-    >>> from types import SimpleNamespace
-    >>> gone = FileNotFoundError(2, "No such file or directory")
-    >>> texts = SimpleNamespace(monotonic_ns=0, wall=0.0, stat=("p/stat", b"cpu  1 0 1 8\\n"), meminfo=("p/meminfo",
-    ...     b"MemTotal: 8 kB\\n"), diskstats=("p/diskstats", b"nothing\\n"), net_dev=("p/net/dev", gone),
-    ...     pressure=(("p/pressure/cpu", gone),) * 3)
-    >>> readings = kernel_readings(texts)
-    >>> readings.stat.total.idle, readings.meminfo.bytes_by_key, readings.diskstats, readings.net, readings.pressure
-    (8, {'MemTotal': 8192}, None, None, None)
-    >>> readings.failures
-    {'diskstats': ParseError(source='p/diskstats', reason='no device line'), 'net': ParseError(source='p/net/dev', \
-reason='No such file or directory')}
-    """
-    failures: dict[str, ParseError] = {}
-    stat = _parsed(texts.stat, proc_stat.parse, "stat", failures)
-    memory = _parsed(texts.meminfo, _WANTED_MEMINFO, "meminfo", failures)
-    disks = _parsed(texts.diskstats, diskstats.parse, "diskstats", failures)
-    net = _parsed(texts.net_dev, net_dev.parse, "net", failures)
-    pressures = _pressures(texts.pressure, failures)
-    return KernelReadings(
-        texts.monotonic_ns, texts.wall, stat, memory, disks, net, pressures, failures or NO_FAILURES
-    )
-
-
 def snapshot_of(
     texts: KernelTexts,
     *,
@@ -198,42 +155,44 @@ def snapshot_of(
     container_disks: frozenset[str] | None = None,
     self_cpu: float = 0.0,
 ) -> Snapshot:
-    """The snapshot of `texts` and the other readings of the same moment: `kernel_readings` and `with_readings`.
-    `containers` None: no --cgroup."""
-    return with_readings(
-        kernel_readings(texts),
-        host=host, rss=rss, disks=disks, whole_disks=whole_disks, containers=containers,
-        container_disks=container_disks, self_cpu=self_cpu,
-    )
+    """The snapshot of `texts` and of the other readings of the same moment: each kernel file parsed into its record,
+    or None and why (naming the path it was read from); `containers` None without --cgroup.
 
-
-def with_readings(
-    kernel: KernelReadings,
-    *,
-    host: str,
-    rss: Result[int, ParseError],
-    disks: Result[tuple[DiskReading, ...], ParseError],
-    whole_disks: frozenset[str] | None,
-    containers: Result[tuple[ContainerReading, ...], ParseError] | None,
-    container_disks: frozenset[str] | None,
-    self_cpu: float,
-) -> Snapshot:
-    """`kernel` with the readings that are not kernel files' texts; a failed one None, and why in `failures`."""
-    failures = dict(kernel.failures)
+    >>> from types import SimpleNamespace
+    >>> gone = FileNotFoundError(2, "No such file or directory")
+    >>> texts = SimpleNamespace(monotonic_ns=0, wall=0.0, stat=("p/stat", b"cpu  1 0 1 8\\n"), meminfo=("p/meminfo",
+    ...     b"MemTotal: 8 kB\\n"), diskstats=("p/diskstats", b"nothing\\n"), net_dev=("p/net/dev", gone),
+    ...     pressure=(("p/pressure/cpu", gone),) * 3)
+    >>> snapshot = snapshot_of(texts, host="h")
+    >>> snapshot.stat.total.idle, snapshot.meminfo.bytes_by_key, snapshot.diskstats, snapshot.net, snapshot.pressure
+    (8, {'MemTotal': 8192}, None, None, None)
+    >>> snapshot.failures
+    {'diskstats': ParseError(source='p/diskstats', reason='no device line'), 'net': ParseError(source='p/net/dev', \
+reason='No such file or directory')}
+    """
+    failures: dict[str, ParseError] = {}
+    stat = _parsed(texts.stat, proc_stat.parse, "stat", failures)
+    memory = _parsed(texts.meminfo, _WANTED_MEMINFO, "meminfo", failures)
+    rss_bytes = _value(rss, "rss", failures)
+    disk_readings = _value(disks, "disks", failures)
+    device_stats = _parsed(texts.diskstats, diskstats.parse, "diskstats", failures)
+    net = _parsed(texts.net_dev, net_dev.parse, "net", failures)
+    container_readings = None if containers is None else _value(containers, "containers", failures)
+    pressures = _pressures(texts.pressure, failures)
     return Snapshot(
-        monotonic_ns=kernel.monotonic_ns,
-        wall=kernel.wall,
+        monotonic_ns=texts.monotonic_ns,
+        wall=texts.wall,
         host=host,
-        stat=kernel.stat,
-        meminfo=kernel.meminfo,
-        rss_bytes=_value(rss, "rss", failures),
-        disks=_value(disks, "disks", failures),
-        diskstats=kernel.diskstats,
+        stat=stat,
+        meminfo=memory,
+        rss_bytes=rss_bytes,
+        disks=disk_readings,
+        diskstats=device_stats,
         whole_disks=whole_disks,
-        net=kernel.net,
+        net=net,
         containers_enabled=containers is not None,
-        containers=None if containers is None else _value(containers, "containers", failures),
-        pressure=kernel.pressure,
+        containers=container_readings,
+        pressure=pressures,
         self_cpu=self_cpu,
         container_disks=container_disks,
         failures=failures or NO_FAILURES,

@@ -9,6 +9,7 @@ makes its section null and is told on standard error once, until it reads well a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -19,7 +20,7 @@ from toolz import pipe
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.snapshot import Snapshot, kernel_readings, with_readings
+from orca.sample.compute.snapshot import Snapshot, snapshot_of
 from orca.sample.parse import proc_stat
 from orca.sample.parse.errors import ParseError
 from orca.sample.shell.bounded import KeptFiles
@@ -74,7 +75,6 @@ class Sampler:
         # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
         self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, self.fs)
         self._kernel_files = KeptFiles(KERNEL_FILES_KEPT_AT_MOST)
-        self._read_disks = functools.partial(read_disks, self.dirs)
         # The process scans and their parsers load only for a run to measure (--pid, --match).
         self._scanner: ProcessScanner | None = None
         if self.root is not None or argv0:
@@ -132,23 +132,26 @@ class Sampler:
 
     def _snapshot_of(self, texts: KernelTexts) -> Snapshot:
         """The snapshot of `texts`, with the readings that are not kernel texts taken now."""
-        kernel = kernel_readings(texts)
-        diskstats = kernel.diskstats
-        names = None if diskstats is None else frozenset([device.name for device in diskstats.devices])
-        if names is None or names != self._disk_names:
-            self._renew_whole_disks(names)  # also renews the containers' disk numbers
         containers = self._containers
         times = os.times()
-        return with_readings(
-            kernel,
+        snapshot = snapshot_of(
+            texts,
             host=self.host,
             rss=_NO_RUN if self._scanner is None else self._run_rss(texts.stat[1]),
-            disks=attempt("--dirs", self._read_disks),
+            disks=read_disks(self.dirs),
             whole_disks=self._whole_disks,
             containers=None if containers is None else attempt(self.cgroup, containers.readings),
             container_disks=self._container_disks,
             self_cpu=times.user + times.system,
         )
+        diskstats = snapshot.diskstats
+        names = None if diskstats is None else frozenset([device.name for device in diskstats.devices])
+        if names is None or names != self._disk_names:  # a disk came or went: this line counts by the new list
+            self._renew_whole_disks(names)
+            snapshot = dataclasses.replace(
+                snapshot, whole_disks=self._whole_disks, container_disks=self._container_disks
+            )
+        return snapshot
 
     def _run_rss(self, stat: bytes | OSError) -> Result[int, ParseError]:
         scanner = self._scanner

@@ -6,7 +6,7 @@ millisecond, while loading the flags' parser, the parsers, the outputs and the e
 reads the bytes here, as soon as it runs, and the `Sampler` parses them into its baseline once the rest has loaded,
 during the wait for the first line: the schedule counts from these readings, and the first line's rates cover the
 time from them. Every later line reads the same files the same way (through descriptors kept open), and the same
-pure function parses them (`compute/snapshot.py`'s `kernel_readings`).
+pure function parses them (`compute/snapshot.py`'s `snapshot_of`).
 
 Light to import on purpose (`os`, `time` and the bounded file reader): nothing but the interpreter's own start comes
 before the readings.
