@@ -173,8 +173,12 @@ reason='No such file or directory')}
     failures: dict[str, ParseError] = {}
     stat = _parsed(texts.stat, proc_stat.parse, "stat", failures)
     memory = _parsed(texts.meminfo, _WANTED_MEMINFO, "meminfo", failures)
-    rss_bytes = _value(rss, "rss", failures)
-    disk_readings = _value(disks, "disks", failures)
+    rss_bytes = rss.value_or(None)
+    if rss_bytes is None:
+        failures["rss"] = rss.failure()
+    disk_readings = disks.value_or(None)
+    if disk_readings is None:
+        failures["disks"] = disks.failure()
     device_stats = _parsed(texts.diskstats, diskstats.parse, "diskstats", failures)
     net = _parsed(texts.net_dev, net_dev.parse, "net", failures)
     container_readings = None if containers is None else _value(containers, "containers", failures)

@@ -81,6 +81,7 @@ class Sampler:
             from orca.sample.shell.procs.scanner import ProcessScanner
 
             self._scanner = ProcessScanner(proc)
+        self._rss_source = f"the run's processes in {proc}"
         self._containers: ContainerSource | None = None
         if cgroup:
             from orca.sample.shell.machine.containers import ContainerSource
@@ -132,12 +133,14 @@ class Sampler:
 
     def _snapshot_of(self, texts: KernelTexts) -> Snapshot:
         """The snapshot of `texts`, with the readings that are not kernel texts taken now."""
-        containers = self._containers
+        containers, scanner = self._containers, self._scanner
         times = os.times()
         snapshot = snapshot_of(
             texts,
             host=self.host,
-            rss=_NO_RUN if self._scanner is None else self._run_rss(texts.stat[1]),
+            rss=_NO_RUN if scanner is None else attempt(
+                self._rss_source, scanner.rss_reading, self.root, self.argv0, _forks(texts.stat[1])
+            ),
             disks=read_disks(self.dirs),
             whole_disks=self._whole_disks,
             containers=None if containers is None else attempt(self.cgroup, containers.readings),
@@ -152,17 +155,6 @@ class Sampler:
                 snapshot, whole_disks=self._whole_disks, container_disks=self._container_disks
             )
         return snapshot
-
-    def _run_rss(self, stat: bytes | OSError) -> Result[int, ParseError]:
-        scanner = self._scanner
-        assert scanner is not None
-        # /proc/stat's count of tasks created: unchanged since the last walk, the run's tree has gained no process.
-        forks = None if isinstance(stat, OSError) else proc_stat.forks(stat)
-
-        def run_rss() -> Result[int, ParseError]:
-            return Success(scanner.run_rss(self.root, self.argv0, forks))
-
-        return attempt(f"the run's processes in {self.fs.proc}", run_rss)
 
     def _renew_whole_disks(self, names: frozenset[str] | None) -> None:
         """/proc/diskstats names `names`, other devices than when /sys/block was last read (or none)."""
@@ -196,3 +188,8 @@ class Sampler:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _forks(stat: bytes | OSError) -> int | None:
+    """/proc/stat's count of tasks created: unchanged since the last walk, the run's tree has gained no process."""
+    return None if isinstance(stat, OSError) else proc_stat.forks(stat)

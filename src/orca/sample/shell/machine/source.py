@@ -20,10 +20,10 @@ from orca.sample.parse.errors import ParseError
 T = TypeVar("T")
 
 
-def attempt(source: str, read: Callable[[], Result[T, ParseError]]) -> Result[T, ParseError]:
-    """`read()`, or the failure of reading `source` when it raised."""
+def attempt(source: str, read: Callable[..., Result[T, ParseError]], *args: object) -> Result[T, ParseError]:
+    """`read(*args)`, or the failure of reading `source` when it raised."""
     try:
-        return read()
+        return read(*args)
     except Exception as error:  # a reader's bug, or a call that failed: said, never fatal, never a traceback
         return Failure(ParseError.raised(source, error))
 
