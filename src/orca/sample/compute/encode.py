@@ -14,6 +14,7 @@ again with each integer checked only when orjson refuses one beyond 64 bits.
 from __future__ import annotations
 
 import math
+from itertools import repeat
 from typing import Any
 
 import msgspec.inspect
@@ -93,7 +94,7 @@ def _document(record: Any, plan: Plan) -> dict[str, Any]:
         elif how == _RECORD:
             document[key] = _document(value, detail)
         elif value is not msgspec.UNSET:  # _RECORDS
-            document[key] = [_document(item, detail) for item in value]
+            document[key] = list(map(_document, value, repeat(detail)))
     return document
 
 

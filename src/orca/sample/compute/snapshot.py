@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol, TypeVar
 
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
 from orca.sample.compute.memory import MEMINFO_KEYS
 from orca.sample.compute.pressure import RESOURCES
@@ -181,7 +181,9 @@ reason='No such file or directory')}
         failures["disks"] = disks.failure()
     device_stats = _parsed(texts.diskstats, diskstats.parse, "diskstats", failures)
     net = _parsed(texts.net_dev, net_dev.parse, "net", failures)
-    container_readings = None if containers is None else _value(containers, "containers", failures)
+    container_readings = None if containers is None else containers.value_or(None)
+    if containers is not None and container_readings is None:
+        failures["containers"] = containers.failure()
     pressures = _pressures(texts.pressure, failures)
     return Snapshot(
         monotonic_ns=texts.monotonic_ns,
@@ -216,17 +218,10 @@ def _parsed(
     except Exception as error:  # no parser should raise: a bug nulls its section only, and is told as one
         failures[source] = ParseError.raised(path, error)
         return None
-    if isinstance(parsed, Failure):
+    record = parsed.value_or(None)  # a record, never None, when it parsed
+    if record is None:
         failures[source] = ParseError(path, parsed.failure().reason)
-        return None
-    return parsed.unwrap()
-
-
-def _value(reading: Result[T, ParseError], source: str, failures: dict[str, ParseError]) -> T | None:
-    if isinstance(reading, Failure):
-        failures[source] = reading.failure()
-        return None
-    return reading.unwrap()
+    return record
 
 
 def _pressures(files: tuple[KernelFile, ...], failures: dict[str, ParseError]) -> Mapping[str, Pressure] | None:

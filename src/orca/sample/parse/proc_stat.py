@@ -80,9 +80,10 @@ def parse(text: str) -> Result[ProcStat, ParseError]:
             if total is None:
                 total = times
         else:
-            number = u64(label[3:])
-            if number is not None:
-                cores.append((number, times))
+            number = label[3:]
+            # u64's checks, written out for the usual number of a few digits.
+            if number.isdigit() and number.isascii() and (len(number) < U64_DIGITS or u64(number) is not None):
+                cores.append((int(number), times))
     if total is None:
         return Failure(ParseError("/proc/stat", "no aggregate `cpu` line"))
     return Success(ProcStat(total=total, cores=tuple(cores)))

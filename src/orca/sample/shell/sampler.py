@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from returns.result import Result, Success
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from orca.sample.shell.machine.containers import ContainerSource
     from orca.sample.shell.procs.scanner import ProcessScanner
 
+_NAME = attrgetter("name")
 _NO_RUN: Result[int, ParseError] = Success(0)
 """The run's resident bytes with neither --pid nor --match: none to count."""
 
@@ -148,7 +150,7 @@ class Sampler:
             self_cpu=times.user + times.system,
         )
         diskstats = snapshot.diskstats
-        names = None if diskstats is None else frozenset([device.name for device in diskstats.devices])
+        names = None if diskstats is None else frozenset(map(_NAME, diskstats.devices))
         if names is None or names != self._disk_names:  # a disk came or went: this line counts by the new list
             self._renew_whole_disks(names)
             snapshot = dataclasses.replace(
