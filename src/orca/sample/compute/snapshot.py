@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol, TypeVar
 
+import msgspec
 from returns.result import Result, Success
 
 from orca.sample.compute.memory import MEMINFO_KEYS
@@ -66,8 +66,7 @@ class KernelTexts(Protocol):
         """cpu, memory and io."""
 
 
-@dataclass(frozen=True, slots=True)
-class DiskReading:
+class DiskReading(msgspec.Struct, frozen=True, gc=False):
     """One `--dirs` directory: its own path, and `stat`/`statvfs` of it (or of its nearest existing ancestor)."""
 
     path: str
@@ -78,8 +77,7 @@ class DiskReading:
     f_frsize: int
 
 
-@dataclass(frozen=True, slots=True)
-class ContainerNet:
+class ContainerNet(msgspec.Struct, frozen=True, gc=False):
     """The network counters of a container's namespace, read through `/proc/<pid>/net/dev` of one of its processes."""
 
     namespace: str
@@ -88,8 +86,7 @@ class ContainerNet:
     dev: NetDev
 
 
-@dataclass(frozen=True, slots=True)
-class ContainerReading:
+class ContainerReading(msgspec.Struct, frozen=True, gc=False):
     """One Docker container's cgroup files at one moment (docs/behaviour.md §3.8)."""
 
     container_id: str
@@ -112,8 +109,7 @@ class ContainerReading:
     """None when no process of the container is visible, or its network namespace is the host's."""
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(msgspec.Struct, frozen=True, gc=False):
     """The readings a line is the difference of (docs/behaviour.md §3). A field is None when its source could not
     be read (§3.10); `failures` says why."""
 
@@ -140,7 +136,7 @@ class Snapshot:
     """The sampler's own user + system CPU seconds so far."""
     container_disks: frozenset[str] | None = None
     """`MAJ:MIN` of each whole disk (`/sys/block/<disk>/dev`), for the containers' `io`; None when unknown."""
-    failures: Mapping[str, ParseError] = field(default_factory=dict)
+    failures: Mapping[str, ParseError] = msgspec.field(default_factory=dict)
     """Source (of `SOURCES`) → why its reading is None."""
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+import msgspec
 import orjson
 from returns.result import Failure, Result, Success
 
@@ -29,8 +29,7 @@ NO_LIMIT = "max"
 """What a limit file such as `memory.max` holds when there is no limit."""
 
 
-@dataclass(frozen=True, slots=True)
-class CpuPeriods:
+class CpuPeriods(msgspec.Struct, frozen=True, gc=False):
     """`cpu.stat`'s bandwidth counters, present when the cpu controller is enabled for the cgroup."""
 
     periods: int
@@ -39,8 +38,7 @@ class CpuPeriods:
     """`nr_throttled`: those periods in which the cgroup used up its quota and was throttled."""
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceIo:
+class DeviceIo(msgspec.Struct, frozen=True, gc=False):
     """One line of `io.stat`: bytes read and written on one device since the cgroup was made."""
 
     read_bytes: int

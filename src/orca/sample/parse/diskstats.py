@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
@@ -19,8 +19,7 @@ _FULL_LINE_FIELDS = frozenset({14, 18, 20})
 _OLD_PARTITION_FIELDS = 7
 
 
-@dataclass(frozen=True, slots=True)
-class DiskIo:
+class DiskIo(msgspec.Struct, frozen=True, gc=False):
     name: str
     sectors_read: int
     """Field 3 of the counters (512-byte sectors, whatever the device's own sector size)."""
@@ -28,8 +27,7 @@ class DiskIo:
     """Field 7 of the counters (field 4 of a 7-field partition line)."""
 
 
-@dataclass(frozen=True, slots=True)
-class DiskStats:
+class DiskStats(msgspec.Struct, frozen=True, gc=False):
     devices: tuple[DiskIo, ...]
     """Every parsable line, in file order."""
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Container, Mapping
-from dataclasses import dataclass
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
 
 
-@dataclass(frozen=True, slots=True)
-class MemInfo:
+class MemInfo(msgspec.Struct, frozen=True, gc=False):
     bytes_by_key: Mapping[str, int]
     """Key → bytes: `kB` values × 1024, values without a unit as they are."""
 

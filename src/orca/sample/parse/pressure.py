@@ -5,8 +5,8 @@ from __future__ import annotations
 import errno
 import functools
 import re
-from dataclasses import dataclass
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
@@ -24,8 +24,7 @@ _KERNEL_TEXT = re.compile(f"some {_KERNEL_LINE}(?:full {_KERNEL_LINE})?", re.ASC
 _KERNEL_TEXT_AT_MOST = 2 * (5 + 6 + 23 + 7 + 23 + 8 + 23 + 7 + 20 + 1)
 
 
-@dataclass(frozen=True, slots=True)
-class PressureLine:
+class PressureLine(msgspec.Struct, frozen=True, gc=False):
     avg10: float
     avg60: float
     avg300: float
@@ -33,8 +32,7 @@ class PressureLine:
     """Total stall time so far, in microseconds."""
 
 
-@dataclass(frozen=True, slots=True)
-class Pressure:
+class Pressure(msgspec.Struct, frozen=True, gc=False):
     some: PressureLine
     full: PressureLine | None
     """Missing from `cpu` on older kernels."""

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import NamedTuple
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
@@ -32,8 +32,7 @@ class CpuTimes(NamedTuple):
     steal: int
 
 
-@dataclass(frozen=True, slots=True)
-class ProcStat:
+class ProcStat(msgspec.Struct, frozen=True, gc=False):
     total: CpuTimes
     """The aggregate `cpu` line."""
     cores: tuple[tuple[int, CpuTimes], ...]

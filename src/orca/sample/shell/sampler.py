@@ -9,13 +9,13 @@ makes its section null and is told on standard error once, until it reads well a
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
+import msgspec
 from returns.result import Result, Success
 from toolz import pipe
 
@@ -153,7 +153,7 @@ class Sampler:
         names = None if diskstats is None else frozenset(map(_NAME, diskstats.devices))
         if names is None or names != self._disk_names:  # a disk came or went: this line counts by the new list
             self._renew_whole_disks(names)
-            snapshot = dataclasses.replace(
+            snapshot = msgspec.structs.replace(
                 snapshot, whole_disks=self._whole_disks, container_disks=self._container_disks
             )
         return snapshot
