@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-
+import msgspec
 import pytest
 
 from orca.sample.compute.containers import container_entries
@@ -114,7 +113,7 @@ def extended(
     net: ContainerNet | None = None,
 ) -> ContainerReading:
     """A reading with the second round's fields set as given (memory and cpu as `reading` gives them)."""
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         reading(container_id, name, 1_000), cpu_periods=cpu_periods, memory_max=memory_max, pids=pids, io=io, net=net
     )
 

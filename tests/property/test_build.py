@@ -4,9 +4,9 @@ them. Expected values are worked out by hand or are relations between lines; non
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -116,7 +116,7 @@ SECTION_READINGS = {
 def with_readings(snapshot: Snapshot, others: Snapshot, fields: tuple[str, ...]) -> Snapshot:
     """`others`' readings but `fields` and the clocks of `snapshot`."""
     kept = {name: getattr(snapshot, name) for name in ("monotonic_ns", "wall", *fields)}
-    return dataclasses.replace(others, **kept)
+    return msgspec.structs.replace(others, **kept)
 
 
 @given(snapshots, snapshots, snapshots, snapshots)
@@ -134,7 +134,7 @@ def hand_worked(snapshot: Snapshot, at_ns: int, later: bool) -> Snapshot:
     """`snapshot` with readings whose differences are worked out by hand below; `later` for the second one."""
     k = 1 if later else 0
     stat = CpuTimes(100 + 50 * k, 0 + 10 * k, 50 + 20 * k, 800 + 100 * k, 0 + 20 * k, 5 * k, 5 * k, 0)
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         snapshot,
         monotonic_ns=at_ns,
         stat=ProcStat(total=stat, cores=((0, stat),)),
@@ -194,8 +194,8 @@ def test_a_snapshot_against_itself_has_nothing_to_report(snapshot: Snapshot) -> 
 @given(snapshots, snapshots)
 def test_rates_use_the_monotonic_interval(prev: Snapshot, cur: Snapshot) -> None:
     """The same readings one second apart and two seconds apart: the byte rates halve (to within rounding)."""
-    later = dataclasses.replace(cur, monotonic_ns=prev.monotonic_ns + 1_000_000_000)
-    twice = dataclasses.replace(cur, monotonic_ns=prev.monotonic_ns + 2_000_000_000)
+    later = msgspec.structs.replace(cur, monotonic_ns=prev.monotonic_ns + 1_000_000_000)
+    twice = msgspec.structs.replace(cur, monotonic_ns=prev.monotonic_ns + 2_000_000_000)
     one, two = build_line(prev, later), build_line(prev, twice)
     if one.net is not None and two.net is not None:
         assert abs(two.net.received - one.net.received / 2) <= 1

@@ -3,8 +3,7 @@ readings."""
 
 from __future__ import annotations
 
-import dataclasses
-
+import msgspec
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -72,8 +71,8 @@ def test_a_counter_that_went_backwards_counts_zero(data: st.DataObject, prev: Pr
     cur = data.draw(later_proc_stats(prev))
     previous_value = getattr(prev.total, name)
     went_back = data.draw(st.integers(min_value=0, max_value=previous_value))
-    stood_still = dataclasses.replace(cur, total=cur.total._replace(**{name: previous_value}))
-    backwards = dataclasses.replace(cur, total=cur.total._replace(**{name: went_back}))
+    stood_still = msgspec.structs.replace(cur, total=cur.total._replace(**{name: previous_value}))
+    backwards = msgspec.structs.replace(cur, total=cur.total._replace(**{name: went_back}))
     assert cpu_share_between(prev, backwards) == cpu_share_between(prev, stood_still)
 
 
@@ -84,8 +83,8 @@ def test_a_core_in_only_one_reading_is_left_out_of_busiest(
     """docs/behaviour.md §3.3: a core that came online (or went offline) in between does not count towards `busiest`."""
     cur = data.draw(later_proc_stats(prev))
     new_number = 1 + max((n for n, _ in prev.cores), default=0)
-    came_online = dataclasses.replace(cur, cores=(*cur.cores, (new_number, hotplugged)))
-    went_offline = dataclasses.replace(prev, cores=(*prev.cores, (new_number, hotplugged)))
+    came_online = msgspec.structs.replace(cur, cores=(*cur.cores, (new_number, hotplugged)))
+    went_offline = msgspec.structs.replace(prev, cores=(*prev.cores, (new_number, hotplugged)))
     assert cpu_share_between(prev, came_online) == cpu_share_between(prev, cur)
     assert cpu_share_between(went_offline, cur) == cpu_share_between(prev, cur)
 
@@ -99,7 +98,7 @@ def test_a_core_busy_the_whole_interval_makes_busiest_100(data: st.DataObject, p
     number, times = prev.cores[0]
     ticks = data.draw(st.integers(min_value=1, max_value=10_000))
     all_user = times._replace(user=times.user + ticks)
-    cur = dataclasses.replace(cur, cores=((number, all_user), *cur.cores[1:]))
+    cur = msgspec.structs.replace(cur, cores=((number, all_user), *cur.cores[1:]))
     result = cpu_share_between(prev, cur)
     assert result.busiest == 100.0 or result == CpuShare(0.0, 0.0, 0.0, 0.0, 0.0)
 
