@@ -13,6 +13,7 @@ again with each integer checked only when orjson refuses one beyond 64 bits.
 
 from __future__ import annotations
 
+import functools
 import math
 from itertools import repeat
 from typing import Any
@@ -62,8 +63,9 @@ def decimals(x: float, places: int) -> str:
 
 
 def encode_line(line: Sample) -> bytes:
-    """The line's bytes, without a newline: its fields in `line_format`'s order, written as declared there."""
-    document = _document(line, _LINE_PLAN)
+    """The line's bytes, without a newline: its fields in `line_format`'s order, written as declared there (for a
+    record with more fields than `Sample`'s, as its own declaration says)."""
+    document = _document(line, plan_of(type(line)))
     try:
         return orjson.dumps(document)
     except orjson.JSONEncodeError:  # an integer beyond 64 bits, which orjson does not write
@@ -118,6 +120,7 @@ def _integer(n: int) -> int | orjson.Fragment:
     return U64_MAX if n > 0 else _I64_MIN
 
 
+@functools.cache  # made once per record class: the declarations do not change
 def plan_of(record_type: type) -> Plan:
     """How each field of `record_type` (a record of `line_format`) is written, from its declaration there."""
     info = msgspec.inspect.type_info(record_type)
@@ -158,4 +161,4 @@ def _how(kind: msgspec.inspect.Type) -> tuple[int, Any]:
     raise TypeError(f"no way to write {kind!r} in a line")
 
 
-_LINE_PLAN = plan_of(Sample)
+plan_of(Sample)  # when this module loads, not on the first line
