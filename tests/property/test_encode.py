@@ -16,17 +16,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from orca.sample.compute.encode import decimals, encode_line, fixed1
-from orca.sample.line_format import (
-    UNSET,
-    ContainerSample,
-    CpuShare,
-    Disk,
-    IoRate,
-    Mem,
-    NetRate,
-    PressureShare,
-    Sample,
-)
+from orca.sample.line_format import UNSET, ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
+from tests.lines import line as line_of
 
 ORIGINAL_KEYS = ["v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net"]
 ONE_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)\.[0-9]")
@@ -52,18 +43,6 @@ containers = st.builds(
 )
 NEW_CONTAINER_KEYS = ("throttled", "mem_max", "pids", "io", "net")
 pressures = st.builds(PressureShare, cpu=st.none() | percent, memory=st.none() | percent, io=st.none() | percent)
-
-
-def line_of(
-    t: float, dt: float, host: str, cores: int | None, cpu: CpuShare | None, mem: Mem | None,
-    disk: tuple[Disk, ...] | None, io: IoRate | None, net: NetRate | None, containers_enabled: bool,
-    containers: tuple[ContainerSample, ...] | None, self_cpu: float, pressure: PressureShare | None,
-) -> Sample:
-    """A line's values in the order of its keys; without --cgroup (`containers_enabled` false) no `containers`."""
-    return Sample(
-        v=1, t=t, dt=dt, host=host, cores=cores, cpu=cpu, mem=mem, disk=disk, io=io, net=net,
-        containers=containers if containers_enabled else UNSET, self_cpu=self_cpu, pressure=pressure,
-    )
 
 
 lines = st.builds(
