@@ -1,8 +1,9 @@
-"""cgroup v2 files (Documentation/admin-guide/cgroup-v2.rst) and Docker's names for them.
+"""cgroup v2 files (Documentation/admin-guide/cgroup-v2.rst), those v1 shares with it, and Docker's names for them.
 
-`memory.current` and `pids.current` are single values, `memory.max` one too or the word `max`; `memory.stat`,
-`memory.events` and `cpu.stat` are "flat keyed" files, one `key value` pair per line, values unsigned; `io.stat` is
-"nested keyed", one line per device: `MAJ:MIN key=value key=value ...`.
+`memory.current` and `pids.current` are single values, `memory.max` and `pids.max` one too or the word `max`;
+`memory.stat`, `memory.events` and `cpu.stat` are "flat keyed" files, one `key value` pair per line, values unsigned;
+`io.stat` is "nested keyed", one line per device: `MAJ:MIN key=value key=value ...`. cgroup v1 writes `pids.*`,
+`memory.stat` and `cpu.stat` in the same forms.
 
 Docker names a container's cgroup directory `docker-<id>.scope` under `system.slice` (systemd driver) or `<id>` under
 `docker` (cgroupfs driver), the id 64 lowercase hex characters.
@@ -87,6 +88,22 @@ def memory_max(text: str) -> Result[int | None, ParseError]:
     value = u64(stripped)
     if value is None:
         return Failure(ParseError("memory.max", "neither a number of bytes nor `max`"))
+    return Success(value)
+
+
+def pids_max(text: str) -> Result[int | None, ParseError]:
+    """`pids.max` (the same in v1 and v2): the most processes and threads the cgroup may hold, or None for `max`
+    (no limit); anything else is a failure.
+
+    >>> pids_max("4096\\n"), pids_max("max\\n"), pids_max("-1\\n").failure().reason
+    (<Success: 4096>, <Success: None>, 'neither a number of processes nor `max`')
+    """
+    stripped = text.strip()
+    if stripped == NO_LIMIT:
+        return Success(None)
+    value = u64(stripped)
+    if value is None:
+        return Failure(ParseError("pids.max", "neither a number of processes nor `max`"))
     return Success(value)
 
 
