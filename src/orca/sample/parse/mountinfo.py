@@ -80,7 +80,7 @@ def cgroup_mounts(text: str) -> Result[tuple[CgroupMount, ...], ParseError]:
     """
     mounts: list[CgroupMount] = []
     shaped = lines = 0
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not `splitlines`: a path may hold U+0085 or U+2028, which it splits at
         if not line.strip():
             continue
         lines += 1
