@@ -17,7 +17,7 @@ from orca.sample.parse import cgroup, cgroup_v1
 from orca.sample.parse.cgroup import CpuPeriods
 from orca.sample.parse.mountinfo import CgroupMount, cgroup_mounts
 from orca.sample.parse.own_cgroup import CONTROLLERS, directories, hierarchies, own_paths
-from tests.property.render_process import U64, u64s
+from tests.property.render_process import U64, flat_files, flat_keys, render_flat_keyed, u64s
 
 any_text = st.text(st.characters(codec=None, exclude_categories=()))  # surrogates included
 texts = st.one_of(any_text, st.binary().map(lambda data: data.decode("utf-8", "replace")))
@@ -95,6 +95,21 @@ def test_a_cgroups_directories_stay_under_its_mount(mounts: list[CgroupMount], p
         assert all(posixpath.commonpath([top, directory]) == top for directory in chain)
         assert all(".." not in directory.split("/") for directory in chain)
         assert all(posixpath.dirname(child) == parent for child, parent in itertools.pairwise(chain))
+
+
+@given(flat_files, flat_keys)
+def test_one_flat_value_is_what_the_whole_parse_gives(values: dict[str, int], key: str) -> None:
+    text = render_flat_keyed(values)
+    assert cgroup.flat_value(text, key) == values.get(key)
+    assert cgroup.flat_value(text + f"{key} 7\n", key) == values.get(key, 7)  # the first line of a key wins
+
+
+@given(texts, st.sampled_from(["inactive_file", "oom_kill", "nr_periods", "a"]))
+@example("a 1\na", "a")
+@example("a x\na 2", "a")
+def test_flat_value_is_total_and_never_more_than_the_whole_parse(text: str, key: str) -> None:
+    value = cgroup.flat_value(text, key)
+    assert value is None or (0 <= value <= U64 and key in cgroup.flat_keyed(text, "memory.stat").value_or({}))
 
 
 @given(u64s)

@@ -181,6 +181,37 @@ def flat_keyed(text: str, source: str) -> Result[Mapping[str, int], ParseError]:
     return Success(values)
 
 
+def flat_value(text: str, key: str) -> int | None:
+    """The value of `key` in a flat-keyed file as the kernel writes it (each line `key value`, from its start): its
+    first such line whose value is unsigned, as `flat_keyed` reads it, found without parsing the other lines (a file
+    read every line of which a key or two are wanted). None without one.
+
+    >>> flat_value("anon 4096\\ninactive_file x\\ninactive_file 8192\\ninactive_file 1\\n", "inactive_file")
+    8192
+    >>> flat_value("total_inactive_file 5\\n", "inactive_file") is None
+    True
+    """
+    wanted = key + " "
+    at = 0 if text.startswith(wanted) else _line_of(text, wanted, 0)
+    while at >= 0:
+        end = text.find("\n", at)
+        parts = (text[at:] if end < 0 else text[at:end]).split()
+        if len(parts) == 2 and parts[0] == key:
+            value = u64(parts[1])
+            if value is not None:
+                return value
+        if end < 0:
+            return None
+        at = _line_of(text, wanted, end)
+    return None
+
+
+def _line_of(text: str, wanted: str, start: int) -> int:
+    """Where the next line after `start` that begins with `wanted` begins; -1 when there is none."""
+    found = text.find("\n" + wanted, start)
+    return found + 1 if found >= 0 else -1
+
+
 def container_id(dirname: str) -> str | None:
     """The 64-hex Docker id in a cgroup directory name: `docker-<id>.scope` (systemd) or `<id>` (cgroupfs).
 

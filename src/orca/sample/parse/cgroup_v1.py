@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
+from orca.sample.parse.cgroup import flat_value
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import u64
 
@@ -79,12 +80,9 @@ def oom_kills(text: str) -> Result[int, ParseError]:
     >>> oom_kills("oom_kill_disable 0\\nunder_oom 0\\n").failure().reason
     'no oom_kill line'
     """
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] == "oom_kill":
-            value = u64(parts[1])
-            if value is not None:
-                return Success(value)
+    value = flat_value(text, "oom_kill")
+    if value is not None:
+        return Success(value)
     return Failure(ParseError("memory.oom_control", "no oom_kill line"))
 
 

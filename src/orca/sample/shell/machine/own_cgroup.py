@@ -37,11 +37,6 @@ KEPT_AT_MOST = 64
 _NO_CGROUPS = frozenset({errno.ENOENT, errno.ENOTDIR})
 """`/proc/self/cgroup` missing: a kernel without cgroups, so no limit at all."""
 
-_stat = functools.partial(cgroup.flat_keyed, source="memory.stat")
-_events = functools.partial(cgroup.flat_keyed, source="memory.events")
-_cpu_stat = functools.partial(cgroup.flat_keyed, source="cpu.stat")
-
-
 def _smallest(limits: Iterable[T | None]) -> T | None:
     present = [limit for limit in limits if limit is not None]
     return min(present) if present else None  # type: ignore[type-var]  # ints or floats, never mixed
@@ -64,8 +59,7 @@ class OwnCgroup:
     def cpu_limit(self) -> float | None:
         """The smallest CFS quota of the cgroup and its ancestors, in CPUs; None without one or when none can be
         read."""
-        found = self.hierarchies().value_or({})
-        where = found.get("cpu")
+        where = self.hierarchies().value_or({}).get("cpu")
         return None if where is None else self._quota(where)[0]
 
     def close(self) -> None:
@@ -98,28 +92,30 @@ class OwnCgroup:
         self._found = (text, found)
         return Success(found)
 
-    def _parsed(self, directory: str, name: str, parse: Callable[[str], Result[T, ParseError]]) -> T | None:
+    def _text(self, directory: str, name: str) -> str | None:
         try:
-            data = self._files.read(os.path.join(directory, name), READ_LIMIT)
+            return self._files.read(_joined(directory, name), READ_LIMIT).decode("utf-8", errors="replace")
         except OSError:
             return None
-        return parse(data.decode("utf-8", errors="replace")).value_or(None)
 
-    def _text(self, directory: str, name: str) -> str:
-        try:
-            return self._files.read(os.path.join(directory, name), READ_LIMIT).decode("utf-8", errors="replace")
-        except OSError:
-            return ""
+    def _parsed(self, directory: str, name: str, parse: Callable[[str], Result[T, ParseError]]) -> T | None:
+        text = self._text(directory, name)
+        return None if text is None else parse(text).value_or(None)
 
     def _reading(self, found: Mapping[str, Hierarchy]) -> CgroupReading | None:
-        used = inactive = memory_limit = oom_kills = None
-        memory = found.get("memory")
+        """The limits first: without a memory or CPU limit nothing else is read (a plain host's every line)."""
+        memory, cpu = found.get("memory"), found.get("cpu")
+        memory_stat = None if memory is None else self._text(memory.directories[0], "memory.stat")
+        memory_limit = None if memory is None else self._memory_limit(memory, memory_stat)
+        cpu_limit, limited = (None, "") if cpu is None else self._quota(cpu)
+        if memory_limit is None and cpu_limit is None:
+            return None
+        used = inactive = oom_kills = None
         if memory is not None:
-            used, inactive, memory_limit, oom_kills = self._memory(memory)
-        usage = cpu_limit = periods = None
-        cpu = found.get("cpu")
+            used, inactive, oom_kills = self._memory(memory, memory_stat)
+        usage = periods = None
         if cpu is not None:
-            cpu_limit, periods, usage = self._cpu(cpu)
+            periods, usage = self._cpu(cpu, limited)
         cpuacct = found.get("cpuacct")
         if cpuacct is not None:
             usage = self._parsed(cpuacct.directories[0], "cpuacct.usage", cgroup_v1.cpuacct_usage_usec)
@@ -128,52 +124,66 @@ class OwnCgroup:
         if where is not None:
             pids = self._parsed(where.directories[0], "pids.current", cgroup.pids_current)
             pids_limit = _smallest(self._parsed(d, "pids.max", cgroup.pids_max) for d in where.directories)
-        reading = CgroupReading(
+        return CgroupReading(
             memory_used=used, inactive_file=inactive, memory_limit=memory_limit, oom_kills=oom_kills,
             cpu_usage_usec=usage, cpu_limit=cpu_limit, cpu_periods=periods, pids=pids, pids_limit=pids_limit,
         )
-        return reading if reading.limited() else None
 
-    def _memory(self, where: Hierarchy) -> tuple[int | None, int | None, int | None, int | None]:
-        """Bytes used, inactive file bytes, the smallest limit, OOM kills."""
-        own = where.directories[0]
-        stat = self._parsed(own, "memory.stat", _stat)
+    def _memory_limit(self, where: Hierarchy, memory_stat: str | None) -> int | None:
+        """The smallest memory limit of the directories (v1: and the one `memory.stat` gives with regard to the
+        ancestors)."""
         if where.version == 2:
-            used = self._parsed(own, "memory.current", cgroup.memory_current)
-            inactive = None if stat is None else stat.get("inactive_file", 0)
-            limit = _smallest(self._parsed(d, "memory.max", cgroup.memory_max) for d in where.directories)
-            events = self._parsed(own, "memory.events", _events)
-            return used, inactive, limit, None if events is None else events.get("oom_kill")
-        used = self._parsed(own, "memory.usage_in_bytes", cgroup_v1.usage_in_bytes)
-        inactive = None if stat is None else stat.get("total_inactive_file", 0)
+            return _smallest(self._parsed(d, "memory.max", cgroup.memory_max) for d in where.directories)
         limits = [self._parsed(d, "memory.limit_in_bytes", cgroup_v1.limit_in_bytes) for d in where.directories]
-        limit = _smallest([*limits, None if stat is None else cgroup_v1.hierarchical_limit(stat)])
-        return used, inactive, limit, self._parsed(own, "memory.oom_control", cgroup_v1.oom_kills)
+        if memory_stat is not None:
+            hierarchical = cgroup.flat_value(memory_stat, "hierarchical_memory_limit")
+            limits.append(None if hierarchical is None else cgroup_v1.no_limit_as_none(hierarchical))
+        return _smallest(limits)
+
+    def _memory(self, where: Hierarchy, memory_stat: str | None) -> tuple[int | None, int | None, int | None]:
+        """Bytes used, inactive file bytes (a `memory.stat` without the key: 0), OOM kills."""
+        own = where.directories[0]
+        key = "inactive_file" if where.version == 2 else "total_inactive_file"
+        inactive = None if memory_stat is None else cgroup.flat_value(memory_stat, key) or 0
+        if where.version == 2:
+            events = self._text(own, "memory.events")
+            oom_kills = None if events is None else cgroup.flat_value(events, "oom_kill")
+            return self._parsed(own, "memory.current", cgroup.memory_current), inactive, oom_kills
+        used = self._parsed(own, "memory.usage_in_bytes", cgroup_v1.usage_in_bytes)
+        return used, inactive, self._parsed(own, "memory.oom_control", cgroup_v1.oom_kills)
 
     def _quota(self, where: Hierarchy) -> tuple[float | None, str]:
         """The smallest quota in CPUs and the directory that has it (the own one without a quota)."""
         quotas: list[tuple[float, str]] = []
         for directory in where.directories:
             if where.version == 2:
-                cores = cpu_max_cores(self._text(directory, "cpu.max"))
+                cores = cpu_max_cores(self._text(directory, "cpu.max") or "")
             else:
-                cores = cpu_limit_cores(self._text(directory, "cpu.cfs_quota_us"),
-                                        self._text(directory, "cpu.cfs_period_us"))
+                cores = cpu_limit_cores(self._text(directory, "cpu.cfs_quota_us") or "",
+                                        self._text(directory, "cpu.cfs_period_us") or "")
             if cores is not None:
                 quotas.append((cores, directory))
         if not quotas:
             return None, where.directories[0]
         return min(quotas)
 
-    def _cpu(self, where: Hierarchy) -> tuple[float | None, CpuPeriods | None, int | None]:
-        """The smallest quota, the throttling counters where it is, and (v2) the CPU microseconds used."""
-        limit, limited = self._quota(where)
+    def _cpu(self, where: Hierarchy, limited: str) -> tuple[CpuPeriods | None, int | None]:
+        """The throttling counters where the quota is, and (v2) the CPU microseconds the cgroup used."""
         own = where.directories[0]
-        own_stat = self._parsed(own, "cpu.stat", _cpu_stat)
-        stat = own_stat if limited == own else self._parsed(limited, "cpu.stat", _cpu_stat)
-        periods = None if stat is None else cgroup.cpu_periods(stat).value_or(None)
-        usage = None if own_stat is None or where.version == 1 else own_stat.get("usage_usec")
-        return limit, periods, usage
+        own_stat = self._text(own, "cpu.stat")
+        stat = own_stat if limited in ("", own) else self._text(limited, "cpu.stat")
+        periods = None
+        if stat is not None:
+            count, throttled = cgroup.flat_value(stat, "nr_periods"), cgroup.flat_value(stat, "nr_throttled")
+            periods = None if count is None or throttled is None else CpuPeriods(count, throttled)
+        usage = None if own_stat is None or where.version == 1 else cgroup.flat_value(own_stat, "usage_usec")
+        return periods, usage
+
+
+@functools.lru_cache(maxsize=256)
+def _joined(directory: str, name: str) -> str:
+    """A cgroup file's path, joined once: the same few dozen are read every line."""
+    return os.path.join(directory, name)
 
 
 def _existing(where: Hierarchy) -> Hierarchy:
