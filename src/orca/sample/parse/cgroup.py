@@ -82,13 +82,7 @@ def memory_max(text: str) -> Result[int | None, ParseError]:
     >>> memory_max("536870912\\n"), memory_max("max\\n")
     (<Success: 536870912>, <Success: None>)
     """
-    stripped = text.strip()
-    if stripped == NO_LIMIT:
-        return Success(None)
-    value = u64(stripped)
-    if value is None:
-        return Failure(ParseError("memory.max", "neither a number of bytes nor `max`"))
-    return Success(value)
+    return _limit(text, "memory.max", "neither a number of bytes nor `max`")
 
 
 def pids_max(text: str) -> Result[int | None, ParseError]:
@@ -98,12 +92,17 @@ def pids_max(text: str) -> Result[int | None, ParseError]:
     >>> pids_max("4096\\n"), pids_max("max\\n"), pids_max("-1\\n").failure().reason
     (<Success: 4096>, <Success: None>, 'neither a number of processes nor `max`')
     """
+    return _limit(text, "pids.max", "neither a number of processes nor `max`")
+
+
+def _limit(text: str, source: str, reason: str) -> Result[int | None, ParseError]:
+    """A single-value limit file: its number, None for `max`, or a failure for anything else."""
     stripped = text.strip()
     if stripped == NO_LIMIT:
         return Success(None)
     value = u64(stripped)
     if value is None:
-        return Failure(ParseError("pids.max", "neither a number of processes nor `max`"))
+        return Failure(ParseError(source, reason))
     return Success(value)
 
 
