@@ -4,8 +4,9 @@ memory, two spinning ones) and the reader run inside it (`workload.py`), read tw
 process passes the memory limit and is killed for it. The cgroups are removed afterwards.
 
 On cgroup v1 the child is made under the test's own cgroup in each of the memory, cpu, cpuacct and pids hierarchies
-(so the memory limit is the child's, below an ancestor without one); on cgroup v2 under the hierarchy's root, where
-the machine enables the memory, cpu and pids controllers there.
+(so the memory limit is the child's, below an ancestor without one); on cgroup v2 beside the test's own cgroup (a
+cgroup with processes cannot give its children controllers), where the machine offers the memory, cpu and pids
+controllers, enabling them down to there for the test.
 """
 
 from __future__ import annotations
@@ -137,35 +138,62 @@ def test_v1_a_limited_cgroup_read_from_inside() -> None:
     assert result["first"]["cpu_periods"]["periods"] < result["second"]["cpu_periods"]["periods"]
 
 
-def v2_root() -> Path:
-    """The v2 hierarchy's root, when this process is in it and it offers the memory, cpu and pids controllers."""
+V2_CONTROLLERS = ("memory", "cpu", "pids")
+
+
+def v2_parent() -> tuple[Path, Path]:
+    """The v2 hierarchy's mount point and the parent of this process's own cgroup there, under which a child can
+    take the memory, cpu and pids controllers; the test is skipped when the machine does not offer them."""
     if os.geteuid() != 0:
         pytest.skip("making cgroups needs root")
-    for fstype, point, _ in mounts():
-        if fstype != "cgroup2":
-            continue
-        offered = set((Path(point) / "cgroup.controllers").read_text().split())
-        if not {"memory", "cpu", "pids"} <= offered:
-            pytest.skip(f"the cgroup v2 hierarchy at {point} offers only {' '.join(sorted(offered)) or 'nothing'}")
-        if own_paths().get("") != "/":
-            pytest.skip("this process is not in the v2 hierarchy's root, where a child can be made and limited")
-        return Path(point)
-    pytest.skip("no cgroup v2 hierarchy on this machine")
+    points = [Path(point) for fstype, point, _ in mounts() if fstype == "cgroup2"]
+    if not points:
+        pytest.skip("no cgroup v2 hierarchy on this machine")
+    offered = set((points[0] / "cgroup.controllers").read_text().split())
+    if not set(V2_CONTROLLERS) <= offered:
+        pytest.skip(f"the cgroup v2 hierarchy at {points[0]} offers only {' '.join(sorted(offered)) or 'nothing'}")
+    own = own_paths().get("", "/")
+    parent = (points[0] / own.lstrip("/")).parent if own != "/" else points[0]
+    return points[0], parent
+
+
+@contextlib.contextmanager
+def v2_controllers(top: Path, parent: Path) -> Iterator[None]:
+    """The memory, cpu and pids controllers enabled for the children of each cgroup from `top` down to `parent`
+    (each one's `cgroup.subtree_control`), and disabled again afterwards where the test enabled them."""
+    chain = [parent, *parent.parents]
+    chain = list(reversed(chain[: chain.index(top) + 1]))
+    enabled: list[tuple[Path, str]] = []
+    try:
+        for directory in chain:
+            present = set((directory / "cgroup.subtree_control").read_text().split())
+            for controller in V2_CONTROLLERS:
+                if controller not in present:
+                    try:
+                        write(directory / "cgroup.subtree_control", f"+{controller}")
+                    except OSError as error:  # a cgroup with processes of its own cannot give its children any
+                        pytest.skip(f"cannot enable {controller} under {directory}: {error.strerror}")
+                    enabled.append((directory, controller))
+        yield
+    finally:
+        for directory, controller in reversed(enabled):
+            with contextlib.suppress(OSError):
+                write(directory / "cgroup.subtree_control", f"-{controller}")
 
 
 def test_v2_a_limited_cgroup_read_from_inside() -> None:
-    root = v2_root()
-    write(root / "cgroup.subtree_control", "+memory +cpu +pids")
-    directory = root / f"orca-live-{os.getpid()}"
-    directory.mkdir()
-    try:
-        write(directory / "memory.max", str(MEMORY_LIMIT))
-        if (directory / "memory.swap.max").exists():
-            write(directory / "memory.swap.max", "0")
-        write(directory / "cpu.max", f"{QUOTA_US} {PERIOD_US}")
-        write(directory / "cpu.weight", "1000")
-        write(directory / "pids.max", str(PIDS_LIMIT))
-        result = run_workload(directory / "memory.current", [directory / "cgroup.procs"])
-    finally:
-        removed([directory])
+    top, parent = v2_parent()
+    with v2_controllers(top, parent):
+        directory = parent / f"orca-live-{os.getpid()}"
+        directory.mkdir()
+        try:
+            write(directory / "memory.max", str(MEMORY_LIMIT))
+            if (directory / "memory.swap.max").exists():
+                write(directory / "memory.swap.max", "0")  # no swapping past the limit
+            write(directory / "cpu.max", f"{QUOTA_US} {PERIOD_US}")
+            write(directory / "cpu.weight", "10000")  # the quota, not the machine's other work, holds it back
+            write(directory / "pids.max", str(PIDS_LIMIT))
+            result = run_workload(directory / "memory.current", [directory / "cgroup.procs"])
+        finally:
+            removed([directory])
     assert_against_limits(result)

@@ -37,6 +37,7 @@ KEPT_AT_MOST = 64
 _NO_CGROUPS = frozenset({errno.ENOENT, errno.ENOTDIR})
 """`/proc/self/cgroup` missing: a kernel without cgroups, so no limit at all."""
 
+
 def _smallest(limits: Iterable[T | None]) -> T | None:
     present = [limit for limit in limits if limit is not None]
     return min(present) if present else None  # type: ignore[type-var]  # ints or floats, never mixed
