@@ -208,6 +208,16 @@ def test_a_file_that_cannot_be_read_nulls_its_part(tmp_path: Path) -> None:
     assert section is not None and section.mem is None and section.oom_kill is None and section.cpu == 0.0
 
 
+def test_a_file_over_the_bound_is_not_read(tmp_path: Path) -> None:
+    """Every file is read to at most 1 MiB: a longer `memory.stat` (a hostile tree) counts as one that cannot be
+    read."""
+    tree = Tree(tmp_path, "0::/\n", V2)
+    tree.write({f"unified/{name}": text for name, text in V2_FILES.items()})
+    tree.write({"unified/memory.stat": "anon 1\n" * (1 << 18)})
+    found = reading(tree)
+    assert found is not None and found.inactive_file is None and found.memory_used == 434765824
+
+
 def test_without_cgroups_there_is_no_limit(tmp_path: Path) -> None:
     (tmp_path / "self").mkdir()
     assert OwnCgroup(str(tmp_path)).read() == Success(None)

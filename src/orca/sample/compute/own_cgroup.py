@@ -1,14 +1,22 @@
-"""The line's `cgroup` section (docs/behaviour.md §3.11): the sampler's own cgroup against its limits, from two
-readings of its files, the same record for cgroup v2 and v1."""
+"""The line's `cgroup` section (docs/behaviour.md §3.11): the sampler's own cgroup against its limits. Its files'
+bytes, as the shell read them, make a reading (`cgroup_limits`, then `cgroup_reading`), the same record for cgroup
+v2 and v1; two readings make the section (`cgroup_section`)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from orca.sample.line_format import CgroupSample
-from orca.sample.parse.cgroup import CpuPeriods
-from orca.sample.parse.numbers import USEC_PER_SECOND
+from orca.sample.parse import cgroup_v1
+from orca.sample.parse.cgroup import CpuPeriods, flat_value
+from orca.sample.parse.cpu_limit import cpu_limit_cores, cpu_max_cores
+from orca.sample.parse.numbers import USEC_PER_SECOND, u64
+from orca.sample.parse.own_cgroup import CgroupFiles
+
+Texts = Mapping[str, bytes | OSError]
+"""Path -> the bytes read from it, or why it could not be read (a path not there: not read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +50,91 @@ class CgroupReading:
         """Whether the cgroup runs under a memory or CPU limit, which is when a line has the section (a pids limit
         alone does not count: systemd gives one to nearly every unit)."""
         return self.memory_limit is not None or self.cpu_limit is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The smallest limits of the cgroup and its ancestors."""
+
+    memory: int | None
+    cpu: float | None
+    cpu_at: int
+    """The index (in `CgroupFiles.cpu_quotas`) of the directory whose quota `cpu` is; 0 without one."""
+
+    def any(self) -> bool:
+        """A memory or CPU limit: the line has the section (a pids limit alone does not count)."""
+        return self.memory is not None or self.cpu is not None
+
+
+def _bytes(texts: Texts, path: str) -> bytes | None:
+    data = texts.get(path) if path else None
+    return data if isinstance(data, bytes) else None
+
+
+def _text(texts: Texts, path: str) -> str | None:
+    data = _bytes(texts, path)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def _number(texts: Texts, path: str) -> int | None:
+    """A single-value file's number; None for `max`, junk, or a file not read."""
+    data = _bytes(texts, path)
+    return None if data is None else u64(data.strip())
+
+
+def _smallest(values: list[int | None]) -> int | None:
+    present = [value for value in values if value is not None]
+    return min(present) if present else None
+
+
+def cgroup_limits(files: CgroupFiles, texts: Texts) -> Limits:
+    """The limits, from the texts of `files.limit_paths()`.
+
+    >>> files = CgroupFiles(memory_limits=("a/memory.max", "memory.max"), cpu_quotas=(("a/cpu.max", ""),))
+    >>> cgroup_limits(files, {"a/memory.max": b"max\\n", "memory.max": b"536870912\\n", "a/cpu.max": b"max 100000\\n"})
+    Limits(memory=536870912, cpu=None, cpu_at=0)
+    """
+    memories = [_number(texts, path) for path in files.memory_limits]
+    if files.memory_v1:
+        memories = [None if limit is None else cgroup_v1.no_limit_as_none(limit) for limit in memories]
+        stat = _text(texts, files.memory_stat)
+        hierarchical = None if stat is None else flat_value(stat, "hierarchical_memory_limit")
+        memories.append(None if hierarchical is None else cgroup_v1.no_limit_as_none(hierarchical))
+    quotas: list[tuple[float, int]] = []
+    for at, (quota, period) in enumerate(files.cpu_quotas):
+        if files.cpu_v1:
+            cores = cpu_limit_cores(_text(texts, quota) or "", _text(texts, period) or "")
+        else:
+            cores = cpu_max_cores(_text(texts, quota) or "")
+        if cores is not None:
+            quotas.append((cores, at))
+    cpu, cpu_at = min(quotas) if quotas else (None, 0)
+    return Limits(memory=_smallest(memories), cpu=cpu, cpu_at=cpu_at)
+
+
+def cgroup_reading(files: CgroupFiles, limits: Limits, texts: Texts) -> CgroupReading:
+    """The reading, from the texts of `files.usage_paths(limits.cpu_at)` (and the limits' own)."""
+    stat = _text(texts, files.memory_stat)
+    inactive_key = "total_inactive_file" if files.memory_v1 else "inactive_file"
+    inactive = None if stat is None else flat_value(stat, inactive_key) or 0
+    events = _text(texts, files.memory_events)
+    cpu_stat = _text(texts, files.cpu_stats[limits.cpu_at]) if files.cpu_stats else None
+    periods = None
+    if cpu_stat is not None:
+        count, throttled = flat_value(cpu_stat, "nr_periods"), flat_value(cpu_stat, "nr_throttled")
+        periods = None if count is None or throttled is None else CpuPeriods(count, throttled)
+    if files.cpu_usage_ns:
+        nanoseconds = _number(texts, files.cpu_usage)
+        usage = None if nanoseconds is None else nanoseconds // cgroup_v1.NS_PER_USEC
+    else:
+        own_stat = _text(texts, files.cpu_usage)
+        usage = None if own_stat is None else flat_value(own_stat, "usage_usec")
+    return CgroupReading(
+        memory_used=_number(texts, files.memory_used), inactive_file=inactive, memory_limit=limits.memory,
+        oom_kills=None if events is None else flat_value(events, "oom_kill"), cpu_usage_usec=usage,
+        cpu_limit=limits.cpu, cpu_periods=periods, pids=_number(texts, files.pids_current),
+        pids_limit=_smallest([_number(texts, path) for path in files.pids_limits]),
+    )
 
 
 def cgroup_section(prev: CgroupReading | None, cur: CgroupReading | None, dt: float) -> CgroupSample | None:

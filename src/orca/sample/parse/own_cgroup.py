@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from returns.result import Failure, Result, Success
@@ -114,3 +114,75 @@ def hierarchies(own: Mapping[str, str], mounts: Sequence[CgroupMount]) -> dict[s
             path = own[V2]
             found[controller] = Hierarchy(version=2, directories=directories(_mount_for(path, v2), path))
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupFiles:
+    """The paths of the files one reading of the cgroup takes (`cgroup_files`); "" where there is no such file (its
+    controller has no hierarchy). The limits are read for every reading; the rest only under a limit."""
+
+    memory_v1: bool = False
+    memory_limits: tuple[str, ...] = ()
+    """`memory.max` (v2) or `memory.limit_in_bytes` (v1) of the cgroup and of each ancestor."""
+    memory_stat: str = ""
+    memory_used: str = ""
+    """`memory.current` (v2) or `memory.usage_in_bytes` (v1)."""
+    memory_events: str = ""
+    """`memory.events` (v2) or `memory.oom_control` (v1): the OOM kills."""
+    cpu_v1: bool = False
+    cpu_quotas: tuple[tuple[str, str], ...] = ()
+    """Per directory, the cgroup's first: (`cpu.max`, "") on v2, (`cpu.cfs_quota_us`, `cpu.cfs_period_us`) on v1."""
+    cpu_stats: tuple[str, ...] = ()
+    """`cpu.stat` of the same directories, in the same order."""
+    cpu_usage: str = ""
+    """The CPU the cgroup used: v2 its `cpu.stat` (`usage_usec`), v1 its `cpuacct.usage`."""
+    cpu_usage_ns: bool = False
+    """`cpu_usage` is v1's `cpuacct.usage`, in nanoseconds."""
+    pids_current: str = ""
+    pids_limits: tuple[str, ...] = ()
+
+    def limit_paths(self) -> tuple[str, ...]:
+        """The files the limits are read from (v1's `memory.stat` among them: `hierarchical_memory_limit`)."""
+        quotas = tuple(path for pair in self.cpu_quotas for path in pair if path)
+        return (*self.memory_limits, *((self.memory_stat,) if self.memory_v1 else ()), *quotas)
+
+    def usage_paths(self, cpu_at: int) -> tuple[str, ...]:
+        """The files read under a limit, `cpu_at` the index of the directory whose quota is the smallest."""
+        stats = (self.cpu_stats[cpu_at],) if 0 <= cpu_at < len(self.cpu_stats) else ()
+        paths = (self.memory_stat, self.memory_used, self.memory_events, *stats, self.cpu_usage, self.pids_current,
+                 *self.pids_limits)
+        return tuple(dict.fromkeys(path for path in paths if path))
+
+
+def cgroup_files(found: Mapping[str, Hierarchy]) -> CgroupFiles:
+    """The files of each part, from where each controller's files are (`hierarchies`).
+
+    >>> files = cgroup_files({"memory": Hierarchy(2, ("/cg/a", "/cg")), "cpu": Hierarchy(2, ("/cg/a", "/cg"))})
+    >>> files.memory_limits, files.cpu_quotas, files.cpu_usage
+    (('/cg/a/memory.max', '/cg/memory.max'), (('/cg/a/cpu.max', ''), ('/cg/cpu.max', '')), '/cg/a/cpu.stat')
+    """
+    join = posixpath.join
+    files = CgroupFiles()
+    memory = found.get("memory")
+    if memory is not None:
+        own, v1 = memory.directories[0], memory.version == 1
+        limit = "memory.limit_in_bytes" if v1 else "memory.max"
+        files = replace(files, memory_v1=v1, memory_limits=tuple(join(d, limit) for d in memory.directories),
+                        memory_stat=join(own, "memory.stat"),
+                        memory_used=join(own, "memory.usage_in_bytes" if v1 else "memory.current"),
+                        memory_events=join(own, "memory.oom_control" if v1 else "memory.events"))
+    cpu = found.get("cpu")
+    if cpu is not None:
+        v1 = cpu.version == 1
+        quotas = tuple((join(d, "cpu.cfs_quota_us"), join(d, "cpu.cfs_period_us")) if v1 else (join(d, "cpu.max"), "")
+                       for d in cpu.directories)
+        stats = tuple(join(d, "cpu.stat") for d in cpu.directories)
+        files = replace(files, cpu_v1=v1, cpu_quotas=quotas, cpu_stats=stats, cpu_usage="" if v1 else stats[0])
+    cpuacct = found.get("cpuacct")
+    if cpuacct is not None:
+        files = replace(files, cpu_usage=join(cpuacct.directories[0], "cpuacct.usage"), cpu_usage_ns=True)
+    pids = found.get("pids")
+    if pids is not None:
+        files = replace(files, pids_current=join(pids.directories[0], "pids.current"),
+                        pids_limits=tuple(join(d, "pids.max") for d in pids.directories))
+    return files
