@@ -12,11 +12,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from returns.result import Success
 
-from orca.sample.compute.own_cgroup import CgroupReading, cgroup_section
+from orca.sample.compute.own_cgroup import CgroupReading, cgroup_limits, cgroup_reading, cgroup_section
 from orca.sample.parse import cgroup, cgroup_v1
 from orca.sample.parse.cgroup import CpuPeriods
 from orca.sample.parse.mountinfo import CgroupMount, cgroup_mounts
-from orca.sample.parse.own_cgroup import CONTROLLERS, directories, hierarchies, own_paths
+from orca.sample.parse.own_cgroup import CONTROLLERS, Hierarchy, cgroup_files, directories, hierarchies, own_paths
 from tests.property.render_process import U64, flat_files, flat_keys, render_flat_keyed, u64s
 
 any_text = st.text(st.characters(codec=None, exclude_categories=()))  # surrogates included
@@ -148,3 +148,28 @@ def test_nothing_between_a_reading_and_itself(reading: CgroupReading, dt: float)
     if section is not None:
         assert section.cpu in (None, 0.0)
         assert section.throttled in (None, 0.0)
+
+
+versions = st.sampled_from([1, 2])
+chains = st.lists(st.sampled_from(["/cg", "/cg/a", "/cg/a/b"]), min_size=1, max_size=3, unique=True)
+file_bytes = st.one_of(st.binary(max_size=64), u64s.map(lambda n: f"{n}\n".encode()), st.sampled_from(
+    [b"max\n", b"-1\n", b"max 100000\n", b"50000 100000\n", b"9223372036854771712\n", b"0\n"]))
+
+
+@given(st.dictionaries(st.sampled_from(list(CONTROLLERS)), st.tuples(versions, chains)),
+       st.dictionaries(st.text(max_size=40), file_bytes), st.data())
+def test_a_reading_from_any_bytes_is_never_negative(found: dict[str, tuple[int, list[str]]],
+                                                     others: dict[str, bytes], data: st.DataObject) -> None:
+    files = cgroup_files({name: Hierarchy(1 if version == 1 else 2, tuple(reversed(chain)))
+                          for name, (version, chain) in found.items()})
+    paths = [*files.limit_paths(), *files.usage_paths(0)]
+    texts: dict[str, bytes | OSError] = {path: data.draw(file_bytes | st.just(OSError(2, "gone"))) for path in paths}
+    texts.update(others)
+    limits = cgroup_limits(files, texts)
+    assert limits.memory is None or 0 <= limits.memory < 2**64
+    assert limits.cpu is None or limits.cpu > 0
+    assert 0 <= limits.cpu_at < max(1, len(files.cpu_quotas))
+    reading = cgroup_reading(files, limits, texts)
+    for value in (reading.memory_used, reading.inactive_file, reading.oom_kills, reading.cpu_usage_usec,
+                  reading.pids, reading.pids_limit):
+        assert value is None or 0 <= value <= U64
