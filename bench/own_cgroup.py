@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.cgroup.trees import removed
+
 from orca.sample import Sampler
 from orca.sample.compute.own_cgroup import cgroup_section
 from orca.sample.shell.machine.own_cgroup import OwnCgroup
@@ -97,13 +99,7 @@ def in_a_limited_cgroup(repeats: int, reads: int) -> dict[str, float | bool] | N
         result: dict[str, float | bool] = json.loads(done.stdout)
         return result
     finally:
-        for directory in made:
-            for _ in range(50):
-                try:
-                    directory.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.05)
+        removed(made)
 
 
 def report(where: str, result: dict[str, float | bool]) -> None:

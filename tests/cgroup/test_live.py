@@ -16,12 +16,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.cgroup.trees import removed
 
 pytestmark = [pytest.mark.slow, pytest.mark.requires_proc]
 
@@ -56,19 +57,6 @@ def own_paths() -> dict[str, str]:
 
 def write(path: Path, text: str) -> None:
     path.write_text(text + "\n")
-
-
-def removed(directories: list[Path]) -> None:
-    """Each cgroup removed once its processes are gone (they are being killed)."""
-    for directory in directories:
-        for _ in range(100):
-            try:
-                directory.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.05)
 
 
 def run_workload(usage_file: Path, procs: list[Path]) -> dict[str, Any]:

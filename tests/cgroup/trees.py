@@ -4,6 +4,7 @@ hierarchies in a fixture directory, and the cgroup files there."""
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,3 +71,16 @@ class Tree:
         """A FIFO at `path`: a file that must never be opened (nothing would ever be written to it)."""
         (self.cgroups / path).parent.mkdir(parents=True, exist_ok=True)
         os.mkfifo(self.cgroups / path)
+
+
+def removed(directories: list[Path]) -> None:
+    """Each of the live cgroups `directories` removed once its processes are gone (they are being killed)."""
+    for directory in directories:
+        for _ in range(100):
+            try:
+                directory.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.05)
