@@ -185,3 +185,30 @@ def test_v2_a_limited_cgroup_read_from_inside() -> None:
         finally:
             removed([directory])
     assert_against_limits(result)
+
+
+def test_v1_the_sampler_in_a_limited_cgroup_writes_the_section(tmp_path: Path) -> None:
+    """`orca sample` started inside the limited cgroup: every line carries `cgroup`, last, against the limits; the
+    same sampler outside it (this machine's own cgroup has no memory or CPU limit) writes no such key."""
+    out, outside = tmp_path / "inside.jsonl", tmp_path / "outside.jsonl"
+    sample = [sys.executable, "-m", "orca.sample", "--count", "3", "--seconds", "0.3", "--dirs", str(tmp_path)]
+    with v1_cgroup() as (made, _):
+        write(made["memory"] / "memory.limit_in_bytes", str(MEMORY_LIMIT))
+        write(made["cpu"] / "cpu.cfs_period_us", str(PERIOD_US))
+        write(made["cpu"] / "cpu.cfs_quota_us", str(QUOTA_US))
+        write(made["pids"] / "pids.max", str(PIDS_LIMIT))
+        procs = " ".join(str(p) for p in dict.fromkeys(directory / "cgroup.procs" for directory in made.values()))
+        script = f'for procs in {procs}; do echo $$ > "$procs"; done; exec "$@"'
+        done = subprocess.run(["sh", "-c", script, "sh", *sample, "--out", str(out)], capture_output=True,
+                              timeout=60, check=False)
+        assert done.returncode == 0, done.stderr.decode()
+    subprocess.run([*sample, "--out", str(outside)], check=True, timeout=60)
+    inside = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(inside) == 3
+    for line in inside:
+        assert list(line)[-1] == "cgroup", line
+        section = line["cgroup"]
+        assert (section["mem_max"], section["cpu_max"], section["pids_max"]) == (MEMORY_LIMIT, 0.5, PIDS_LIMIT)
+        assert 0 < section["mem"] < MEMORY_LIMIT and 1 <= section["pids"] <= PIDS_LIMIT
+        assert section["cpu"] is not None and section["cpu"] >= 0.0
+    assert all("cgroup" not in json.loads(line) for line in outside.read_text().splitlines())

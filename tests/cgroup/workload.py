@@ -9,7 +9,6 @@ the second reading), HOLD_BYTES, then each `cgroup.procs` to write its pid to.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
@@ -61,7 +60,7 @@ def main(argv: list[str]) -> None:
             process.kill()
             process.wait()
     print(json.dumps({
-        "first": dataclasses.asdict(first), "second": dataclasses.asdict(second), "third": dataclasses.asdict(third),
+        "first": msgspec.to_builtins(first), "second": msgspec.to_builtins(second), "third": msgspec.to_builtins(third),
         "dt": end - start, "kernel_usage": kernel_usage, "section": msgspec.to_builtins(section),
         "past_limit_status": past.returncode,
     }))

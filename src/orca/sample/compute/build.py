@@ -7,6 +7,7 @@ from orca.sample.compute.containers import container_entries
 from orca.sample.compute.cpu import cpu_share_between
 from orca.sample.compute.disks import disks_by_filesystem
 from orca.sample.compute.memory import memory_section
+from orca.sample.compute.own_cgroup import cgroup_section
 from orca.sample.compute.pressure import pressure_share
 from orca.sample.compute.rates import io_rate, net_rate
 from orca.sample.compute.snapshot import Snapshot
@@ -45,5 +46,6 @@ def build_line(prev: Snapshot, cur: Snapshot) -> Sample:
         ),
         self_cpu=cur.self_cpu,
         pressure=pressure_share(prev.pressure, cur.pressure, dt),
+        cgroup=None if cur.own_cgroup is None else cgroup_section(prev.own_cgroup, cur.own_cgroup, dt),
     )
 

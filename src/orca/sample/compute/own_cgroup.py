@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from orca.sample.line_format import CgroupSample
 from orca.sample.parse import cgroup_v1
@@ -19,8 +20,7 @@ Texts = Mapping[str, bytes | OSError]
 """Path -> the bytes read from it, or why it could not be read (a path not there: not read)."""
 
 
-@dataclass(frozen=True, slots=True)
-class CgroupReading:
+class CgroupReading(msgspec.Struct, frozen=True, gc=False):
     """The own cgroup's files at one moment. A field is None when its file cannot be read or parsed, a limit also
     when there is none."""
 
@@ -52,8 +52,7 @@ class CgroupReading:
         return self.memory_limit is not None or self.cpu_limit is not None
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True, gc=False):
     """The smallest limits of the cgroup and its ancestors."""
 
     memory: int | None

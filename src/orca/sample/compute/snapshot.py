@@ -16,9 +16,10 @@ from types import MappingProxyType
 from typing import Protocol, TypeVar
 
 import msgspec
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from orca.sample.compute.memory import MEMINFO_KEYS
+from orca.sample.compute.own_cgroup import CgroupReading
 from orca.sample.compute.pressure import RESOURCES
 from orca.sample.parse import diskstats, meminfo, net_dev, pressure, proc_stat
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
@@ -35,7 +36,7 @@ T_co = TypeVar("T_co", covariant=True)
 KernelFile = tuple[str, "bytes | OSError"]
 """A kernel file's path (as read: a fixture root's own) and its bytes, or the `OSError` reading it raised."""
 
-SOURCES = ("stat", "meminfo", "rss", "disks", "diskstats", "net", "containers", "pressure")
+SOURCES = ("stat", "meminfo", "rss", "disks", "diskstats", "net", "containers", "pressure", "cgroup")
 """The sources of a line's readings, each told about on its own when it fails (docs/behaviour.md §3.10)."""
 NO_FAILURES: Mapping[str, ParseError] = MappingProxyType({})
 _WANTED_MEMINFO = functools.partial(meminfo.parse, keys=MEMINFO_KEYS)
@@ -136,6 +137,8 @@ class Snapshot(msgspec.Struct, frozen=True, gc=False):
     """The sampler's own user + system CPU seconds so far."""
     container_disks: frozenset[str] | None = None
     """`MAJ:MIN` of each whole disk (`/sys/block/<disk>/dev`), for the containers' `io`; None when unknown."""
+    own_cgroup: CgroupReading | None = None
+    """The sampler's own cgroup against its limits (docs/behaviour.md §3.11); None under no memory or CPU limit."""
     failures: Mapping[str, ParseError] = msgspec.field(default_factory=dict)
     """Source (of `SOURCES`) → why its reading is None."""
 
@@ -150,6 +153,7 @@ def snapshot_of(
     containers: Result[tuple[ContainerReading, ...], ParseError] | None = None,
     container_disks: frozenset[str] | None = None,
     self_cpu: float = 0.0,
+    own_cgroup: Result[CgroupReading | None, ParseError] = Success(None),  # noqa: B008 - a frozen value
 ) -> Snapshot:
     """The snapshot of `texts` and of the other readings of the same moment: each kernel file parsed into its record,
     or None and why (naming the path it was read from); `containers` None without --cgroup.
@@ -181,6 +185,9 @@ reason='No such file or directory')}
     if containers is not None and container_readings is None:
         failures["containers"] = containers.failure()
     pressures = _pressures(texts.pressure, failures)
+    cgroup = own_cgroup.value_or(None)
+    if cgroup is None and type(own_cgroup) is Failure:  # Failure is final: no ABC check on every line
+        failures["cgroup"] = own_cgroup.failure()
     return Snapshot(
         monotonic_ns=texts.monotonic_ns,
         wall=texts.wall,
@@ -197,6 +204,7 @@ reason='No such file or directory')}
         pressure=pressures,
         self_cpu=self_cpu,
         container_disks=container_disks,
+        own_cgroup=cgroup,
         failures=failures or NO_FAILURES,
     )
 

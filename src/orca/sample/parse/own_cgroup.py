@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Literal
 
+import msgspec
+from msgspec.structs import replace
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.cpu_limit import own_cgroups
@@ -30,8 +31,7 @@ V2 = ""
 """The key `own_cgroups` gives the v2 hierarchy's path."""
 
 
-@dataclass(frozen=True, slots=True)
-class Hierarchy:
+class Hierarchy(msgspec.Struct, frozen=True, gc=False):
     """Where one controller's files are for the process's cgroup."""
 
     version: Literal[1, 2]
@@ -116,8 +116,7 @@ def hierarchies(own: Mapping[str, str], mounts: Sequence[CgroupMount]) -> dict[s
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class CgroupFiles:
+class CgroupFiles(msgspec.Struct, frozen=True, gc=False):
     """The paths of the files one reading of the cgroup takes (`cgroup_files`); "" where there is no such file (its
     controller has no hierarchy). The limits are read for every reading; the rest only under a limit."""
 
@@ -152,6 +151,7 @@ class CgroupFiles:
         paths = (self.memory_stat, self.memory_used, self.memory_events, *stats, self.cpu_usage, self.pids_current,
                  *self.pids_limits)
         return tuple(dict.fromkeys(path for path in paths if path))
+
 
 
 def cgroup_files(found: Mapping[str, Hierarchy]) -> CgroupFiles:

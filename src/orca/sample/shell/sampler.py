@@ -38,11 +38,16 @@ from orca.sample.shell.machine.source import attempt, host_name
 from orca.sample.shell.report import say
 
 if TYPE_CHECKING:
+    from orca.sample.compute.own_cgroup import CgroupReading
     from orca.sample.shell.machine.containers import ContainerSource
+    from orca.sample.shell.machine.own_cgroup import OwnCgroup
     from orca.sample.shell.procs.scanner import ProcessScanner
 
 _NAME = attrgetter("name")
 _NO_RUN: Result[int, ParseError] = Success(0)
+_NO_LIMIT: Result[CgroupReading | None, ParseError] = Success(None)
+CGROUP_LIMITS_EVERY_NS = 60_000_000_000
+"""How often a sampler under no cgroup limit looks for one again (a limit is set when a pod or unit is made)."""
 """The run's resident bytes with neither --pid nor --match: none to count."""
 
 
@@ -95,6 +100,15 @@ class Sampler:
         self._whole_disks: frozenset[str] | None = None
         self._container_disks: frozenset[str] | None = None
         """`MAJ:MIN` of the whole disks, for the containers' `io`: read with the whole disks, only with --cgroup."""
+        # The own cgroup's limits (docs/behaviour.md §3.11): looked for once a minute while there are none, read every
+        # line while there are; not with the psutil reader.
+        self._own_cgroup: OwnCgroup | None = None
+        if self._psutil is None:
+            from orca.sample.shell.machine.own_cgroup import OwnCgroup
+
+            self._own_cgroup = OwnCgroup(proc)
+        self._cgroup: Result[CgroupReading | None, ParseError] = _NO_LIMIT
+        self._cgroup_read_ns = -CGROUP_LIMITS_EVERY_NS
         self._failing: set[str] = set()
         """The sources whose failure has been told and that have not read well since."""
         self._previous = self._baseline(baseline)
@@ -148,6 +162,7 @@ class Sampler:
             containers=None if containers is None else attempt(self.cgroup, containers.readings),
             container_disks=self._container_disks,
             self_cpu=times.user + times.system,
+            own_cgroup=self._cgroup_at(texts.monotonic_ns),
         )
         diskstats = snapshot.diskstats
         names = None if diskstats is None else frozenset(map(_NAME, diskstats.devices))
@@ -157,6 +172,17 @@ class Sampler:
                 snapshot, whole_disks=self._whole_disks, container_disks=self._container_disks
             )
         return snapshot
+
+    def _cgroup_at(self, now_ns: int) -> Result[CgroupReading | None, ParseError]:
+        """The own cgroup's reading: read now under a limit, else the last one until a minute has passed (a
+        plain host's limits are not looked for on every line; a failure stays told)."""
+        reader = self._own_cgroup
+        if reader is None:
+            return _NO_LIMIT
+        if self._cgroup.value_or(None) is not None or now_ns - self._cgroup_read_ns >= CGROUP_LIMITS_EVERY_NS:
+            self._cgroup = attempt("the own cgroup", reader.read)
+            self._cgroup_read_ns = now_ns
+        return self._cgroup
 
     def _renew_whole_disks(self, names: frozenset[str] | None) -> None:
         """/proc/diskstats names `names`, other devices than when /sys/block was last read (or none)."""
@@ -184,6 +210,8 @@ class Sampler:
             self._scanner.close()
         if self._containers is not None:
             self._containers.close()
+        if self._own_cgroup is not None:
+            self._own_cgroup.close()
 
     def __enter__(self) -> Sampler:
         return self

@@ -19,7 +19,6 @@ from orca.sample.parse.errors import ParseError
 from orca.sample.parse.mountinfo import cgroup_mounts
 from orca.sample.parse.own_cgroup import CgroupFiles, Hierarchy, cgroup_files, hierarchies, own_paths
 from orca.sample.shell.bounded import KeptFiles, read_file
-from orca.sample.shell.report import reason_of
 from orca.sample.shell.sysconf import open_files_limit
 
 READ_LIMIT = 1 << 20
@@ -62,7 +61,7 @@ class OwnCgroup:
         except OSError as error:
             if error.errno in _NO_CGROUPS:
                 return Success(CgroupFiles())
-            return Failure(ParseError(path, reason_of(error)))
+            return Failure(ParseError.of(path, error))
         if self._found is not None and self._found[0] == text:
             return Success(self._found[1])
         own = own_paths(text)
@@ -72,7 +71,7 @@ class OwnCgroup:
         try:
             mounts_text = read_file(mountinfo).decode("utf-8", errors="replace")
         except OSError as error:
-            return Failure(ParseError(mountinfo, reason_of(error)))
+            return Failure(ParseError.of(mountinfo, error))
         mounts = cgroup_mounts(mounts_text)
         if isinstance(mounts, Failure):
             return Failure(ParseError(mountinfo, mounts.failure().reason))
