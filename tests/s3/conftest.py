@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.moto_server import MotoServer, aws_environment
-from tests.s3.proxy import FaultProxy, TestAuthority, fault_proxy
+from tests.s3.proxy import FaultProxy, Authority, fault_proxy
 
 
 @pytest.fixture(scope="session")
@@ -60,13 +60,13 @@ def s3_env(s3_server: MotoServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.fixture
-def authority(tmp_path: Path) -> TestAuthority:
+def authority(tmp_path: Path) -> Authority:
     """A certificate authority of this test's own: `authority.bundle` is what a CA bundle setting must name."""
-    return TestAuthority(tmp_path)
+    return Authority(tmp_path)
 
 
 @pytest.fixture
-def proxy(s3_server: MotoServer, authority: TestAuthority) -> Iterator[FaultProxy]:
+def proxy(s3_server: MotoServer, authority: Authority) -> Iterator[FaultProxy]:
     """A fault-injecting proxy in front of the session server, which can also answer TLS for AWS's host names."""
     with fault_proxy(s3_server.url, authority) as started:
         yield started

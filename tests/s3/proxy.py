@@ -5,7 +5,7 @@ It is reached two ways, as a client reaches a store:
 - as the endpoint itself (`AWS_ENDPOINT_URL=proxy.url`): path-style requests, passed on to moto as they are;
 - as an HTTPS proxy (`HTTPS_PROXY=proxy.url`) for requests to AWS's own host names: the client asks to `CONNECT`
   to `BUCKET.s3.REGION.amazonaws.com:443`, the proxy answers the TLS handshake itself with a certificate for that
-  host signed by a certificate authority of the test's own (`TestAuthority`), which the client trusts only when
+  host signed by a certificate authority of the test's own (`Authority`), which the client trusts only when
   its CA bundle setting names it, reads the requests inside, and passes them on to moto with their host name (moto
   serves virtual-host and path-style requests alike). So the test sees which host and path the client chose.
 
@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -83,6 +83,7 @@ class Fault:
     answer), `lose` (pass it on, then close without the answer), `delay` (pass it on `seconds` late)."""
     status: int = 0
     code: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     times: int | None = 1
     hits: int = 0
@@ -95,7 +96,7 @@ def error_body(code: str, message: str = "") -> bytes:
     ).encode()
 
 
-class TestAuthority:
+class Authority:
     """A certificate authority made for one test, and the certificates it signs for the host names asked for."""
 
     def __init__(self, directory: Path) -> None:
@@ -170,7 +171,7 @@ class TestAuthority:
 @dataclass(slots=True)
 class _State:
     upstream: tuple[str, int]
-    authority: TestAuthority | None
+    authority: Authority | None
     delay_seconds: float
     seen: list[Seen] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
@@ -244,7 +245,7 @@ class _Handler(BaseHTTPRequestHandler):
         # The base class goes on reading requests from these, now inside the tunnel.
         self.connection = tls
         self.rfile = tls.makefile("rb")
-        self.wfile = _Writer(tls)
+        self.wfile = cast(Any, _Writer(tls))
         self.tunnel_host = host
         self.close_connection = False  # http.client asks for the tunnel in HTTP/1.0, which would end it here
 
@@ -290,7 +291,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop()
             return
         if fault is not None and fault.action == "answer":
-            self._answer(fault.status, error_body(fault.code))
+            self._answer(fault.status, error_body(fault.code), fault.headers)
             return
         if fault is not None and fault.action == "delay":
             time.sleep(fault.seconds)
@@ -312,8 +313,11 @@ class _Handler(BaseHTTPRequestHandler):
             skip = {"connection", "proxy-connection", "content-length", "expect", "keep-alive"}
             connection.putrequest(self.command, path, skip_host=True, skip_accept_encoding=True)
             for name, value in self.headers.items():
-                if name.lower() not in skip:
+                if name.lower() not in skip and (self.tunnel_host or name.lower() != "host"):
                     connection.putheader(name, value)
+            if not self.tunnel_host:
+                # Path-style requests go to moto as to itself; inside a tunnel the host name says the bucket.
+                connection.putheader("Host", "%s:%d" % self.server.state.upstream)
             if "Transfer-Encoding" not in self.headers:
                 connection.putheader("Content-Length", str(len(body)))
             connection.endheaders(body)
@@ -322,8 +326,10 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             connection.close()
 
-    def _answer(self, status: int, body: bytes) -> None:
+    def _answer(self, status: int, body: bytes, headers: dict[str, str]) -> None:
         self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/xml")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -353,7 +359,7 @@ class _Server(socketserver.ThreadingTCPServer):
 class FaultProxy:
     """The proxy in front of `upstream` (moto's `http://127.0.0.1:PORT`); `url` is where it listens."""
 
-    def __init__(self, upstream: str, authority: TestAuthority | None = None, delay_seconds: float = 0.0) -> None:
+    def __init__(self, upstream: str, authority: Authority | None = None, delay_seconds: float = 0.0) -> None:
         parts = urlsplit(upstream)
         self._state = _State((parts.hostname or "127.0.0.1", parts.port or 80), authority, delay_seconds)
         self._server = _Server(self._state)
@@ -390,8 +396,15 @@ class FaultProxy:
             self._state.faults.append(fault)
         return fault
 
-    def answer(self, matches: Callable[[Seen], bool], status: int, code: str, times: int | None = 1) -> Fault:
-        return self.add(Fault(matches, "answer", status=status, code=code, times=times))
+    def answer(
+        self,
+        matches: Callable[[Seen], bool],
+        status: int,
+        code: str,
+        times: int | None = 1,
+        headers: dict[str, str] | None = None,
+    ) -> Fault:
+        return self.add(Fault(matches, "answer", status=status, code=code, headers=headers or {}, times=times))
 
     def drop(self, matches: Callable[[Seen], bool], times: int | None = 1) -> Fault:
         return self.add(Fault(matches, "drop", times=times))
@@ -414,7 +427,7 @@ class FaultProxy:
 
 
 @contextlib.contextmanager
-def fault_proxy(upstream: str, authority: TestAuthority | None = None) -> Iterator[FaultProxy]:
+def fault_proxy(upstream: str, authority: Authority | None = None) -> Iterator[FaultProxy]:
     proxy = FaultProxy(upstream, authority)
     try:
         yield proxy

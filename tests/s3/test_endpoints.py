@@ -16,7 +16,7 @@ import pytest
 from orca.sample.shell.readback.sources import read_samples
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import RUN
-from tests.s3.proxy import FaultProxy, Seen, TestAuthority
+from tests.s3.proxy import FaultProxy, Seen, Authority
 from tests.s3.staged import Location, append, lines, messages_about
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY")
@@ -114,7 +114,7 @@ ENDPOINTS = [
 def test_the_output_sends_its_requests_where_boto3_does(
     through_proxy: Path,
     proxy: FaultProxy,
-    authority: TestAuthority,
+    authority: Authority,
     s3_server: MotoServer,
     bucket: str,
     monkeypatch: pytest.MonkeyPatch,
@@ -146,7 +146,7 @@ def test_the_output_sends_its_requests_where_boto3_does(
 
 @pytest.mark.parametrize("setting", ["s3 =\n  addressing_style = path\n", "use_fips_endpoint = true\n"])
 def test_the_reader_sends_its_requests_where_boto3_does(
-    through_proxy: Path, proxy: FaultProxy, authority: TestAuthority, s3_server: MotoServer, bucket: str,
+    through_proxy: Path, proxy: FaultProxy, authority: Authority, s3_server: MotoServer, bucket: str,
     monkeypatch: pytest.MonkeyPatch, setting: str,
 ) -> None:
     through_proxy.write_text("[default]\n" + setting)
@@ -165,7 +165,7 @@ def test_the_reader_sends_its_requests_where_boto3_does(
 
 @pytest.mark.parametrize("variable", ["REQUESTS_CA_BUNDLE", "AWS_CA_BUNDLE"])
 def test_a_private_certificate_authority_is_trusted_through_either_bundle_variable(
-    through_proxy: Path, proxy: FaultProxy, authority: TestAuthority, s3_server: MotoServer, bucket: str,
+    through_proxy: Path, proxy: FaultProxy, authority: Authority, s3_server: MotoServer, bucket: str,
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], variable: str,
 ) -> None:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from orca.sample.shell.out.s3 import PartLimits, S3Sink
+from orca.sample.parse.s3_location import PartLimits
+from orca.sample.shell.out.s3 import S3Sink
 from tests.moto_server import MotoServer, aws_environment
 from tests.s3.proxy import FaultProxy, Seen
 from tests.s3.staged import MIB, Location, append, lines, lines_over, messages_about, multipart
