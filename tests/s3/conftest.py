@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.moto_server import MotoServer, aws_environment
-from tests.s3.proxy import FaultProxy, Authority, fault_proxy
+from tests.s3.proxy import Authority, FaultProxy, fault_proxy
 
 
 @pytest.fixture(scope="session")

@@ -317,7 +317,7 @@ class _Handler(BaseHTTPRequestHandler):
                     connection.putheader(name, value)
             if not self.tunnel_host:
                 # Path-style requests go to moto as to itself; inside a tunnel the host name says the bucket.
-                connection.putheader("Host", "%s:%d" % self.server.state.upstream)
+                connection.putheader("Host", "{}:{}".format(*self.server.state.upstream))
             if "Transfer-Encoding" not in self.headers:
                 connection.putheader("Content-Length", str(len(body)))
             connection.endheaders(body)

@@ -16,7 +16,7 @@ import pytest
 from orca.sample.shell.readback.sources import read_samples
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import RUN
-from tests.s3.proxy import FaultProxy, Seen, Authority
+from tests.s3.proxy import Authority, FaultProxy, Seen
 from tests.s3.staged import Location, append, lines, messages_about
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY")
@@ -206,3 +206,23 @@ def test_the_proxy_variables_are_honoured(
     at.uploader().upload_if_changed()
     assert at.level()
     assert {request.host for request in proxy.seen} == {"orca-store.invalid"}
+
+
+def test_a_bucket_in_another_region_is_asked_again_there(
+    through_proxy: Path, proxy: FaultProxy, authority: Authority, s3_server: MotoServer, bucket: str,
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+) -> None:
+    # AWS answers a request to the wrong region's endpoint with the bucket's own region: boto3 asks there, signed
+    # for it.
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_CA_BUNDLE", str(authority.bundle))
+    proxy.answer(lambda request: request.method == "PUT", 301, "PermanentRedirect",
+                 headers={"x-amz-bucket-region": "eu-west-1"})
+    at = Location(s3_server, bucket)
+    append(at.stage, lines(2))
+    at.uploader().upload_if_changed()
+    assert messages_about(capfd.readouterr().err, at.location) == []
+    assert at.level()
+    puts = [request for request in proxy.seen if request.method == "PUT"]
+    assert [request.host for request in puts] == [f"{bucket}.s3.amazonaws.com", f"{bucket}.s3.eu-west-1.amazonaws.com"]
+    assert "/eu-west-1/s3/aws4_request" in puts[1].headers["authorization"]

@@ -118,23 +118,29 @@ def iam_user(server: MotoServer, name: str, actions: list[str]) -> dict[str, str
     return {"AWS_ACCESS_KEY_ID": key["AccessKeyId"], "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"]}
 
 
-def test_write_only_credentials_get_whole_uploads_and_never_freeze(
-    iam_server: MotoServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
-) -> None:
-    # PutObject without GetObject: HEAD answers 403, so the object cannot be checked before a copy.
-    bucket = iam_server.new_bucket()  # 1
-    writer = iam_user(iam_server, "writer", WRITE_ONLY)  # 2, 3, 4
-    admin = iam_user(iam_server, "admin", ["s3:*"])  # 5, 6, 7
-    env = aws_environment(dict(os.environ), iam_server.url, tmp_path, credentials=False) | writer
+def writing_as(server: MotoServer, actions: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Location:
+    """A location in a new bucket, with this process's credentials a user allowed `actions` only; the location
+    reads the store as a user allowed everything."""
+    bucket = server.new_bucket()  # 1
+    writer = iam_user(server, "writer", actions)  # 2, 3, 4
+    admin = iam_user(server, "admin", ["s3:*"])  # 5, 6, 7
+    env = aws_environment(dict(os.environ), server.url, tmp_path, credentials=False) | writer
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     import boto3
 
     reader = boto3.session.Session().client(
-        "s3", endpoint_url=iam_server.url, region_name="us-east-1", aws_access_key_id=admin["AWS_ACCESS_KEY_ID"],
+        "s3", endpoint_url=server.url, region_name="us-east-1", aws_access_key_id=admin["AWS_ACCESS_KEY_ID"],
         aws_secret_access_key=admin["AWS_SECRET_ACCESS_KEY"],
     )
-    at = Location(iam_server, bucket, reader=reader)
+    return Location(server, bucket, reader=reader)
+
+
+def test_write_only_credentials_get_whole_uploads_and_never_freeze(
+    iam_server: MotoServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # PutObject without GetObject: HEAD answers 403, so the object cannot be checked before a copy.
+    at = writing_as(iam_server, WRITE_ONLY, tmp_path, monkeypatch)
     uploader = at_5_mib(at)
     for round_ in range(3):
         append(at.stage, lines(2))
@@ -291,3 +297,19 @@ def test_an_object_past_the_largest_part_is_copied_and_put_in_parts(at: Location
         assert len(copies) == 2, round_
         assert all(5 * MIB <= copy_bytes(copy) <= largest for copy in copies)
     assert at.open_uploads() == []
+
+
+def test_credentials_that_may_not_list_uploads_get_one_message_and_appends(
+    iam_server: MotoServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # Without ListBucketMultipartUploads the clean-up cannot find what is left open: it says so once and leaves it
+    # to the bucket's lifecycle rule; the appends themselves go on.
+    at = writing_as(iam_server, ["s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"], tmp_path, monkeypatch)
+    uploader = at_5_mib(at)
+    for round_ in range(3):
+        append(at.stage, lines(2))
+        uploader.upload_if_changed()
+        assert at.level() and multipart(at.etag()), round_
+    messages = messages_about(capfd.readouterr().err, at.location)
+    assert len(messages) == 1, messages
+    assert "ListMultipartUploads" in messages[0] and "AbortIncompleteMultipartUpload" in messages[0]

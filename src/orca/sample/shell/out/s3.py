@@ -174,12 +174,15 @@ class Uploader(threading.Thread):
         failed (where nothing has worked yet, the one message is the upload's)."""
         store = self._store
         if store is not None and store.sweep_due and self._uploaded is not None:
-            refused = store.sweep()
-            if refused is not None:
-                say(
-                    f"{self._location}: the store will not list its unfinished uploads ({refused}): one cut off at "
-                    "an end stays until the bucket's AbortIncompleteMultipartUpload rule removes it"
-                )
+            self._sweep(store)
+
+    def _sweep(self, store: ObjectStore) -> None:
+        refused = store.sweep()
+        if refused is not None:
+            say(
+                f"{self._location}: the store will not list its unfinished uploads ({refused}): one cut off at an "
+                "end stays until the bucket's AbortIncompleteMultipartUpload rule removes it"
+            )
 
     def _connect(self) -> ObjectStore | None:
         """The store's clients, made at the first upload."""
@@ -205,7 +208,7 @@ class Uploader(threading.Thread):
 
     def _append(self, store: ObjectStore, fd: int, last: Uploaded, end: int) -> str | None:
         """The new lines appended to the object: its new ETag, or None when the whole file must go instead."""
-        store.sweep()  # uploads left open by an earlier round or process: each holds a copy of the object
+        self._sweep(store)  # uploads left open by an earlier round or process: each holds a copy of the object
         try:
             if store.head() != (last.etag, last.size):
                 return None

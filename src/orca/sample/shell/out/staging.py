@@ -6,8 +6,9 @@ uploaded).
 
 So every directory under the root that is made here is made 0700; one found there already must belong to this
 user and be writable by nobody else, the root included; and a staging file is opened without following a symbolic
-link, must be a regular file of this user's, and is made readable by this user alone. Anything else is refused with
-an `OSError` naming the path and why, which the caller reports as it reports any failure to write.
+link, must be a regular file of this user's, and is made readable by this user alone. It is read back (to be
+uploaded) only under the same conditions. Anything else is refused with an `OSError` naming the path and why, which
+the caller reports as it reports any failure to write.
 
 A `--out FILE` the user names is not a staging file: it may be a symbolic link, as the README says.
 """
