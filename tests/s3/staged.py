@@ -8,6 +8,7 @@ from typing import Any
 
 from orca.sample.shell.out.s3 import Uploader, stage_of
 from tests.moto_server import MotoServer
+from tests.s3.proxy import FaultProxy
 
 # A sampler's line is about 450 bytes.
 LINE = b'{"v":1,"t":1796016198.738,"dt":5.0,' + b'"x":"' + b"m" * 400 + b'"}\n'
@@ -85,6 +86,15 @@ class Location:
         """The object is a prefix of the staging file (or there is none yet)."""
         got = self.object()
         return got is None or self.stage.read_bytes().startswith(got)
+
+
+def recovers(at: Location, proxy: FaultProxy, uploader: Uploader) -> None:
+    """With the faults gone, the next upload brings the object level, and leaves no multipart upload open."""
+    proxy.heal()
+    append(at.stage, lines(2))
+    uploader.upload_if_changed()
+    assert at.level()
+    assert at.open_uploads() == []
 
 
 def messages_about(text: str, location: str) -> list[str]:

@@ -16,7 +16,7 @@ from orca.sample.shell.out.s3 import whole_lines_end
 from orca.sample.shell.out.s3_store import READ_BYTES, Span
 from tests.moto_server import MotoServer, aws_environment
 from tests.s3.proxy import FaultProxy, Seen
-from tests.s3.staged import LINE, Location, append, lines, multipart
+from tests.s3.staged import LINE, Location, append, lines, multipart, recovers
 
 MIN_PART_BYTES = PartLimits().smallest
 Fixture = Location
@@ -166,11 +166,7 @@ def test_a_failed_append_leaves_no_upload_open_and_the_next_upload_is_right(
     if how == "drop":
         assert at.object() == before
     assert at.prefix()
-    proxy.heal()
-    append(at.stage, lines(2))
-    uploader.upload_if_changed()
-    assert at.level()
-    assert at.open_uploads() == []
+    recovers(at, proxy, uploader)
 
 
 @pytest.mark.parametrize("last_newline", [0, 1, 100, READ_BYTES - 1, READ_BYTES, 2 * READ_BYTES + 5])

@@ -20,7 +20,7 @@ from orca.sample.parse.s3_location import PartLimits
 from orca.sample.shell.out.s3 import S3Sink
 from tests.moto_server import MotoServer, aws_environment
 from tests.s3.proxy import FaultProxy, Seen
-from tests.s3.staged import MIB, Location, append, lines, lines_over, messages_about, multipart
+from tests.s3.staged import MIB, Location, append, lines, lines_over, messages_about, multipart, recovers
 
 
 @pytest.fixture
@@ -200,11 +200,7 @@ def test_the_network_failing_from_the_second_part_on_leaves_no_upload_open(
     append(at.stage, lines(3))
     uploader.upload_if_changed()  # still down: the abort cannot reach the store either
     assert at.object() == before
-    proxy.heal()
-    append(at.stage, lines(3))
-    uploader.upload_if_changed()
-    assert at.level()
-    assert at.open_uploads() == []
+    recovers(at, proxy, uploader)
     assert len(messages_about(capfd.readouterr().err, at.location)) == 1
 
 
@@ -231,11 +227,7 @@ def test_a_lost_answer_anywhere_leaves_the_object_a_prefix_and_no_upload_open(
     append(at.stage, lines(3))
     uploader.upload_if_changed()
     assert at.prefix()
-    proxy.heal()
-    append(at.stage, lines(2))
-    uploader.upload_if_changed()
-    assert at.level()
-    assert at.open_uploads() == []
+    recovers(at, proxy, uploader)
 
 
 def test_at_start_the_uploads_a_cut_off_end_left_are_aborted(at: Location, s3_server: MotoServer) -> None:
