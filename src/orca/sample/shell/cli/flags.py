@@ -85,7 +85,7 @@ def _check_location(location: str) -> str | None:
         from orca.sample.parse.s3_location import parse_location
 
         if parse_location(location) is None:
-            return f"--out: not s3://BUCKET/KEY: {location!r}"
+            return f"--out: not s3://BUCKET/KEY (a key of segments that are not empty, . or ..): {location!r}"
     return None
 
 
