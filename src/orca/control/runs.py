@@ -15,8 +15,8 @@ from pathlib import Path
 
 from orca.control.members import ProcId, proc_id, run_members
 from orca.control.rules import ControlLimits, cap_reason, environment_of, runs_over
+from orca.sample import stage_root
 from orca.sample.shell.bounded import is_kernel_procfs, read_or_none
-from orca.sample.shell.out.s3 import stage_root
 from orca.sample.shell.procs.scanner import tree_usage
 
 OOM_SCORE_ADJ = b"1000"

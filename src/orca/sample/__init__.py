@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from orca.sample.parse.sample_line import ContainerSample as ContainerSample
     from orca.sample.parse.sample_line import Sample as Sample
     from orca.sample.parse.sample_line import parse_sample_line as parse_sample_line
+    from orca.sample.shell.aws import aws_client as aws_client
     from orca.sample.shell.cli.env import default_dirs as default_dirs
     from orca.sample.shell.cli.env import metrics_location as metrics_location
     from orca.sample.shell.cli.env import sample_seconds as sample_seconds
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from orca.sample.shell.machine.containers import container_ids as container_ids
     from orca.sample.shell.out.files import append_line as append_line
     from orca.sample.shell.out.s3 import stage_of as stage_of
+    from orca.sample.shell.out.staging import stage_root as stage_root
     from orca.sample.shell.procs.portable import alive as alive
     from orca.sample.shell.procs.portable import tree_rss as tree_rss
     from orca.sample.shell.procs.portable import tree_usage as tree_usage
@@ -83,6 +85,8 @@ _HOMES: dict[str, str] = {
     "tree_rss": "orca.sample.shell.procs.portable",
     "tree_usage": "orca.sample.shell.procs.portable",
     "stage_of": "orca.sample.shell.out.s3",
+    "stage_root": "orca.sample.shell.out.staging",
+    "aws_client": "orca.sample.shell.aws",
     "Sampler": "orca.sample.shell.sampler",
 }
 """Each exported name -> the module that defines it."""
