@@ -108,3 +108,28 @@ def test_sighup_ends_the_sampler_like_sigterm(tmp_path: Path) -> None:
     assert process.returncode == 0, stderr
     assert stderr == b""
     assert len(read_lines(out)) >= 2
+
+
+def _ignore_sighup() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+def test_a_sampler_started_under_nohup_is_not_ended_by_sighup(tmp_path: Path) -> None:
+    """SIGHUP ignored when the sampler started (`nohup orca sample ...`) stays ignored: the hangup ends nothing, and
+    every `--count` line is written; SIGTERM, not ignored, still ends it."""
+    out = tmp_path / "lines.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "orca.sample", "--out", str(out), "--seconds", "0.1", "--count", "6"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ignore_sighup,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while (not out.exists() or not out.read_bytes()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGHUP)
+        _, stderr = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert process.returncode == 0, stderr
+    assert stderr == b""
+    assert len(read_lines(out)) == 6
