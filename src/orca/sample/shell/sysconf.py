@@ -1,4 +1,5 @@
-"""The platform's constants the process readings are scaled by, read once."""
+"""The platform's constants the process readings are scaled by, read once; the open-files limit the kept descriptors
+are bounded by."""
 
 from __future__ import annotations
 
@@ -34,3 +35,29 @@ def open_files_limit() -> int:
         return soft if soft != resource.RLIM_INFINITY else 1 << 20
     except (ImportError, OSError, ValueError):
         return 0
+
+
+OTHER_FILES = 64
+"""Descriptors left to all but the pools kept between lines (docs/behaviour.md §4.6): the standard streams, the
+pidfd and the signal pipe, the output and `--keep`'s rewrite, an S3 connection, the kernel files' own, the opens of a
+line's reads by path, and an embedding program's few."""
+
+
+def kept_files_at_most() -> int:
+    """How many descriptors one pool kept open between lines may hold (the run's process files, `--match`'s `comm`
+    files, the containers' cgroup files): a quarter of what the open-files limit leaves after `OTHER_FILES`, so the
+    three together leave room for everything else a line opens; 0 under a limit of 64 or less, or none known."""
+    return max(0, (open_files_limit() - OTHER_FILES) // 4)
+
+
+def raise_open_files_limit() -> None:
+    """The soft limit on open descriptors raised to the hard one (docs/behaviour.md §4.6), where it is lower and
+    may be; as it was where it may not (macOS caps the soft limit below an unlimited hard one)."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ImportError, OSError, ValueError):
+        pass

@@ -43,7 +43,11 @@ def _sample(
         from orca.sample.shell.cli.loop import EndConditions, run
         from orca.sample.shell.out.open import open_output
         from orca.sample.shell.sampler import Sampler
+        from orca.sample.shell.sysconf import raise_open_files_limit
 
+        # Before the readers size their kept descriptors from it (docs/behaviour.md §4.6); a COMMAND, started
+        # already, keeps the limit it was given.
+        raise_open_files_limit()
         ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd)
         sampler = Sampler(
             options.pid or 0,
@@ -53,7 +57,7 @@ def _sample(
             options.names,
             baseline=baseline,
         )
-        sink = open_output(options.out, options.keep)
+        sink = open_output(options.out, options.keep, release=sampler.close)
         try:
             run(sampler, sink, seconds, ends, sampler.started_ns / 1e9, stop)
         finally:

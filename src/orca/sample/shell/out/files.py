@@ -13,12 +13,16 @@ import contextlib
 import errno
 import os
 import stat
+from collections.abc import Callable
+from typing import TypeVar
 
 from orca.sample.shell.report import FailureReport, reason_of
 from orca.sample.shell.stdio import NO_ROOM
 
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _CHUNK = 1 << 16
+_OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE)
+T = TypeVar("T")
 
 
 def _open_for_append(path: str) -> int:
@@ -145,11 +149,15 @@ def _keep_last(path: str, keep: int) -> int:
 
 
 class LineFile:
-    """A file `--out` names, or the staging file of an object-storage location. `write` never raises."""
+    """A file `--out` names, or the staging file of an object-storage location. `write` never raises.
 
-    def __init__(self, path: str, keep: int | None) -> None:
+    `release`: lets go of the descriptors the sampler keeps between lines. When a line finds every descriptor taken
+    (EMFILE, ENFILE), it is called and the file opened again, so no line is lost to them (docs/behaviour.md §4.6)."""
+
+    def __init__(self, path: str, keep: int | None, release: Callable[[], object] | None = None) -> None:
         self.path = path
         self.keep = keep if keep is not None and keep > 0 else None
+        self.release = release
         self._lines: int | None = None
         """Lines in the file, counted once and then kept up to date, so --keep never rereads it every line."""
         self._pending = b""
@@ -162,8 +170,8 @@ class LineFile:
         write succeeds again."""
         try:
             if self.keep is not None and self._lines is None:
-                self._lines = count_lines(self.path)
-            fd = _open_for_append(self.path)
+                self._lines = self._opening(count_lines)
+            fd = self._opening(_open_for_append)
             try:
                 if self._pending:
                     self._pending = _write_line(fd, self._pending)
@@ -186,6 +194,16 @@ class LineFile:
                     # The line is in the file; the next line tries the rewrite again, silently until it works.
                     self._keeping.failed(f"cannot keep {self.path} to its last {self.keep} lines: {_why(error)}")
         return True
+
+    def _opening(self, use: Callable[[str], T]) -> T:
+        """`use(self.path)`, again after `release` when it found no descriptor free."""
+        try:
+            return use(self.path)
+        except OSError as error:
+            if error.errno not in _OUT_OF_DESCRIPTORS or self.release is None:
+                raise
+        self.release()
+        return use(self.path)
 
     def close(self) -> None:
         """One last try at the rest of a line a FIFO took only part of; nothing else stays open between lines."""
