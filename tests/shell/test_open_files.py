@@ -106,20 +106,26 @@ def test_the_soft_limit_is_raised_to_the_hard_one_and_a_command_keeps_its_own(tm
     assert len(read_lines(out)) >= 1
 
 
+HOARD = """
+import os, resource, sys
+
+def hoard(limit):
+    \"\"\"Every descriptor a limit of `limit` allows, taken.\"\"\"
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    held = []
+    try:
+        while True:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:
+        return held
+"""
+
 # An embedding program that holds nearly every descriptor its limit allows, then runs the sampler in-process: the
 # sampler's kept descriptors take the last free ones, and opening the output fails with EMFILE unless they are let go.
-EMBEDDED = """
-import os, resource, sys
+EMBEDDED = HOARD + """
 from orca.sample import sample_main
 
-limit = int(sys.argv[1])
-resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-held = []
-try:
-    while True:
-        held.append(os.open(os.devnull, os.O_RDONLY))
-except OSError:
-    pass
+held = hoard(int(sys.argv[1]))
 for _ in range(int(sys.argv[2])):  # this many free for the sampler
     os.close(held.pop())
 sys.exit(sample_main(["pipeline", "sample", *sys.argv[3:]]))
@@ -142,17 +148,10 @@ def test_a_line_is_not_lost_when_the_kept_descriptors_take_the_last_free_ones(
     assert len(read_lines(out)) == 8
 
 
-EXHAUSTED = """
-import os, resource, sys
+EXHAUSTED = HOARD + """
 from orca.sample.shell.out.files import LineFile
 
-resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-held = []
-try:
-    while True:
-        held.append(os.open(os.devnull, os.O_RDONLY))
-except OSError:
-    pass
+held = hoard(64)
 released = []
 
 def release():
