@@ -199,3 +199,17 @@ def test_the_kept_descriptors_leave_room_under_the_limit(tmp_path: Path, tree: t
     assert stderr == b""
     assert len(read_lines(out)) == 20
     assert 0 < most <= 256 - OTHER_FILES
+
+
+def test_an_embedding_program_has_its_own_limit_again_when_sampling_returns(tmp_path: Path) -> None:
+    """`sample_main` raises the soft limit while it samples and puts the caller's back when it returns."""
+    hard = min(4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+    probe = (
+        "import resource, sys\n"
+        "from orca.sample import sample_main\n"
+        f"resource.setrlimit(resource.RLIMIT_NOFILE, (32, {hard}))\n"
+        f"status = sample_main(['pipeline', 'sample', '--out', {str(tmp_path / 'm.jsonl')!r}, '--count', '1'])\n"
+        "print(status, *resource.getrlimit(resource.RLIMIT_NOFILE))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=environment(), timeout=60)
+    assert done.stdout.split() == ["0", "32", str(hard)], done.stderr

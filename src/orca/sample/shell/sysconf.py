@@ -3,8 +3,10 @@ are bounded by."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+from collections.abc import Iterator
 
 
 @functools.cache
@@ -50,14 +52,25 @@ def kept_files_at_most() -> int:
     return max(0, (open_files_limit() - OTHER_FILES) // 4)
 
 
-def raise_open_files_limit() -> None:
-    """The soft limit on open descriptors raised to the hard one (docs/behaviour.md §4.6), where it is lower and
-    may be; as it was where it may not (macOS caps the soft limit below an unlimited hard one)."""
+@contextlib.contextmanager
+def open_files_raised() -> Iterator[None]:
+    """Inside, the soft limit on open descriptors raised to the hard one (docs/behaviour.md §4.6), where it is lower
+    and may be (macOS caps the soft limit below an unlimited hard one: it stays as it was); the caller's own again
+    after."""
     try:
         import resource
-
+    except ImportError:
+        yield
+        return
+    saved: tuple[int, int] | None = None
+    with contextlib.suppress(OSError, ValueError):
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        if soft != hard and soft != resource.RLIM_INFINITY:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    except (ImportError, OSError, ValueError):
-        pass
+            saved = (soft, hard)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            with contextlib.suppress(OSError, ValueError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, saved)

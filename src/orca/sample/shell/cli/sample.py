@@ -36,18 +36,18 @@ def _sample(
     signals = (
         contextlib.nullcontext(Stop()) if signals_forwarded else stopping_on_signals(Stop(), then_ignore=ends_process)
     )
-    with signals as stop, watching_exit(options.pid) as exit_fd:
+    # The open-files limit raised before the readers size their kept descriptors from it (docs/behaviour.md §4.6);
+    # a COMMAND, started already, keeps the limit it was given.
+    from orca.sample.shell.sysconf import open_files_raised
+
+    with signals as stop, watching_exit(options.pid) as exit_fd, open_files_raised():
         # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers; a start loads them
         # after its baseline readings, during the wait for the first line.
         from orca.sample.shell.cli.env import default_dirs
         from orca.sample.shell.cli.loop import EndConditions, run
         from orca.sample.shell.out.open import open_output
         from orca.sample.shell.sampler import Sampler
-        from orca.sample.shell.sysconf import raise_open_files_limit
 
-        # Before the readers size their kept descriptors from it (docs/behaviour.md §4.6); a COMMAND, started
-        # already, keeps the limit it was given.
-        raise_open_files_limit()
         ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd)
         sampler = Sampler(
             options.pid or 0,
