@@ -2,24 +2,36 @@
 """Set-up and entry point for a fresh clone: needs nothing but python3 3.11+.
 
     python3 dev.py sample --out - --count 3    set up .venv, then run `orca sample ...`
-    python3 dev.py test                        set up .venv with the test tools, then ruff, mypy --strict, pytest
+    python3 dev.py test [PYTEST ARGS]          set up the test tools, then ruff, mypy --strict, and pytest on each
+                                               supported Python found (this one in .venv, the others in .venv-3.X)
     python3 dev.py bench                       set up .venv with the test and bench tools (pandas), then bench/
 
-The virtual environment is `.venv` beside this file; it is (re)installed only when pyproject.toml changed.
+The virtual environments are beside this file; each is (re)installed only when pyproject.toml changed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 VENV = HERE / ".venv"
 BIN = VENV / "bin"
+SUPPORTED = ("3.11", "3.12", "3.13")
+"""The Pythons the suite runs on: the one running dev.py always (in `.venv`), each other one where it is found (in
+`.venv-3.X`)."""
+_PROBE = "import ensurepip, sys, venv; print('%d.%d' % sys.version_info[:2])"
+"""Prints an interpreter's version, and fails where it cannot make a virtual environment with pip (a Debian python3.X
+without its python3.X-venv package)."""
+
+
+def this_version() -> str:
+    return f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
 def _stamp(extra: str) -> str:
@@ -27,50 +39,140 @@ def _stamp(extra: str) -> str:
     return f"{digest}:{extra}"
 
 
-def ensure_venv(extra: str) -> None:
-    """Create .venv and install the project (editable) with `extra`, unless the stamp says it is there."""
+def _venv_version(venv: Path) -> str:
+    """The `X.Y` of the Python a virtual environment was made with ("" when it has none)."""
+    try:
+        config = (venv / "pyvenv.cfg").read_text()
+    except OSError:
+        return ""
+    found = re.search(r"^version(?:_info)?\s*=\s*(\d+\.\d+)", config, re.MULTILINE)
+    return found.group(1) if found and (venv / "bin" / "python").exists() else ""
+
+
+def ensure_venv(extra: str, venv: Path = VENV, python: str = sys.executable, version: str = "") -> None:
+    """Create `venv` with `python` (of `version`, X.Y; this one by default) and install the project (editable) with
+    `extra`, unless its stamp says it is there."""
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may be run by an older python3
         sys.exit(f"orca-sample needs Python 3.11 or newer, this is {sys.version.split()[0]}")
-    stamp_file = VENV / ".orca-sample-installed"
+    version = version or this_version()
+    stamp_file = venv / ".orca-sample-installed"
     wanted = {_stamp(""), _stamp(extra)} if extra else {_stamp("")}
-    have = set(stamp_file.read_text().split()) if stamp_file.exists() else set()
+    made = _venv_version(venv) == version  # not one another Python made (or whose Python is gone)
+    have = set(stamp_file.read_text().split()) if made and stamp_file.exists() else set()
     if wanted <= have:
         return
-    if not (BIN / "python").exists():
-        print(f"dev.py: creating {VENV}", file=sys.stderr, flush=True)
-        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    if not made:
+        print(f"dev.py: creating {venv} (Python {version}: {python})", file=sys.stderr, flush=True)
+        subprocess.run([python, "-m", "venv", "--clear", str(venv)], cwd=HERE, check=True)
     target = f".[{extra}]" if extra else "."
-    print(f"dev.py: installing orca-sample{f'[{extra}]' if extra else ''} into {VENV}", file=sys.stderr, flush=True)
+    print(f"dev.py: installing orca-sample{f'[{extra}]' if extra else ''} into {venv}", file=sys.stderr, flush=True)
     subprocess.run(
-        [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", target],
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", target],
         cwd=HERE,
         check=True,
     )
     stamp_file.write_text(" ".join(sorted(have | wanted)) + "\n")
 
 
-def compile_sources() -> None:
+def compile_sources(venv: Path = VENV) -> None:
     """Byte-compile src/ ahead of use, as a wheel install does (only changed files are compiled again).
 
     An editable install imports src/ directly; where PYTHONDONTWRITEBYTECODE is set (CI images often set it) no
     .pyc is ever written, and every start of the sampler, in the tests and the benchmarks too, compiles each module
     again, a cost large beside the 0.2 s to the first line (docs/behaviour.md §2.2). Python still reads .pyc files it
     finds."""
-    subprocess.run([str(BIN / "python"), "-m", "compileall", "-q", str(HERE / "src")], cwd=HERE, check=True)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "compileall", "-q", str(HERE / "src")], cwd=HERE, check=True)
+
+
+def pyenv_root() -> Path | None:
+    """pyenv's root: `PYENV_ROOT`, else what `pyenv root` prints, else `~/.pyenv`; None when it is no directory."""
+    root = os.environ.get("PYENV_ROOT", "")
+    if not root and shutil.which("pyenv"):
+        try:
+            root = subprocess.run(["pyenv", "root"], capture_output=True, text=True, timeout=60).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            root = ""
+    path = Path(root) if root else Path.home() / ".pyenv"
+    return path if path.is_dir() else None
+
+
+def find_python(version: str) -> str | None:
+    """An interpreter of `version` (X.Y) that can make a virtual environment: the newest X.Y.Z under pyenv's root
+    (`$(pyenv root)/versions/X.Y.Z/bin/pythonX.Y`), else `pythonX.Y` on PATH (a pyenv shim there runs only when
+    pyenv has that version selected: it is tried, like any other); None when neither is found."""
+    candidates: list[Path] = []
+    root = pyenv_root()
+    if root is not None:
+        # Releases only (3.12.1, not 3.12-dev or 3.12.1t), the newest first.
+        patches = {path: path.name[len(version) + 1 :] for path in (root / "versions").glob(f"{version}.*")}
+        releases = sorted((int(patch), path) for path, patch in patches.items() if patch.isdigit())
+        candidates += [path / "bin" / f"python{version}" for _, path in reversed(releases)]
+    on_path = shutil.which(f"python{version}")
+    if on_path is not None:
+        candidates.append(Path(on_path))
+    for candidate in candidates:
+        try:
+            probe = subprocess.run([str(candidate), "-c", _PROBE], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if probe.returncode == 0 and probe.stdout.strip() == version:
+            return str(candidate)
+    return None
+
+
+def other_pythons() -> list[tuple[str, str]]:
+    """(X.Y, interpreter) of each supported Python other than this one that is found; each one missing is said once,
+    on standard error."""
+    found: list[tuple[str, str]] = []
+    for version in SUPPORTED:
+        if version == this_version():
+            continue
+        python = find_python(version)
+        if python is None:
+            print(
+                f"dev.py: Python {version} not found (looked under $(pyenv root)/versions and for python{version} on "
+                "PATH): the suite runs without it",
+                file=sys.stderr,
+                flush=True,
+            )
+        else:
+            found.append((version, python))
+    return found
+
+
+def _run(title: str, step: list[str]) -> int:
+    print(f"dev.py: {title}", flush=True)
+    return subprocess.run(step, cwd=HERE).returncode
 
 
 def run_checks(pytest_args: list[str]) -> int:
-    """ruff, mypy --strict and the whole pytest suite; the first failure's status is returned."""
-    steps = [
-        [str(BIN / "ruff"), "check", "."],
-        [str(BIN / "mypy")],
-        [str(BIN / "python"), "-m", "pytest", *pytest_args],
-    ]
-    for step in steps:
-        print(f"dev.py: {' '.join(Path(step[0]).name if i == 0 else a for i, a in enumerate(step))}", flush=True)
-        status = subprocess.run(step, cwd=HERE).returncode
+    """ruff and mypy --strict once, then the whole pytest suite on this Python and on each other supported one
+    found; every step runs, and the first failure's status is returned."""
+    others = other_pythons()
+    failed: list[tuple[str, int]] = []
+    for title, step in (("ruff check .", [str(BIN / "ruff"), "check", "."]), ("mypy", [str(BIN / "mypy")])):
+        status = _run(title, step)
         if status != 0:
-            return status
+            failed.append((title, status))
+    pythons = [(this_version(), VENV, sys.executable)]
+    pythons += [(version, HERE / f".venv-{version}", python) for version, python in others]
+    for version, venv, python in pythons:
+        title = " ".join(["pytest", *pytest_args, f"on Python {version} ({venv.name})"])
+        try:
+            ensure_venv("test", venv, python, version)
+            compile_sources(venv)
+        except subprocess.CalledProcessError as error:
+            print(f"dev.py: set-up of {venv.name} failed: {error}", file=sys.stderr, flush=True)
+            failed.append((f"the set-up of Python {version}", 1))
+            continue
+        status = _run(title, [str(venv / "bin" / "python"), "-m", "pytest", *pytest_args])
+        if status != 0:
+            failed.append((f"pytest on Python {version}", status))
+    passed_on = ", ".join(version for version, _, _ in pythons)
+    if failed:
+        print(f"dev.py: failed: {', '.join(title for title, _ in failed)}", flush=True)
+        return failed[0][1]
+    print(f"dev.py: ruff, mypy and pytest on Python {passed_on} passed", flush=True)
     return 0
 
 
@@ -83,7 +185,6 @@ def main(argv: list[str]) -> int:
             os.execv(str(BIN / "orca"), [str(BIN / "orca"), "sample", *rest])
         if command == "test":
             ensure_venv("test")
-            compile_sources()
             return run_checks(rest)
         if command == "bench":
             ensure_venv("test,bench")

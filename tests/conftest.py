@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -21,6 +22,19 @@ settings.register_profile(
     "thorough", deadline=None, max_examples=5000, suppress_health_check=[HealthCheck.too_slow], derandomize=False
 )
 settings.load_profile(os.environ.get("ORCA_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
+
+
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The processes the tests start, the signal tests' among them, begin with SIGHUP, SIGINT and SIGTERM at their
+    defaults: a suite run under `nohup` (or as a shell's background job, SIGINT ignored) would otherwise hand them on
+    ignored, and a sampler leaves a signal ignored at its start ignored (docs/behaviour.md §2.4)."""
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        if signal.getsignal(signum) == signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_DFL)
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # --- the two sources of readings ------------------------------------------------------------------------------------

@@ -3,12 +3,15 @@ run's memory in the lines. Real processes throughout."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -137,3 +140,103 @@ def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args
     done = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "0 []", done.stderr
     assert len(lines(out)) >= 1
+
+
+# --- signals ignored when orca sample started (README, "Sampling a command") ----------------------------------------
+
+
+def _ignoring(*signums: int) -> Callable[[], None]:
+    """A `preexec_fn` that starts the process with `signums` ignored, as `nohup` or `trap '' HUP INT` would."""
+
+    def ignore() -> None:
+        for signum in signums:
+            signal.signal(signum, signal.SIG_IGN)
+
+    return ignore
+
+
+def _ignored_mask(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("SigIgn:")).split()[1], 16)
+
+
+def _bit(signum: int) -> int:
+    return 1 << (signum - 1)
+
+
+@pytest.mark.requires_proc  # reads SigIgn in /proc/<pid>/status
+def test_signals_ignored_at_start_stay_ignored_for_the_command(tmp_path: Path) -> None:
+    """What the command inherits: the dispositions of `trap '' HUP INT`, not orca's forwarding handlers."""
+    report = tmp_path / "ignored"
+    command = f"import os, pathlib; pathlib.Path({str(report)!r}).write_text(str(os.getpid()) + ' ' + " \
+              "next(l for l in open('/proc/self/status') if l.startswith('SigIgn:')).split()[1])"
+    done = subprocess.run([PYTHON, "-m", "orca.sample", "--out", str(tmp_path / "m.jsonl"), "--seconds", "0.2",
+                           "--", PYTHON, "-c", command], capture_output=True, timeout=60,
+                          preexec_fn=_ignoring(signal.SIGHUP, signal.SIGINT))
+    assert done.returncode == 0, done.stderr
+    ignored = int(report.read_text().split()[1], 16)
+    assert ignored & _bit(signal.SIGHUP) and ignored & _bit(signal.SIGINT), hex(ignored)
+    assert not ignored & _bit(signal.SIGTERM), hex(ignored)  # not ignored at start: not ignored for the command
+
+
+CATCHER = (
+    "import pathlib, signal, sys, time\n"
+    "got = pathlib.Path(sys.argv[1])\n"
+    "def note(n, f):\n"
+    "    got.write_text(got.read_text() + f'{n} ' if got.exists() else f'{n} ')\n"
+    "    if n == signal.SIGTERM:\n"
+    "        sys.exit(5)\n"
+    "for s in (signal.SIGINT, signal.SIGTERM):\n"  # SIGINT caught even though it came in ignored
+    "    signal.signal(s, note)\n"
+    "pathlib.Path(sys.argv[2]).touch()\n"
+    "time.sleep(60)\n"
+)
+
+
+def _wait_for(path: Path, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while not path.exists():
+        assert process.poll() is None and time.monotonic() < deadline, "the command did not start"
+        time.sleep(0.02)
+
+
+def test_a_signal_ignored_at_start_is_not_passed_on(tmp_path: Path) -> None:
+    """SIGINT ignored when orca started (a shell's background job): orca neither dies of it nor passes it on, while
+    SIGTERM, which it caught, still goes on to the command."""
+    out, got, ready = tmp_path / "m.jsonl", tmp_path / "got", tmp_path / "ready"
+    sampler = subprocess.Popen([PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--",
+                                PYTHON, "-c", CATCHER, str(got), str(ready)], stderr=subprocess.PIPE,
+                               preexec_fn=_ignoring(signal.SIGINT))
+    try:
+        _wait_for(ready, sampler)
+        sampler.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert sampler.poll() is None
+        assert not got.exists()
+        sampler.send_signal(signal.SIGTERM)
+        _, err = sampler.communicate(timeout=30)
+    finally:
+        sampler.kill()
+    assert sampler.returncode == 5, err
+    assert got.read_text().split() == [str(int(signal.SIGTERM))]
+
+
+@pytest.mark.skipif(shutil.which("nohup") is None, reason="no nohup on this machine")
+def test_nohup_orca_sample_survives_a_hangup(tmp_path: Path) -> None:
+    """`nohup orca sample -- long-job`, and the terminal goes away: SIGHUP to the whole process group. Both go on,
+    the command's own status is the exit status, and the line written when it ends is written."""
+    out, ready = tmp_path / "m.jsonl", tmp_path / "ready"
+    job = f"import pathlib, sys, time; pathlib.Path({str(ready)!r}).touch(); time.sleep(1); sys.exit(3)"
+    sampler = subprocess.Popen(["nohup", PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--",
+                                PYTHON, "-c", job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    try:
+        _wait_for(ready, sampler)
+        hung_up_at = time.time()
+        os.killpg(sampler.pid, signal.SIGHUP)
+        _, err = sampler.communicate(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(sampler.pid, signal.SIGKILL)
+    assert sampler.returncode == 3, err
+    assert float(lines(out)[-1]["t"]) > hung_up_at + 0.5  # type: ignore[arg-type]

@@ -93,18 +93,38 @@ def test_a_signal_after_the_end_condition_still_exits_0(tmp_path: Path, signum: 
     assert len(read_lines(out)) == 1
 
 
-def test_sighup_ends_the_sampler_like_sigterm(tmp_path: Path) -> None:
-    """The terminal or session that started the sampler went away: no further line, exit 0."""
-    out = tmp_path / "lines.jsonl"
-    process = start("--out", str(out), "--seconds", "0.1")
+def _sighup_after(process: subprocess.Popen[bytes], out: Path, lines: int) -> bytes:
+    """SIGHUP to `process` once `out` holds `lines` lines; its standard error once it has ended."""
     try:
         deadline = time.monotonic() + 20
-        while (not out.exists() or len(out.read_bytes().splitlines()) < 2) and time.monotonic() < deadline:
+        while (not out.exists() or len(out.read_bytes().splitlines()) < lines) and time.monotonic() < deadline:
             time.sleep(0.02)
         process.send_signal(signal.SIGHUP)
-        _, stderr = process.communicate(timeout=10)
+        _, stderr = process.communicate(timeout=20)
     finally:
         process.kill()
     assert process.returncode == 0, stderr
-    assert stderr == b""
+    return stderr
+
+
+def test_sighup_ends_the_sampler_like_sigterm(tmp_path: Path) -> None:
+    """The terminal or session that started the sampler went away: no further line, exit 0."""
+    out = tmp_path / "lines.jsonl"
+    assert _sighup_after(start("--out", str(out), "--seconds", "0.1"), out, 2) == b""
     assert len(read_lines(out)) >= 2
+
+
+def _ignore_sighup() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+def test_a_sampler_started_under_nohup_is_not_ended_by_sighup(tmp_path: Path) -> None:
+    """SIGHUP ignored when the sampler started (`nohup orca sample ...`) stays ignored: the hangup ends nothing, and
+    every `--count` line is written."""
+    out = tmp_path / "lines.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "orca.sample", "--out", str(out), "--seconds", "0.1", "--count", "6"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ignore_sighup,
+    )
+    assert _sighup_after(process, out, 1) == b""
+    assert len(read_lines(out)) == 6

@@ -36,7 +36,11 @@ def _sample(
     signals = (
         contextlib.nullcontext(Stop()) if signals_forwarded else stopping_on_signals(Stop(), then_ignore=ends_process)
     )
-    with signals as stop, watching_exit(options.pid) as exit_fd:
+    # The open-files limit raised before the readers size their kept descriptors from it (docs/behaviour.md §4.6);
+    # a COMMAND, started already, keeps the limit it was given.
+    from orca.sample.shell.sysconf import open_files_raised
+
+    with signals as stop, watching_exit(options.pid) as exit_fd, open_files_raised():
         # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers; a start loads them
         # after its baseline readings, during the wait for the first line.
         from orca.sample.shell.cli.env import default_dirs
@@ -53,7 +57,7 @@ def _sample(
             options.names,
             baseline=baseline,
         )
-        sink = open_output(options.out, options.keep)
+        sink = open_output(options.out, options.keep, release=sampler.close)
         try:
             run(sampler, sink, seconds, ends, sampler.started_ns / 1e9, stop)
         finally:

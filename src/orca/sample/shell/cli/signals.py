@@ -21,6 +21,13 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 """What ends sampling at once: a runner's stop, Ctrl-C, and the terminal or session that started it going away."""
 
 
+def not_ignored(signums: tuple[int, ...]) -> tuple[int, ...]:
+    """Those of `signums` not ignored now. One ignored when the sampler started (`nohup`, `trap '' HUP`, the SIGINT
+    of a shell's background job) is left ignored, as shells and `/usr/bin/time` leave it: neither caught nor passed
+    on, and still ignored in a COMMAND it starts (docs/behaviour.md §2.4, §9.3)."""
+    return tuple(signum for signum in signums if signal.getsignal(signum) != signal.SIG_IGN)
+
+
 class Stop:
     """Set by a stop signal. The handler only sets `requested`; a byte on `wake_fd` cuts the current wait short."""
 
@@ -68,7 +75,8 @@ def watching_exit(pid: int | None) -> Iterator[int]:
 
 @contextmanager
 def stopping_on_signals(stop: Stop, *, then_ignore: bool = False) -> Iterator[Stop]:
-    """SIGTERM, SIGINT and SIGHUP set `stop.requested` while inside; the previous handlers come back after.
+    """SIGTERM, SIGINT and SIGHUP set `stop.requested` while inside (those not ignored: `not_ignored`); the previous
+    handlers come back after.
 
     With `then_ignore` (the process exits with status 0 right after) they are ignored after instead: a runner's
     SIGTERM that lands once the last line is written, while the process is exiting, must not turn that status into
@@ -87,7 +95,7 @@ def stopping_on_signals(stop: Stop, *, then_ignore: bool = False) -> Iterator[St
     try:
         try:
             previous_wakeup = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
-            for signum in STOP_SIGNALS:
+            for signum in not_ignored(STOP_SIGNALS):
                 saved[signum] = signal.signal(signum, handler)
             stop.wake_fd = read_fd
         except ValueError:

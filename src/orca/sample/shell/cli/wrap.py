@@ -2,7 +2,8 @@
 status (README, "Sampling a command").
 
 COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler are
-passed on to COMMAND instead of ending sampling, so the line written when COMMAND ends is still written.
+passed on to COMMAND instead of ending sampling, so the line written when COMMAND ends is still written; one ignored
+when the sampler started stays ignored, and COMMAND inherits it ignored (`nohup orca sample -- job`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 
 from orca.sample.parse.errors import reason_of
+from orca.sample.shell.cli.signals import not_ignored
 from orca.sample.shell.report import say
 
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -60,7 +62,9 @@ class _Forwarder:
 def _forwarding(forwarder: _Forwarder) -> Iterator[None]:
     saved = {}
     try:
-        for signum in FORWARDED:
+        # An ignored one stays so: no handler here, so the exec leaves it ignored for COMMAND too (a caught one is
+        # reset to the default there).
+        for signum in not_ignored(FORWARDED):
             saved[signum] = signal.signal(signum, forwarder.handler)
     except ValueError:
         pass  # not the main thread: signals stay the embedding program's

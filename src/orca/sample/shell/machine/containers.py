@@ -29,7 +29,7 @@ from orca.sample.parse.cgroup import (
 from orca.sample.parse.errors import ParseError, reason_of
 from orca.sample.parse.numbers import u64
 from orca.sample.shell.bounded import KeptFiles, read_or_none
-from orca.sample.shell.sysconf import open_files_limit
+from orca.sample.shell.sysconf import kept_files_at_most
 
 READ_LIMIT = 1 << 20
 """At most 1 MiB of any file is read (docs/behaviour.md §3.8); a longer file counts as unparsable."""
@@ -43,8 +43,9 @@ the first few cannot be read, the sampler does not see the container's pid names
 either."""
 _HOST_PID = "1"
 KEPT_AT_MOST = 1024
-"""Cgroup files kept open, and at most a quarter of the open-files limit: each holds a page of kernel memory, and
-the sampler must never run out of descriptors for its own reads."""
+"""Cgroup files kept open (each holds a page of kernel memory), and within the open-files limit's share
+(`kept_files_at_most`, docs/behaviour.md §4.6): the sampler must never run out of descriptors for its output and its
+own reads."""
 
 
 def read_bounded(path: str, limit: int = READ_LIMIT) -> str | None:
@@ -158,7 +159,7 @@ class ContainerSource:
         self._proc = proc
         # id → name, read once per id (the fallback too): config.v2.json is large and only its name is wanted.
         self._known: dict[str, str] = {}
-        self._files = KeptFiles(min(KEPT_AT_MOST, open_files_limit() // 4))
+        self._files = KeptFiles(min(KEPT_AT_MOST, kept_files_at_most()))
         self._net: dict[str, _NetChoice] = {}
         """id → the process its network is read through."""
 

@@ -19,7 +19,7 @@ from orca.sample.parse.errors import ParseError
 from orca.sample.parse.mountinfo import cgroup_mounts
 from orca.sample.parse.own_cgroup import CgroupFiles, Hierarchy, cgroup_files, hierarchies, own_paths
 from orca.sample.shell.bounded import KeptFiles, read_file
-from orca.sample.shell.sysconf import open_files_limit
+from orca.sample.shell.sysconf import kept_files_at_most
 
 READ_LIMIT = 1 << 20
 """At most 1 MiB of a cgroup file is read, as of the containers' (docs/behaviour.md §3.8)."""
@@ -34,7 +34,7 @@ class OwnCgroup:
 
     def __init__(self, proc: str = "/proc") -> None:
         self._proc = proc
-        self._files = KeptFiles(min(KEPT_AT_MOST, open_files_limit() // 4))
+        self._files = KeptFiles(min(KEPT_AT_MOST, kept_files_at_most()))
         self._found: tuple[str, CgroupFiles] | None = None
         """The `/proc/self/cgroup` text the files were found for, and them: found again when it changes."""
 

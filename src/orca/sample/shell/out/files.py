@@ -14,7 +14,8 @@ import errno
 import os
 import secrets
 import stat
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from orca.sample.parse.errors import NO_ROOM, reason_of
 from orca.sample.shell.report import FailureReport
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from orca.sample.shell.out.staging import StagingFile
 
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+_OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE)
+T = TypeVar("T")
 _CHUNK = 1 << 16
 
 
@@ -165,11 +168,21 @@ def _new_beside(target: str) -> tuple[str, int]:
 
 class LineFile:
     """A file `--out` names, or the staging file of an object-storage location (`staging`, opened privately: see
-    `staging.py`). `write` never raises."""
+    `staging.py`). `write` never raises.
 
-    def __init__(self, path: str, keep: int | None, staging: StagingFile | None = None) -> None:
+    `release`: lets go of the descriptors the sampler keeps between lines. When a line finds every descriptor taken
+    (EMFILE, ENFILE), it is called and the file opened again, so no line is lost to them (docs/behaviour.md §4.6)."""
+
+    def __init__(
+        self,
+        path: str,
+        keep: int | None,
+        staging: StagingFile | None = None,
+        release: Callable[[], object] | None = None,
+    ) -> None:
         self.path = path
         self._staging = staging
+        self.release = release
         self.keep = keep if keep is not None and keep > 0 else None
         self._lines: int | None = None
         """Lines in the file, counted once and then kept up to date, so --keep never rereads it every line."""
@@ -183,8 +196,8 @@ class LineFile:
         write succeeds again."""
         try:
             if self.keep is not None and self._lines is None:
-                self._lines = count_lines(self.path)
-            fd = self._open()
+                self._lines = self._opening(count_lines)
+            fd = self._opening(self._open_at)
             try:
                 if self._pending:
                     self._pending = _write_line(fd, self._pending)
@@ -208,14 +221,24 @@ class LineFile:
                     self._keeping.failed(f"cannot keep {self.path} to its last {self.keep} lines: {_why(error)}")
         return True
 
-    def _open(self) -> int:
-        return _open_for_append(self.path) if self._staging is None else self._staging.open()
+    def _open_at(self, path: str) -> int:
+        return _open_for_append(path) if self._staging is None else self._staging.open()
+
+    def _opening(self, use: Callable[[str], T]) -> T:
+        """`use(self.path)`, again after `release` when it found no descriptor free."""
+        try:
+            return use(self.path)
+        except OSError as error:
+            if error.errno not in _OUT_OF_DESCRIPTORS or self.release is None:
+                raise
+        self.release()
+        return use(self.path)
 
     def close(self) -> None:
         """One last try at the rest of a line a FIFO took only part of; nothing else stays open between lines."""
         if self._pending:
             with contextlib.suppress(OSError):
-                fd = self._open()
+                fd = self._open_at(self.path)
                 try:
                     _write_line(fd, self._pending)
                 finally:

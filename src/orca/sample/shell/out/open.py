@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import sys
+from collections.abc import Callable
 
 from orca.sample.line_format import PREFIX
 from orca.sample.parse.errors import reason_of
@@ -65,10 +66,10 @@ class StdoutSink:
 class FileSink:
     """A file `--out` names: a `LineFile` (which reports its own failures) as a `LineSink`."""
 
-    def __init__(self, path: str, keep: int | None) -> None:
+    def __init__(self, path: str, keep: int | None, release: Callable[[], object] | None = None) -> None:
         from orca.sample.shell.out.files import LineFile  # only a file output needs it
 
-        self.file = LineFile(path, keep)
+        self.file = LineFile(path, keep, release=release)
 
     def write(self, line: bytes) -> None:
         self.file.write(line)
@@ -77,8 +78,9 @@ class FileSink:
         self.file.close()
 
 
-def open_output(location: str, keep: int | None) -> LineSink:
-    """The sink for `--out LOCATION`. Opening never fails: a location that cannot be written fails per line."""
+def open_output(location: str, keep: int | None, release: Callable[[], object] | None = None) -> LineSink:
+    """The sink for `--out LOCATION`. Opening never fails: a location that cannot be written fails per line.
+    `release`: lets go of the sampler's kept descriptors, for a file that finds none free (`LineFile`)."""
     if location == STDOUT:
         return StdoutSink()
     if location.startswith(S3_SCHEME):
@@ -86,5 +88,5 @@ def open_output(location: str, keep: int | None) -> LineSink:
         # for it.
         from orca.sample.shell.out.s3 import S3Sink
 
-        return S3Sink(location, keep)
-    return FileSink(location, keep)
+        return S3Sink(location, keep, release)
+    return FileSink(location, keep, release)

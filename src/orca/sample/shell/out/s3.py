@@ -13,7 +13,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from orca.sample.parse.s3_location import PartLimits, parse_location
@@ -234,14 +234,14 @@ class S3Sink:
     §4.5), opened as a private staging file; a daemon thread uploads it. A sampler restarted with the same location
     appends to the staging file it finds, so the object keeps every line."""
 
-    def __init__(self, location: str, keep: int | None) -> None:
+    def __init__(self, location: str, keep: int | None, release: Callable[[], object] | None = None) -> None:
         parsed = parse_location(location)
         if parsed is None:
             raise ValueError(f"not an s3://BUCKET/KEY location: {location!r}")
         bucket, key = parsed
         root = stage_root()
         self._stage = stage_of(location)
-        self._file = LineFile(self._stage, keep, StagingFile(root, self._stage))
+        self._file = LineFile(self._stage, keep, StagingFile(root, self._stage), release)
         self._uploader = Uploader(location, bucket, key, self._stage, upload_seconds(), root=root)
         self._uploader.start()
         self._closed = False

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from orca.sample.shell.procs.walk import DEAD_STATES, KTHREADD, ProcRoot
-from orca.sample.shell.sysconf import open_files_limit
+from orca.sample.shell.sysconf import kept_files_at_most
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 COMM_READ = 64
@@ -39,9 +39,10 @@ class Argv0Files:
     pid is never taken for the old process. Kernel threads (kthreadd's children) never exec, though a kworker's
     `comm` names its current work: their empty `cmdline` is read once.
 
-    Descriptors are kept for at most `KEPT_AT_MOST` processes, and a quarter of the open-files limit: each holds a
-    page of kernel memory for its buffer. The others are read by path, remembered by pid and `comm`. Only under the
-    kernel's procfs (`ProcRoot.trusted`): elsewhere every read goes by path, checked. `close()` closes them all.
+    Descriptors are kept for at most `KEPT_AT_MOST` processes (each holds a page of kernel memory for its buffer),
+    and within the open-files limit's share (`kept_files_at_most`, docs/behaviour.md §4.6). The others are read by
+    path, remembered by pid and `comm`. Only under the kernel's procfs (`ProcRoot.trusted`): elsewhere every read
+    goes by path, checked. `close()` closes them all.
     """
 
     KEPT_AT_MOST = 1024
@@ -50,7 +51,7 @@ class Argv0Files:
         self._root = root
         self._seen: dict[int, _Seen] = {}
         self._kept = 0
-        self._keep_at_most = min(self.KEPT_AT_MOST, open_files_limit() // 4) if root.trusted else 0
+        self._keep_at_most = min(self.KEPT_AT_MOST, kept_files_at_most()) if root.trusted else 0
 
     def matching(self, argv0: str) -> list[int]:
         """The pids of the processes whose argv[0] is `argv0` now."""

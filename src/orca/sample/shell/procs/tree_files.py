@@ -24,6 +24,7 @@ from orca.sample.compute.tree import walk
 from orca.sample.parse.statm import resident_pages, resident_pages_total
 from orca.sample.shell.bounded import read_from
 from orca.sample.shell.procs.walk import ProcRoot, pids_in
+from orca.sample.shell.sysconf import kept_files_at_most
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 STATM_READ = 4096
@@ -67,7 +68,8 @@ class TreeFiles:
     """The kept descriptors of the run's tree, for `walk` and the sums; `close()` closes them all.
 
     Only under the kernel's procfs (`ProcRoot.trusted`), whose process files are regular: elsewhere every read
-    goes by path, checked."""
+    goes by path, checked. Within the open-files limit's share (`kept_files_at_most`, docs/behaviour.md §4.6):
+    three quarters of it for processes, a quarter for threads."""
 
     KEPT_AT_MOST = 128
     """Processes whose files are kept (three descriptors each); a larger tree reads the rest by path."""
@@ -80,7 +82,9 @@ class TreeFiles:
         self._fds: dict[int, _PidFiles] = {}
         self._columns: _Columns | None = None
         """`_fds` as columns; None once `_fds` changed, until the next batch needs them."""
-        self._keep_at_most = self.KEPT_AT_MOST if root.trusted else 0
+        share = kept_files_at_most() if root.trusted else 0
+        self._keep_at_most = min(self.KEPT_AT_MOST, share // 4)
+        self._threads_at_most = min(self.THREADS_KEPT_AT_MOST, share // 4)
         self._last_walk: _Walked | None = None
         """The last line's walk, while the next may find the same tree from the batches alone."""
         self._last_statm: tuple[list[bytes], int] = ([], 0)
@@ -240,7 +244,7 @@ class TreeFiles:
             fd = os.open(f"{tid}/children", _FLAGS, dir_fd=task)
         except OSError:
             return b""
-        keeping = self._threads_kept < self.THREADS_KEPT_AT_MOST
+        keeping = self._threads_kept < self._threads_at_most
         if keeping:
             kept[tid] = fd
             self._threads_kept += 1
