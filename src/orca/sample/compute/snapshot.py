@@ -147,7 +147,7 @@ def snapshot_of(
     texts: KernelTexts,
     *,
     host: str,
-    rss: Result[int, ParseError] = Success(0),  # noqa: B008 - a frozen value
+    rss: Result[int, ParseError] | None = Success(0),  # noqa: B008 - a frozen value
     disks: Result[tuple[DiskReading, ...], ParseError] = Success(()),  # noqa: B008 - a frozen value
     whole_disks: frozenset[str] | None = None,
     containers: Result[tuple[ContainerReading, ...], ParseError] | None = None,
@@ -156,7 +156,8 @@ def snapshot_of(
     own_cgroup: Result[CgroupReading | None, ParseError] = Success(None),  # noqa: B008 - a frozen value
 ) -> Snapshot:
     """The snapshot of `texts` and of the other readings of the same moment: each kernel file parsed into its record,
-    or None and why (naming the path it was read from); `containers` None without --cgroup.
+    or None and why (naming the path it was read from); `containers` None without --cgroup, `rss` None when the run's
+    processes were not read (the baseline: no line takes its `rss`).
 
     >>> from types import SimpleNamespace
     >>> gone = FileNotFoundError(2, "No such file or directory")
@@ -173,8 +174,8 @@ reason='No such file or directory')}
     failures: dict[str, ParseError] = {}
     stat = _parsed(texts.stat, proc_stat.parse, "stat", failures)
     memory = _parsed(texts.meminfo, _WANTED_MEMINFO, "meminfo", failures)
-    rss_bytes = rss.value_or(None)
-    if rss_bytes is None:
+    rss_bytes = None if rss is None else rss.value_or(None)
+    if rss_bytes is None and rss is not None:
         failures["rss"] = rss.failure()
     disk_readings = disks.value_or(None)
     if disk_readings is None:

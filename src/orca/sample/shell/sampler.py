@@ -118,10 +118,16 @@ class Sampler:
 
     def _baseline(self, early: KernelTexts | None) -> Snapshot:
         """The first readings: `early` when it was read under this sampler's roots and covers every rate it has
-        (the psutil reader and the containers' files have no early readings), parsed now; else read now."""
-        if early is None or early.fs.proc != self.fs.proc or self._psutil is not None or self._containers is not None:
-            return self.snapshot()
-        snapshot = self._snapshot_of(early)
+        (the psutil reader and the containers' files have no early readings), parsed now; else read now.
+
+        The run's processes are not read for it: no line takes its `rss` (`mem` is a reading of the moment), and their
+        descriptors, kept from then on, are opened only after the first line's kernel files."""
+        if self._psutil is not None:
+            snapshot = self._psutil.snapshot()
+        elif early is None or early.fs.proc != self.fs.proc or self._containers is not None:
+            snapshot = self._snapshot_of(read_kernel_texts(self.fs, self._kernel_files.read_each), baseline=True)
+        else:
+            snapshot = self._snapshot_of(early, baseline=True)
         self._tell(snapshot.failures)
         return snapshot
 
@@ -147,14 +153,18 @@ class Sampler:
         self._previous = current
         return data
 
-    def _snapshot_of(self, texts: KernelTexts) -> Snapshot:
-        """The snapshot of `texts`, with the readings that are not kernel texts taken now."""
+    def _snapshot_of(self, texts: KernelTexts, baseline: bool = False) -> Snapshot:
+        """The snapshot of `texts`, with the readings that are not kernel texts taken now (but the run's processes
+        for the `baseline`)."""
         containers, scanner = self._containers, self._scanner
+        # The own cgroup first: a plain host's is looked for once a minute, by files it does not keep, and the
+        # kept ones of the run's processes may have taken what descriptors are free by the time they are read.
+        own_cgroup = self._cgroup_at(texts.monotonic_ns)
         times = os.times()
         snapshot = snapshot_of(
             texts,
             host=self.host,
-            rss=_NO_RUN if scanner is None else attempt(
+            rss=_NO_RUN if scanner is None else None if baseline else attempt(
                 self._rss_source, scanner.rss_reading, self.root, self.argv0, _forks(texts.stat[1])
             ),
             disks=read_disks(self.dirs),
@@ -162,7 +172,7 @@ class Sampler:
             containers=None if containers is None else attempt(self.cgroup, containers.readings),
             container_disks=self._container_disks,
             self_cpu=times.user + times.system,
-            own_cgroup=self._cgroup_at(texts.monotonic_ns),
+            own_cgroup=own_cgroup,
         )
         diskstats = snapshot.diskstats
         names = None if diskstats is None else frozenset(map(_NAME, diskstats.devices))

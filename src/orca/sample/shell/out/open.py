@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from orca.sample.line_format import PREFIX
 from orca.sample.parse.errors import reason_of
+from orca.sample.shell.out.files import LineFile
 from orca.sample.shell.out.sink import S3_SCHEME, STDOUT, LineSink
 from orca.sample.shell.report import FailureReport
 from orca.sample.shell.stdio import NonBlockingWriter
@@ -67,8 +68,6 @@ class FileSink:
     """A file `--out` names: a `LineFile` (which reports its own failures) as a `LineSink`."""
 
     def __init__(self, path: str, keep: int | None, release: Callable[[], object] | None = None) -> None:
-        from orca.sample.shell.out.files import LineFile  # only a file output needs it
-
         self.file = LineFile(path, keep, release=release)
 
     def write(self, line: bytes) -> None:
