@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from orca.control import ControlLimits, control_stage, enforce_memory, kill_run, over_cap, start_run
-from orca.control.procs import Held, process_table
+from orca.control.procs import Held, pipe_holders, process_table
 from tests.control.processes import MIB, Runs, ended, in_session_or_group, stat_fields, wait_for_lines
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -412,3 +412,20 @@ def test_a_process_is_held_only_if_it_is_the_one_found(runs: Runs) -> None:
     held.send(signal.SIGKILL)
     held.close()
     assert runs.started[0].wait(timeout=20) == -9
+
+
+def test_the_holders_of_a_pipe_are_found_by_the_end_they_hold() -> None:
+    read_end, write_end = os.pipe()
+    sleeper = ["sleep", "300"]
+    reader = subprocess.Popen(sleeper, stdin=read_end, stdout=subprocess.DEVNULL)
+    writer = subprocess.Popen(sleeper, stdin=subprocess.DEVNULL, stdout=write_end)
+    try:
+        inode = os.fstat(read_end).st_ino
+        assert pipe_holders(inode) == {reader.pid, writer.pid}  # this process, holding both, is never one
+        assert pipe_holders(inode, writing=True) == {writer.pid}
+    finally:
+        for process in (reader, writer):
+            process.kill()
+            process.wait()
+        os.close(read_end)
+        os.close(write_end)

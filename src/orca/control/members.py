@@ -53,6 +53,9 @@ class ProcId:
     """proc(5) field 6: the session."""
     start: int
     """proc(5) field 22, `starttime`: clock ticks after boot; a later process with the same pid has a later one."""
+    ended: bool = False
+    """proc(5) field 3, `state`, is `Z` or `X`: the process has exited (a zombie not yet waited for), so it forks no
+    more and holds no memory; its pid, group and session still tie the others to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +84,9 @@ def proc_id(data: bytes) -> ProcId | None:
     """The `ProcId` of a raw /proc/<pid>/stat; None when it does not parse (fields counted after the LAST `)`).
 
     >>> proc_id(b"42 (a) b) S 7 42 40 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 12\\n")
-    ProcId(ppid=7, pgrp=42, session=40, start=900)
+    ProcId(ppid=7, pgrp=42, session=40, start=900, ended=False)
+    >>> proc_id(b"42 (a) Z 1 42 40 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 0\\n").ended
+    True
     >>> proc_id(b"42 (a) S 7") is None
     True
     """
@@ -95,7 +100,7 @@ def proc_id(data: bytes) -> ProcId | None:
     if not all(field.isdigit() and len(field) <= _DIGITS for field in picked):
         return None
     ppid, pgrp, session, start = map(int, picked)
-    return ProcId(ppid=ppid, pgrp=pgrp, session=session, start=start)
+    return ProcId(ppid=ppid, pgrp=pgrp, session=session, start=start, ended=fields[0] in (b"Z", b"X"))
 
 
 def _through(table: Mapping[int, ProcId]) -> dict[int, list[int]]:

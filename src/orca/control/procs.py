@@ -101,7 +101,7 @@ def end_all(find: Finder, proc: str = "/proc") -> int:
             found = find(table)
             groups = found.groups - own
             _signal_groups(groups, signal.SIGSTOP)
-            new = [pid for pid in found.pids if pid not in held and pid not in own]
+            new = [pid for pid in found.pids if pid not in held and pid not in own and not table[pid].ended]
             for pid in new:
                 process = Held.of(pid, table[pid].start, proc)
                 if process is not None:

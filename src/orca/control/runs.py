@@ -171,7 +171,7 @@ def _readings(runs: Mapping[int, int], limits: ControlLimits, proc: str) -> dict
         if members.pids:
             by_processes[run] = _Reading(0, path, members, root_start)
     heads = {run: tops(table, reading.members.pids) for run, reading in by_processes.items()}
-    usage = tree_usage(frozenset().union(*heads.values()))
+    usage = tree_usage(frozenset().union(*heads.values()), proc=proc)
     for run, reading in by_processes.items():
         resident = sum(usage[pid][0] for pid in heads[run] if pid in usage)
         readings[run] = _Reading(resident, reading.cgroup, reading.members, reading.root_start)

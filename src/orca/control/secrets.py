@@ -134,27 +134,29 @@ def _output(process: subprocess.Popen[bytes], timeout_seconds: float) -> tuple[b
     deadline = time.monotonic() + timeout_seconds
     chunks: list[bytes] = []
     at_end, ended = False, ""
-    with selectors.DefaultSelector() as selector:
-        selector.register(out, selectors.EVENT_READ)
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(out, selectors.EVENT_READ)
+            if exit_fd >= 0:
+                selector.register(exit_fd, selectors.EVENT_READ)
+            while not ended:
+                exited = _exited(process.pid)
+                if not at_end:
+                    at_end = _read_available(out, chunks)
+                    if at_end:
+                        selector.unregister(out)
+                if sum(map(len, chunks)) > FETCH_LIMIT:
+                    ended = "size"
+                elif exited:
+                    ended = "exit"
+                elif (left := deadline - time.monotonic()) <= 0:
+                    ended = "time"
+                else:
+                    selector.select(left if exit_fd >= 0 else min(left, _POLL_SECONDS))
+    finally:  # whatever ended the wait, nothing the command started outlives the fetch
         if exit_fd >= 0:
-            selector.register(exit_fd, selectors.EVENT_READ)
-        while not ended:
-            exited = _exited(process.pid)
-            if not at_end:
-                at_end = _read_available(out, chunks)
-                if at_end:
-                    selector.unregister(out)
-            if sum(map(len, chunks)) > FETCH_LIMIT:
-                ended = "size"
-            elif exited:
-                ended = "exit"
-            elif (left := deadline - time.monotonic()) <= 0:
-                ended = "time"
-            else:
-                selector.select(left if exit_fd >= 0 else min(left, _POLL_SECONDS))
-    if exit_fd >= 0:
-        os.close(exit_fd)
-    _end_left(process.pid, start, frozenset() if at_end else procs.pipe_holders(inode, writing=True))
+            os.close(exit_fd)
+        _end_left(process.pid, start, frozenset() if at_end else procs.pipe_holders(inode, writing=True))
     return b"".join(chunks), ended
 
 
