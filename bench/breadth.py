@@ -6,9 +6,10 @@ A sampler's line comes after seconds asleep, when the CPU caches no longer hold 
 functions, records and module dictionaries; each one a line touches is fetched again. So a line made of many small
 functions, each in its own module and making its own frozen record (as a pipeline of parsers, diffs and an encoder
 is), costs more cold than the work it does would suggest. Here `--functions` generated modules, each with one
-function making one frozen slotted dataclass, are called in turn ("spread"), against one loop doing the same
-arithmetic ("inline"); each is timed (thread CPU time) after `--sleep` seconds asleep ("cold") and right after
-("back to back"), the two taking turns. Printed: medians, in microseconds.
+function making one frozen slotted dataclass, are called in turn ("spread"), the same with a frozen msgspec Struct
+for the record ("spread, Structs": built in C, where a dataclass runs its generated `__init__`), against one loop
+doing the same arithmetic ("inline"); each is timed (thread CPU time) after `--sleep` seconds asleep ("cold") and
+right after ("back to back"), taking turns. Printed: medians, in microseconds.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def step(x: int, y: int) -> Record{n} | None:
         return None
     return Record{n}(x * 3 + y, x)
 """
+STRUCT_MODULE = MODULE.replace("from dataclasses import dataclass\n", "import msgspec\n").replace(
+    "@dataclass(frozen=True, slots=True)\nclass Record{n}:", "class Record{n}(msgspec.Struct, frozen=True, gc=False):"
+)
 
 
 def spread_line(steps: list[Callable[[int, int], object]]) -> Callable[[], int]:
@@ -75,12 +79,18 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.functions):
             (Path(tmp) / f"breadth_step_{n}.py").write_text(MODULE.format(n=n))
+            (Path(tmp) / f"breadth_struct_{n}.py").write_text(STRUCT_MODULE.format(n=n))
         sys.path.insert(0, tmp)
         try:
             steps = [importlib.import_module(f"breadth_step_{n}").step for n in range(args.functions)]
+            structs = [importlib.import_module(f"breadth_struct_{n}").step for n in range(args.functions)]
         finally:
             sys.path.remove(tmp)
-    lines = {"spread": spread_line(steps), "inline": inline_line(args.functions)}
+    lines = {
+        "spread": spread_line(steps),
+        "spread, Structs": spread_line(structs),
+        "inline": inline_line(args.functions),
+    }
     assert lines["spread"]() == lines["inline"](), "the two lines must do the same arithmetic"
     cold: dict[str, list[int]] = {name: [] for name in lines}
     warm: dict[str, list[int]] = {name: [] for name in lines}
@@ -96,8 +106,9 @@ def main(argv: list[str]) -> int:
     for name in lines:
         print(f"| {name} | {statistics.median(cold[name]) / 1000:,.1f} µs | "
               f"{statistics.median(warm[name]) / 1000:,.1f} µs |")
-    extra = (statistics.median(cold["spread"]) - statistics.median(cold["inline"])) / args.functions / 1000
-    print(f"\ncold, per function and record: {extra:,.2f} µs more than inline")
+    for name in ("spread", "spread, Structs"):
+        extra = (statistics.median(cold[name]) - statistics.median(cold["inline"])) / args.functions / 1000
+        print(f"\ncold, per function and record ({name}): {extra:,.2f} µs more than inline")
     return 0
 
 

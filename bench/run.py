@@ -304,6 +304,11 @@ def main(argv: list[str]) -> int:
     loaded = any(b for _, b in peaks)
     row("peak resident memory, --out FILE", f"{peak:.1f} MiB", "", "", "<= 25 MiB", peak <= 25)
     row("boto3 loaded for --out FILE", str(loaded), "", "", "False", not loaded)
+    from bench.s3 import S3_BUDGET_MIB, s3_sampler_peak
+
+    s3_peak = statistics.median(s3_sampler_peak() for _ in range(3))
+    row("peak resident memory, --out s3:// (a boto3 client, uploads every 0.5 s)", f"{s3_peak:.1f} MiB", "", "",
+        f"<= {S3_BUDGET_MIB} MiB", s3_peak <= S3_BUDGET_MIB)
 
     hour = per_line_at_400 * 720
     row("CPU for an hour at 5 s, from the per-line figure (720 x CPU per line with --pid, ~400 processes)",

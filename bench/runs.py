@@ -8,12 +8,12 @@ import random
 from pathlib import Path
 
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
+from orca.sample.line_format import ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
 
 GIB = 2**30
 
 
-def line_at(i: int, t: float, seconds: float, rng: random.Random, host: str = "ip-10-0-1-5") -> Line:
+def line_at(i: int, t: float, seconds: float, rng: random.Random, host: str = "ip-10-0-1-5") -> Sample:
     """The `i`-th line of a run that started at `t - i * seconds`."""
     hour = (i * seconds / 3600) % 24
     job = 0.5 + 0.5 * math.sin(i * seconds / 1800)  # a job every hour or so
@@ -23,10 +23,13 @@ def line_at(i: int, t: float, seconds: float, rng: random.Random, host: str = "i
     disk_used = int((40 + 0.6 * (i * seconds / 3600) % 24 * 2) * GIB)
     burst = rng.random() < 0.05
     containers = (
-        ContainerEntry("postgres", int((0.4 + 0.2 * job) * GIB), round(rng.uniform(0, 30), 1), int(0.35 * GIB), 0),
-        ContainerEntry("redis", int(0.1 * GIB), round(rng.uniform(0, 5), 1), int(0.08 * GIB), 0),
+        ContainerSample(name="postgres", mem=int((0.4 + 0.2 * job) * GIB), cpu=round(rng.uniform(0, 30), 1),
+                        mem_nocache=int(0.35 * GIB), oom_kill=0),
+        ContainerSample(name="redis", mem=int(0.1 * GIB), cpu=round(rng.uniform(0, 5), 1), mem_nocache=int(0.08 * GIB),
+                        oom_kill=0),
     )
-    return Line(
+    return Sample(
+        v=1,
         t=t,
         dt=seconds,
         host=host,
@@ -37,10 +40,9 @@ def line_at(i: int, t: float, seconds: float, rng: random.Random, host: str = "i
                                                                               380 * GIB)),
         io=IoRate(int(rng.expovariate(1 / 2e6)), int((80e6 if burst else 4e6) * job)),
         net=NetRate(int(rng.expovariate(1 / 1e6)), int(rng.expovariate(1 / 5e5))),
-        containers_enabled=True,
         containers=containers,
         self_cpu=0.00135 * (i + 1),
-        pressure=PressureShare(round(busy / 20, 1), 0.0, 3.0 if burst else 0.1),
+        pressure=PressureShare(cpu=round(busy / 20, 1), memory=0.0, io=3.0 if burst else 0.1),
     )
 
 

@@ -1,9 +1,11 @@
 """What `--out s3://` costs over a run's length: bytes uploaded and the uploading thread's CPU for simulated runs at
 5 s lines with an upload every 30 s, the whole-file upload (how it was: a boto3 client, the file read whole and put)
-beside the append (how it is: the object copied in the store plus the new lines), against a local moto server; and
-the peak resident memory of a sampler uploading a staging file of tens of MB.
+beside the append (how it is: the object copied in the store plus the new lines), against a local moto server; the
+peak resident memory of a sampler uploading a staging file of tens of MB, beside the same sampler writing to a
+file; and `orca metrics s3://BUCKET/PREFIX/` over a run of 200 instance objects behind a loopback proxy that adds
+50 ms to every request, its objects fetched several at once against one by one.
 
-    .venv/bin/python -m bench.s3 [--hours 1,24,48] [--every N] [--skip-memory]
+    .venv/bin/python -m bench.s3 [--hours 1,24,48] [--every N] [--skip-memory] [--skip-uploads] [--skip-fleet]
 
 Lines are written to the staging file as fast as the disk takes them, not in real time; the upload rounds are made
 one after the other in this process, and their CPU is this thread's (`time.thread_time`), so the server's is not
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +33,8 @@ import urllib3
 from tests.moto_server import MotoServer, aws_environment
 
 from orca.sample.shell.out.s3 import Uploader, stage_of
+from orca.sample.shell.readback.s3_objects import FETCHES, object_chunks
+from orca.sample.shell.readback.sources import READ_BYTES
 
 LINE_SECONDS = 5
 UPLOAD_SECONDS = 30
@@ -190,28 +195,107 @@ with open("/proc/self/status") as status_file:
     peak = next(line.split()[1] for line in status_file if line.startswith("VmHWM:"))
 print(status, "boto3" in sys.modules, peak)
 """
+S3_BUDGET_MIB = 64
+
+
+def probe_peak(python: str, location: str, env: dict[str, str]) -> tuple[float, str, str]:
+    """The peak resident MiB of a sampler writing 12 lines to `location`, its exit status and whether it loaded
+    boto3."""
+    proc = subprocess.Popen([python, "-c", PEAK_PROBE, location], env=env, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    status, boto3_loaded, peak_kib = proc.stdout.read().split()
+    proc.wait()
+    return int(peak_kib) / 1024, status.decode(), boto3_loaded.decode()
 
 
 def peak_rss(stage_mib: int, python: str) -> None:
     """Peak resident memory of a sampler whose s3:// staging file already holds `stage_mib` MiB (a restarted
-    sampler: its first upload is the whole file), uploading every 0.5 s while it writes 12 lines."""
+    sampler: its first upload is the whole file), uploading every 0.5 s while it writes 12 lines; beside it, the same
+    sampler writing to a file, and to s3:// with an empty staging file."""
     with tempfile.TemporaryDirectory() as tmp_name, server_environment(Path(tmp_name)) as server:
         bucket = server.new_bucket()
-        location = f"s3://{bucket}/peak.jsonl"
-        stage = Path(stage_of(location))
-        stage.parent.mkdir(parents=True, exist_ok=True)
-        line = real_line()
-        stage.write_bytes(line * (stage_mib * 2**20 // len(line)))
         env = dict(os.environ) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "0.5"}
-        proc = subprocess.Popen([python, "-c", PEAK_PROBE, location], env=env, stdout=subprocess.PIPE)
-        assert proc.stdout is not None
-        status, boto3_loaded, peak_kib = proc.stdout.read().split()
-        proc.wait()
-        same = server.read(bucket, "peak.jsonl") == stage.read_bytes()
-    peak = int(peak_kib) / 1024
-    print(f"| peak resident memory, --out s3:// with a {stage_mib} MiB staging file | {peak:.1f} MiB | <= 40 MiB | "
-          f"{'ok' if peak <= 40 else 'OVER'} | exit {status.decode()}, boto3 loaded: {boto3_loaded.decode()}, "
-          f"object equals the staging file: {same} |", flush=True)
+        line = real_line()
+        for label, stage_bytes in ((f"a {stage_mib} MiB staging file", stage_mib * 2**20), ("a new staging file", 0)):
+            location = f"s3://{bucket}/peak-{stage_bytes}.jsonl"
+            stage = Path(stage_of(location))
+            stage.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            stage.write_bytes(line * (stage_bytes // len(line)))
+            peak, status, loaded = probe_peak(python, location, env)
+            same = server.read(bucket, f"peak-{stage_bytes}.jsonl") == stage.read_bytes()
+            print(f"| peak resident memory, --out s3:// with {label} | {peak:.1f} MiB | <= {S3_BUDGET_MIB} MiB | "
+                  f"{'ok' if peak <= S3_BUDGET_MIB else 'OVER'} | exit {status}, boto3 loaded: {loaded}, object "
+                  f"equals the staging file: {same} |", flush=True)
+        peak, status, loaded = probe_peak(python, str(Path(tmp_name) / "lines.jsonl"), env)
+        print(f"| peak resident memory, --out FILE, the same sampler | {peak:.1f} MiB | <= 25 MiB | "
+              f"{'ok' if peak <= 25 else 'OVER'} | exit {status}, boto3 loaded: {loaded} |", flush=True)
+
+
+def s3_sampler_peak() -> float:
+    """For bench/run.py: the peak resident MiB of a sampler writing 12 lines to s3:// with an upload every 0.5 s."""
+    with tempfile.TemporaryDirectory() as tmp_name, server_environment(Path(tmp_name)) as server:
+        bucket = server.new_bucket()
+        peak, _, _ = probe_peak(
+            sys.executable, f"s3://{bucket}/peak.jsonl", dict(os.environ) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "0.5"}
+        )
+        return peak
+
+
+METRICS_PEAK_PROBE = """
+import resource, sys
+from orca.sample.shell.cli.metrics import metrics_main
+import contextlib, io
+with contextlib.redirect_stdout(io.StringIO()):
+    status = metrics_main(["--json", sys.argv[1]])
+print(status, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def fleet(objects: int, delay: float, repeats: int) -> None:
+    """`orca metrics` over a prefix of `objects` instance objects of 120 real lines each, behind a proxy adding
+    `delay` s to every request: the fetch of every object's bytes one by one against `FETCHES` at once (medians of
+    `repeats`, interleaved), the whole command's wall time, and its peak memory beside the same over a tenth of the
+    objects."""
+    from tests.s3.proxy import FaultProxy
+
+    from bench.population import python_with_its_own_peak
+
+    line = real_line()
+    with tempfile.TemporaryDirectory() as tmp_name, server_environment(Path(tmp_name)) as server:
+        bucket = server.new_bucket()
+        client = server.client()
+        for index in range(objects):
+            key = f"fleet/metrics/worker-{index:03}.jsonl"
+            client.put_object(Bucket=bucket, Key=key, Body=line * 120)
+        proxy = FaultProxy(server.url, delay_seconds=delay)
+        os.environ["AWS_ENDPOINT_URL"] = proxy.url
+        try:
+            location = f"s3://{bucket}/fleet/"
+            timings: dict[int, list[float]] = {1: [], FETCHES: []}
+            for _ in range(repeats):
+                for fetches in timings:
+                    started = time.perf_counter()
+                    total = sum(len(chunk) for _, chunks in object_chunks(location, READ_BYTES, fetches)
+                                for chunk in chunks())
+                    timings[fetches].append(time.perf_counter() - started)
+                    assert total == objects * 120 * len(line)
+            one, many = (statistics.median(timings[fetches]) for fetches in (1, FETCHES))
+            print(f"| {objects} objects of {120 * len(line) / 1024:.0f} KiB, {delay * 1e3:.0f} ms per request | "
+                  f"one by one {one:.2f} s | {FETCHES} at once {many:.2f} s | {one / many:.1f}x faster |", flush=True)
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "orca.sample", "metrics", "--json", location],
+                                  capture_output=True, text=True, check=True)
+            wall = time.perf_counter() - started
+            assert len(done.stdout.splitlines()) == objects
+            peaks = {}
+            for prefix, count in (("fleet/", objects), ("fleet/metrics/worker-00", min(objects, 10))):
+                probe = python_with_its_own_peak(METRICS_PEAK_PROBE, f"s3://{bucket}/{prefix}")
+                peaks[count] = int(probe.stdout.split()[-1]) / 1024
+            print(f"| orca metrics --json over the {objects} objects | {wall:.2f} s wall | peak {peaks[objects]:.1f} "
+                  f"MiB | over {min(objects, 10)} of them: {peaks[min(objects, 10)]:.1f} MiB |", flush=True)
+        finally:
+            del os.environ["AWS_ENDPOINT_URL"]
+            proxy.stop()
 
 
 def main(argv: list[str]) -> int:
@@ -223,11 +307,17 @@ def main(argv: list[str]) -> int:
                         "sampler whose memory is measured, e.g. another worktree's .venv/bin/python")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--skip-uploads", action="store_true")
+    parser.add_argument("--skip-fleet", action="store_true")
+    parser.add_argument("--objects", type=int, default=200, help="the fleet's instance objects")
+    parser.add_argument("--delay", type=float, default=0.05, help="seconds the proxy adds to each request")
+    parser.add_argument("--repeats", type=int, default=3, help="fetches of the fleet each way; the median is printed")
     args: Any = parser.parse_args(argv)
     if not args.skip_uploads:
         upload_costs([float(hours) for hours in args.hours.split(",")], max(1, args.every))
     if not args.skip_memory:
         peak_rss(args.stage_mib, args.python)
+    if not args.skip_fleet:
+        fleet(args.objects, args.delay, max(1, args.repeats))
     return 0
 
 

@@ -83,14 +83,24 @@ class MotoServer:
         self._process = None
 
     def client(self, service: str = "s3") -> Any:
+        """A boto3 client straight to this server, whatever endpoint, addressing, proxy or partition settings a
+        test has put in the environment or the AWS config file for the client under test."""
         import boto3
+        from botocore.config import Config
 
+        config = Config(
+            s3={"addressing_style": "path", "use_accelerate_endpoint": False, "use_dualstack_endpoint": False},
+            use_fips_endpoint=False,
+            use_dualstack_endpoint=False,
+            proxies={"http": "", "https": ""},
+        )
         return boto3.session.Session().client(
             service,
             endpoint_url=self.url,
             aws_access_key_id=DUMMY_KEY_ID,
             aws_secret_access_key=DUMMY_SECRET,
             region_name=REGION,
+            config=config,
         )
 
     def new_bucket(self) -> str:

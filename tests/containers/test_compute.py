@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-
+import msgspec
 import pytest
 
 from orca.sample.compute.containers import container_entries
-from orca.sample.compute.line import ContainerEntry, IoRate, NetRate, PressureShare
 from orca.sample.compute.pressure import pressure_share
 from orca.sample.compute.snapshot import ContainerNet, ContainerReading
+from orca.sample.line_format import ContainerSample, IoRate, NetRate, PressureShare
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure, PressureLine
@@ -56,7 +55,7 @@ def test_memory_never_below_zero_when_cache_outgrows_current() -> None:
 
 def test_missing_cache_keys_count_zero() -> None:
     bare = ContainerReading(ID_UI, "ui", 4096, {"anon": 4096}, None, None)
-    assert container_entries(None, (bare,), 5.0) == (ContainerEntry("ui", 4096, 0.0, 4096, None),)
+    assert container_entries(None, (bare,), 5.0) == (ContainerSample(name="ui", mem=4096, cpu=0.0, mem_nocache=4096),)
 
 
 def test_cpu_is_percent_of_one_core_over_dt() -> None:
@@ -114,7 +113,7 @@ def extended(
     net: ContainerNet | None = None,
 ) -> ContainerReading:
     """A reading with the second round's fields set as given (memory and cpu as `reading` gives them)."""
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         reading(container_id, name, 1_000), cpu_periods=cpu_periods, memory_max=memory_max, pids=pids, io=io, net=net
     )
 
@@ -230,7 +229,7 @@ def test_pressure_clamped_to_0_100() -> None:
 
 @pytest.mark.parametrize("dt", [0.0, -2.0, float("nan")])
 def test_pressure_without_time_is_zero(dt: float) -> None:
-    assert pressure_share({"io": pressure(0)}, {"io": pressure(10)}, dt) == PressureShare(None, None, 0.0)
+    assert pressure_share({"io": pressure(0)}, {"io": pressure(10)}, dt) == PressureShare(io=0.0)
 
 
 def test_pressure_missing_resource_left_out_and_no_psi_is_none() -> None:

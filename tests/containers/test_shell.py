@@ -12,10 +12,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from returns.pipeline import is_successful
 
+from orca.sample.compute.snapshot import snapshot_of
+from orca.sample.parse.errors import ParseError
+from orca.sample.parse.pressure import Pressure
 from orca.sample.shell.machine.containers import READ_LIMIT, ContainerSource, container_ids, read_bounded
-from orca.sample.shell.machine.pressure import read_pressure
+from orca.sample.shell.machine.early import read_kernel_texts
+from orca.sample.shell.machine.fs import FS
 
 from .fixtures import (
     FILES,
@@ -211,12 +214,18 @@ def test_read_bounded_limits(tmp_path: Path) -> None:
     assert read_bounded(str(tmp_path / "missing")) is None
 
 
+def read_pressure(proc: str = "/proc") -> tuple[dict[str, Pressure] | None, ParseError | None]:
+    """The pressure section's reading of `proc` as a line takes it, and why it has none."""
+    readings = snapshot_of(read_kernel_texts(FS(proc)), host="h")
+    return (None if readings.pressure is None else dict(readings.pressure)), readings.failures.get("pressure")
+
+
 def test_read_pressure_from_a_fixture_proc(tmp_path: Path) -> None:
     """psi.rst: the `some` total in µs per resource; an old kernel's `cpu` file has no `full` line."""
     write_pressure(tmp_path, cpu=1_500_000, memory=250, io=42_000_000)
     (tmp_path / "pressure" / "cpu").write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=1500000\n")
-    found = read_pressure(str(tmp_path)).unwrap()
-    assert found is not None
+    found, failure = read_pressure(str(tmp_path))
+    assert found is not None and failure is None
     assert {name: p.some.total_us for name, p in found.items()} == {"cpu": 1_500_000, "memory": 250, "io": 42_000_000}
     assert found["cpu"].full is None
     assert found["io"].full is not None and found["io"].full.total_us == 21_000_000
@@ -226,21 +235,21 @@ def test_read_pressure_missing_file_left_out_and_no_psi_none(tmp_path: Path) -> 
     """docs/behaviour.md §3.9: a missing file is left out; no /proc/pressure (a kernel without PSI) or nothing parses:
     None."""
     write_pressure(tmp_path, cpu=10, memory=None, io=20)
-    found = read_pressure(str(tmp_path)).unwrap()
-    assert found is not None and sorted(found) == ["cpu", "io"]
-    assert read_pressure(str(tmp_path / "no-proc")).unwrap() is None
+    found, failure = read_pressure(str(tmp_path))
+    assert found is not None and sorted(found) == ["cpu", "io"] and failure is None
+    assert read_pressure(str(tmp_path / "no-proc")) == (None, None)
     for resource in ("cpu", "io"):
         (tmp_path / "pressure" / resource).write_text("garbage\n")
-    failed = read_pressure(str(tmp_path))
-    assert not is_successful(failed), "nothing parses: no reading, and the reason"
-    assert failed.failure().source == str(tmp_path / "pressure" / "cpu")
+    found, failure = read_pressure(str(tmp_path))
+    assert found is None and failure is not None, "nothing parses: no reading, and the reason"
+    assert failure.source == str(tmp_path / "pressure" / "cpu")
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/pressure"), reason="this kernel has no PSI")
 def test_read_pressure_on_this_machine() -> None:
     """docs/behaviour.md §3.9 on a kernel with PSI (skipped without): all three files, totals that never go down."""
-    first = read_pressure().unwrap()
-    second = read_pressure().unwrap()
+    first, _ = read_pressure()
+    second, _ = read_pressure()
     assert first is not None and second is not None
     assert sorted(first) == ["cpu", "io", "memory"]
     for resource in first:

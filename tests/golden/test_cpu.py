@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from orca.sample.compute.cpu import cpu_share, cpu_share_between
 from orca.sample.compute.encode import fixed1
-from orca.sample.compute.line import CpuShare
+from orca.sample.line_format import CpuShare
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat, parse, parse_proc_stat
 from tests.golden.proc_stat_texts import CUR, LATER, PREV
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.line import ContainerEntry, CpuShare, IoRate, Line, NetRate, PressureShare
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
+from orca.sample.line_format import UNSET, ContainerSample, CpuShare, IoRate, NetRate, PressureShare, Sample
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
@@ -36,7 +36,7 @@ PREV_SNAPSHOT = Snapshot(
     diskstats=DiskStats((DiskIo("vda", 1000, 5000), DiskIo("vda1", 1000, 5000), DiskIo("loop0", 0, 0))),
     whole_disks=frozenset({"vda"}),
     net=NetDev({"eth0": (10_000_000, 20_000_000)}),
-    containers_enabled=True,
+        containers_enabled=True,
     containers=(ContainerReading(POSTGRES_ID, "postgres", 1, {}, None, 1_000_000),),
     pressure={"cpu": pressure(1_000_000), "memory": pressure(0), "io": pressure(7_000)},
     self_cpu=0.1,
@@ -66,7 +66,7 @@ CUR_SNAPSHOT = Snapshot(
     whole_disks=frozenset({"vda"}),
     # eth0: +3276800 received / 2.5 = 1310720, +1638400 sent / 2.5 = 655360; docker0 appears: its baseline.
     net=NetDev({"eth0": (13_276_800, 21_638_400), "docker0": (5_000_000, 5_000_000)}),
-    containers_enabled=True,
+        containers_enabled=True,
     containers=(
         # postgres: mem 500000000 - 88000000 = 412000000; mem_nocache 500000000 - 88000000 - 12000000 = 400000000;
         # cpu +1250000 µs over 2.5 s = 50.0 % of one core.
@@ -101,8 +101,8 @@ def test_a_whole_line_from_two_snapshots() -> None:
 def test_a_line_with_every_section_unreadable() -> None:
     """docs/behaviour.md §3.10: unreadable sections are null; without --cgroup no `containers`, without PSI no
     `pressure`."""
-    line = Line(t=1762250000.0004, dt=0.2004, host="h", cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
-                containers_enabled=False, containers=None, self_cpu=0.004, pressure=None)
+    line = Sample(v=1, t=1762250000.0004, dt=0.2004, host="h", cores=None, cpu=None, mem=None, disk=None, io=None,
+                  net=None, containers=UNSET, self_cpu=0.004, pressure=None)
     assert encode_line(line) == (
         b'{"v":1,"t":1762250000.0,"dt":0.2,"host":"h","cores":null,"cpu":null,"mem":null,"disk":null,'
         b'"io":null,"net":null,"self_cpu":0.0}'
@@ -110,8 +110,8 @@ def test_a_line_with_every_section_unreadable() -> None:
 
 
 def test_containers_null_when_the_cgroup_tree_is_unreadable_and_pressure_with_nothing_known() -> None:
-    line = Line(t=1.0, dt=5.0, host="h", cores=0, cpu=None, mem=None, disk=(), io=None, net=None,
-                containers_enabled=True, containers=None, self_cpu=12.006, pressure=PressureShare(None, None, None))
+    line = Sample(v=1, t=1.0, dt=5.0, host="h", cores=0, cpu=None, mem=None, disk=(), io=None, net=None,
+                containers=None, self_cpu=12.006, pressure=PressureShare())
     assert encode_line(line) == (
         b'{"v":1,"t":1.0,"dt":5.0,"host":"h","cores":0,"cpu":null,"mem":null,"disk":[],'
         b'"io":null,"net":null,"containers":null,"self_cpu":12.01,"pressure":{}}'
@@ -121,11 +121,11 @@ def test_containers_null_when_the_cgroup_tree_is_unreadable_and_pressure_with_no
 def test_decimals_rounding_and_the_values_json_cannot_carry() -> None:
     """One decimal for percentages: 0.04 -> 0.0, 0.06 -> 0.1, 99.96 -> 100.0; -0.01 would print -0.0 and NaN
     is not JSON: both are 0.0 (the documented API's `fixed1`). Three decimals for t and dt, two for self_cpu."""
-    line = Line(t=1762250000.1234, dt=4.99951, host="h", cores=2,
-                cpu=CpuShare(user=0.04, system=0.06, iowait=99.96, steal=-0.01, busiest=float("nan")),
-                mem=None, disk=None, io=None, net=None, containers_enabled=True,
-                containers=(ContainerEntry("x", 0, float("inf"), 0, None),), self_cpu=0.006,
-                pressure=PressureShare(cpu=12.34, memory=None, io=0.06))
+    line = Sample(v=1, t=1762250000.1234, dt=4.99951, host="h", cores=2,
+                  cpu=CpuShare(user=0.04, system=0.06, iowait=99.96, steal=-0.01, busiest=float("nan")),
+                  mem=None, disk=None, io=None, net=None,
+                  containers=(ContainerSample(name="x", mem=0, cpu=float("inf"), mem_nocache=0),), self_cpu=0.006,
+                  pressure=PressureShare(cpu=12.34, memory=None, io=0.06))
     assert encode_line(line) == (
         b'{"v":1,"t":1762250000.123,"dt":5.0,"host":"h","cores":2,'
         b'"cpu":{"user":0.0,"system":0.1,"iowait":100.0,"steal":0.0,"busiest":0.0},'
@@ -137,11 +137,11 @@ def test_decimals_rounding_and_the_values_json_cannot_carry() -> None:
 
 def test_the_host_and_paths_are_json_strings() -> None:
     """Quotes, backslashes and control characters are escaped, non-ASCII kept as UTF-8 (as orjson writes)."""
-    line = Line(t=0.0, dt=0.0, host='a"b\\c\n', cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
-                containers_enabled=False, containers=None, self_cpu=0.0, pressure=None)
+    line = Sample(v=1, t=0.0, dt=0.0, host='a"b\\c\n', cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
+                containers=UNSET, self_cpu=0.0, pressure=None)
     assert encode_line(line).startswith(b'{"v":1,"t":0.0,"dt":0.0,"host":"a\\"b\\\\c\\n","cores":null')
-    accented = Line(t=0.0, dt=0.0, host="hôte", cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
-                    containers_enabled=False, containers=None, self_cpu=0.0, pressure=None)
+    accented = Sample(v=1, t=0.0, dt=0.0, host="hôte", cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
+                    containers=UNSET, self_cpu=0.0, pressure=None)
     assert '"host":"hôte"'.encode() in encode_line(accented)
 
 
@@ -149,12 +149,13 @@ def test_a_container_entry_with_every_field_is_the_readmes() -> None:
     """The README's example entry: the new fields after oom_kill, in the order throttled, mem_max, pids, io, net;
     throttled with one decimal (61.96 → 62.0), io and net as `{"read","write"}` and `{"in","out"}` like the host's.
     A field that is None is left out, the others keep their order."""
-    full = ContainerEntry("postgres", 412000000, 12.5, 380000000, 0, throttled=61.96, mem_max=536870912, pids=14,
-                          io=IoRate(read=0, write=3276800), net=NetRate(received=524288, sent=1048576))
-    sparse = ContainerEntry("ui", 1, 0.0, 1, None, throttled=None, mem_max=None, pids=3, io=None,
-                            net=NetRate(received=0, sent=0))
-    line = Line(t=1.0, dt=5.0, host="h", cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
-                containers_enabled=True, containers=(full, sparse), self_cpu=0.0, pressure=None)
+    full = ContainerSample(name="postgres", mem=412000000, cpu=12.5, mem_nocache=380000000, oom_kill=0,
+                           throttled=61.96, mem_max=536870912, pids=14, io=IoRate(read=0, write=3276800),
+                           net=NetRate(received=524288, sent=1048576))
+    sparse = ContainerSample(name="ui", mem=1, cpu=0.0, mem_nocache=1, oom_kill=None, throttled=None, mem_max=None,
+                             pids=3, io=None, net=NetRate(received=0, sent=0))
+    line = Sample(v=1, t=1.0, dt=5.0, host="h", cores=None, cpu=None, mem=None, disk=None, io=None, net=None,
+                containers=(full, sparse), self_cpu=0.0, pressure=None)
     assert encode_line(line) == (
         b'{"v":1,"t":1.0,"dt":5.0,"host":"h","cores":null,"cpu":null,"mem":null,"disk":null,"io":null,"net":null,'
         b'"containers":[{"name":"postgres","mem":412000000,"cpu":12.5,"mem_nocache":380000000,"oom_kill":0,'

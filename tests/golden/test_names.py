@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.compute.names import PREFIX, machine_name
+from orca.sample.compute.names import machine_name
+from orca.sample.line_format import PREFIX
 
 
 def test_prefix_is_the_documented_one() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.parse.pressure import Pressure, PressureLine, _as_printed, parse
+from orca.sample.parse.pressure import Pressure, PressureLine, parse, printed_exactly
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -104,9 +104,9 @@ def test_the_same_text_read_again_gives_the_same_pressure_and_a_changed_one_its_
     assert parse(text.replace("total=1000", "total=2500")).unwrap().some.total_us == 2500
 
 
-def test_a_text_longer_than_the_kernel_prints_is_read_word_by_word_and_never_looked_up_in_the_cache() -> None:
+def test_a_text_longer_than_the_kernel_prints_is_readparse_words_and_never_looked_up_in_the_cache() -> None:
     # Extra words after the total: not psi.c's format, but the word-by-word parse takes the four values it needs.
     text = "some avg10=1.00 avg60=0.00 avg300=0.00 total=7" + " x=1" * 100 + "\n"
-    looked_up_before = _as_printed.cache_info().misses
+    looked_up_before = printed_exactly.cache_info().misses
     assert parse(text).unwrap() == Pressure(PressureLine(1.0, 0.0, 0.0, 7), None)
-    assert _as_printed.cache_info().misses == looked_up_before
+    assert printed_exactly.cache_info().misses == looked_up_before

@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 
+from orca.sample.parse import net_dev
 from orca.sample.shell.sampler import Sampler
 
 MACHINE = Path(__file__).parent / "fixtures" / "machine" / "linux-6.18.44-fc-v857-x86_64-2cores"
@@ -157,6 +158,7 @@ def whole_machine(tmp_path: Path) -> Path:
 
 SAMPLE_ONE_LINE = """
 import json, sys
+from orca.sample.parse import net_dev
 from orca.sample.shell.sampler import Sampler
 with Sampler(0, "sleep", [], proc=sys.argv[1], sys=sys.argv[2]) as sampler:
     print(sampler.line())
@@ -213,7 +215,9 @@ def test_a_fifo_where_a_kernel_file_is_expected_is_never_read(
     assert all(line[key] is not None for key in untouched), line
 
 
-def test_a_failing_source_is_told_once_until_it_reads_again(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_failing_source_is_told_once_until_it_reads_again(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A section that becomes null says which file and why on standard error: once for a run of failures, and
     again only after the file has read well in between. An unexpected exception in a reader is told the same way,
     with its type and no traceback."""
@@ -236,10 +240,10 @@ def test_a_failing_source_is_told_once_until_it_reads_again(tmp_path: Path, capf
         assert json.loads(sampler.line())["mem"] is None
         assert capfd.readouterr().err.splitlines() == [f"orca sample: cannot read {meminfo}: No such file or directory"]
 
-        def broken() -> object:
+        def broken(text: str) -> object:
             raise ZeroDivisionError("division by zero")
 
-        sampler._net.read = broken  # type: ignore[assignment]
+        monkeypatch.setattr(net_dev, "parse", broken)
         assert [json.loads(sampler.line())["net"] for _ in range(2)] == [None, None]
         assert capfd.readouterr().err.splitlines() == [
             f"orca sample: cannot read {proc}/net/dev: ZeroDivisionError: division by zero"

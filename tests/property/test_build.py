@@ -4,16 +4,16 @@ them. Expected values are worked out by hand or are relations between lines; non
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
+from orca.sample.line_format import UNSET, ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.meminfo import MemInfo
@@ -82,8 +82,8 @@ def test_each_section_is_null_exactly_when_a_reading_it_needs_is_missing(prev: S
     assert (line.disk is None) == (cur.disks is None)
     assert (line.io is None) == (prev.diskstats is None or cur.diskstats is None)
     assert (line.net is None) == (prev.net is None or cur.net is None)
-    assert line.containers_enabled == cur.containers_enabled
-    assert (line.containers is None) == (not cur.containers_enabled or cur.containers is None)
+    assert (line.containers is UNSET) == (not cur.containers_enabled)
+    assert (line.containers is None) == (cur.containers_enabled and cur.containers is None)
     assert (line.pressure is None) == (cur.pressure is None)
 
 
@@ -116,7 +116,7 @@ SECTION_READINGS = {
 def with_readings(snapshot: Snapshot, others: Snapshot, fields: tuple[str, ...]) -> Snapshot:
     """`others`' readings but `fields` and the clocks of `snapshot`."""
     kept = {name: getattr(snapshot, name) for name in ("monotonic_ns", "wall", *fields)}
-    return dataclasses.replace(others, **kept)
+    return msgspec.structs.replace(others, **kept)
 
 
 @given(snapshots, snapshots, snapshots, snapshots)
@@ -134,7 +134,7 @@ def hand_worked(snapshot: Snapshot, at_ns: int, later: bool) -> Snapshot:
     """`snapshot` with readings whose differences are worked out by hand below; `later` for the second one."""
     k = 1 if later else 0
     stat = CpuTimes(100 + 50 * k, 0 + 10 * k, 50 + 20 * k, 800 + 100 * k, 0 + 20 * k, 5 * k, 5 * k, 0)
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         snapshot,
         monotonic_ns=at_ns,
         stat=ProcStat(total=stat, cores=((0, stat),)),
@@ -173,8 +173,8 @@ def test_hand_worked_sections_whatever_else_the_snapshots_hold(prev: Snapshot, c
     assert line.net == NetRate(received=2000, sent=500)
     # Sorted by name: api (no previous cpu.stat: 0.0; mem 50 - 80 is below 0: 0), then web: 1 s of CPU in 2 s.
     assert line.containers == (
-        ContainerEntry(name="api", mem=0, cpu=0.0, mem_nocache=0, oom_kill=None),
-        ContainerEntry(name="web", mem=700, cpu=50.0, mem_nocache=500, oom_kill=1),
+        ContainerSample(name="api", mem=0, cpu=0.0, mem_nocache=0, oom_kill=None),
+        ContainerSample(name="web", mem=700, cpu=50.0, mem_nocache=500, oom_kill=1),
     )
     # 0.5 s of stall in 2 s; memory and io have no file: left out.
     assert line.pressure == PressureShare(cpu=25.0, memory=None, io=None)
@@ -194,8 +194,8 @@ def test_a_snapshot_against_itself_has_nothing_to_report(snapshot: Snapshot) -> 
 @given(snapshots, snapshots)
 def test_rates_use_the_monotonic_interval(prev: Snapshot, cur: Snapshot) -> None:
     """The same readings one second apart and two seconds apart: the byte rates halve (to within rounding)."""
-    later = dataclasses.replace(cur, monotonic_ns=prev.monotonic_ns + 1_000_000_000)
-    twice = dataclasses.replace(cur, monotonic_ns=prev.monotonic_ns + 2_000_000_000)
+    later = msgspec.structs.replace(cur, monotonic_ns=prev.monotonic_ns + 1_000_000_000)
+    twice = msgspec.structs.replace(cur, monotonic_ns=prev.monotonic_ns + 2_000_000_000)
     one, two = build_line(prev, later), build_line(prev, twice)
     if one.net is not None and two.net is not None:
         assert abs(two.net.received - one.net.received / 2) <= 1

@@ -54,6 +54,7 @@ def test_memory_cpu_throttled_io_net_never_negative(prev: tuple[ContainerReading
                                                     disks: frozenset[str] | None) -> None:
     by_name = sorted(cur, key=lambda r: (r.name, r.container_id))
     for reading, entry in zip(by_name, container_entries(prev, cur, dt, disks), strict=True):
+        assert entry.mem_nocache is not None and entry.cpu is not None, "always there in the sampler's lines"
         assert 0 <= entry.mem_nocache <= entry.mem
         assert entry.cpu >= 0.0 and math.isfinite(entry.cpu)
         # Each new field is there exactly when its source is; never made up.
@@ -110,4 +111,5 @@ def test_cpu_times_dt_gives_back_the_delta(container_id: str, before: int, after
         return (ContainerReading(container_id, "c", 0, {}, None, usage),)
 
     [entry] = container_entries(one(before), one(after), dt)
+    assert entry.cpu is not None
     assert math.isclose(entry.cpu * dt * 1e4, max(0, after - before), rel_tol=1e-9)

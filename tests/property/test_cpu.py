@@ -3,17 +3,16 @@ readings."""
 
 from __future__ import annotations
 
-import dataclasses
-
+import msgspec
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from orca.sample.compute.cpu import cpu_share, cpu_share_between
-from orca.sample.compute.line import CpuShare
+from orca.sample.line_format import CpuShare
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 from tests.property.strategies_core import U64_MAX, counters, cpu_times, proc_stats
 
-COUNTER_NAMES = [field.name for field in dataclasses.fields(CpuTimes)]
+COUNTER_NAMES = list(CpuTimes._fields)
 # Four shares, each correctly rounded, may add up to a few ulps over 100.
 ROUNDING = 1e-9
 
@@ -72,8 +71,8 @@ def test_a_counter_that_went_backwards_counts_zero(data: st.DataObject, prev: Pr
     cur = data.draw(later_proc_stats(prev))
     previous_value = getattr(prev.total, name)
     went_back = data.draw(st.integers(min_value=0, max_value=previous_value))
-    stood_still = dataclasses.replace(cur, total=dataclasses.replace(cur.total, **{name: previous_value}))
-    backwards = dataclasses.replace(cur, total=dataclasses.replace(cur.total, **{name: went_back}))
+    stood_still = msgspec.structs.replace(cur, total=cur.total._replace(**{name: previous_value}))
+    backwards = msgspec.structs.replace(cur, total=cur.total._replace(**{name: went_back}))
     assert cpu_share_between(prev, backwards) == cpu_share_between(prev, stood_still)
 
 
@@ -84,8 +83,8 @@ def test_a_core_in_only_one_reading_is_left_out_of_busiest(
     """docs/behaviour.md §3.3: a core that came online (or went offline) in between does not count towards `busiest`."""
     cur = data.draw(later_proc_stats(prev))
     new_number = 1 + max((n for n, _ in prev.cores), default=0)
-    came_online = dataclasses.replace(cur, cores=(*cur.cores, (new_number, hotplugged)))
-    went_offline = dataclasses.replace(prev, cores=(*prev.cores, (new_number, hotplugged)))
+    came_online = msgspec.structs.replace(cur, cores=(*cur.cores, (new_number, hotplugged)))
+    went_offline = msgspec.structs.replace(prev, cores=(*prev.cores, (new_number, hotplugged)))
     assert cpu_share_between(prev, came_online) == cpu_share_between(prev, cur)
     assert cpu_share_between(went_offline, cur) == cpu_share_between(prev, cur)
 
@@ -98,8 +97,8 @@ def test_a_core_busy_the_whole_interval_makes_busiest_100(data: st.DataObject, p
         return
     number, times = prev.cores[0]
     ticks = data.draw(st.integers(min_value=1, max_value=10_000))
-    all_user = dataclasses.replace(times, user=times.user + ticks)
-    cur = dataclasses.replace(cur, cores=((number, all_user), *cur.cores[1:]))
+    all_user = times._replace(user=times.user + ticks)
+    cur = msgspec.structs.replace(cur, cores=((number, all_user), *cur.cores[1:]))
     result = cpu_share_between(prev, cur)
     assert result.busiest == 100.0 or result == CpuShare(0.0, 0.0, 0.0, 0.0, 0.0)
 

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orca.sample.compute.disks import disks_by_filesystem
-from orca.sample.compute.line import Disk
 from orca.sample.compute.snapshot import DiskReading
+from orca.sample.line_format import Disk
 from tests.property.strategies_core import disk_readings, paths
 
 

@@ -15,17 +15,9 @@ import orjson
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.compute.encode import _decimal, decimals, encode_line, fixed1
-from orca.sample.compute.line import (
-    ContainerEntry,
-    CpuShare,
-    Disk,
-    IoRate,
-    Line,
-    Mem,
-    NetRate,
-    PressureShare,
-)
+from orca.sample.compute.encode import decimals, encode_line, fixed1
+from orca.sample.line_format import UNSET, ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
+from tests.lines import line as line_of
 
 ORIGINAL_KEYS = ["v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net"]
 ONE_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)\.[0-9]")
@@ -41,7 +33,8 @@ cpu_shares = st.builds(CpuShare, percent, percent, percent, percent, percent)
 mems = st.builds(Mem, *[byte_counts] * 7)
 disks = st.builds(Disk, names, byte_counts, byte_counts, byte_counts)
 containers = st.builds(
-    ContainerEntry, names, byte_counts, percent, byte_counts, st.one_of(st.none(), st.integers(0, 2**64 - 1)),
+    ContainerSample, name=names, mem=byte_counts, cpu=percent, mem_nocache=byte_counts,
+    oom_kill=st.one_of(st.none(), st.integers(0, 2**64 - 1)),
     throttled=st.none() | percent,
     mem_max=st.none() | byte_counts,
     pids=st.none() | byte_counts,
@@ -49,9 +42,11 @@ containers = st.builds(
     net=st.none() | st.builds(NetRate, byte_counts, byte_counts),
 )
 NEW_CONTAINER_KEYS = ("throttled", "mem_max", "pids", "io", "net")
-pressures = st.builds(PressureShare, *[st.one_of(st.none(), percent)] * 3)
+pressures = st.builds(PressureShare, cpu=st.none() | percent, memory=st.none() | percent, io=st.none() | percent)
+
+
 lines = st.builds(
-    Line,
+    line_of,
     t=st.one_of(st.floats(min_value=0.0, max_value=2**33), any_float),
     dt=st.one_of(st.floats(min_value=0.0, max_value=86400.0), any_float),
     host=names,
@@ -62,7 +57,8 @@ lines = st.builds(
     io=st.one_of(st.none(), st.builds(IoRate, byte_counts, byte_counts)),
     net=st.one_of(st.none(), st.builds(NetRate, byte_counts, byte_counts)),
     containers_enabled=st.booleans(),
-    containers=st.one_of(st.none(), st.lists(containers, max_size=4).map(tuple)),
+    containers=st.one_of(st.none(), st.lists(containers, max_size=4).map(lambda entries: tuple(
+        sorted(entries, key=lambda entry: entry.name)))),
     self_cpu=st.one_of(st.floats(min_value=0.0, max_value=1e6), any_float),
     pressure=st.one_of(st.none(), pressures),
 )
@@ -91,24 +87,24 @@ def assert_decimal(text: Any, x: float, places: int) -> None:
 
 @given(lines)
 @example(
-    Line(1762250000.123, 5.0, "ip-10-0-1-5", 4, None, None, None, None, None, True, (), 0.42,
-         PressureShare(None, None, None))
+    line_of(1762250000.123, 5.0, "ip-10-0-1-5", 4, None, None, None, None, None, True, (), 0.42, PressureShare())
 )
-def test_keys_in_the_specs_order(line: Line) -> None:
+def test_keys_in_the_specs_order(line: Sample) -> None:
     """docs/behaviour.md §3.1: the original keys, `containers` only with --cgroup, `self_cpu`, then `pressure`
     when there."""
     document = decode(encode_line(line))
-    expected = [*ORIGINAL_KEYS, *(["containers"] if line.containers_enabled else []), "self_cpu"]
+    expected = [*ORIGINAL_KEYS, *([] if line.containers is UNSET else ["containers"]), "self_cpu"]
     expected += [] if line.pressure is None else ["pressure"]
     assert list(document) == expected
     assert document["v"] == 1
 
 
 @given(lines)
-def test_every_section_decodes_to_its_values(line: Line) -> None:
+def test_every_section_decodes_to_its_values(line: Sample) -> None:
     document = decode(encode_line(line))
     assert_decimal(document["t"], line.t, 3)
     assert_decimal(document["dt"], line.dt, 3)
+    assert line.self_cpu is not None
     assert_decimal(document["self_cpu"], line.self_cpu, 2)
     assert document["cores"] == line.cores
     if line.cpu is None:
@@ -134,17 +130,17 @@ def test_every_section_decodes_to_its_values(line: Line) -> None:
 
 
 @given(lines)
-def test_containers_sorted_by_name_with_oom_kill_only_when_known(line: Line) -> None:
+def test_containers_sorted_by_name_with_oom_kill_only_when_known(line: Sample) -> None:
     """docs/behaviour.md §3.8: `name`, `mem`, `cpu`, `mem_nocache`, then each of `oom_kill`, `throttled`, `mem_max`,
     `pids`, `io`, `net` only when known, sorted by name; null if unread."""
     document = decode(encode_line(line))
-    if not line.containers_enabled:
+    if line.containers is UNSET:
         assert "containers" not in document
         return
     if line.containers is None:
         assert document["containers"] is None
         return
-    entries = sorted(line.containers, key=lambda entry: entry.name)
+    entries = line.containers  # sorted by name by the section's function; the encoder keeps their order
     assert len(document["containers"]) == len(entries)
     for written, entry in zip(document["containers"], entries, strict=True):
         keys = ["name", "mem", "cpu", "mem_nocache"] + ([] if entry.oom_kill is None else ["oom_kill"])
@@ -153,6 +149,7 @@ def test_containers_sorted_by_name_with_oom_kill_only_when_known(line: Line) -> 
         assert (written["mem"], written["mem_nocache"], written.get("oom_kill")) == (
             entry.mem, entry.mem_nocache, entry.oom_kill
         )
+        assert entry.cpu is not None
         assert_decimal(written["cpu"], entry.cpu, 1)
         if entry.throttled is not None:
             assert_decimal(written["throttled"], entry.throttled, 1)
@@ -164,7 +161,7 @@ def test_containers_sorted_by_name_with_oom_kill_only_when_known(line: Line) -> 
 
 
 @given(lines)
-def test_pressure_leaves_out_unknown_resources(line: Line) -> None:
+def test_pressure_leaves_out_unknown_resources(line: Sample) -> None:
     document = decode(encode_line(line))
     if line.pressure is None:
         assert "pressure" not in document
@@ -178,7 +175,7 @@ def test_pressure_leaves_out_unknown_resources(line: Line) -> None:
 
 
 @given(lines)
-def test_one_compact_line_without_nan_or_infinity(line: Line) -> None:
+def test_one_compact_line_without_nan_or_infinity(line: Sample) -> None:
     data = encode_line(line)
     assert b"\n" not in data
     assert isinstance(decode(data), dict)  # decode() refuses NaN and Infinity outside strings
@@ -217,7 +214,7 @@ def test_decimals_is_what_orjson_writes_for_the_rounded_float(places: int, data:
 def test_any_integer_is_written_exactly_or_saturated(n: int) -> None:
     """orjson alone refuses integers outside 64 bits; a line must still be written. Beyond Python's 4300-digit
     int-to-text limit (no counter comes near) the value saturates at the 64-bit bounds."""
-    line = Line(0.0, 0.0, "h", None, None, None, None, IoRate(n, 0), None, False, None, 0.0, None)
+    line = line_of(0.0, 0.0, "h", None, None, None, None, IoRate(read=n, write=0), None, False, None, 0.0, None)
     written = decode(encode_line(line))["io"]["read"]
     if n.bit_length() < 4000:
         assert written == n
@@ -227,8 +224,8 @@ def test_any_integer_is_written_exactly_or_saturated(n: int) -> None:
 
 def test_lone_surrogates_are_replaced_not_fatal() -> None:
     """A host name or path decoded with surrogateescape, or a `\\ud800` in a container's config, keeps the line."""
-    line = Line(0.0, 0.0, "host\udcff", None, None, None, (Disk("/tmp/\ud800x", 1, 0, 1),), None, None, False, None,
-                0.0, None)
+    line = line_of(0.0, 0.0, "host\udcff", None, None, None, (Disk("/tmp/\ud800x", 1, 0, 1),), None, None, False,
+                   None, 0.0, None)
     document = decode(encode_line(line))
     assert document["host"] == "host?"
     assert document["disk"][0]["path"] == "/tmp/?x"
@@ -245,16 +242,21 @@ def test_lone_surrogates_are_replaced_not_fatal() -> None:
 @example(1762250000.1235, 3)
 @example(999999999999.9995, 3)
 def test_a_decimal_left_to_orjson_is_written_as_its_text(x: float, places: int) -> None:
-    """The encoder hands orjson the rounded float where that gives the same bytes as `decimals`: it must, everywhere."""
-    assert orjson.dumps(_decimal(x, places)) == decimals(x, places).encode()
+    """The encoder hands orjson the rounded float where that gives the same bytes as `decimals`: it must, everywhere
+    (`t` has three decimals, `self_cpu` two, a percentage one)."""
+    share = CpuShare(user=x, system=0.0, iowait=0.0, steal=0.0, busiest=0.0)
+    line = line_of(x if places == 3 else 0.0, 0.0, "h", None, share, None, None, None, None, False, None,
+                   x if places == 2 else 0.0, None)
+    written = {3: b'"t":', 2: b'"self_cpu":', 1: b'"user":'}[places]
+    assert written + decimals(x, places).encode() + (b"," if places != 2 else b"}") in encode_line(line)
 
 
 @given(st.integers(2**64 - 2, 2**64 + 2) | st.integers(-(2**63) - 2, -(2**63) + 2))
 def test_an_integer_beyond_64_bits_in_any_section_is_still_written(n: int) -> None:
     """orjson writes integers within 64 bits only: one beyond them anywhere in the line is written all the same."""
-    container = ContainerEntry("c", n, 0.0, 0, n, pids=n, io=IoRate(0, n))
-    line = Line(1.0, 1.0, "h", n, None, Mem(n, 0, 0, 0, 0, 0, n), (Disk("/", n, 0, 0),), IoRate(n, 0),
-                NetRate(0, n), True, (container,), 0.5, None)
+    container = ContainerSample(name="c", mem=n, cpu=0.0, mem_nocache=0, oom_kill=n, pids=n, io=IoRate(0, n))
+    line = line_of(1.0, 1.0, "h", n, None, Mem(n, 0, 0, 0, 0, 0, n), (Disk("/", n, 0, 0),), IoRate(n, 0),
+                   NetRate(0, n), True, (container,), 0.5, None)
     document = decode(encode_line(line))
     assert document["cores"] == document["mem"]["total"] == document["mem"]["rss"] == document["disk"][0]["total"] == n
     assert document["io"]["read"] == document["net"]["out"] == document["containers"][0]["io"]["write"] == n

@@ -8,7 +8,7 @@ import math
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.parse.pressure import Pressure, PressureLine, _word_by_word, as_printed, parse
+from orca.sample.parse.pressure import Pressure, PressureLine, as_printed, parse, parse_words
 from tests.property.render_system import render_pressure
 from tests.property.strategies_system import U64_MAX, hostile_texts, pressure_lines, pressure_snapshots
 
@@ -51,11 +51,11 @@ def test_a_negative_value_makes_its_line_unparsable(some: PressureLine, full: Pr
 @example("some avg10=0.00 avg60=0.00 avg300=0.00 total=18446744073709551616\n")  # 2^64: not a counter
 @example("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=-1\n")
 @example("some avg10=٣.00 avg60=0.00 avg300=0.00 total=1\n")
-def test_the_kernel_format_shortcut_agrees_with_the_word_by_word_parse(text: str) -> None:
+def test_the_kernel_format_shortcut_agrees_with_theparse_words_parse(text: str) -> None:
     """Text exactly as psi.c prints it is read by one match (cheaper); it must give what the general parse gives."""
     shortcut = as_printed(text)
     if shortcut is not None:
-        assert shortcut == _word_by_word(text).unwrap()
+        assert shortcut == parse_words(text).unwrap()
 
 
 @given(pressure_snapshots)

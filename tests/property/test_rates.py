@@ -7,8 +7,8 @@ import math
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.compute.line import IoRate, NetRate
 from orca.sample.compute.rates import io_rate, net_rate
+from orca.sample.line_format import IoRate, NetRate
 from orca.sample.parse.block import skipped_disk
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.net_dev import NetDev

@@ -10,7 +10,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
+from orca.sample.line_format import UNSET, CpuShare, Disk, IoRate, Mem, NetRate
+from orca.sample.line_format import Sample as Line
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.sample_line import (
     CheckedLine,
@@ -22,6 +23,7 @@ from orca.sample.parse.sample_line import (
     many_lines,
     parse,
 )
+from tests.lines import container, line, pressure_share
 
 # Values as a line carries them: percentages with one decimal (a container may use many cores), times with three,
 # self_cpu with two, byte counts up to 2^64 - 1, text without lone surrogates (which the encoder replaces).
@@ -37,13 +39,13 @@ disks = st.builds(Disk, texts, byte_counts, byte_counts, byte_counts)
 io_rates = st.builds(IoRate, byte_counts, byte_counts)
 net_rates = st.builds(NetRate, byte_counts, byte_counts)
 containers = st.builds(
-    ContainerEntry, texts, byte_counts, tenths, byte_counts, st.none() | byte_counts,
+    container, texts, byte_counts, tenths, byte_counts, st.none() | byte_counts,
     throttled=st.none() | tenths, mem_max=st.none() | byte_counts, pids=st.none() | st.integers(0, 2**22),
     io=st.none() | io_rates, net=st.none() | net_rates,
 )
-pressures = st.builds(PressureShare, *[st.none() | tenths] * 3)
+pressures = st.builds(pressure_share, *[st.none() | tenths] * 3)
 lines = st.builds(
-    Line,
+    line,
     t=thousandths,
     dt=thousandths,
     host=texts,
@@ -63,7 +65,7 @@ lines = st.builds(
 def as_read_back(line: Line) -> Sample:
     """What a reader must see of `line`: the same values, containers in the order written (by name)."""
     entries = None
-    if line.containers_enabled and line.containers is not None:
+    if line.containers is not UNSET and line.containers is not None:
         entries = tuple(
             ContainerSample(e.name, e.mem, e.cpu, e.mem_nocache, e.oom_kill, e.throttled, e.mem_max, e.pids, e.io,
                             e.net)
@@ -87,8 +89,8 @@ def as_read_back(line: Line) -> Sample:
 
 @given(lines)
 @example(
-    Line(1796016198.738, 5.0, "ip-10-0-1-5", 4, None, None, (), None, None, True, (), 0.42,
-         PressureShare(None, None, None))
+    line(1796016198.738, 5.0, "ip-10-0-1-5", 4, None, None, (), None, None, True, (), 0.42,
+         pressure_share(None, None, None))
 )
 def test_every_encoded_line_reads_back_to_its_values(line: Line) -> None:
     assert parse(encode_line(line)).unwrap() == as_read_back(line)

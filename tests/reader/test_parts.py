@@ -14,13 +14,15 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.line import ContainerEntry, CpuShare, Disk, IoRate, Line, Mem, NetRate, PressureShare
 from orca.sample.compute.summary import HostFolds, fold_hosts, summarise_hosts
+from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, Sample
 from orca.sample.parse.sample_line import CheckedLine, many_lines
 from orca.sample.shell.cli import metrics
 from orca.sample.shell.readback import parts
 from orca.sample.shell.readback.backwards import line_start_before
 from orca.sample.shell.readback.sources import Source, _file_batches, part_starts, sources
+from tests.lines import container, pressure_share
+from tests.lines import line as a_line
 from tests.reader.test_summary import close
 
 # Lines that meet across a cut: two hosts, the same containers and disks, counters that go back (oom_kill,
@@ -28,11 +30,11 @@ from tests.reader.test_summary import close
 small = st.integers(0, 6)
 tenths = st.integers(0, 1000).map(lambda n: n / 10)
 containers = st.builds(
-    ContainerEntry, st.sampled_from(["db", "web"]), small, tenths, small, st.none() | small,
+    container, st.sampled_from(["db", "web"]), small, tenths, small, st.none() | small,
     throttled=st.none() | tenths, mem_max=st.none() | small, pids=st.none() | small,
 )
 close_lines = st.builds(
-    Line,
+    a_line,
     t=st.integers(0, 40).map(float),
     dt=st.sampled_from([1.0, 5.0, 0.5]),
     host=st.sampled_from(["a", "b"]),
@@ -46,11 +48,11 @@ close_lines = st.builds(
     containers_enabled=st.booleans(),
     containers=st.none() | st.lists(containers, max_size=2).map(tuple),
     self_cpu=(st.integers(0, 50) | st.integers(0, 10**7)).map(lambda n: n / 100),
-    pressure=st.none() | st.builds(PressureShare, *[st.none() | tenths] * 3),
+    pressure=st.none() | st.builds(pressure_share, *[st.none() | tenths] * 3),
 )
 
 
-def decoded(lines: list[Line]) -> list[CheckedLine]:
+def decoded(lines: list[Sample]) -> list[CheckedLine]:
     good, bad = many_lines([encode_line(line) for line in lines])
     assert not bad
     return good
@@ -63,7 +65,7 @@ def pieces(items: list[CheckedLine], cuts: list[int]) -> list[list[CheckedLine]]
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(close_lines, min_size=1, max_size=16), st.data())
-def test_folds_of_parts_merged_in_order_are_the_fold_of_the_whole(raw_lines: list[Line], data: st.DataObject) -> None:
+def test_folds_of_parts_merged_in_order_are_the_fold_of_the_whole(raw_lines: list[Sample], data: st.DataObject) -> None:
     lines = decoded(raw_lines)
     # Cuts anywhere, at the start and the end too (an empty part), each part batched its own way.
     cuts = data.draw(st.lists(st.integers(0, len(lines)), max_size=3))
@@ -84,9 +86,9 @@ def test_folds_of_parts_merged_in_order_are_the_fold_of_the_whole(raw_lines: lis
 def test_a_counter_that_goes_back_across_the_cut() -> None:
     """self_cpu 0.1, 0.3 | 0.05, 0.2 (the sampler started again after the cut): 0.1 + 0.2, then 0.05 + 0.15 = 0.5 s.
     oom_kill of db 1, 2 | 4 (rose by 2 across the cut), 0 (a new container of that name): 1 + 2 + 0 = 3."""
-    def line(t: float, self_cpu: float, oom_kill: int) -> Line:
-        return Line(t, 1.0, "h", None, None, None, None, None, None, True,
-                    (ContainerEntry("db", 1, 0.0, 1, oom_kill),), self_cpu, None)
+    def line(t: float, self_cpu: float, oom_kill: int) -> Sample:
+        return a_line(t, 1.0, "h", None, None, None, None, None, None, True,
+                    (container("db", 1, 0.0, 1, oom_kill),), self_cpu, None)
 
     lines = decoded([line(1.0, 0.1, 1), line(2.0, 0.3, 2), line(3.0, 0.05, 4), line(4.0, 0.2, 0)])
     earlier, later = fold_hosts([lines[:2]]), fold_hosts([lines[2:]])
@@ -138,13 +140,13 @@ def run_file(path: Path, count: int) -> Path:
     """`count` lines of two hosts, with a pod's own text, bad lines and a last line being written among them."""
     rows: list[bytes] = []
     for i in range(count):
-        rows.append(encode_line(Line(
+        rows.append(encode_line(a_line(
             t=100.0 + i * 5, dt=5.0, host="a" if i % 7 else "b", cores=2,
             cpu=CpuShare(i % 97 + 0.5, 1.0, 0.0, 0.0, float(i % 89)),
             mem=Mem(1000, i % 500, 1, 1, 0, 0, i % 300), disk=(Disk("/", 100, i % 60, 40),),
             io=IoRate(i % 13, 7), net=NetRate(3, i % 11), containers_enabled=True,
-            containers=(ContainerEntry("db", i % 41, 0.0, 1, i // 100),), self_cpu=(i % 50) / 100,
-            pressure=PressureShare(i % 10 + 0.1, None, 0.0),
+            containers=(container("db", i % 41, 0.0, 1, i // 100),), self_cpu=(i % 50) / 100,
+            pressure=pressure_share(i % 10 + 0.1, None, 0.0),
         )))
         if i % 101 == 0:
             rows.append(b"pod says hello")
@@ -235,8 +237,8 @@ def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: p
 def test_equal_peaks_across_the_cut_the_first_wins() -> None:
     """/a at 50 % before the cut, /b at 50 % after: /a was at the fullest first. used 5 of 10, then 5 of 20: the
     first line with the most used gives the total, 10."""
-    def line(t: float, path: str, total: int) -> Line:
-        return Line(t, 1.0, "h", None, None, Mem(total, 5, 0, 0, 0, 0, 0), (Disk(path, 2, 1, 1),), None, None,
+    def line(t: float, path: str, total: int) -> Sample:
+        return a_line(t, 1.0, "h", None, None, Mem(total, 5, 0, 0, 0, 0, 0), (Disk(path, 2, 1, 1),), None, None,
                     False, None, 0.0, None)
 
     lines = decoded([line(1.0, "/a", 10), line(2.0, "/b", 20)])
@@ -251,8 +253,8 @@ def test_a_rise_across_the_cut_to_the_last_bit() -> None:
     """self_cpu 3488.56 | 9390.78, 7565.31 (started again): 9390.78 + 7565.31 = 16956.09 s, the same float whether
     the two batches were folded apart and merged or one after the other (taking the rise across the cut as one
     rounded difference would be off in the last bit)."""
-    def line(t: float, self_cpu: float) -> Line:
-        return Line(t, 1.0, "h", None, None, None, None, None, None, False, None, self_cpu, None)
+    def line(t: float, self_cpu: float) -> Sample:
+        return a_line(t, 1.0, "h", None, None, None, None, None, None, False, None, self_cpu, None)
 
     lines = decoded([line(1.0, 3488.56), line(2.0, 9390.78), line(3.0, 7565.31)])
     earlier, later = fold_hosts([lines[:1]]), fold_hosts([lines[1:]])

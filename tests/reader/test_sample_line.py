@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from returns.result import Failure, Success
 
-from orca.sample.compute.line import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
+from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.parse.sample_line import ContainerSample, Sample, looks_like_sample, parse
 
 # The README's example line, on one line.

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.moto_server import MotoServer, aws_environment
+from tests.s3.proxy import Authority, FaultProxy, fault_proxy
 
 
 @pytest.fixture(scope="session")
@@ -56,3 +57,23 @@ def s3_env(s3_server: MotoServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("ORCA_SAMPLE_UPLOAD_SECONDS", raising=False)
     return env
+
+
+@pytest.fixture
+def authority(tmp_path: Path) -> Authority:
+    """A certificate authority of this test's own: `authority.bundle` is what a CA bundle setting must name."""
+    return Authority(tmp_path)
+
+
+@pytest.fixture
+def proxy(s3_server: MotoServer, authority: Authority) -> Iterator[FaultProxy]:
+    """A fault-injecting proxy in front of the session server, which can also answer TLS for AWS's host names."""
+    with fault_proxy(s3_server.url, authority) as started:
+        yield started
+
+
+@pytest.fixture
+def proxied_env(s3_env: dict[str, str], proxy: FaultProxy, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """`s3_env` with the proxy as the endpoint."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+    return s3_env | {"AWS_ENDPOINT_URL": proxy.url}

@@ -8,57 +8,23 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from orca.sample.shell.out import s3
-from orca.sample.shell.out.s3 import MIN_PART_BYTES, S3Client, Span, Uploader, stage_of, whole_lines_end
+from orca.sample.parse.s3_location import PartLimits
+from orca.sample.shell.out.s3 import whole_lines_end
+from orca.sample.shell.out.s3_store import READ_BYTES, Span
 from tests.moto_server import MotoServer, aws_environment
+from tests.s3.proxy import FaultProxy, Seen
+from tests.s3.staged import LINE, Location, append, lines, multipart, recovers
 
-# A sampler's line is about 450 bytes.
-LINE = b'{"v":1,"t":1796016198.738,"dt":5.0,' + b'"x":"' + b"m" * 400 + b'"}\n'
-
-
-def append(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as staged:
-        staged.write(data)
-
-
-def lines(count: int) -> bytes:
-    return LINE * count
-
-
-class Fixture:
-    def __init__(self, server: MotoServer, bucket: str, key: str = "p/7/metrics/i-1.jsonl") -> None:
-        self.server, self.bucket, self.key = server, bucket, key
-        self.location = f"s3://{bucket}/{key}"
-        self.stage = Path(stage_of(self.location))
-
-    def uploader(self) -> Uploader:
-        return Uploader(self.location, self.bucket, self.key, str(self.stage), 30.0)
-
-    def object(self) -> bytes | None:
-        return self.server.read(self.bucket, self.key)
-
-    def etag(self) -> str:
-        etag: str = self.server.client().head_object(Bucket=self.bucket, Key=self.key)["ETag"]
-        return etag
-
-    def open_uploads(self) -> list[Any]:
-        uploads: list[Any] = self.server.client().list_multipart_uploads(Bucket=self.bucket).get("Uploads", [])
-        return uploads
+MIN_PART_BYTES = PartLimits().smallest
+Fixture = Location
 
 
 @pytest.fixture
-def at(s3_env: dict[str, str], s3_server: MotoServer, bucket: str) -> Fixture:
-    return Fixture(s3_server, bucket)
-
-
-def multipart(etag: str) -> bool:
-    # S3 (and moto) give a multipart upload's object the ETag "<md5 of the parts' md5s>-<number of parts>".
-    return etag.strip('"').endswith("-2")
+def at(proxied_env: dict[str, str], s3_server: MotoServer, bucket: str) -> Location:
+    return Location(s3_server, bucket)
 
 
 def test_the_object_equals_the_staging_file_across_5_mib_and_many_appends(at: Fixture) -> None:
@@ -97,14 +63,14 @@ def test_a_line_being_written_waits_for_the_next_upload(at: Fixture) -> None:
 
 
 @pytest.mark.parametrize("count", [3, MIN_PART_BYTES // len(LINE) + 1])
-def test_nothing_new_sends_nothing(at: Fixture, monkeypatch: pytest.MonkeyPatch, count: int) -> None:
+def test_nothing_new_sends_nothing(at: Fixture, proxy: FaultProxy, count: int) -> None:
     uploader = at.uploader()
     append(at.stage, lines(count))
     uploader.upload_if_changed()
-    requests = record_requests(monkeypatch)
+    proxy.forget()
     append(at.stage, LINE[:50])  # the file changed, but holds no new whole line
     uploader.upload_if_changed()
-    assert requests == []
+    assert proxy.seen == []
 
 
 def test_a_restarted_sampler_uploads_the_file_it_appends_to(at: Fixture) -> None:
@@ -154,94 +120,57 @@ def test_a_rewritten_staging_file_is_uploaded_whole(at: Fixture) -> None:
     assert at.object() == at.stage.read_bytes()
 
 
-def record_requests(
-    monkeypatch: pytest.MonkeyPatch, fail: Callable[[str, str], bool] = lambda method, query: False,
-    after: Callable[[str, str], bool] = lambda method, query: False,
-) -> list[tuple[str, str]]:
-    """Every request the uploader makes, as (method, query); `fail` makes one raise before it is sent, `after` once
-    the store has answered it (the answer lost on the way back)."""
-    made: list[tuple[str, str]] = []
-    real = S3Client._request
-
-    def recording(self: S3Client, method: str, bucket: str, key: str, query: str = "", **kwargs: Any) -> Any:
-        made.append((method, query))
-        if fail(method, query):
-            raise ConnectionResetError(104, "Connection reset by peer")
-        answer = real(self, method, bucket, key, query, **kwargs)
-        if after(method, query):
-            raise ConnectionResetError(104, "Connection reset by peer")
-        return answer
-
-    monkeypatch.setattr(S3Client, "_request", recording)
-    return made
+def is_tail(request: Seen) -> bool:
+    return request.operation == "UploadPart"
 
 
-def is_tail(method: str, query: str) -> bool:
-    return method == "PUT" and query.startswith("partNumber=2")
+def is_complete(request: Seen) -> bool:
+    return request.operation == "CompleteMultipartUpload"
 
 
-def is_complete(method: str, query: str) -> bool:
-    return method == "POST" and query.startswith("uploadId=")
-
-
-def test_appending_sends_the_new_lines_only(at: Fixture, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_appending_sends_the_new_lines_only(at: Fixture, proxy: FaultProxy) -> None:
     uploader = at.uploader()
     append(at.stage, lines(MIN_PART_BYTES // len(LINE) + 1))
     uploader.upload_if_changed()
-    sent: list[int] = []
-    real_read = Span.read
-
-    def counting(self: Span, size: int = -1) -> bytes:
-        data = real_read(self, size)
-        sent.append(len(data))
-        return data
-
-    monkeypatch.setattr(Span, "read", counting)
+    proxy.forget()
     append(at.stage, lines(6))
     uploader.upload_if_changed()
-    assert at.object() == at.stage.read_bytes()
-    # The signer reads the body once to hash it and the connection once to send it: twice the six lines, no more.
-    assert sum(sent) == 2 * len(lines(6))
+    assert at.level()
+    # Of the bodies sent, only the tail's carries the object's bytes: the six lines, and no more.
+    assert [(request.operation, request.body_bytes) for request in proxy.seen if request.body_bytes] == [
+        ("UploadPart", len(lines(6))),
+        ("CompleteMultipartUpload", next(r.body_bytes for r in proxy.seen if r.operation == "CompleteMultipartUpload")),
+    ]
 
 
-@pytest.mark.parametrize(("where", "when"), [(is_tail, "before"), (is_complete, "before"), (is_complete, "after")])
+@pytest.mark.parametrize(("where", "how"), [(is_tail, "drop"), (is_complete, "drop"), (is_complete, "lose")])
 def test_a_failed_append_leaves_no_upload_open_and_the_next_upload_is_right(
     at: Fixture,
-    monkeypatch: pytest.MonkeyPatch,
+    proxy: FaultProxy,
     capfd: pytest.CaptureFixture[str],
-    where: Callable[[str, str], bool],
-    when: str,
+    where: Callable[[Seen], bool],
+    how: str,
 ) -> None:
     uploader = at.uploader()
     append(at.stage, lines(MIN_PART_BYTES // len(LINE) + 1))
     uploader.upload_if_changed()
     before = at.object()
-    failing = [True]
-
-    def once(method: str, query: str) -> bool:
-        if failing[0] and where(method, query):
-            failing[0] = False
-            return True
-        return False
-
-    made = record_requests(monkeypatch, **{"fail" if when == "before" else "after": once})
+    # Every try of the request fails (the client tries each request three times).
+    (proxy.drop if how == "drop" else proxy.lose)(where, times=None)
     append(at.stage, lines(3))
     uploader.upload_if_changed()
-    assert not failing[0]
-    assert ("DELETE", made[-1][1]) == made[-1]  # aborted
+    assert [request.operation for request in proxy.seen][-1] == "AbortMultipartUpload"
     assert at.open_uploads() == []
     messages = [line for line in capfd.readouterr().err.splitlines() if at.location in line]
-    assert len(messages) == 1 and "Connection reset by peer" in messages[0], messages
-    if when == "before":
+    assert len(messages) == 1 and "Connection was closed" in messages[0], messages
+    if how == "drop":
         assert at.object() == before
-    append(at.stage, lines(2))
-    uploader.upload_if_changed()
-    assert at.object() == at.stage.read_bytes()
-    assert at.open_uploads() == []
+    assert at.prefix()
+    recovers(at, proxy, uploader)
 
 
-@pytest.mark.parametrize("last_newline", [0, 1, 100, s3.READ_BYTES - 1, s3.READ_BYTES, 2 * s3.READ_BYTES + 5])
-@pytest.mark.parametrize("after", [0, 1, s3.READ_BYTES + 3])
+@pytest.mark.parametrize("last_newline", [0, 1, 100, READ_BYTES - 1, READ_BYTES, 2 * READ_BYTES + 5])
+@pytest.mark.parametrize("after", [0, 1, READ_BYTES + 3])
 def test_whole_lines_end_is_just_past_the_last_newline(tmp_path: Path, last_newline: int, after: int) -> None:
     data = b"a" * last_newline + b"\n" + b"b" * after
     path = tmp_path / "f"
@@ -259,7 +188,7 @@ def test_a_span_reads_its_bytes_in_bounded_pieces_and_rewinds(tmp_path: Path) ->
         span = Span(staged.fileno(), 1000, 200_000)
         assert len(span) == 199_000
         pieces = list(iter(lambda: span.read(), b""))
-        assert max(map(len, pieces)) <= s3.READ_BYTES
+        assert max(map(len, pieces)) <= READ_BYTES
         assert b"".join(pieces) == data[1000:200_000]
         assert span.tell() == 199_000
         assert span.seek(0) == 0
@@ -305,45 +234,3 @@ def test_signed_requests_are_accepted_for_a_key_with_awkward_characters(
         server.stop()
     assert body == at.stage.read_bytes()
     assert multipart(got["ETag"])
-
-
-class FakeResponse:
-    def __init__(self, status: int, headers: dict[str, str], content: bytes = b"") -> None:
-        self.status_code, self.headers, self.content = status, headers, content
-
-
-def test_a_bucket_in_another_aws_region_is_asked_again_there(monkeypatch: pytest.MonkeyPatch) -> None:
-    # AWS answers a request signed for the wrong region with the bucket's region (x-amz-bucket-region); the
-    # request is made again at that region's endpoint, signed for it, as boto3's client does.
-    from botocore.credentials import Credentials
-
-    sent: list[tuple[str, str]] = []
-    answers = [
-        FakeResponse(301, {"x-amz-bucket-region": "eu-west-1"}, b"<Error><Code>PermanentRedirect</Code></Error>"),
-        FakeResponse(200, {"ETag": '"abc"', "Content-Length": "7"}),
-    ]
-
-    def send(self: S3Client, request: Any) -> FakeResponse:
-        sent.append((request.url, str(request.headers["Authorization"])))
-        return answers.pop(0)
-
-    monkeypatch.setattr(S3Client, "_send", send)
-    client = S3Client(Credentials("AKID", "SECRET"), None, "us-east-1", True)
-    assert client.head("logs", "p/7.jsonl") == ('"abc"', 7)
-    assert [url for url, _ in sent] == [
-        "https://logs.s3.us-east-1.amazonaws.com/p/7.jsonl",
-        "https://logs.s3.eu-west-1.amazonaws.com/p/7.jsonl",
-    ]
-    assert "/us-east-1/s3/aws4_request" in sent[0][1] and "/eu-west-1/s3/aws4_request" in sent[1][1]
-
-
-def test_a_configured_endpoint_is_never_redirected(monkeypatch: pytest.MonkeyPatch) -> None:
-    from botocore.credentials import Credentials
-
-    def send(self: S3Client, request: Any) -> FakeResponse:
-        return FakeResponse(301, {"x-amz-bucket-region": "eu-west-1"}, b"<Error><Code>PermanentRedirect</Code></Error>")
-
-    monkeypatch.setattr(S3Client, "_send", send)
-    client = S3Client(Credentials("AKID", "SECRET"), "http://127.0.0.1:9", "us-east-1", True)
-    with pytest.raises(s3.S3Error, match="PermanentRedirect"):
-        client.head("logs", "k")

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.out.s3 import parse_location
+from orca.sample.parse.s3_location import parse_location
 from tests.moto_server import MotoServer, aws_environment
+from tests.s3.proxy import FaultProxy
+from tests.s3.staged import MIB, Location, append, lines_over
 
 pytestmark = pytest.mark.slow
 
@@ -266,16 +268,72 @@ def test_a_file_sampler_does_not_import_boto3(tmp_path: Path) -> None:
     assert len(out.read_bytes().splitlines()) == 1
 
 
-def test_an_s3_sampler_imports_botocore_but_not_boto3(tmp_path: Path, s3_server: MotoServer, bucket: str) -> None:
-    # The check above can fail: the same interpreter check with an s3:// location sees botocore loaded (its
-    # credential chain and signer), and still not boto3, whose client would cost as much memory again.
+def test_an_s3_sampler_uses_a_boto3_client(tmp_path: Path, s3_server: MotoServer, bucket: str) -> None:
+    # The check above can fail: the same interpreter check with an s3:// location sees boto3 loaded.
     env = aws_environment(dict(os.environ), s3_server.url, tmp_path)
     result = subprocess.run(
         [sys.executable, "-c", CHECK_IMPORTS, f"s3://{bucket}/k.jsonl"],
         capture_output=True, text=True, timeout=60, check=True, env=env,
     )
-    assert result.stdout.split() == ["0", "False", "True"], result.stderr
+    assert result.stdout.split() == ["0", "True", "True"], result.stderr
     assert s3_server.read(bucket, "k.jsonl") == (tmp_path / "stage" / bucket / "k.jsonl").read_bytes()
+
+
+CHECK_FIRST_UPLOAD = """
+import sys, time
+from orca.sample.shell.out.s3 import S3Sink
+sink = S3Sink(sys.argv[1], None)
+sink.write(b'{"n":1}')
+time.sleep(0.5)
+before = "boto3" in sys.modules or "botocore" in sys.modules
+sink.close()
+print(before, "boto3" in sys.modules)
+"""
+
+
+def test_the_client_is_made_at_the_first_upload(tmp_path: Path, s3_server: MotoServer, bucket: str) -> None:
+    # With the default 30 s between uploads the first upload is the final one: until then nothing of AWS's
+    # libraries is loaded, and sampling pays neither their start-up time nor their memory.
+    env = aws_environment(dict(os.environ), s3_server.url, tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK_FIRST_UPLOAD, f"s3://{bucket}/first.jsonl"],
+        capture_output=True, text=True, timeout=60, check=True, env=env,
+    )
+    assert result.stdout.split() == ["False", "True"], result.stderr
+    assert s3_server.read(bucket, "first.jsonl") == b'{"n":1}\n'
+
+
+def test_an_upload_cut_off_at_the_end_is_aborted_by_the_next_start(
+    tmp_path: Path, s3_server: MotoServer, bucket: str, proxy: FaultProxy
+) -> None:
+    # The final upload's 5 s bound can cut an append off halfway: its multipart upload stays open (what the
+    # bucket's lifecycle rule is for) until the next sampler for the key starts and aborts it.
+    env = aws_environment(dict(os.environ), proxy.url, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "1"}
+    at = Location(s3_server, bucket, "cut.jsonl", stage_root=env["ORCA_LOG_STAGE"])
+    append(at.stage, lines_over(5 * MIB))  # a restarted sampler's staging file: it appends to what it finds
+    run = start_sampler(tmp_path, env, "--out", at.location, "--seconds", "0.3")
+    try:
+        deadline = time.monotonic() + 30
+        while at.object() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert at.object() is not None, run.stderr()
+        proxy.delay(lambda seen: seen.operation == "UploadPart", 30.0, times=None)
+        while not any(seen.operation == "UploadPart" for seen in proxy.seen) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any(seen.operation == "UploadPart" for seen in proxy.seen), run.stderr()
+        status, took = signal_and_wait(run, signal.SIGTERM)
+    finally:
+        end(run)
+    assert status == 0, run.stderr()
+    assert took < 5.0, took
+    assert len(at.open_uploads()) == 1, ([seen.operation for seen in proxy.seen], run.stderr())
+    assert at.prefix()
+    proxy.heal()
+    again = start_sampler(tmp_path, env, "--out", at.location, "--count", "2", "--seconds", "0.3")
+    assert again.process.wait(timeout=60) == 0, again.stderr()
+    assert again.stderr() == ""
+    assert at.open_uploads() == []
+    assert at.level()
 
 
 @pytest.mark.parametrize("logs", ["s3://{bucket}/prefix", "s3://{bucket}/prefix/", "s3://{bucket}"])

@@ -11,18 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.shell.out.s3 import (
-    DEFAULT_UPLOAD_SECONDS,
-    S3Sink,
-    parse_location,
-    stage_of,
-    stage_root,
-    upload_seconds,
-)
-from tests.moto_server import MotoServer
+from orca.sample.parse.s3_location import parse_location
+from orca.sample.shell.out.s3 import DEFAULT_UPLOAD_SECONDS, S3Sink, stage_of, upload_seconds
+from orca.sample.shell.out.staging import stage_root
+from tests.moto_server import MotoServer, aws_environment
 
 
 def wait_for(condition: object, seconds: float = 10.0) -> bool:
@@ -61,7 +56,7 @@ def test_a_location_is_bucket_and_key(location: str, expected: tuple[str, str]) 
     [
         "s3://", "s3://bucket", "s3://bucket/", "s3:///key", "s3://bucket/dir/", "S3://bucket/key",
         "/tmp/file.jsonl", "-", "", "s3://../key", "s3://bucket/../../etc/passwd", "s3://bucket/a/./b",
-        "s3://bucket/a\0b",
+        "s3://bucket/a\0b", "s3://bucket/a//b.jsonl", "s3://bucket//a", "s3://bucket/a/", "s3://bucket/a/..",
     ],
 )
 def test_a_malformed_location_is_refused(location: str) -> None:
@@ -99,6 +94,28 @@ def test_a_staging_file_never_leaves_its_bucket_directory(text: str) -> None:
         del os.environ["ORCA_LOG_STAGE"]
     assert os.path.normpath(path).startswith(bucket_dir + os.sep)
     assert os.path.normpath(path) != bucket_dir
+
+
+@given(st.text(alphabet="ab/.", max_size=8), st.text(alphabet="ab/.", max_size=8))
+@example("a//b", "a/b")
+@example("a/b/", "a/b")
+def test_distinct_locations_have_distinct_staging_files(one: str, other: str) -> None:
+    # A key is refused (a malformed command line) or staged where no other key is: `a//b` and `a/b` would otherwise
+    # share one staging file, and two samplers their lines.
+    first, second = f"s3://logs/{one}", f"s3://logs/{other}"
+    if one == other or parse_location(first) is None or parse_location(second) is None:
+        return
+    assert stage_of(first) != stage_of(second)
+
+
+def test_two_slashes_are_a_malformed_command_line(tmp_path: Path) -> None:
+    env = aws_environment(dict(os.environ), "http://127.0.0.1:9", tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "orca.sample", "--out", "s3://logs/a//b.jsonl", "--count", "1"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )
+    assert done.returncode == 2
+    assert "s3://BUCKET/KEY" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize(

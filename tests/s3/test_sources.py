@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from orca.sample.shell.readback.newest import read_newest_minute
-from orca.sample.shell.readback.sources import SourceError, read_samples, sources
+from orca.sample.shell.readback.s3_objects import FETCHES
+from orca.sample.shell.readback.sources import SourceError, Tally, read_samples, read_source, sources
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, RUN, sample
+from tests.s3.proxy import FaultProxy
 
 
 def put(server: MotoServer, bucket: str, key: str, body: str) -> None:
@@ -63,3 +66,24 @@ def test_the_newest_minute_of_an_object(s3_server: MotoServer, bucket: str, s3_e
     assert read_newest_minute(f"s3://{bucket}/control.jsonl", now=1070.0) == EXPECTED_AT_1070
     assert read_newest_minute(f"s3://{bucket}/absent.jsonl", now=1070.0) is None
     assert read_newest_minute("s3://no-such-bucket-orca/control.jsonl", now=1070.0) is None
+
+
+def test_a_prefix_of_many_objects_is_fetched_several_at_a_time_and_no_further_ahead(
+    s3_server: MotoServer, bucket: str, proxied_env: dict[str, str], proxy: FaultProxy
+) -> None:
+    # A run's hundreds of instance objects: fetched by a bounded pool of requests, each summarised on its own.
+    names = [f"fleet/metrics/worker-{n:03}.jsonl" for n in range(3 * FETCHES)]
+    for name in names:
+        put(s3_server, bucket, name, RUN)
+    proxy.delay(lambda seen: seen.operation == "GetObject", 0.2, times=None)
+    found = sources(f"s3://{bucket}/fleet/")
+    assert [source.name for source in found] == [f"s3://{bucket}/{name}" for name in names]
+    # While the first object is being read, the pool fetches ahead: at most its bound of objects.
+    batches = found[0].batches()
+    next(batches)
+    time.sleep(1.0)
+    assert len([seen for seen in proxy.seen if seen.operation == "GetObject"]) <= FETCHES
+    rest = list(batches)
+    counts = [len(list(read_source(source, Tally()))) for source in found[1:]]
+    assert rest == [] and counts == [5] * (len(names) - 1)
+    assert 1 < proxy.most_in_flight("GetObject") <= FETCHES

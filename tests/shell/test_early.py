@@ -8,23 +8,21 @@ baseline parsed from the early bytes gives the capture-to-edited differences.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from orca.sample.compute.snapshot import Snapshot
+from orca.sample.compute.snapshot import snapshot_of
+from orca.sample.shell.bounded import KeptFiles
 from orca.sample.shell.cli import sample as cli
-from orca.sample.shell.machine import kernel as readers
-from orca.sample.shell.machine.early import RATE_FILES, EarlyReadings, read_early
+from orca.sample.shell.machine.early import KernelTexts, read_early, read_kernel_texts
+from orca.sample.shell.machine.fs import FS
 from orca.sample.shell.sampler import Sampler
 from tests.golden.test_sampler_line import MACHINE, rate_bounds
 from tests.shell.run import no_traceback, read_lines
@@ -66,22 +64,28 @@ def assert_rates(line: dict[str, Any]) -> None:
     assert stall / (dt + 0.0005) - 0.05 <= line["pressure"]["cpu"] <= stall / (dt - 0.0005) + 0.05, line
 
 
-def test_the_early_readings_are_the_rate_files_bytes_or_why_not(proc: Path) -> None:
+def early_of(proc: Path) -> KernelTexts:
+    return read_early(FS(str(proc)))
+
+
+def test_the_early_readings_are_the_kernel_files_bytes_or_why_not(proc: Path) -> None:
     before = time.monotonic_ns()
-    early = read_early(str(proc))
+    early = early_of(proc)
     assert before <= early.monotonic_ns <= time.monotonic_ns()
-    assert early.proc == str(proc)
-    assert sorted(early.texts) == sorted(os.path.join(proc, name) for name in RATE_FILES)
-    assert early.texts[os.path.join(proc, "stat")] == (proc / "stat").read_bytes()
-    assert early.texts[os.path.join(proc, "net", "dev")] == (proc / "net" / "dev").read_bytes()
-    missing = early.texts[os.path.join(proc, "pressure", "io")]
-    assert isinstance(missing, FileNotFoundError)
+    assert early.fs == FS(str(proc))
+    assert early.stat == (str(proc / "stat"), (proc / "stat").read_bytes())
+    assert early.meminfo == (str(proc / "meminfo"), (proc / "meminfo").read_bytes())
+    assert early.net_dev == (str(proc / "net" / "dev"), (proc / "net" / "dev").read_bytes())
+    [cpu, memory, io] = early.pressure
+    assert cpu == (str(proc / "pressure" / "cpu"), PRESSURE_BEFORE.encode())
+    assert memory[0] == str(proc / "pressure" / "memory") and isinstance(memory[1], FileNotFoundError)
+    assert io[0] == str(proc / "pressure" / "io") and isinstance(io[1], FileNotFoundError)
 
 
 def test_the_first_line_covers_the_time_from_the_early_readings(proc: Path) -> None:
     """The files change and time passes (the loading of the sampler) between the early readings and the Sampler:
     the first line's differences are from the early bytes, over the time since they were read."""
-    early = read_early(str(proc))
+    early = early_of(proc)
     edit(proc)
     time.sleep(0.3)
     with Sampler(0, "", [], proc=str(proc), sys=str(MACHINE / "sys"), baseline=early) as sampler:
@@ -91,11 +95,10 @@ def test_the_first_line_covers_the_time_from_the_early_readings(proc: Path) -> N
     # `t` is the line's wall clock and `dt` its time since the baseline: together they date the early readings.
     assert abs(line["t"] - line["dt"] - early.wall) < 0.01
     assert_rates(line)
-    assert readers._GIVEN == {}  # nothing left over for a later read
 
 
 def test_later_lines_read_the_files_again(proc: Path) -> None:
-    early = read_early(str(proc))
+    early = early_of(proc)
     with Sampler(0, "", [], proc=str(proc), sys=str(MACHINE / "sys"), baseline=early) as sampler:
         assert json.loads(sampler.line())["cpu"] == dict.fromkeys(CPU, 0.0)  # nothing moved yet
         edit(proc)
@@ -115,7 +118,7 @@ def test_an_early_file_that_failed_is_told_like_any_reading(
         stat.unlink()
     else:
         stat.write_text("nothing here\n")
-    early = read_early(str(proc))
+    early = early_of(proc)
     stat.write_bytes(good)
     capfd.readouterr()
     with Sampler(0, "", [], proc=str(proc), sys=str(MACHINE / "sys"), baseline=early) as sampler:
@@ -128,7 +131,7 @@ def test_an_early_file_that_failed_is_told_like_any_reading(
 def test_readings_of_another_root_or_without_the_containers_are_not_used(proc: Path, tmp_path: Path) -> None:
     """Early readings cover the host's files under one proc root: a Sampler of another root, or with `--cgroup`
     (whose containers' counters have no early reading), takes its baseline when it is made."""
-    early = read_early(str(proc))
+    early = early_of(proc)
     other = tmp_path / "other"
     shutil.copytree(proc, other)
     with Sampler(0, "", [], proc=str(other), sys=str(MACHINE / "sys"), baseline=early) as sampler:
@@ -137,7 +140,6 @@ def test_readings_of_another_root_or_without_the_containers_are_not_used(proc: P
     cgroup.mkdir()
     with Sampler(0, "", [], cgroup=str(cgroup), proc=str(proc), sys=str(MACHINE / "sys"), baseline=early) as sampler:
         assert sampler.started_ns > early.monotonic_ns
-    assert readers._GIVEN == {}
 
 
 def test_the_command_takes_its_baseline_from_the_early_readings(
@@ -145,9 +147,9 @@ def test_the_command_takes_its_baseline_from_the_early_readings(
 ) -> None:
     """`orca sample` hands what it read first to the Sampler: with time passing after the early readings (a slow
     start), the first line still covers the time from them."""
-    taken: list[EarlyReadings] = []
+    taken: list[KernelTexts] = []
 
-    def slow_start() -> EarlyReadings:
+    def slow_start() -> KernelTexts:
         taken.append(read_early())
         time.sleep(0.3)
         return taken[-1]
@@ -230,35 +232,18 @@ def test_the_command_module_is_light_to_import() -> None:
     assert out.strip() == "[]"
 
 
-def test_given_bytes_stand_in_only_for_the_thread_parsing_them(tmp_path: Path) -> None:
-    """While the baseline is parsed from early bytes, another thread's read of the same file reads the file."""
-    path = tmp_path / "stat"
-    path.write_bytes(b"now\n")
-    seen: dict[str, str] = {}
-
-    def take() -> str:
-        other = threading.Thread(target=lambda: seen.setdefault("other", readers.read_kernel_file(str(path))))
-        other.start()
-        other.join()
-        return readers.read_kernel_file(str(path))
-
-    assert readers.reading_given({str(path): b"early\n"}, take) == "early\n"
-    assert seen == {"other": "now\n"}
-    assert readers.read_kernel_file(str(path)) == "now\n"
-
-
-def test_the_early_baseline_is_the_one_read_when_made(proc: Path) -> None:
-    """From the same files, the baseline parsed from early bytes and the one a Sampler reads when made are the same
-    readings; only their moment (and the sampler's own CPU so far) differ."""
-    early = read_early(str(proc))
-    sys_root = str(MACHINE / "sys")
-    with Sampler(0, "", [], proc=str(proc), sys=sys_root, baseline=early) as given, Sampler(
-        0, "", [], proc=str(proc), sys=sys_root
-    ) as read:
-        given_baseline, read_baseline = given._previous_snapshot(), read._previous_snapshot()
-        assert given_baseline.stat is not None and given_baseline.pressure is not None
-        assert undated(given_baseline) == undated(read_baseline)
-
-
-def undated(snapshot: Snapshot) -> Snapshot:
-    return dataclasses.replace(snapshot, monotonic_ns=0, wall=0.0, self_cpu=0.0)
+def test_the_early_baseline_is_the_one_read_every_line(proc: Path) -> None:
+    """From the same files, the readings parsed from the early bytes and those of a line's read (through kept
+    descriptors) are the same; only their moment differs."""
+    fs = FS(str(proc))
+    early = snapshot_of(read_early(fs), host="h")
+    files = KeptFiles(8)
+    try:
+        later = snapshot_of(read_kernel_texts(fs, files.read_each), host="h")
+    finally:
+        files.close()
+    assert early.stat is not None and early.pressure is not None
+    assert (early.stat, early.meminfo, early.diskstats, early.net, early.pressure, early.failures) == (
+        later.stat, later.meminfo, later.diskstats, later.net, later.pressure, later.failures
+    )
+    assert early.monotonic_ns < later.monotonic_ns

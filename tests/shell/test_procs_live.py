@@ -454,6 +454,8 @@ def test_a_tree_that_is_most_of_the_host_is_scanned_and_gives_what_the_walk_give
         monkeypatch.setattr(ProcRoot, "stats", counted_stats)
         chosen = tree_usage([root.pid])
         assert scans == [1]
+        # The walk forced, to compare its answer with the pass's: the choice between them is the thing under test and
+        # has no public switch.
         monkeypatch.setattr(procs, "_walked_unless_wide", lambda files, roots: procs._walked(files, roots, 10**9))
         walked = tree_usage([root.pid])
         assert scans == [1]
@@ -578,6 +580,7 @@ def test_with_no_task_created_since_the_last_walk_the_tree_is_taken_until_a_memb
     root = python(CONTROLLED_ROOT, started)
     files = TreeFiles(ProcRoot.at("/proc"))
     batches: list[int] = []
+    # Counted, to see the walk skip its `children` batches: no public count of the reads a walk makes.
     read_batches = files._kept_children
 
     def counted(*args: Any) -> dict[int, Sequence[int]]:

@@ -17,16 +17,17 @@ from orca.sample.shell.bounded import (
     read_file,
     read_or_none,
 )
+from orca.sample.shell.machine.fs import FS
 from orca.sample.shell.machine.kernel import read_whole_disks
 from tests.shell.descriptors import open_descriptors
 
 
-def _sys_block(root: Path, links: dict[str, str]) -> str:
+def _sys_block(root: Path, links: dict[str, str]) -> FS:
     block = root / "block"
     block.mkdir(parents=True)
     for name, target in links.items():
         os.symlink(target, block / name)
-    return str(root)
+    return FS(sys=str(root))
 
 
 def test_physical_disks_are_the_list(tmp_path: Path) -> None:
@@ -45,7 +46,7 @@ def test_only_virtual_devices_fall_back_to_the_skip_list(tmp_path: Path) -> None
 
 
 def test_no_sys_block_is_no_list(tmp_path: Path) -> None:
-    assert read_whole_disks(str(tmp_path / "missing")) is None
+    assert read_whole_disks(FS(sys=str(tmp_path / "missing"))) is None
 
 
 @pytest.mark.requires_proc
@@ -99,8 +100,7 @@ def test_regular_files_are_read_through_their_path_every_time(tmp_path: Path) ->
 @pytest.mark.requires_proc
 def test_read_each_gives_what_read_gives(tmp_path: Path) -> None:
     """The files read together every line, in one call: each path's bytes as `read` gives them, or the error it
-    raises; a kept descriptor that reads empty (its file gone, as a removed cgroup's) is opened again, as `read`
-    does, rather than taken for an empty file."""
+    raises."""
     fixture = tmp_path / "stat"
     fixture.write_text("cpu  1 2 3 4\n")
     paths = ("/proc/loadavg", "/proc/version", str(fixture), str(tmp_path / "missing"))
@@ -113,11 +113,25 @@ def test_read_each_gives_what_read_gives(tmp_path: Path) -> None:
         assert isinstance(loadavg, bytes) and len(loadavg.split()) == 5  # proc(5): three loads, runnable/all, last pid
         assert got[str(fixture)] == b"cpu  1 2 3 4\n"
         assert isinstance(got[str(tmp_path / "missing")], FileNotFoundError)
-    empty = tmp_path / "empty"
-    empty.write_text("")
-    os.close(files._fds["/proc/version"])
-    files._fds["/proc/version"] = os.open(empty, os.O_RDONLY)  # a kept descriptor that now reads nothing
-    assert files.read_each(("/proc/version",))["/proc/version"] == Path("/proc/version").read_bytes()
+    files.close()
+
+
+def test_a_kept_descriptor_that_reads_empty_is_opened_again(tmp_path: Path) -> None:
+    """A file of size 0 is kept open (as the kernel's are); once its path names another file (as a removed and
+    recreated cgroup's does), the kept descriptor reads nothing: the path is opened again, in `read_each` as in
+    `read`, rather than the file taken for an empty one."""
+    files = KeptFiles(8)
+    for read in (lambda path: files.read_each((path,))[path], files.read):
+        path = tmp_path / f"file-{len(files)}"
+        path.write_bytes(b"")
+        assert read(str(path)) == b""
+        kept = len(files)
+        assert kept >= 1, "a file of size 0 is kept open"
+        replacement = tmp_path / "replacement"
+        replacement.write_bytes(b"cpu  1 2 3 4\n")
+        os.replace(replacement, path)  # the kept descriptor still reads the old, empty file
+        assert read(str(path)) == b"cpu  1 2 3 4\n"
+        assert len(files) == kept - 1, "and it is let go (the new file has a size: not kept)"
     files.close()
 
 

@@ -211,19 +211,20 @@ def get_secret_value(secret_id: str) -> str:
     when set, is the endpoint (an S3-compatible test server, a VPC endpoint). An endpoint that does not answer
     fails within the bounds above. Every failure is a SecretError.
     """
-    import boto3
-    from botocore.config import Config
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-    config = Config(
-        connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        read_timeout=READ_TIMEOUT_SECONDS,
-        retries={"max_attempts": MAX_ATTEMPTS, "mode": "standard"},
-    )
+    from orca.sample import aws_client
+
     endpoint = os.environ.get(ENDPOINT_VARIABLE, "") or None
     reason = ""
     try:
-        client: Any = boto3.session.Session().client("secretsmanager", endpoint_url=endpoint, config=config)
+        client: Any = aws_client(
+            "secretsmanager",
+            connect_seconds=CONNECT_TIMEOUT_SECONDS,
+            read_seconds=READ_TIMEOUT_SECONDS,
+            attempts=MAX_ATTEMPTS,
+            endpoint_url=endpoint,
+        )
         response: Mapping[str, Any] = client.get_secret_value(SecretId=secret_id)
     except NoCredentialsError:
         reason = "no AWS credentials (AWS_* environment, profile or instance role)"

@@ -15,14 +15,14 @@ if TYPE_CHECKING:
     from orca.sample.compute.containers import container_mem as container_mem
     from orca.sample.compute.cpu import cpu_share as cpu_share
     from orca.sample.compute.encode import fixed1 as fixed1
-    from orca.sample.compute.line import CpuShare as CpuShare
-    from orca.sample.compute.line import Disk as Disk
-    from orca.sample.compute.line import Mem as Mem
     from orca.sample.compute.minute import Now as Now
     from orca.sample.compute.minute import newest_minute as newest_minute
-    from orca.sample.compute.names import PREFIX as PREFIX
     from orca.sample.compute.names import machine_name as machine_name
     from orca.sample.compute.rates import parse_diskstats as parse_diskstats
+    from orca.sample.line_format import PREFIX as PREFIX
+    from orca.sample.line_format import CpuShare as CpuShare
+    from orca.sample.line_format import Disk as Disk
+    from orca.sample.line_format import Mem as Mem
     from orca.sample.parse.cgroup import container_name as container_name
     from orca.sample.parse.meminfo import parse_meminfo as parse_meminfo
     from orca.sample.parse.net_dev import parse_net_dev as parse_net_dev
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from orca.sample.parse.sample_line import ContainerSample as ContainerSample
     from orca.sample.parse.sample_line import Sample as Sample
     from orca.sample.parse.sample_line import parse_sample_line as parse_sample_line
+    from orca.sample.shell.aws import aws_client as aws_client
     from orca.sample.shell.cli.env import default_dirs as default_dirs
     from orca.sample.shell.cli.env import metrics_location as metrics_location
     from orca.sample.shell.cli.env import sample_seconds as sample_seconds
@@ -56,12 +57,12 @@ _HOMES: dict[str, str] = {
     "container_mem": "orca.sample.compute.containers",
     "cpu_share": "orca.sample.compute.cpu",
     "fixed1": "orca.sample.compute.encode",
-    "CpuShare": "orca.sample.compute.line",
-    "Disk": "orca.sample.compute.line",
-    "Mem": "orca.sample.compute.line",
+    "CpuShare": "orca.sample.line_format",
+    "Disk": "orca.sample.line_format",
+    "Mem": "orca.sample.line_format",
     "Now": "orca.sample.compute.minute",
     "newest_minute": "orca.sample.compute.minute",
-    "PREFIX": "orca.sample.compute.names",
+    "PREFIX": "orca.sample.line_format",
     "machine_name": "orca.sample.compute.names",
     "parse_diskstats": "orca.sample.compute.rates",
     "container_name": "orca.sample.parse.cgroup",
@@ -89,6 +90,7 @@ _HOMES: dict[str, str] = {
     "stage_of": "orca.sample.shell.out.s3",
     "open_private": "orca.sample.shell.out.staging",
     "stage_root": "orca.sample.shell.out.staging",
+    "aws_client": "orca.sample.shell.aws",
     "process_stat": "orca.sample.shell.procs.stats",
     "process_stats": "orca.sample.shell.procs.stats",
     "Sampler": "orca.sample.shell.sampler",

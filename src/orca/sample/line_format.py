@@ -1,15 +1,15 @@
 """The line's shape, declared once (README, "The line"): the records a line is made of, their keys in order, the
 decimals each number is written with, and what is left out when it is None.
 
-The sampler builds a `Sample` from two readings (`compute/line.py`), the encoder writes it (`compute/encode.py`), and
+The sampler builds a `Sample` from two readings (`compute/build.py`), the encoder writes it (`compute/encode.py`), and
 the reader decodes a line back into the same `Sample` (`parse/sample_line.py`): all three follow the declarations
 here, so a new field is one field of one record below and one function computing it.
 
 How a field is written, from its declaration:
 - the key is the field's name, or the `name` given to `msgspec.field` (`NetRate.received` is `in`);
 - keys come in the order of the fields;
-- a `Percent` has one decimal, a `Seconds` three, a `CpuSeconds` two (the `places` of its `Meta`), trailing zeros
-  dropped but one, never an exponent; a `Count` is a whole number;
+- a `Percent` has one decimal, a `Seconds` and a `Cores` three, a `CpuSeconds` two (the `places` of its `Meta`),
+  trailing zeros dropped but one, never an exponent; a `Count` is a whole number;
 - None is `null`, except for the fields a record names in `LEFT_OUT_WHEN_NONE`, which are then left out;
 - `UNSET` is left out: only `Sample.containers`, without `--cgroup`.
 
@@ -40,12 +40,17 @@ CpuSeconds = Annotated[float, Meta(ge=0, extra={"places": 2})]
 """CPU seconds (`self_cpu`), written with two decimals."""
 Count = Annotated[int, Meta(ge=0)]
 """Bytes, bytes per second, or a number of things: a whole number, never negative."""
+Cores = Annotated[float, Meta(ge=0, extra={"places": 3})]
+"""A number of CPUs (`cgroup.cpu_max`), written with three decimals: to the thousandth of a CPU, a Kubernetes
+millicore."""
 
 __all__ = [
     "FORMAT_VERSION",
     "PREFIX",
     "UNSET",
+    "CgroupSample",
     "ContainerSample",
+    "Cores",
     "Count",
     "CpuSeconds",
     "CpuShare",
@@ -144,11 +149,35 @@ class PressureShare(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     io: Percent | None = None
 
 
+class CgroupSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """`cgroup`: the sampler's own cgroup against its limits, on cgroup v2 or v1 (docs/behaviour.md §3.11). A part
+    whose file cannot be read is None (`null`); a limit there is none of is None too, and left out."""
+
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"mem_max", "cpu_max", "pids_max"})
+
+    mem: Count | None = None
+    """Bytes in use less the inactive file pages, as `docker stats` counts them."""
+    mem_max: Count | None = None
+    """The smallest memory limit of the cgroup and its ancestors that can be read; left out without one."""
+    cpu: Percent | None = None
+    """The cgroup's CPU over `dt` as a percent of `cpu_max` (100 = all of the quota); None without a CPU limit."""
+    cpu_max: Cores | None = None
+    """The smallest CFS quota of the cgroup and its ancestors, in CPUs (quota / period); left out without one."""
+    throttled: Percent | None = None
+    """Percent of the CFS periods in `dt` in which the cgroup holding `cpu_max` was throttled; None without one."""
+    oom_kill: Count | None = None
+    """Processes of the cgroup killed for memory so far."""
+    pids: Count | None = None
+    """Processes and threads in the cgroup."""
+    pids_max: Count | None = None
+    """The smallest pids limit of the cgroup and its ancestors; left out without one."""
+
+
 class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One line. A section whose source could not be read is None (`null`, docs/behaviour.md §3.10); read back, a
     section a line does not have is None too."""
 
-    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"pressure"})
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"pressure", "cgroup"})
 
     v: Literal[1]
     t: Seconds
@@ -168,3 +197,5 @@ class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The sampler's own user + system CPU seconds so far."""
     pressure: PressureShare | None = None
     """None (no key) on a kernel without pressure stall information."""
+    cgroup: CgroupSample | None = None
+    """The sampler's own cgroup against its limits; None (no key) when it runs under no memory or CPU limit."""

@@ -1,19 +1,22 @@
-"""One line's values from two snapshots (docs/behaviour.md §3): every section computed from the readings it needs."""
+"""One line from two snapshots (docs/behaviour.md §3): every section computed from the readings it needs, by one
+function per section, into the records `line_format` declares. The one way a line is made."""
 
 from __future__ import annotations
 
 from orca.sample.compute.containers import container_entries
 from orca.sample.compute.cpu import cpu_share_between
 from orca.sample.compute.disks import disks_by_filesystem
-from orca.sample.compute.line import ContainerEntry, Line
 from orca.sample.compute.memory import memory_section
+from orca.sample.compute.own_cgroup import cgroup_section
 from orca.sample.compute.pressure import pressure_share
 from orca.sample.compute.rates import io_rate, net_rate
 from orca.sample.compute.snapshot import Snapshot
+from orca.sample.line_format import FORMAT_VERSION, UNSET, Sample
 
 NS_PER_SECOND = 1_000_000_000
 
-def build_line(prev: Snapshot, cur: Snapshot) -> Line:
+
+def build_line(prev: Snapshot, cur: Snapshot) -> Sample:
     """The line covering `prev` to `cur`: `t` is `cur`'s wall clock, `dt` the monotonic time between them.
 
     A section is None (`null` in the line, docs/behaviour.md §3.10) when a reading it needs is None in either
@@ -21,7 +24,8 @@ def build_line(prev: Snapshot, cur: Snapshot) -> Line:
     """
     dt = (cur.monotonic_ns - prev.monotonic_ns) / NS_PER_SECOND
     # A difference section needs both readings: written out rather than through a helper, as this runs every line.
-    return Line(
+    return Sample(
+        v=FORMAT_VERSION,
         t=cur.wall,
         dt=dt,
         host=cur.host,
@@ -34,16 +38,14 @@ def build_line(prev: Snapshot, cur: Snapshot) -> Line:
             else io_rate(prev.diskstats, cur.diskstats, cur.whole_disks, dt)
         ),
         net=None if prev.net is None or cur.net is None else net_rate(prev.net, cur.net, dt),
-        containers_enabled=cur.containers_enabled,
-        containers=_containers(prev, cur, dt),
+        # A container's first line has no previous reading to diff against: container_entries gives it cpu 0.0, so
+        # a `prev` without readings is passed as None rather than making the whole section null.
+        containers=(
+            UNSET if not cur.containers_enabled else None if cur.containers is None
+            else container_entries(prev.containers, cur.containers, dt, cur.container_disks)
+        ),
         self_cpu=cur.self_cpu,
         pressure=pressure_share(prev.pressure, cur.pressure, dt),
+        cgroup=None if cur.own_cgroup is None else cgroup_section(prev.own_cgroup, cur.own_cgroup, dt),
     )
 
-
-def _containers(prev: Snapshot, cur: Snapshot, dt: float) -> tuple[ContainerEntry, ...] | None:
-    # A container's first line has no previous reading to diff against: container_entries gives it cpu 0.0, so a
-    # `prev` without readings is passed as None rather than making the whole section null.
-    if not cur.containers_enabled or cur.containers is None:
-        return None
-    return container_entries(prev.containers, cur.containers, dt, cur.container_disks)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from orca.sample.compute.line import ContainerEntry, IoRate, NetRate
 from orca.sample.compute.rates import net_rate, pair_rates
 from orca.sample.compute.snapshot import ContainerNet, ContainerReading
+from orca.sample.line_format import ContainerSample, IoRate, NetRate
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo, flat_keyed, memory_current
 from orca.sample.parse.numbers import USEC_PER_SECOND
 
@@ -17,7 +17,7 @@ def container_entries(
     cur: tuple[ContainerReading, ...],
     dt: float,
     disks: frozenset[str] | None = None,
-) -> tuple[ContainerEntry, ...]:
+) -> tuple[ContainerSample, ...]:
     """One entry per reading in `cur`, sorted by name; `prev` only gives the deltas, matched by id.
 
     `disks` is the `MAJ:MIN` of each whole disk: a container's `io` counts those devices only, so a dm or md device
@@ -35,8 +35,8 @@ def container_entries(
 
 
 def _entry(before: ContainerReading | None, reading: ContainerReading, dt: float,
-           disks: frozenset[str] | None) -> ContainerEntry:
-    return ContainerEntry(
+           disks: frozenset[str] | None) -> ContainerSample:
+    return ContainerSample(
         name=reading.name,
         mem=_mem(reading.memory_current, reading.memory_stat),
         cpu=_cpu_percent(None if before is None else before.cpu_usage_usec, reading.cpu_usage_usec, dt),

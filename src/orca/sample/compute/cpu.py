@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import sub
 
-from orca.sample.compute.line import CpuShare
+from orca.sample.line_format import CpuShare
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 
 ZERO_SHARE = CpuShare(user=0.0, system=0.0, iowait=0.0, steal=0.0, busiest=0.0)
-_ZERO_TIMES = CpuTimes(0, 0, 0, 0, 0, 0, 0, 0)
 
 
 def cpu_share_between(prev: ProcStat, cur: ProcStat) -> CpuShare:
@@ -22,20 +23,33 @@ def cpu_share_between(prev: ProcStat, cur: ProcStat) -> CpuShare:
     >>> cpu_share_between(a, b)
     CpuShare(user=25.0, system=15.0, iowait=5.0, steal=0.0, busiest=90.0)
     """
-    user, nice, system, idle, iowait, irq, softirq, steal = _increase(prev.total, cur.total)
+    # One function, each counter's increase taken by `map` in C: it runs every line, after seconds asleep, when
+    # every function it calls is fetched again (README, "Performance").
+    increase = list(map(sub, cur.total, prev.total))
+    if min(increase) < 0:  # a counter went backwards (a reset, a core brought back): it counts 0
+        increase = list(map(max, increase, repeat(0)))
+    user, nice, system, idle, iowait, irq, softirq, steal = increase
     total = user + nice + system + idle + iowait + irq + softirq + steal
     if total == 0:
         return ZERO_SHARE
-    previous_cores = dict(prev.cores)
-    busiest = max(
-        (_busy_percent(_increase(previous_cores[n], times)) for n, times in cur.cores if n in previous_cores),
-        default=0.0,
-    )
+    busiest = 0.0
+    previous_cores = dict(prev.cores)  # a core that came or went is matched by its number, not its place
+    for number, times in cur.cores:
+        before = previous_cores.get(number)
+        if before is None:
+            continue
+        core = list(map(sub, times, before))
+        if min(core) < 0:
+            core = list(map(max, core, repeat(0)))
+        core_total = sum(core)
+        if core_total:
+            # Integer product, then one true division: correctly rounded, so a part never gives more than 100.0.
+            busiest = max(busiest, (core_total - core[3] - core[4]) * 100 / core_total)
     return CpuShare(
-        user=_percent(user + nice, total),
-        system=_percent(system + irq + softirq, total),
-        iowait=_percent(iowait, total),
-        steal=_percent(steal, total),
+        user=(user + nice) * 100 / total,
+        system=(system + irq + softirq) * 100 / total,
+        iowait=iowait * 100 / total,
+        steal=steal * 100 / total,
         busiest=busiest,
     )
 
@@ -64,35 +78,4 @@ def _proc_stat(reading: Sequence[Sequence[int]]) -> ProcStat:
 
 
 def _times(counters: Sequence[int]) -> CpuTimes:
-    padded = [*counters[:8], *[0] * (8 - len(counters))]
-    return CpuTimes(*padded)
-
-
-_Counters = tuple[int, int, int, int, int, int, int, int]
-
-
-def _increase(prev: CpuTimes, cur: CpuTimes) -> _Counters:
-    """Per-counter increase, in `CpuTimes`' field order; a counter that went backwards (hotplug, a reset) counts 0.
-    A plain tuple: one is made per core every line."""
-    return (
-        max(0, cur.user - prev.user),
-        max(0, cur.nice - prev.nice),
-        max(0, cur.system - prev.system),
-        max(0, cur.idle - prev.idle),
-        max(0, cur.iowait - prev.iowait),
-        max(0, cur.irq - prev.irq),
-        max(0, cur.softirq - prev.softirq),
-        max(0, cur.steal - prev.steal),
-    )
-
-
-def _busy_percent(increase: _Counters) -> float:
-    total = sum(increase)
-    idle, iowait = increase[3], increase[4]
-    return _percent(total - idle - iowait, total) if total else 0.0
-
-
-def _percent(part: int, total: int) -> float:
-    # Integer product then one true division: correctly rounded, so part <= total never gives more than 100.0,
-    # whatever the size of the counters.
-    return part * 100 / total
+    return CpuTimes(*counters[:8], *[0] * (8 - len(counters[:8])))

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
-from toolz import unique
-
-from orca.sample.compute.line import Disk
 from orca.sample.compute.snapshot import DiskReading
+from orca.sample.line_format import Disk
 
 
 def disks_by_filesystem(readings: Sequence[DiskReading]) -> tuple[Disk, ...]:
@@ -21,16 +18,20 @@ def disks_by_filesystem(readings: Sequence[DiskReading]) -> tuple[Disk, ...]:
     >>> disks_by_filesystem([tmp, DiskReading("/tmp/spill", 42, 100, 60, 50, 4096)])
     (Disk(path='/tmp', total=409600, used=163840, free=204800),)
     """
-    return tuple(map(_disk, unique(readings, key=attrgetter("st_dev"))))
-
-
-def _disk(reading: DiskReading) -> Disk:
-    return Disk(
-        path=reading.path,
-        total=reading.f_blocks * reading.f_frsize,
-        used=max(0, (reading.f_blocks - reading.f_bfree) * reading.f_frsize),
-        free=reading.f_bavail * reading.f_frsize,
-    )
+    entries: list[Disk] = []
+    seen: set[int] = set()
+    for reading in readings:
+        if reading.st_dev in seen:
+            continue
+        seen.add(reading.st_dev)
+        frsize = reading.f_frsize
+        entries.append(Disk(
+            path=reading.path,
+            total=reading.f_blocks * frsize,
+            used=max(0, (reading.f_blocks - reading.f_bfree) * frsize),
+            free=reading.f_bavail * frsize,
+        ))
+    return tuple(entries)
 
 
 def fullness(used: int, free: int) -> float | None:

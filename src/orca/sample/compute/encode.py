@@ -1,31 +1,39 @@
-"""The line encoder (docs/behaviour.md §3.1-3.10): one `Line` to the exact bytes of one JSON line.
+"""The line encoder (docs/behaviour.md §3.1-3.10): one `Sample` to the exact bytes of one JSON line, as
+`line_format` declares it.
 
-Decimals are written as text fragments (`orjson.Fragment`) rather than rounded floats: orjson prints a float in its
-shortest form, which for `round(x, 1)` is the one-decimal text up to about 1e14 but then loses the decimal or turns to
-exponents (`1e+16`). Formatting the text ourselves gives the same bytes for every ordinary value, and fixed decimals,
-never an exponent, NaN or Infinity, for any other.
+Each record class's fields are turned into a plan once, when this module loads: each field's key, and how its value
+is written (as it is, as text, with so many decimals, as a record, as records). A line is one walk of its records
+along their plans, and one call of orjson.
 
-A line is encoded often, so the common case is left to orjson in C: a decimal within the range where its text and
-orjson's agree goes as the rounded float, and integers go as they are, the line being built again with each
-integer checked only when orjson refuses one beyond 64 bits.
+Decimals are written as text fragments (`orjson.Fragment`) rather than rounded floats where orjson's shortest text
+of the rounded float would not be the decimal text: beyond about 1e14 it loses the decimal or turns to exponents
+(`1e+16`). Below that the rounded float goes to orjson as it is. Integers go as they are, the document being built
+again with each integer checked only when orjson refuses one beyond 64 bits.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from itertools import repeat
 from typing import Any
 
+import msgspec.inspect
 import orjson
 
-from orca.sample.compute.line import ContainerEntry, IoRate, Line, NetRate
+from orca.sample.line_format import Sample
 from orca.sample.parse.numbers import U64_MAX
 
-FORMAT_VERSION = 1
 _I64_MIN = -(2**63)
 # Beyond this, `str(int)` meets Python's 4300-digit limit; no counter comes within a googol of it.
 _MAX_TEXT_BITS = 4000
-# Places -> the magnitude below which orjson's text of `round(x, places)` is `decimals(x, places)`.
 EXACT_BELOW = {1: 1e14, 2: 1e13, 3: 1e12}
+"""Places -> the magnitude below which orjson's text of `round(x, places)` is `decimals(x, places)`."""
+
+_AS_IS, _TEXT, _DECIMAL, _RECORD, _RECORDS = range(5)
+Plan = tuple[tuple[str, str, int, Any, bool], ...]
+"""Per field: its attribute, its key, how it is written (one of the five above), the decimals' bound and places or
+the plan of its records, and whether None leaves it out."""
 
 
 def fixed1(x: float) -> str:
@@ -54,72 +62,42 @@ def decimals(x: float, places: int) -> str:
     return "0.0" if text == "-0.0" else text
 
 
-def encode_line(line: Line) -> bytes:
-    """The line's bytes, without a newline: keys `v, t, dt, host, cores, cpu, mem, disk, io, net`, `containers` only
-    with `--cgroup`, `self_cpu`, then `pressure` unless the kernel has no pressure stall information."""
-    document = _document(line)
+def encode_line(line: Sample) -> bytes:
+    """The line's bytes, without a newline: its fields in `line_format`'s order, written as declared there (for a
+    record with more fields than `Sample`'s, as its own declaration says)."""
+    document = _document(line, plan_of(type(line)))
     try:
         return orjson.dumps(document)
     except orjson.JSONEncodeError:  # an integer beyond 64 bits, which orjson does not write
         return orjson.dumps(_checked(document))
 
 
-def _document(line: Line) -> dict[str, Any]:
-    # The sections written out here rather than each by a function of its own: a line is encoded after seconds
-    # asleep, when every function it touches is fetched again (README, "Performance"). `io` and `net` keep theirs,
-    # which the containers' entries share.
-    cpu, mem, io, net, pressure = line.cpu, line.mem, line.io, line.net, line.pressure
-    document: dict[str, Any] = {
-        "v": FORMAT_VERSION,
-        "t": _decimal(line.t, 3),
-        "dt": _decimal(line.dt, 3),
-        "host": _text(line.host),
-        "cores": line.cores,
-        "cpu": None if cpu is None else {
-            "user": _decimal(cpu.user, 1),
-            "system": _decimal(cpu.system, 1),
-            "iowait": _decimal(cpu.iowait, 1),
-            "steal": _decimal(cpu.steal, 1),
-            "busiest": _decimal(cpu.busiest, 1),
-        },
-        "mem": None if mem is None else {
-            "total": mem.total,
-            "used": mem.used,
-            "available": mem.available,
-            "cache": mem.cache,
-            "swap_total": mem.swap_total,
-            "swap_used": mem.swap_used,
-            "rss": mem.rss,
-        },
-        "disk": None if line.disk is None else [
-            {"path": _text(disk.path), "total": disk.total, "used": disk.used, "free": disk.free}
-            for disk in line.disk
-        ],
-        "io": None if io is None else _io(io),
-        "net": None if net is None else _net(net),
-    }
-    if line.containers_enabled:
-        document["containers"] = None if line.containers is None else _containers(line.containers)
-    document["self_cpu"] = _decimal(line.self_cpu, 2)
-    if pressure is not None:
-        shares: dict[str, Any] = {}
-        if pressure.cpu is not None:
-            shares["cpu"] = _decimal(pressure.cpu, 1)
-        if pressure.memory is not None:
-            shares["memory"] = _decimal(pressure.memory, 1)
-        if pressure.io is not None:
-            shares["io"] = _decimal(pressure.io, 1)
-        document["pressure"] = shares
+def _document(record: Any, plan: Plan) -> dict[str, Any]:
+    """`record` as the JSON object its plan writes. One function for every record of a line, on purpose: a line is
+    encoded after seconds asleep, when every function it touches is fetched again (README, "Performance")."""
+    document: dict[str, Any] = {}
+    for attribute, key, how, detail, left_out_when_none in plan:
+        value = getattr(record, attribute)
+        if value is None:
+            if not left_out_when_none:
+                document[key] = None
+        elif how == _AS_IS:
+            if value is not msgspec.UNSET:
+                document[key] = value
+        elif how == _DECIMAL:
+            below, places = detail
+            # `+ 0.0` makes `-0.0` and an int a float; beyond `below`, the exact text instead.
+            document[key] = (
+                round(value, places) + 0.0 if -below < value < below else orjson.Fragment(decimals(value, places))
+            )
+        elif how == _TEXT:
+            # orjson refuses lone surrogates (a host or path decoded with surrogateescape, a `\ud800` in a config).
+            document[key] = value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
+        elif how == _RECORD:
+            document[key] = _document(value, detail)
+        elif value is not msgspec.UNSET:  # _RECORDS
+            document[key] = list(map(_document, value, repeat(detail)))
     return document
-
-
-def _decimal(x: float, places: int) -> float | orjson.Fragment:
-    """`decimals(x, places)` as orjson writes it: the rounded float where orjson's text of it is the same (`+ 0.0`
-    makes `-0.0` and an int a float), else the text itself."""
-    below = EXACT_BELOW[places]
-    if -below < x < below:
-        return round(x, places) + 0.0
-    return orjson.Fragment(decimals(x, places))
 
 
 def _checked(value: object) -> object:
@@ -142,41 +120,45 @@ def _integer(n: int) -> int | orjson.Fragment:
     return U64_MAX if n > 0 else _I64_MIN
 
 
-def _text(s: str) -> str:
-    """orjson refuses lone surrogates (a host or path decoded with surrogateescape, a `\\ud800` in a config file)."""
-    return s if s.isascii() else s.encode("utf-8", "replace").decode("utf-8")
+@functools.cache  # made once per record class: the declarations do not change
+def plan_of(record_type: type) -> Plan:
+    """How each field of `record_type` (a record of `line_format`) is written, from its declaration there."""
+    info = msgspec.inspect.type_info(record_type)
+    assert isinstance(info, msgspec.inspect.StructType)
+    left_out: frozenset[str] = getattr(record_type, "LEFT_OUT_WHEN_NONE", frozenset())
+    return tuple(
+        (field.name, field.encode_name, *_how(field.type), field.name in left_out) for field in info.fields
+    )
 
 
-def _io(io: IoRate) -> dict[str, Any]:
-    return {"read": io.read, "write": io.write}
+def _how(kind: msgspec.inspect.Type) -> tuple[int, Any]:
+    """How a value of `kind` is written, and the detail that needs: `None` and `UNSET` in a union are the encoder's
+    own rules, the one other type in it decides."""
+    if isinstance(kind, msgspec.inspect.UnionType):
+        (kind,) = [
+            member for member in kind.types
+            if not isinstance(member, msgspec.inspect.NoneType | msgspec.inspect.CustomType)
+        ]
+    extra = kind.extra if isinstance(kind, msgspec.inspect.Metadata) else None
+    if isinstance(kind, msgspec.inspect.Metadata):
+        kind = kind.type
+    if isinstance(kind, msgspec.inspect.FloatType):
+        places = (extra or {}).get("places")
+        if places is None:
+            raise TypeError("a float in the line must declare its decimals (`places`)")
+        return _DECIMAL, (EXACT_BELOW[places], places)
+    if isinstance(kind, msgspec.inspect.StrType):
+        return _TEXT, None
+    if isinstance(kind, msgspec.inspect.StructType):
+        return _RECORD, plan_of(kind.cls)
+    if isinstance(kind, msgspec.inspect.VarTupleType | msgspec.inspect.ListType):
+        item = kind.item_type
+        if not isinstance(item, msgspec.inspect.StructType):
+            raise TypeError("a sequence in the line must be of records")
+        return _RECORDS, plan_of(item.cls)
+    if isinstance(kind, msgspec.inspect.IntType | msgspec.inspect.LiteralType):
+        return _AS_IS, None
+    raise TypeError(f"no way to write {kind!r} in a line")
 
 
-def _net(net: NetRate) -> dict[str, Any]:
-    return {"in": net.received, "out": net.sent}
-
-
-def _containers(entries: tuple[ContainerEntry, ...]) -> list[dict[str, Any]]:
-    # Stable: entries with one name keep the order container_entries gave them (by id).
-    return [_container(entry) for entry in sorted(entries, key=lambda entry: entry.name)]
-
-
-def _container(entry: ContainerEntry) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "name": _text(entry.name),
-        "mem": entry.mem,
-        "cpu": _decimal(entry.cpu, 1),
-        "mem_nocache": entry.mem_nocache,
-    }
-    if entry.oom_kill is not None:
-        fields["oom_kill"] = entry.oom_kill
-    if entry.throttled is not None:
-        fields["throttled"] = _decimal(entry.throttled, 1)
-    if entry.mem_max is not None:
-        fields["mem_max"] = entry.mem_max
-    if entry.pids is not None:
-        fields["pids"] = entry.pids
-    if entry.io is not None:
-        fields["io"] = _io(entry.io)
-    if entry.net is not None:
-        fields["net"] = _net(entry.net)
-    return fields
+plan_of(Sample)  # when this module loads, not on the first line

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from orca.sample.compute.line import Mem
+from orca.sample.line_format import Mem
 from orca.sample.parse.meminfo import MemInfo
 
 MEMINFO_KEYS = frozenset(
     {"MemTotal", "MemAvailable", "MemFree", "Buffers", "Cached", "Active(file)", "Inactive(file)", "SwapTotal",
      "SwapFree"}
 )
-"""The only /proc/meminfo keys `memory_section` reads: the reader parses no others."""
+"""The only /proc/meminfo keys `memory_section` reads: the parser reads no others."""
 
 
 def memory_section(info: MemInfo, rss_bytes: int) -> Mem | None:

@@ -1,11 +1,8 @@
-"""The names the sampler writes: its stdout prefix and a worker's metrics file name (docs/behaviour.md §4.1, §6)."""
+"""A worker's metrics file name (docs/behaviour.md §6)."""
 
 from __future__ import annotations
 
 import string
-
-PREFIX = "orca-sample "
-"""What starts every line written to standard output (`--out -`)."""
 
 _KEPT = frozenset(string.ascii_letters + string.digits + ".-_")
 

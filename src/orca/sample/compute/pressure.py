@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from orca.sample.compute.line import PressureShare
+from orca.sample.line_format import PressureShare
 from orca.sample.parse.numbers import USEC_PER_SECOND
 from orca.sample.parse.pressure import Pressure
 
@@ -33,21 +33,15 @@ def pressure_share(
     if cur is None:
         return None
     before = prev or {}
+    span_us = dt * USEC_PER_SECOND
     shares: list[float | None] = []
     for resource in RESOURCES:
         old, new = before.get(resource), cur.get(resource)
         if new is None:
             shares.append(None)
-        elif old is None:
+        elif old is None or not dt > 0 or new.some.total_us <= old.some.total_us:
             shares.append(0.0)
-        else:
-            shares.append(_stall_percent(old.some.total_us, new.some.total_us, dt))
+        else:  # never above 100 (rounding, clock skew)
+            shares.append(min(100.0, 100.0 * (new.some.total_us - old.some.total_us) / span_us))
     cpu, memory, io = shares
     return PressureShare(cpu=cpu, memory=memory, io=io)
-
-
-def _stall_percent(previous_us: int, current_us: int, dt: float) -> float:
-    """A counter that went backwards, or a dt that isn't > 0, gives 0.0; never above 100 (rounding, clock skew)."""
-    if not dt > 0 or current_us <= previous_us:
-        return 0.0
-    return min(100.0, 100.0 * (current_us - previous_us) / (dt * USEC_PER_SECOND))

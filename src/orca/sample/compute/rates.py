@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Mapping
+from operator import attrgetter
 
-from orca.sample.compute.line import IoRate, NetRate
+from orca.sample.line_format import IoRate, NetRate
 from orca.sample.parse import diskstats
 from orca.sample.parse.block import skipped_disk
 from orca.sample.parse.diskstats import SECTOR_BYTES, DiskIo, DiskStats
 from orca.sample.parse.net_dev import LOOPBACK, NetDev
+
+_NAME = attrgetter("name")
 
 
 def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
@@ -22,11 +25,15 @@ def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
     >>> net_rate(prev, NetDev({"eth0": (3000, 1500), "new0": (7777, 7777)}), 2.0)
     NetRate(received=1000, sent=500)
     """
-    by_interface = cur.bytes_by_interface
-    if LOOPBACK in by_interface:  # the parser already leaves `lo` out; this keeps the rate right on its own
-        by_interface = {name: pair for name, pair in by_interface.items() if name != LOOPBACK}
-    received, sent = pair_rates(prev.bytes_by_interface, by_interface, dt)
-    return NetRate(received=received, sent=sent)
+    before = prev.bytes_by_interface
+    received = sent = 0
+    for name, (received_now, sent_now) in cur.bytes_by_interface.items():
+        counted = before.get(name)
+        # The parser already leaves `lo` out; the check keeps the rate right on its own.
+        if counted is not None and name != LOOPBACK:
+            received += max(0, received_now - counted[0])
+            sent += max(0, sent_now - counted[1])
+    return NetRate(received=_per_second(received, dt), sent=_per_second(sent, dt))
 
 
 def pair_rates(prev: Mapping[str, tuple[int, int]], cur: Mapping[str, tuple[int, int]], dt: float) -> tuple[int, int]:
@@ -57,13 +64,13 @@ def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None,
     >>> io_rate(prev, DiskStats((DiskIo("vda", 110, 220), DiskIo("vda1", 110, 220))), frozenset({"vda"}), 5.0)
     IoRate(read=1024, write=2048)
     """
-    counts = _counted(whole_disks)
-    before = {device.name: device for device in prev.devices}
-    after = {device.name: device for device in cur.devices}  # a name listed twice: its last line, as in `before`
+    # Name -> device, built in C; a name listed twice keeps its last line, in both.
+    before = dict(zip(map(_NAME, prev.devices), prev.devices, strict=True))
+    after = dict(zip(map(_NAME, cur.devices), cur.devices, strict=True))
     read = written = 0
     for name, device in after.items():
         old = before.get(name)
-        if old is not None and counts(name):
+        if old is not None and ((name in whole_disks) if whole_disks is not None else not skipped_disk(name)):
             read += max(0, device.sectors_read - old.sectors_read)
             written += max(0, device.sectors_written - old.sectors_written)
     return IoRate(read=_per_second(read * SECTOR_BYTES, dt), write=_per_second(written * SECTOR_BYTES, dt))

@@ -1,8 +1,9 @@
-"""cgroup v2 files (Documentation/admin-guide/cgroup-v2.rst) and Docker's names for them.
+"""cgroup v2 files (Documentation/admin-guide/cgroup-v2.rst), those v1 shares with it, and Docker's names for them.
 
-`memory.current` and `pids.current` are single values, `memory.max` one too or the word `max`; `memory.stat`,
-`memory.events` and `cpu.stat` are "flat keyed" files, one `key value` pair per line, values unsigned; `io.stat` is
-"nested keyed", one line per device: `MAJ:MIN key=value key=value ...`.
+`memory.current` and `pids.current` are single values, `memory.max` and `pids.max` one too or the word `max`;
+`memory.stat`, `memory.events` and `cpu.stat` are "flat keyed" files, one `key value` pair per line, values unsigned;
+`io.stat` is "nested keyed", one line per device: `MAJ:MIN key=value key=value ...`. cgroup v1 writes `pids.*`,
+`memory.stat` and `cpu.stat` in the same forms.
 
 Docker names a container's cgroup directory `docker-<id>.scope` under `system.slice` (systemd driver) or `<id>` under
 `docker` (cgroupfs driver), the id 64 lowercase hex characters.
@@ -15,8 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+import msgspec
 import orjson
 from returns.result import Failure, Result, Success
 
@@ -29,8 +30,7 @@ NO_LIMIT = "max"
 """What a limit file such as `memory.max` holds when there is no limit."""
 
 
-@dataclass(frozen=True, slots=True)
-class CpuPeriods:
+class CpuPeriods(msgspec.Struct, frozen=True, gc=False):
     """`cpu.stat`'s bandwidth counters, present when the cpu controller is enabled for the cgroup."""
 
     periods: int
@@ -39,8 +39,7 @@ class CpuPeriods:
     """`nr_throttled`: those periods in which the cgroup used up its quota and was throttled."""
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceIo:
+class DeviceIo(msgspec.Struct, frozen=True, gc=False):
     """One line of `io.stat`: bytes read and written on one device since the cgroup was made."""
 
     read_bytes: int
@@ -81,12 +80,27 @@ def memory_max(text: str) -> Result[int | None, ParseError]:
     >>> memory_max("536870912\\n"), memory_max("max\\n")
     (<Success: 536870912>, <Success: None>)
     """
+    return _limit(text, "memory.max", "neither a number of bytes nor `max`")
+
+
+def pids_max(text: str) -> Result[int | None, ParseError]:
+    """`pids.max` (the same in v1 and v2): the most processes and threads the cgroup may hold, or None for `max`
+    (no limit); anything else is a failure.
+
+    >>> pids_max("4096\\n"), pids_max("max\\n"), pids_max("-1\\n").failure().reason
+    (<Success: 4096>, <Success: None>, 'neither a number of processes nor `max`')
+    """
+    return _limit(text, "pids.max", "neither a number of processes nor `max`")
+
+
+def _limit(text: str, source: str, reason: str) -> Result[int | None, ParseError]:
+    """A single-value limit file: its number, None for `max`, or a failure for anything else."""
     stripped = text.strip()
     if stripped == NO_LIMIT:
         return Success(None)
     value = u64(stripped)
     if value is None:
-        return Failure(ParseError("memory.max", "neither a number of bytes nor `max`"))
+        return Failure(ParseError(source, reason))
     return Success(value)
 
 
@@ -162,6 +176,37 @@ def flat_keyed(text: str, source: str) -> Result[Mapping[str, int], ParseError]:
     if not values:
         return Failure(ParseError(source, "no `key value` line"))
     return Success(values)
+
+
+def flat_value(text: str, key: str) -> int | None:
+    """The value of `key` in a flat-keyed file as the kernel writes it (each line `key value`, from its start): its
+    first such line whose value is unsigned, as `flat_keyed` reads it, found without parsing the other lines (a file
+    read every line of which a key or two are wanted). None without one.
+
+    >>> flat_value("anon 4096\\ninactive_file x\\ninactive_file 8192\\ninactive_file 1\\n", "inactive_file")
+    8192
+    >>> flat_value("total_inactive_file 5\\n", "inactive_file") is None
+    True
+    """
+    wanted = key + " "
+    at = 0 if text.startswith(wanted) else _line_of(text, wanted, 0)
+    while at >= 0:
+        end = text.find("\n", at)
+        parts = (text[at:] if end < 0 else text[at:end]).split()
+        if len(parts) == 2 and parts[0] == key:
+            value = u64(parts[1])
+            if value is not None:
+                return value
+        if end < 0:
+            return None
+        at = _line_of(text, wanted, end)
+    return None
+
+
+def _line_of(text: str, wanted: str, start: int) -> int:
+    """Where the next line after `start` that begins with `wanted` begins; -1 when there is none."""
+    found = text.find("\n" + wanted, start)
+    return found + 1 if found >= 0 else -1
 
 
 def container_id(dirname: str) -> str | None:

@@ -40,7 +40,7 @@ def own_cgroups(text: str) -> dict[str, str]:
     {'cpu': '/docker/1a', 'cpuacct': '/docker/1a', 'name=systemd': '/x', '': '/kubepods/pod7'}
     """
     paths: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not `splitlines`: a cgroup's name may hold U+0085 or U+2028, which it splits at
         parts = line.split(":", 2)
         if len(parts) != 3 or not parts[2].startswith("/"):
             continue

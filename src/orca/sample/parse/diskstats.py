@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
@@ -19,8 +19,7 @@ _FULL_LINE_FIELDS = frozenset({14, 18, 20})
 _OLD_PARTITION_FIELDS = 7
 
 
-@dataclass(frozen=True, slots=True)
-class DiskIo:
+class DiskIo(msgspec.Struct, frozen=True, gc=False):
     name: str
     sectors_read: int
     """Field 3 of the counters (512-byte sectors, whatever the device's own sector size)."""
@@ -28,8 +27,7 @@ class DiskIo:
     """Field 7 of the counters (field 4 of a 7-field partition line)."""
 
 
-@dataclass(frozen=True, slots=True)
-class DiskStats:
+class DiskStats(msgspec.Struct, frozen=True, gc=False):
     devices: tuple[DiskIo, ...]
     """Every parsable line, in file order."""
 
@@ -70,10 +68,7 @@ def parse(text: str) -> Result[DiskStats, ParseError]:
     >>> parse("   8       0 sda 1 0 8 0 2 0 16 0 0 0 0 0 0 0 0\\n   8       1 sda1 1 8 2 16\\n").unwrap().devices
     (DiskIo(name='sda', sectors_read=8, sectors_written=16), DiskIo(name='sda1', sectors_read=8, sectors_written=16))
     """
-    devices: list[DiskIo] = []
-    for device in parsed_lines(text, device_line):
-        if device is not None:
-            devices.append(device)
+    devices = tuple(filter(None, parsed_lines(text, device_line)))
     if not devices:
         return Failure(ParseError("/proc/diskstats", "no device line"))
-    return Success(DiskStats(devices=tuple(devices)))
+    return Success(DiskStats(devices=devices))

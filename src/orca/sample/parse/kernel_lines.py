@@ -4,7 +4,7 @@ interface's and the headers in /proc/net/dev), each parsed once and its frozen r
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -14,9 +14,14 @@ KERNEL_LINE_AT_MOST = 512
 spaces) or net/dev (a name of at most 15 characters and 16 counters) the kernel prints."""
 
 
-def parsed_lines(text: str, parse_line: functools._lru_cache_wrapper[T]) -> Iterator[T]:
+def parsed_lines(text: str, parse_line: functools._lru_cache_wrapper[T]) -> list[T]:
     """Each line of `text` parsed by `parse_line`, through its cache, but for a line longer than any the kernel
-    prints: that one is parsed without the cache, which so stays small whatever the text."""
+    prints: that one is parsed without the cache, which so stays small whatever the text.
+
+    The usual text, every line no longer than the kernel prints, is mapped through the cache in C: no Python frame
+    per line."""
+    lines = text.splitlines()
+    if not lines or max(map(len, lines)) <= KERNEL_LINE_AT_MOST:
+        return list(map(parse_line, lines))
     uncached: Callable[[str], T] = parse_line.__wrapped__
-    for line in text.splitlines():
-        yield parse_line(line) if len(line) <= KERNEL_LINE_AT_MOST else uncached(line)
+    return [parse_line(line) if len(line) <= KERNEL_LINE_AT_MOST else uncached(line) for line in lines]

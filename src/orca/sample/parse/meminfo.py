@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Container, Mapping
-from dataclasses import dataclass
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import U64_DIGITS, U64_MAX
 
 
-@dataclass(frozen=True, slots=True)
-class MemInfo:
+class MemInfo(msgspec.Struct, frozen=True, gc=False):
     bytes_by_key: Mapping[str, int]
     """Key → bytes: `kB` values × 1024, values without a unit as they are."""
 
@@ -40,7 +39,12 @@ def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, Par
     """
     wanted: Container[str] = _EVERY_KEY if keys is None else keys
     bytes_by_key: dict[str, int] = {}
-    for line in (text if keys is None else _through_last_wanted(text, keys)).splitlines():
+    if keys is not None:
+        # No line after the last place a wanted key appears at all can be wanted, and the kernel prints the few keys
+        # `mem` needs in its first lines: most lines are never split.
+        end = text.find("\n", max(map(text.rfind, keys), default=-1))
+        text = text if end < 0 else text[:end]
+    for line in text.splitlines():
         key, colon, rest = line.partition(":")
         # Most lines are not wanted: the key as the kernel prints it (no white space) is enough to pass them over.
         if key not in wanted and key.strip() not in wanted:
@@ -66,16 +70,6 @@ def parse(text: str, keys: Collection[str] | None = None) -> Result[MemInfo, Par
     if not bytes_by_key:
         return Failure(ParseError("/proc/meminfo", "no `Key: value` line"))
     return Success(MemInfo(bytes_by_key=bytes_by_key))
-
-
-def _through_last_wanted(text: str, keys: Collection[str]) -> str:
-    """`text` up to the end of the last line where one of `keys` appears at all: no line after it can be wanted, and
-    the kernel prints the few keys `mem` needs in its first lines, so most lines are never split."""
-    last = max(map(text.rfind, keys), default=-1)
-    if last < 0:
-        return ""
-    end = text.find("\n", last)
-    return text if end < 0 else text[:end]
 
 
 def parse_meminfo(text: str) -> dict[str, int]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
@@ -18,8 +18,7 @@ _SENT_AT = 8
 LOOPBACK = "lo"
 
 
-@dataclass(frozen=True, slots=True)
-class NetDev:
+class NetDev(msgspec.Struct, frozen=True, gc=False):
     bytes_by_interface: Mapping[str, tuple[int, int]]
     """Interface → (bytes received, bytes sent); `lo` left out."""
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import errno
 import functools
 import re
-from dataclasses import dataclass
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
@@ -24,8 +24,7 @@ _KERNEL_TEXT = re.compile(f"some {_KERNEL_LINE}(?:full {_KERNEL_LINE})?", re.ASC
 _KERNEL_TEXT_AT_MOST = 2 * (5 + 6 + 23 + 7 + 23 + 8 + 23 + 7 + 20 + 1)
 
 
-@dataclass(frozen=True, slots=True)
-class PressureLine:
+class PressureLine(msgspec.Struct, frozen=True, gc=False):
     avg10: float
     avg60: float
     avg300: float
@@ -33,8 +32,7 @@ class PressureLine:
     """Total stall time so far, in microseconds."""
 
 
-@dataclass(frozen=True, slots=True)
-class Pressure:
+class Pressure(msgspec.Struct, frozen=True, gc=False):
     some: PressureLine
     full: PressureLine | None
     """Missing from `cpu` on older kernels."""
@@ -70,7 +68,7 @@ def parse(text: str) -> Result[Pressure, ParseError]:
     pressure = as_printed(text)
     if pressure is not None:
         return Success(pressure)
-    return _word_by_word(text)
+    return parse_words(text)
 
 
 def as_printed(text: str) -> Pressure | None:
@@ -81,11 +79,13 @@ def as_printed(text: str) -> Pressure | None:
     1234
     """
     # No text longer than psi.c's two lines can match: it is not looked up, so the cache stays small.
-    return _as_printed(text) if len(text) <= _KERNEL_TEXT_AT_MOST else None
+    return printed_exactly(text) if len(text) <= _KERNEL_TEXT_AT_MOST else None
 
 
 @functools.lru_cache(maxsize=16)  # an idle resource prints the same text line after line: read once
-def _as_printed(text: str) -> Pressure | None:
+def printed_exactly(text: str) -> Pressure | None:
+    """`as_printed` for a text no longer than psi.c prints, through a small cache: an idle resource prints the same
+    text line after line."""
     match = _KERNEL_TEXT.fullmatch(text)
     if match is None:
         return None
@@ -102,7 +102,8 @@ def _as_printed(text: str) -> Pressure | None:
     return Pressure(some=some, full=full)
 
 
-def _word_by_word(text: str) -> Result[Pressure, ParseError]:
+def parse_words(text: str) -> Result[Pressure, ParseError]:
+    """`parse` word by word, for any text: what `as_printed` must agree with where it reads a text."""
     lines: dict[str, PressureLine] = {}
     for line in text.splitlines():
         words = line.split()

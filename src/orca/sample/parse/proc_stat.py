@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from typing import NamedTuple
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.numbers import all_counters, u64
-from orca.sample.records import quick_init
+from orca.sample.parse.numbers import U64_DIGITS, all_counters, u64
 
 # proc(5): user, nice, system and idle are printed by every kernel; iowait (2.5.41), irq, softirq (2.6.0) and
 # steal (2.6.11) came later, so a line may stop after the fourth. Fewer than four is not a kernel line.
@@ -16,10 +17,10 @@ _FEWEST_FIELDS = 4
 _FIELDS = 8
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class CpuTimes:
-    """The first eight counters of one `cpu` line, in USER_HZ ticks; guest time is already inside `user`."""
+class CpuTimes(NamedTuple):
+    """The first eight counters of one `cpu` line, in USER_HZ ticks; guest time is already inside `user`.
+
+    A tuple, so that a core's increases are taken by `map` in C: one is made per core every line."""
 
     user: int
     nice: int
@@ -31,12 +32,17 @@ class CpuTimes:
     steal: int
 
 
-@dataclass(frozen=True, slots=True)
-class ProcStat:
+class ProcStat(msgspec.Struct, frozen=True, gc=False):
     total: CpuTimes
     """The aggregate `cpu` line."""
     cores: tuple[tuple[int, CpuTimes], ...]
     """`(N, times)` for each `cpuN` line, in file order."""
+
+
+_FORKS = b"\nprocesses "
+_times = functools.partial(tuple.__new__, CpuTimes)
+"""`CpuTimes` of eight counters, made in C (what the named tuple's own `_make` does, without its Python frame): one
+is made per core every line."""
 
 
 def parse(text: str) -> Result[ProcStat, ParseError]:
@@ -61,19 +67,41 @@ def parse(text: str) -> Result[ProcStat, ParseError]:
             continue
         fields = line.split()
         label, counters = fields[0], fields[1 : _FIELDS + 1]
-        if len(counters) < _FEWEST_FIELDS or not all_counters(counters):
+        joined = "".join(counters)
+        # The kernel's own line, eight counters of fewer than 20 digits, checked at once; anything else one by one.
+        if len(counters) == _FIELDS and joined.isdigit() and joined.isascii() and max(map(len, counters)) < U64_DIGITS:
+            times = _times(map(int, counters))
+        elif len(counters) >= _FEWEST_FIELDS and all_counters(counters):
+            times = CpuTimes(*map(int, counters), *[0] * (_FIELDS - len(counters)))
+        else:
             continue
-        times = CpuTimes(*map(int, counters), *[0] * (_FIELDS - len(counters)))
         if label == "cpu":
             if total is None:
                 total = times
         else:
-            number = u64(label[3:])
-            if number is not None:
-                cores.append((number, times))
+            number = label[3:]
+            # u64's checks, written out for the usual number of a few digits.
+            if number.isdigit() and number.isascii() and (len(number) < U64_DIGITS or u64(number) is not None):
+                cores.append((int(number), times))
     if total is None:
         return Failure(ParseError("/proc/stat", "no aggregate `cpu` line"))
     return Success(ProcStat(total=total, cores=tuple(cores)))
+
+
+def forks(data: bytes) -> int | None:
+    """`processes` of /proc/stat's raw bytes: the tasks (processes and threads) created since boot; None without it.
+
+    Found by one search, as it comes after the long `intr` line: the run's process tree is walked again only when
+    it moved (`shell/procs/tree_files.py`).
+
+    >>> forks(b"cpu  1 2 3 4\\nintr 5 6\\nctxt 7\\nprocesses 12345\\nprocs_running 2\\n"), forks(b"cpu  1 2 3 4\\n")
+    (12345, None)
+    """
+    at = data.find(_FORKS)
+    end = -1 if at < 0 else data.find(b"\n", at + 1)
+    if end < 0:
+        return None
+    return u64(data[at + len(_FORKS) : end])
 
 
 def _as_list(times: CpuTimes) -> list[int]:

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDic
 
 import msgspec
 
-from orca.sample.compute.line import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
-from orca.sample.compute.names import PREFIX
+from orca.sample.line_format import PREFIX, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.parse.errors import ParseError
 
 if TYPE_CHECKING:

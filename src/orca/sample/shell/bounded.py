@@ -168,9 +168,9 @@ class KeptFiles:
             if not keep:
                 os.close(fd)
 
-    def read_each(self, paths: tuple[str, ...]) -> dict[str, bytes | OSError]:
-        """Each of `paths` -> what `read` gives it, or the `OSError` it raises: the kept descriptors read in one
-        call, for the files read together every line."""
+    def read_each(self, paths: tuple[str, ...], limit: int = LIMIT) -> dict[str, bytes | OSError]:
+        """Each of `paths` -> what `read` gives it (to `limit` bytes), or the `OSError` it raises: the kept
+        descriptors read in one call, for the files read together every line."""
         texts: dict[str, bytes | OSError] = {}
         fds = self._fds
         for path in paths:
@@ -186,7 +186,7 @@ class KeptFiles:
             # Anything but a short read through a kept descriptor: `read` itself, which opens a descriptor that
             # failed or read empty again, and reads on past a first read that may not be the whole file.
             try:
-                texts[path] = self.read(path)
+                texts[path] = self.read(path, limit)
             except OSError as error:
                 texts[path] = error
         return texts

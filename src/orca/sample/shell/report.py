@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from orca.sample.shell.stdio import NO_ROOM, NonBlockingWriter
+from orca.sample.shell.stdio import NonBlockingWriter
 
 PROGRAM = "orca sample"
 
@@ -46,16 +46,6 @@ def tell(text: str) -> None:
             writer.close()
     except Exception:
         return
-
-
-def reason_of(error: BaseException) -> str:
-    """What went wrong, in a few words: the system's message for an OSError, else the exception's type and text."""
-    if isinstance(error, BlockingIOError):
-        return NO_ROOM
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 class FailureReport:

@@ -82,10 +82,10 @@ class NonBlockingWriter:
         if self.pending:
             self.flush()
             if self.pending:
-                raise BlockingIOError(errno.EAGAIN, NO_ROOM)
+                raise _no_room()
         written = self._some(data)
         if written == 0:
-            raise BlockingIOError(errno.EAGAIN, NO_ROOM)
+            raise _no_room()
         self.pending = data[written:]
 
     def flush(self) -> None:
@@ -116,9 +116,6 @@ class NonBlockingWriter:
         if self._way is None:
             self._way = _way_for(self.fd)
         return self._way.write(data)
-
-
-NO_ROOM = "no room: the reader is not keeping up"
 
 
 def _way_for(fd: int) -> _Way:
@@ -223,3 +220,10 @@ class _Polled:
 
     def close(self) -> None:
         """The descriptor is shared: it stays open."""
+
+
+def _no_room() -> BlockingIOError:
+    # Loaded here, not when this module is: the command writes nothing before its baseline readings.
+    from orca.sample.parse.errors import NO_ROOM
+
+    return BlockingIOError(errno.EAGAIN, NO_ROOM)

@@ -82,10 +82,10 @@ def _check_location(location: str) -> str | None:
     if not location:
         return "--out: empty location"
     if location.startswith(S3_SCHEME):
-        from orca.sample.shell.out.s3 import parse_location
+        from orca.sample.parse.s3_location import parse_location
 
         if parse_location(location) is None:
-            return f"--out: not s3://BUCKET/KEY: {location!r}"
+            return f"--out: not s3://BUCKET/KEY (a key of segments that are not empty, . or ..): {location!r}"
     return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from orca.sample.shell.machine.early import EarlyReadings, read_early
+from orca.sample.shell.machine.early import KernelTexts, read_early
 from orca.sample.shell.report import say
 from orca.sample.shell.stdio import occupy_closed_standard_fds
 
@@ -23,7 +23,7 @@ def _sample(
     options: argparse.Namespace,
     seconds: float,
     ends_process: bool,
-    baseline: EarlyReadings | None = None,
+    baseline: KernelTexts | None = None,
     signals_forwarded: bool = False,
 ) -> None:
     import contextlib

@@ -15,7 +15,8 @@ import subprocess
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-from orca.sample.shell.report import reason_of, say
+from orca.sample.parse.errors import reason_of
+from orca.sample.shell.report import say
 
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 NOT_FOUND = 127

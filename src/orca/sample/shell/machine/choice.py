@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from orca.sample.shell.machine.fs import FS
     from orca.sample.shell.machine.psutil_reader import PsutilReader
 
 READER_VARIABLE = "ORCA_SAMPLE_READER"
@@ -91,11 +92,11 @@ def choose_reader(reader: str = "", proc: str = PROC, environ: Mapping[str, str]
 
 
 def psutil_reader_for(
-    reader: str, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str, *, proc: str, sys: str
+    reader: str, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str, fs: FS
 ) -> PsutilReader | None:
     """The psutil reader when that is the choice (see `choose_reader`); None for the /proc readers."""
-    if choose_reader(reader, proc) != "psutil":
+    if choose_reader(reader, fs.proc) != "psutil":
         return None
     from orca.sample.shell.machine.psutil_reader import PsutilReader
 
-    return PsutilReader(root, argv0, dirs, cgroup, sys=sys)
+    return PsutilReader(root, argv0, dirs, cgroup, fs=fs)

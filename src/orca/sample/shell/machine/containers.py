@@ -26,10 +26,9 @@ from orca.sample.parse.cgroup import (
     memory_max,
     pids_current,
 )
-from orca.sample.parse.errors import ParseError
+from orca.sample.parse.errors import ParseError, reason_of
 from orca.sample.parse.numbers import u64
 from orca.sample.shell.bounded import KeptFiles, read_or_none
-from orca.sample.shell.report import reason_of
 from orca.sample.shell.sysconf import open_files_limit
 
 READ_LIMIT = 1 << 20

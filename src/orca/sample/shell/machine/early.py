@@ -1,11 +1,12 @@
-"""The baseline readings as `orca sample` takes them first, before the rest of the sampler loads (docs/behaviour.md
-§2.2).
+"""The kernel files' bytes, read at one moment: first as `orca sample` takes its baseline, before the rest of the
+sampler loads (docs/behaviour.md §2.2), then for every line.
 
 A line's rates are differences of a few kernel files: reading their bytes and the clocks takes a fraction of a
 millisecond, while loading the flags' parser, the parsers, the outputs and the encoder takes tens. So the command
 reads the bytes here, as soon as it runs, and the `Sampler` parses them into its baseline once the rest has loaded,
 during the wait for the first line: the schedule counts from these readings, and the first line's rates cover the
-time from them.
+time from them. Every later line reads the same files the same way (through descriptors kept open), and the same
+pure function parses them (`compute/snapshot.py`'s `snapshot_of`).
 
 Light to import on purpose (`os`, `time` and the bounded file reader): nothing but the interpreter's own start comes
 before the readings.
@@ -13,46 +14,61 @@ before the readings.
 
 from __future__ import annotations
 
-import os
 import time
 
 from orca.sample.shell.bounded import read_file
+from orca.sample.shell.machine.fs import FS
 
-PROC = "/proc"
-RATE_FILES = ("stat", "diskstats", os.path.join("net", "dev"), *(
-    os.path.join("pressure", resource) for resource in ("cpu", "memory", "io")
-))
-"""The files under the proc root whose differences are the host's rates: `cpu`, `io`, `net` and `pressure`. The
-rest of a line (`mem`, `disk`, the run's `rss`) is a reading of the moment, taken with the latest readings only."""
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    ReadEach = Callable[[tuple[str, ...]], dict[str, bytes | OSError]]
+    """Reads each of several paths: path -> its bytes, or the `OSError` reading it raised."""
 
 
-class EarlyReadings:
-    """The clocks and the bytes of `RATE_FILES`, read at one moment under a proc root.
+class KernelTexts:
+    """The clocks, and each kernel file a line's host readings come from as `(path, bytes or the OSError reading it
+    raised)`: what `compute/snapshot.py`'s `KernelTexts` describes.
 
     A plain class rather than a dataclass: it is made before anything heavier than `os` is loaded."""
 
-    __slots__ = ("monotonic_ns", "proc", "texts", "wall")
+    __slots__ = ("diskstats", "fs", "meminfo", "monotonic_ns", "net_dev", "pressure", "stat", "wall")
 
-    def __init__(self, proc: str, monotonic_ns: int, wall: float, texts: dict[str, bytes | OSError]) -> None:
-        self.proc = proc
+    def __init__(self, fs: FS, monotonic_ns: int, wall: float, read: dict[str, bytes | OSError]) -> None:
+        self.fs = fs
+        """The roots the files were read under."""
         self.monotonic_ns = monotonic_ns
-        """`time.monotonic_ns()` just before the files were read, as a `Snapshot` takes it."""
+        """`time.monotonic_ns()` just before the files were read."""
         self.wall = wall
         """`time.time()` at the same moment."""
-        self.texts = texts
-        """Each file's path -> its bytes, or the `OSError` reading it raised (a section's failure is told when the
-        bytes are parsed, as for any line)."""
+        self.stat = (fs.stat, read[fs.stat])
+        self.meminfo = (fs.meminfo, read[fs.meminfo])
+        self.diskstats = (fs.diskstats, read[fs.diskstats])
+        self.net_dev = (fs.net_dev, read[fs.net_dev])
+        cpu, memory, io = fs.pressure
+        self.pressure = ((cpu, read[cpu]), (memory, read[memory]), (io, read[io]))
 
 
-def read_early(proc: str = PROC) -> EarlyReadings:
-    """The readings of `RATE_FILES` under `proc`, now. Never raises."""
+def read_kernel_texts(fs: FS, read_each: ReadEach | None = None) -> KernelTexts:
+    """The kernel files under `fs`, now: through `read_each` (the sampler's kept descriptors), else each opened and
+    read once (the baseline). Never raises."""
     monotonic_ns = time.monotonic_ns()
     wall = time.time()
+    paths = fs.kernel_files
+    return KernelTexts(fs, monotonic_ns, wall, _read_each(paths) if read_each is None else read_each(paths))
+
+
+def read_early(fs: FS | None = None) -> KernelTexts:
+    """The baseline readings, as the command takes them first (the machine's own roots unless told otherwise)."""
+    return read_kernel_texts(FS() if fs is None else fs)
+
+
+def _read_each(paths: tuple[str, ...]) -> dict[str, bytes | OSError]:
     texts: dict[str, bytes | OSError] = {}
-    for name in RATE_FILES:
-        path = os.path.join(proc, name)
+    for path in paths:
         try:
             texts[path] = read_file(path)
         except OSError as error:
             texts[path] = error
-    return EarlyReadings(proc, monotonic_ns, wall, texts)
+    return texts

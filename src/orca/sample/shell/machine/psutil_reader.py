@@ -14,16 +14,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 import psutil
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
-from orca.sample.compute.snapshot import DiskReading, Snapshot
+from orca.sample.compute.snapshot import Snapshot
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
+from orca.sample.shell.machine.fs import FS
 from orca.sample.shell.machine.kernel import read_disks, read_whole_disks
-from orca.sample.shell.machine.source import Source, guarded, host_name, self_cpu_seconds
+from orca.sample.shell.machine.source import attempt, host_name, self_cpu_seconds
 from orca.sample.shell.procs.psutil_procs import RunRss
 
 T = TypeVar("T")
@@ -34,7 +35,8 @@ SECTOR_BYTES = 512
 """The /proc readers count 512-byte sectors; psutil gives bytes."""
 LOOPBACK = frozenset({"lo", "lo0"})
 """Linux's and the BSDs' (macOS's) loopback interface names."""
-_CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+_CPU_FIELDS = CpuTimes._fields
+"""psutil's names for the CPU times are /proc/stat's, as `CpuTimes` has them."""
 
 
 def _field(record: object, name: str) -> int:
@@ -90,7 +92,8 @@ def memory_keys(memory: object, swap: object | None) -> dict[str, int]:
 
 
 def read_memory() -> MemInfo:
-    swap = guarded(psutil.swap_memory)  # no swap figures: no swap, not a failure of the section
+    # No swap figures: no swap, not a failure of the section.
+    swap = attempt("swap", _succeeding(psutil.swap_memory)).value_or(None)
     return MemInfo(bytes_by_key=memory_keys(psutil.virtual_memory(), swap))
 
 
@@ -103,7 +106,7 @@ def read_interfaces() -> NetDev | None:
 
 
 def _succeeding(read: Callable[[], T]) -> Callable[[], Result[T, ParseError]]:
-    """`read` as a `Source` reads: what it returns is the reading; what it raises is told by the source."""
+    """`read` as `attempt` takes it: what it returns is the reading; what it raises, the failure."""
 
     def reading() -> Result[T, ParseError]:
         return Success(read())
@@ -160,56 +163,60 @@ class PsutilReader:
     `containers` and `pressure` come from Linux's cgroup and PSI files: with this reader `containers` is `null`
     when `--cgroup` was given, and `pressure` is absent."""
 
-    def __init__(self, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str = "", *, sys: str = "/sys"):
+    def __init__(self, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str = "", *, fs: FS | None = None):
         self.root = root
         self.argv0 = argv0
         self.dirs = tuple(dirs)
         self.cgroup = cgroup
-        self.sys = sys
+        self.fs = FS() if fs is None else fs
         self.host = host_name()
-        run = RunRss()
-        # Each section read behind a `Source`, as the /proc readers are: a psutil call that raises (a permission
-        # refused, a platform call that failed) makes its section null and is told once until it reads again.
-        self._stat: Source[ProcStat] = Source("the CPU times through psutil", _succeeding(read_cpu))
-        self._meminfo: Source[MemInfo] = Source("the memory figures through psutil", _succeeding(read_memory))
-        self._rss: Source[int] = Source(
-            "the run's processes through psutil", _succeeding(functools.partial(run.run_rss, root, argv0))
-        )
-        self._disks: Source[tuple[DiskReading, ...]] = Source("--dirs", functools.partial(read_disks, self.dirs))
-        self._diskstats: Source[DiskStats | None] = Source(
-            "the disk counters through psutil", _succeeding(read_disk_devices)
-        )
-        self._net: Source[NetDev | None] = Source("the network counters through psutil", _succeeding(read_interfaces))
+        self._run = RunRss()
         # Where a /sys/block lists the whole disks (Linux), partitions are not counted twice; it is read again only
         # when the disks psutil names change. Elsewhere psutil names whole disks only (macOS: IOMedia "Whole").
         self._disk_names: frozenset[str] | None = None
         self._whole_disks: frozenset[str] | None = None
 
     def snapshot(self) -> Snapshot:
-        """Everything one line needs, read now. Never raises."""
+        """Everything one line needs, read now. Never raises: each section is read through `attempt`, as the /proc
+        readers are, so a psutil call that raises (a permission refused, a platform call that failed) makes its
+        section null and is told once until it reads again."""
         at_ns = time.monotonic_ns()
         wall = time.time()
-        diskstats = self._diskstats.value()
+        failures: dict[str, ParseError] = {}
+        diskstats = _value(attempt("the disk counters through psutil", _succeeding(read_disk_devices)), "diskstats",
+                           failures)
+        run_rss = functools.partial(self._run.run_rss, self.root, self.argv0)
         return Snapshot(
             monotonic_ns=at_ns,
             wall=wall,
             host=self.host,
-            stat=self._stat.value(),
-            meminfo=self._meminfo.value(),
-            rss_bytes=self._rss.value(),
-            disks=self._disks.value(),
+            stat=_value(attempt("the CPU times through psutil", _succeeding(read_cpu)), "stat", failures),
+            meminfo=_value(attempt("the memory figures through psutil", _succeeding(read_memory)), "meminfo",
+                           failures),
+            rss_bytes=_value(attempt("the run's processes through psutil", _succeeding(run_rss)), "rss", failures),
+            disks=_value(attempt("--dirs", functools.partial(read_disks, self.dirs)), "disks", failures),
             diskstats=diskstats,
             whole_disks=self._current_whole_disks(diskstats),
-            net=self._net.value(),
+            net=_value(attempt("the network counters through psutil", _succeeding(read_interfaces)), "net",
+                       failures),
             containers_enabled=bool(self.cgroup),
             containers=None,
             pressure=None,
-            self_cpu=guarded(self_cpu_seconds) or 0.0,
+            self_cpu=attempt("the sampler's CPU", _succeeding(self_cpu_seconds)).value_or(0.0),
+            failures=failures,
         )
 
     def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
         names = None if diskstats is None else frozenset(device.name for device in diskstats.devices)
         if names is None or names != self._disk_names:
-            self._whole_disks = guarded(lambda: read_whole_disks(self.sys))
+            self._whole_disks = attempt("/sys/block", _succeeding(lambda: read_whole_disks(self.fs))).value_or(None)
             self._disk_names = names
         return self._whole_disks
+
+
+def _value(reading: Result[T, ParseError], source: str, failures: dict[str, ParseError]) -> T | None:
+    """The reading, or None with why in `failures`."""
+    if isinstance(reading, Failure):
+        failures[source] = reading.failure()
+        return None
+    return reading.unwrap()

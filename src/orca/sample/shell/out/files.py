@@ -12,10 +12,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
+from typing import TYPE_CHECKING
 
-from orca.sample.shell.report import FailureReport, reason_of
-from orca.sample.shell.stdio import NO_ROOM
+from orca.sample.parse.errors import NO_ROOM, reason_of
+from orca.sample.shell.report import FailureReport
+
+if TYPE_CHECKING:
+    from orca.sample.shell.out.staging import StagingFile
 
 _APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _CHUNK = 1 << 16
@@ -108,14 +113,16 @@ def _copy(source: int, start: int, end: int, target: int) -> None:
         start += len(chunk)
 
 
-def _keep_last(path: str, keep: int) -> int:
+def _keep_last(path: str, keep: int, follow: bool = True) -> int:
     """Make the file its last `keep` lines through a temporary file and a rename (docs/behaviour.md §4.4); the lines
     it holds afterwards.
 
-    A `path` that is a symbolic link stays one: the file it points to is the one rewritten, in its own directory.
-    The new file has the old one's permission bits (and owner, where this process may set it)."""
-    target = os.path.realpath(path)
-    source = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    A `path` that is a symbolic link stays one: the file it points to is the one rewritten, in its own directory
+    (`follow`); a staging file is never reached through a link, and stays its user's alone. The new file has the
+    old one's permission bits (and owner, where this process may set it). The temporary file is a new one, never
+    a file or link found at its name."""
+    target = os.path.realpath(path) if follow else path
+    source = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW))
     try:
         old = os.fstat(source)
         if not stat.S_ISREG(old.st_mode):
@@ -123,9 +130,7 @@ def _keep_last(path: str, keep: int) -> int:
         start, end, lines = _last_lines(source, old.st_size, keep)
         if start == 0:
             return lines  # no more than `keep` whole lines: nothing to drop
-        directory, name = os.path.split(target)
-        temporary = os.path.join(directory, f".{name}.{os.getpid()}.keep")
-        copy = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        temporary, copy = _new_beside(target)
         try:
             try:
                 os.fchmod(copy, stat.S_IMODE(old.st_mode))
@@ -144,11 +149,27 @@ def _keep_last(path: str, keep: int) -> int:
         os.close(source)
 
 
-class LineFile:
-    """A file `--out` names, or the staging file of an object-storage location. `write` never raises."""
+def _new_beside(target: str) -> tuple[str, int]:
+    """A file made for this rewrite beside `target`, 0600, and its descriptor: `O_EXCL` with `O_NOFOLLOW`, so
+    whatever another user may have put at a name it tries is neither followed nor written."""
+    directory, name = os.path.split(target)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        temporary = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.keep")
+        try:
+            return temporary, os.open(temporary, flags, 0o600)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free name for the temporary file", directory)
 
-    def __init__(self, path: str, keep: int | None) -> None:
+
+class LineFile:
+    """A file `--out` names, or the staging file of an object-storage location (`staging`, opened privately: see
+    `staging.py`). `write` never raises."""
+
+    def __init__(self, path: str, keep: int | None, staging: StagingFile | None = None) -> None:
         self.path = path
+        self._staging = staging
         self.keep = keep if keep is not None and keep > 0 else None
         self._lines: int | None = None
         """Lines in the file, counted once and then kept up to date, so --keep never rereads it every line."""
@@ -163,7 +184,7 @@ class LineFile:
         try:
             if self.keep is not None and self._lines is None:
                 self._lines = count_lines(self.path)
-            fd = _open_for_append(self.path)
+            fd = self._open()
             try:
                 if self._pending:
                     self._pending = _write_line(fd, self._pending)
@@ -180,18 +201,21 @@ class LineFile:
             self._lines += 1
             if self._lines >= 2 * self.keep:
                 try:
-                    self._lines = _keep_last(self.path, self.keep)
+                    self._lines = _keep_last(self.path, self.keep, follow=self._staging is None)
                     self._keeping.worked()
                 except OSError as error:
                     # The line is in the file; the next line tries the rewrite again, silently until it works.
                     self._keeping.failed(f"cannot keep {self.path} to its last {self.keep} lines: {_why(error)}")
         return True
 
+    def _open(self) -> int:
+        return _open_for_append(self.path) if self._staging is None else self._staging.open()
+
     def close(self) -> None:
         """One last try at the rest of a line a FIFO took only part of; nothing else stays open between lines."""
         if self._pending:
             with contextlib.suppress(OSError):
-                fd = _open_for_append(self.path)
+                fd = self._open()
                 try:
                     _write_line(fd, self._pending)
                 finally:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import errno
 import sys
 
-from orca.sample.compute.names import PREFIX
+from orca.sample.line_format import PREFIX
+from orca.sample.parse.errors import reason_of
 from orca.sample.shell.out.sink import S3_SCHEME, STDOUT, LineSink
-from orca.sample.shell.report import FailureReport, reason_of
+from orca.sample.shell.report import FailureReport
 from orca.sample.shell.stdio import NonBlockingWriter
 
 _PREFIX = PREFIX.encode()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from orca.sample.parse.s3_location import SCHEME as S3_SCHEME
+
+__all__ = ["S3_SCHEME", "STDOUT", "LineSink"]
+
 STDOUT = "-"
-"""The `--out` of standard output."""
-S3_SCHEME = "s3://"
-"""How an object-storage `--out` starts: `s3://BUCKET/KEY`."""
+"""The `--out` of standard output; an object-storage one starts with `S3_SCHEME`, `s3://BUCKET/KEY`."""
 
 
 class LineSink(Protocol):

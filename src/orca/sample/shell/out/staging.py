@@ -6,8 +6,9 @@ uploaded).
 
 So every directory under the root that is made here is made 0700; one found there already must belong to this
 user and be writable by nobody else, the root included; and a staging file is opened without following a symbolic
-link, must be a regular file of this user's, and is made readable by this user alone. Anything else is refused with
-an `OSError` naming the path and why, which the caller reports as it reports any failure to write.
+link, must be a regular file of this user's, and is made readable by this user alone. It is read back (to be
+uploaded) only under the same conditions. Anything else is refused with an `OSError` naming the path and why, which
+the caller reports as it reports any failure to write.
 
 A `--out FILE` the user names is not a staging file: it may be a symbolic link, as the README says.
 """
@@ -43,18 +44,24 @@ def private_directories(root: str, directory: str) -> None:
     """Make `directory` and every directory between it and `root` (`root` itself included) that is missing, each
     0700; refuse (`NotPrivate`) one of them that exists but is a symbolic link, is another user's, or can be written
     by its group or others. What is above `root` (`/tmp` itself) is not this code's to judge."""
+    chain = _chain(root, directory)
+    os.makedirs(os.path.dirname(chain[0]), exist_ok=True)  # above the root: the user's to arrange
+    for current in chain:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(current, 0o700)
+        _check_directory(current)
+
+
+def _chain(root: str, directory: str) -> list[str]:
+    """`root`, then each directory below it down to `directory`."""
     root = os.path.abspath(root)
     directory = os.path.abspath(directory)
     if directory != root and not directory.startswith(root.rstrip(os.sep) + os.sep):
         raise NotPrivate(directory, "not under the staging root")
-    os.makedirs(os.path.dirname(root), exist_ok=True)  # above the root: the user's to arrange
-    below = [] if directory == root else os.path.relpath(directory, root).split(os.sep)
-    current = root
-    for part in ["", *below]:
-        current = os.path.join(current, part) if part else current
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(current, 0o700)
-        _check_directory(current)
+    chain = [root]
+    for part in [] if directory == root else os.path.relpath(directory, root).split(os.sep):
+        chain.append(os.path.join(chain[-1], part))
+    return chain
 
 
 def _check_directory(path: str) -> None:
@@ -74,8 +81,21 @@ def open_private(root: str, path: str) -> int:
     `private_directories` makes them: never through a symbolic link, only a regular file of this user's, and no
     longer readable by anyone else (a file left 0644 by an older version is made 0600 before anything is written)."""
     private_directories(root, os.path.dirname(os.path.abspath(path)))
+    return _open_checked(path, _FILE_FLAGS)
+
+
+def open_private_for_reading(root: str, path: str) -> int:
+    """A descriptor reading the staging file `path` under `root`, only when every directory from `root` down to it
+    and the file itself are as `open_private` leaves them (none is made): what is uploaded is never a file another
+    user put or pointed there."""
+    for directory in _chain(root, os.path.dirname(os.path.abspath(path))):
+        _check_directory(directory)
+    return _open_checked(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NOCTTY)
+
+
+def _open_checked(path: str, flags: int) -> int:
     try:
-        descriptor = os.open(path, _FILE_FLAGS, 0o600)
+        descriptor = os.open(path, flags, 0o600)
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise NotPrivate(path, "a symbolic link where a staging file should be") from None
@@ -92,3 +112,23 @@ def open_private(root: str, path: str) -> int:
         os.close(descriptor)
         raise
     return descriptor
+
+
+class StagingFile:
+    """One staging file, opened for each line as `open_private` opens it. Its directories are made and checked at
+    the first open and again only when the file is found missing: once they are this user's alone, no other user
+    can change what is in them."""
+
+    def __init__(self, root: str, path: str) -> None:
+        self.root, self.path = root, path
+        self._checked = False
+
+    def open(self) -> int:
+        if self._checked:
+            try:
+                return _open_checked(self.path, _FILE_FLAGS & ~os.O_CREAT)
+            except FileNotFoundError:
+                pass  # removed meanwhile, perhaps with its directories: made and checked again
+        descriptor = open_private(self.root, self.path)
+        self._checked = True
+        return descriptor

@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from returns.result import Result, Success
+
 from orca.sample.compute.tree import run_of, total, trees_of
+from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pid_stat import stat_fields
 from orca.sample.shell.procs.argv0s import Argv0ByImage, Argv0Files
 from orca.sample.shell.procs.tree_files import TreeFiles
@@ -95,6 +98,10 @@ class ProcessScanner:
         files.keep_only(tree)
         members = tree.union(self._argv0_files.matching(argv0)) if argv0 else tree
         return files.total_pages(members) * self._page_size
+
+    def rss_reading(self, root: int | None, argv0: str, forks: int | None = None) -> Result[int, ParseError]:
+        """`run_rss` as a reading."""
+        return Success(self.run_rss(root, argv0, forks))
 
     def close(self) -> None:
         self._tree_files.close()

@@ -79,7 +79,8 @@ def read_newest_minute(path: str, now: float | None = None) -> Now | None:
 
 def _object_newest_minute(location: str, now: float) -> Now | None:
     """The same for an S3 object, read from its end by ranged requests."""
-    from orca.sample.shell.out.s3 import make_client, parse_location
+    from orca.sample.parse.s3_location import parse_location
+    from orca.sample.shell.readback.s3_objects import reader_client
 
     parsed = parse_location(location)
     if parsed is None:
@@ -87,7 +88,7 @@ def _object_newest_minute(location: str, now: float) -> Now | None:
     bucket, key = parsed
 
     try:
-        client = make_client()
+        client = reader_client()
         size = int(client.head_object(Bucket=bucket, Key=key)["ContentLength"])
 
         def read_at(offset: int, length: int) -> bytes:

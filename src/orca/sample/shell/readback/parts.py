@@ -18,8 +18,7 @@ from collections.abc import Callable
 from functools import partial
 
 from orca.sample.compute.summary import HostFolds, fold_hosts
-from orca.sample.parse import cpu_limit
-from orca.sample.shell.bounded import read_or_none
+from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 from orca.sample.shell.readback.sources import Source, Tally, decoded_batches, part_of, part_starts
 
 MIN_PART_BYTES = 4 * 2**20
@@ -29,7 +28,7 @@ MAX_PARTS = 4
 Part = tuple[HostFolds, Tally]
 
 
-def usable_cores(proc: str = "/proc", cgroups: str = "/sys/fs/cgroup") -> int:
+def usable_cores(proc: str = "/proc") -> int:
     """The cores this process may use at once: those it may run on (its affinity, as a container's cpuset limits
     it), and no more than its cgroup's CPU bandwidth limit rounded up (a Kubernetes pod's CPU limit): a process
     more than the limit allows would only wait for the quota."""
@@ -37,54 +36,8 @@ def usable_cores(proc: str = "/proc", cgroups: str = "/sys/fs/cgroup") -> int:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # a system without affinity
         cores = os.cpu_count() or 1
-    limit = cgroup_cpu_limit(proc, cgroups)
+    limit = own_cpu_limit(proc)
     return cores if limit is None else max(1, min(cores, math.ceil(limit)))
-
-
-def cgroup_cpu_limit(proc: str = "/proc", cgroups: str = "/sys/fs/cgroup") -> float | None:
-    """The tightest CFS bandwidth limit, in CPUs, on this process's cgroup and its ancestors (cgroup v2's
-    `cpu.max`, else v1's `cpu.cfs_quota_us` / `cpu.cfs_period_us`); None without one or when none can be read.
-
-    A cgroup path that does not exist under `cgroups` (a container seeing the host's path, its own cgroup mounted as
-    the root) is looked for from the root alone."""
-    data = read_or_none(os.path.join(proc, "self", "cgroup"))
-    own = {} if data is None else cpu_limit.own_cgroups(data.decode("utf-8", errors="replace"))
-    limits: list[float] = []
-    if "" in own:
-        for directory in _cgroup_dirs(cgroups, own[""]):
-            limit = cpu_limit.cpu_max_cores(_text(os.path.join(directory, "cpu.max")))
-            if limit is not None:
-                limits.append(limit)
-    if not limits and "cpu" in own:
-        for mount in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
-            for directory in _cgroup_dirs(os.path.join(cgroups, mount), own["cpu"]):
-                limit = cpu_limit.cpu_limit_cores(
-                    _text(os.path.join(directory, "cpu.cfs_quota_us")),
-                    _text(os.path.join(directory, "cpu.cfs_period_us")),
-                )
-                if limit is not None:
-                    limits.append(limit)
-            if limits:
-                break
-    return min(limits, default=None)
-
-
-def _cgroup_dirs(root: str, path: str) -> list[str]:
-    """The directories of the cgroup at `path` under the hierarchy mounted at `root` and of its ancestors, the
-    root included; the root alone when the cgroup's own directory is not there."""
-    top = os.path.normpath(root)
-    own = os.path.normpath(os.path.join(top, path.lstrip("/")))
-    if os.path.commonpath((top, own)) != top or not os.path.isdir(own):
-        return [top]
-    directories = [own]
-    while directories[-1] != top:
-        directories.append(os.path.dirname(directories[-1]))
-    return directories
-
-
-def _text(path: str) -> str:
-    data = read_or_none(path, limit=4096)
-    return "" if data is None else data.decode("ascii", errors="replace")
 
 
 def part_count(size: int, cores: int) -> int:

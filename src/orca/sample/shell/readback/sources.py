@@ -209,42 +209,15 @@ def _line_batches(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:
 
 
 def _s3_sources(location: str) -> list[Source]:
-    from orca.sample.shell.out.s3 import make_client
-    from orca.sample.shell.report import reason_of as _reason
+    """The objects at an `s3://` location (fetched several at once: see `s3_objects`)."""
+    from orca.sample.shell.readback.s3_objects import S3ReadError, object_chunks
 
-    bucket, _, key = location[len(SCHEME):].partition("/")
-    if not bucket:
-        raise SourceError(f"{location}: not s3://BUCKET/KEY or s3://BUCKET/PREFIX/")
-    client = make_client()
     try:
-        if key and not key.endswith("/"):
-            client.head_object(Bucket=bucket, Key=key)
-            keys = [key]
-        else:
-            keys = sorted(_keys_under(client, bucket, key))
-            if not keys:
-                raise SourceError(f"{location}: no object under this prefix")
-    except SourceError:
-        raise
-    except Exception as error:
-        raise SourceError(f"{location}: {_reason(error)}") from None
-    return [Source(f"{SCHEME}{bucket}/{name}", _object_lines(client, bucket, name)) for name in keys]
+        found = object_chunks(location, READ_BYTES)
+    except S3ReadError as error:
+        raise SourceError(str(error)) from None
+    return [Source(name, _lines_of(chunks)) for name, chunks in found]
 
 
-def _keys_under(client: Any, bucket: str, prefix: str) -> Iterator[str]:
-    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
-        for entry in page.get("Contents", []):
-            name = entry["Key"]
-            if not name.endswith("/"):
-                yield name
-
-
-def _object_lines(client: Any, bucket: str, key: str) -> Callable[[], Iterator[list[bytes]]]:
-    def lines() -> Iterator[list[bytes]]:
-        body = client.get_object(Bucket=bucket, Key=key)["Body"]
-        try:
-            yield from _line_batches(body.iter_chunks(READ_BYTES))
-        finally:
-            body.close()
-
-    return lines
+def _lines_of(chunks: Callable[[], Iterator[bytes]]) -> Callable[[], Iterator[list[bytes]]]:
+    return lambda: _line_batches(chunks())

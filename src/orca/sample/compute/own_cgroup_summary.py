@@ -1,0 +1,210 @@
+"""What a run's lines say of the sampler's own cgroup against its limits (docs/behaviour.md §3.11), for `orca
+metrics`: a fold over the lines' `cgroup` sections, and the summary's and the chart's texts of it.
+
+The fold's sums are whole numbers (each figure at the decimals the line writes it with, scaled), so a file folded
+in parts and merged gives exactly the figures of one fold over it all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from orca.sample.line_format import CgroupSample
+
+_DT = 1000
+"""`dt` is written with 3 decimals, `cpu` and `throttled` with 1, `cpu_max` with 3."""
+_SHARE = 10
+_CORES = 1000
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupSummary:
+    """The run against its cgroup's limits."""
+
+    mem_peak: int | None
+    """The most `mem` of any line; None when no line could read it."""
+    mem_max: int | None
+    """The newest memory limit (`mem_max`); None when no line had one."""
+    cpu_cores: float | None
+    """The CPUs used on average over the lines with a CPU limit (`cpu` × `cpu_max`, weighted by `dt`)."""
+    cpu_max: float | None
+    """The newest CPU limit in CPUs."""
+    throttled: float | None
+    """The percent of periods throttled on average over the lines that have it, weighted by `dt`."""
+    oom_kills: int
+    """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
+    pids_peak: int | None
+    pids_max: int | None
+
+
+def _scaled(value: float, scale: int) -> int:
+    return round(value * scale)
+
+
+class CgroupFold:
+    """The figures of the `cgroup` sections of a run's lines, in the order of the lines."""
+
+    __slots__ = ("cpu_dt", "cpu_max", "cpu_used", "first_oom", "last_oom", "mem_max", "mem_peak", "oom_rise",
+                 "pids_max", "pids_peak", "throttled_dt", "throttled_sum")
+
+    def __init__(self) -> None:
+        self.mem_peak: int | None = None
+        self.mem_max: int | None = None
+        self.cpu_max: float | None = None
+        self.cpu_used = self.cpu_dt = 0
+        """Σ `cpu` × `cpu_max` × `dt`, and Σ `dt`, over the lines with both, scaled to whole numbers."""
+        self.throttled_sum = self.throttled_dt = 0
+        self.first_oom: int | None = None
+        self.last_oom: int | None = None
+        self.oom_rise = 0
+        self.pids_peak: int | None = None
+        self.pids_max: int | None = None
+
+    def add(self, section: CgroupSample, dt: float) -> None:
+        """One line's section, `dt` that line's."""
+        step = _scaled(dt, _DT)
+        if section.mem is not None:
+            self.mem_peak = section.mem if self.mem_peak is None else max(self.mem_peak, section.mem)
+        if section.mem_max is not None:
+            self.mem_max = section.mem_max
+        if section.cpu_max is not None:
+            self.cpu_max = section.cpu_max
+            if section.cpu is not None:
+                self.cpu_used += _scaled(section.cpu, _SHARE) * _scaled(section.cpu_max, _CORES) * step
+                self.cpu_dt += step
+        if section.throttled is not None:
+            self.throttled_sum += _scaled(section.throttled, _SHARE) * step
+            self.throttled_dt += step
+        if section.oom_kill is not None:
+            self._oom(section.oom_kill)
+        if section.pids is not None:
+            self.pids_peak = section.pids if self.pids_peak is None else max(self.pids_peak, section.pids)
+        if section.pids_max is not None:
+            self.pids_max = section.pids_max
+
+    def _oom(self, count: int) -> None:
+        if self.last_oom is None:
+            self.first_oom = count
+        elif count >= self.last_oom:
+            self.oom_rise += count - self.last_oom
+        else:
+            self.oom_rise += count  # the counter started again (a new cgroup): all of it is new
+        self.last_oom = count
+
+    def merge(self, later: CgroupFold) -> None:
+        """`later`'s figures (of the lines after these, folded on their own) taken in."""
+        if later.mem_peak is not None:
+            self.mem_peak = later.mem_peak if self.mem_peak is None else max(self.mem_peak, later.mem_peak)
+        if later.pids_peak is not None:
+            self.pids_peak = later.pids_peak if self.pids_peak is None else max(self.pids_peak, later.pids_peak)
+        self.mem_max = later.mem_max if later.mem_max is not None else self.mem_max
+        self.cpu_max = later.cpu_max if later.cpu_max is not None else self.cpu_max
+        self.pids_max = later.pids_max if later.pids_max is not None else self.pids_max
+        self.cpu_used += later.cpu_used
+        self.cpu_dt += later.cpu_dt
+        self.throttled_sum += later.throttled_sum
+        self.throttled_dt += later.throttled_dt
+        if later.first_oom is not None:
+            self._oom(later.first_oom)  # the step from this part's last count to the next part's first
+            self.oom_rise += later.oom_rise
+            self.last_oom = later.last_oom
+
+    def summary(self) -> CgroupSummary | None:
+        """None when no line had the section."""
+        if self.mem_max is None and self.cpu_max is None:
+            return None
+        cpu = self.cpu_used / (_SHARE * 100 * _CORES * self.cpu_dt) if self.cpu_dt else None
+        throttled = self.throttled_sum / (_SHARE * self.throttled_dt) if self.throttled_dt else None
+        return CgroupSummary(mem_peak=self.mem_peak, mem_max=self.mem_max, cpu_cores=cpu, cpu_max=self.cpu_max,
+                             throttled=throttled, oom_kills=self.oom_rise, pids_peak=self.pids_peak,
+                             pids_max=self.pids_max)
+
+
+def size(count: float) -> str:
+    """Bytes in the largest binary unit under which they are at least 1, one decimal.
+
+    >>> size(1932735283), size(268435456), size(512), size(0)
+    ('1.8 GiB', '256.0 MiB', '512 B', '0 B')
+    """
+    for unit in _UNITS[:-1]:
+        if abs(count) < 1024:
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return f"{count:.1f} {_UNITS[-1]}"
+
+
+def cores(count: float) -> str:
+    """A number of CPUs at the decimals the line gives it (up to 3), at least one.
+
+    >>> cores(1.0), cores(0.5), cores(0.25), cores(2.125)
+    ('1.0', '0.5', '0.25', '2.125')
+    """
+    text = f"{count:.3f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+def memory_text(summary: CgroupSummary) -> str | None:
+    """The summary's memory against the limit; None without a memory limit.
+
+    >>> memory_text(CgroupSummary(1932735283, 2147483648, None, None, None, 0, None, None))
+    'memory peak 1.8 GiB of 2.0 GiB limit (90%)'
+    >>> memory_text(CgroupSummary(None, 2147483648, None, None, None, 2, None, None))
+    'memory peak unknown of 2.0 GiB limit, 2 OOM kills'
+    """
+    if summary.mem_max is None:
+        return None
+    if summary.mem_peak is None:
+        text = f"memory peak unknown of {size(summary.mem_max)} limit"
+    else:
+        share = 100 * summary.mem_peak / summary.mem_max if summary.mem_max else 0.0
+        text = f"memory peak {size(summary.mem_peak)} of {size(summary.mem_max)} limit ({share:.0f}%)"
+    if summary.oom_kills:
+        text += f", {summary.oom_kills} OOM kill" + ("s" if summary.oom_kills > 1 else "")
+    return text
+
+
+def cpu_text(summary: CgroupSummary) -> str | None:
+    """The summary's CPU against the quota; None without a CPU limit.
+
+    >>> cpu_text(CgroupSummary(None, None, 0.97, 1.0, 41.0, 0, None, None))
+    'CPU 0.97 of 1.0 cores, throttled 41% of periods'
+    >>> cpu_text(CgroupSummary(None, None, None, 0.5, None, 0, None, None))
+    'CPU unknown of 0.5 cores'
+    """
+    if summary.cpu_max is None:
+        return None
+    used = "unknown" if summary.cpu_cores is None else f"{summary.cpu_cores:.2f}"
+    text = f"CPU {used} of {cores(summary.cpu_max)} cores"
+    if summary.throttled is not None:
+        text += f", throttled {summary.throttled:.0f}% of periods"
+    return text
+
+
+def memory_limit_label(limit: int) -> str:
+    """The legend of the chart's memory reference line when the run has a memory limit (else the host's total).
+
+    >>> memory_limit_label(268435456)
+    'cgroup limit (256.0 MiB)'
+    """
+    return f"cgroup limit ({size(limit)})"
+
+
+def cpu_limit_label(limit: float) -> str:
+    """The legend of the chart's CPU reference line at the quota.
+
+    >>> cpu_limit_label(0.5)
+    'cgroup limit (0.5 cores)'
+    """
+    return f"cgroup limit ({cores(limit)} cores)"
+
+
+def cpu_limit_percent(limit: float, host_cores: int) -> float:
+    """Where the quota lies on the chart's CPU panel, whose scale is percent of all the host's cores.
+
+    >>> cpu_limit_percent(1.0, 4), cpu_limit_percent(8.0, 4), cpu_limit_percent(1.0, 0)
+    (25.0, 100.0, 100.0)
+    """
+    if host_cores <= 0:
+        return 100.0
+    return min(100.0, 100.0 * limit / host_cores)

@@ -1,0 +1,186 @@
+"""Objects read back from S3 (docs/behaviour.md §10.2): `s3://BUCKET/KEY`, or every object under
+`s3://BUCKET/PREFIX/` (a run's hundreds of instances), each as a stream of chunks.
+
+A prefix's objects are fetched several at once, so a run of hundreds of small objects costs a few round trips'
+time rather than hundreds: while one object is read, a bounded pool of requests on one boto3 client fetches the
+next `FETCHES`, and each holds at most `AHEAD_CHUNKS` chunks the reader has not taken, so memory stays bounded
+whatever the number and size of the objects. An object whose reader does not come for `IDLE_SECONDS` lets go of its
+connection and is fetched again from where it stopped when the reader does come.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
+
+from orca.sample.parse.s3_location import SCHEME, parse_prefix
+from orca.sample.shell.aws import aws_client, reason
+
+FETCHES = 16
+"""Objects fetched at once, each on a connection of the one client's pool."""
+AHEAD_CHUNKS = 2
+"""Chunks of an object fetched ahead of its reader."""
+IDLE_SECONDS = 30.0
+# Short enough that a dead endpoint fails a tick of the scheduler's pressure hold, not its minute.
+CONNECT_SECONDS = 2.0
+READ_SECONDS = 10.0
+ATTEMPTS = 3
+
+
+class S3ReadError(Exception):
+    """A location that cannot be read: the message names it and says why."""
+
+
+def reader_client(connections: int = 1) -> Any:
+    """The reader's boto3 client (every setting boto3's, see `shell.aws`), holding up to `connections` at once."""
+    return aws_client(
+        "s3", connect_seconds=CONNECT_SECONDS, read_seconds=READ_SECONDS, attempts=ATTEMPTS, connections=connections
+    )
+
+
+def object_chunks(
+    location: str, chunk: int, fetches: int = FETCHES
+) -> list[tuple[str, Callable[[], Iterator[bytes]]]]:
+    """The objects at `location`, sorted by key, each as its name (`s3://BUCKET/KEY`) and its bytes in chunks of
+    about `chunk`; `fetches` of them fetched at once (1: one after the other). Raises `S3ReadError` for a location
+    that is not one, an object or prefix that is not there, or a store that cannot be reached."""
+    parsed = parse_prefix(location)
+    if parsed is None:
+        raise S3ReadError(f"{location}: not s3://BUCKET/KEY or s3://BUCKET/PREFIX/")
+    bucket, key = parsed
+    try:
+        client = reader_client(fetches)
+        if key and not key.endswith("/"):
+            client.head_object(Bucket=bucket, Key=key)
+            keys = [key]
+        else:
+            keys = sorted(_keys_under(client, bucket, key))
+    except Exception as error:
+        raise S3ReadError(f"{location}: {reason(error)}") from None
+    if not keys:
+        raise S3ReadError(f"{location}: no object under this prefix")
+    fetching = _Prefetch(client, bucket, keys, chunk, fetches)
+    return [(f"{SCHEME}{bucket}/{name}", partial(fetching.chunks, index)) for index, name in enumerate(keys)]
+
+
+def _keys_under(client: Any, bucket: str, prefix: str) -> Iterator[str]:
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        for entry in page.get("Contents", []):
+            name = entry["Key"]
+            if not name.endswith("/"):
+                yield name
+
+
+class _Stopped:
+    """The fetch let go of its connection, its reader having been away `IDLE_SECONDS`."""
+
+
+_END = object()
+_STOPPED = _Stopped()
+
+
+class _Handover:
+    """One object's chunks on their way from its fetch to its reader: at most `AHEAD_CHUNKS` waiting."""
+
+    def __init__(self) -> None:
+        self._items: deque[Any] = deque()
+        self._changed = threading.Condition()
+        self._abandoned = False
+
+    def put(self, item: Any, wait: bool = True) -> bool:
+        """Hands `item` over, waiting for room when `wait`; False when the reader is gone or did not come."""
+        with self._changed:
+            deadline = time.monotonic() + IDLE_SECONDS
+            while wait and len(self._items) >= AHEAD_CHUNKS and not self._abandoned:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    item = _STOPPED
+                    break
+                self._changed.wait(left)
+            if self._abandoned:
+                return False
+            self._items.append(item)
+            self._changed.notify_all()
+            return item is not _STOPPED
+
+    def take(self) -> Any:
+        with self._changed:
+            while not self._items:
+                self._changed.wait()
+            item = self._items.popleft()
+            self._changed.notify_all()
+            return item
+
+    def abandon(self) -> None:
+        with self._changed:
+            self._abandoned = True
+            self._items.clear()
+            self._changed.notify_all()
+
+
+class _Prefetch:
+    """The objects of one listing, each fetched in a thread of its own, at most `fetches` at once, from the one its
+    reader asks for up to `fetches` ahead."""
+
+    def __init__(self, client: Any, bucket: str, keys: list[str], chunk: int, fetches: int) -> None:
+        self._client, self._bucket, self._keys, self._chunk = client, bucket, keys, chunk
+        self._fetches = max(1, fetches)
+        self._slots = threading.BoundedSemaphore(self._fetches)
+        self._handovers: dict[int, _Handover] = {}
+        self._started = 0
+        self._taken: set[int] = set()
+        self._lock = threading.Lock()
+
+    def chunks(self, index: int) -> Iterator[bytes]:
+        handover = self._take(index)
+        if handover is None:  # read a second time: fetched again, at once
+            yield from self._body(index, 0)
+            return
+        offset = 0
+        try:
+            while (item := handover.take()) is not _END:
+                if isinstance(item, BaseException):
+                    raise item
+                if item is _STOPPED:
+                    yield from self._body(index, offset)
+                    return
+                offset += len(item)
+                yield item
+        finally:
+            handover.abandon()
+
+    def _take(self, index: int) -> _Handover | None:
+        with self._lock:
+            if index in self._taken:
+                return None
+            self._taken.add(index)
+            for ahead in range(self._started, min(len(self._keys), index + self._fetches)):
+                handover = self._handovers[ahead] = _Handover()
+                threading.Thread(
+                    target=self._fetch, args=(ahead, handover), name="orca-metrics-s3-fetch", daemon=True
+                ).start()
+                self._started = ahead + 1
+            return self._handovers.pop(index, None)
+
+    def _fetch(self, index: int, handover: _Handover) -> None:
+        with self._slots:
+            try:
+                for data in self._body(index, 0):
+                    if not handover.put(data):
+                        return  # the generator's close lets go of the connection
+            except Exception as error:
+                handover.put(error, wait=False)
+                return
+            handover.put(_END, wait=False)
+
+    def _body(self, index: int, offset: int) -> Iterator[bytes]:
+        ranged = {"Range": f"bytes={offset}-"} if offset else {}
+        body = self._client.get_object(Bucket=self._bucket, Key=self._keys[index], **ranged)["Body"]
+        try:
+            yield from body.iter_chunks(self._chunk)
+        finally:
+            body.close()

@@ -1,0 +1,109 @@
+"""A run's lines against its cgroup's limits, for `orca metrics` (docs/behaviour.md §3.11): the fold of the `cgroup`
+sections worked out by hand, a fold in parts the same as one over all the lines, and the summary's and chart's
+texts."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from orca.sample.compute.own_cgroup_summary import (
+    CgroupFold,
+    CgroupSummary,
+    cpu_limit_label,
+    cpu_limit_percent,
+    cpu_text,
+    memory_limit_label,
+    memory_text,
+)
+from orca.sample.line_format import CgroupSample
+
+GIB = 2**30
+
+
+def folded(sections: list[tuple[CgroupSample, float]]) -> CgroupFold:
+    fold = CgroupFold()
+    for section, dt in sections:
+        fold.add(section, dt)
+    return fold
+
+
+def test_a_run_against_its_limits() -> None:
+    """Three lines: 0.2 s, then 5 s and 5 s. CPU seconds used: 0.2 × 0.5 + 5 × 1.0 + 5 × 0.94 = 9.8 over 10.2 s."""
+    sections = [
+        (CgroupSample(mem=GIB, mem_max=2 * GIB, cpu=50.0, cpu_max=1.0, throttled=0.0, oom_kill=0, pids=3), 0.2),
+        (CgroupSample(mem=1932735283, mem_max=2 * GIB, cpu=100.0, cpu_max=1.0, throttled=60.0, oom_kill=0, pids=9),
+         5.0),
+        (CgroupSample(mem=GIB, mem_max=2 * GIB, cpu=94.0, cpu_max=1.0, throttled=22.0, oom_kill=1, pids=5), 5.0),
+    ]
+    summary = folded(sections).summary()
+    assert summary is not None
+    assert (summary.mem_peak, summary.mem_max, summary.cpu_max, summary.oom_kills, summary.pids_peak) == (
+        1932735283, 2 * GIB, 1.0, 1, 9)
+    assert summary.cpu_cores == 98 / 102  # exactly: the fold sums whole numbers
+    assert summary.throttled == 4100 / 102  # (5 × 60 + 5 × 22) / 10.2
+    assert memory_text(summary) == "memory peak 1.8 GiB of 2.0 GiB limit (90%), 1 OOM kill"
+    assert cpu_text(summary) == "CPU 0.96 of 1.0 cores, throttled 40% of periods"
+
+
+def test_a_memory_limit_alone() -> None:
+    summary = folded([(CgroupSample(mem=100 * 2**20, mem_max=256 * 2**20, oom_kill=0), 5.0)]).summary()
+    assert summary is not None
+    assert memory_text(summary) == "memory peak 100.0 MiB of 256.0 MiB limit (39%)"
+    assert cpu_text(summary) is None
+
+
+def test_no_section_no_summary() -> None:
+    assert CgroupFold().summary() is None
+
+
+def test_an_oom_counter_that_started_again_counts_from_its_new_value() -> None:
+    counts = [2, 3, 3, 1, 4]
+    fold = folded([(CgroupSample(mem_max=1, oom_kill=count), 1.0) for count in counts])
+    summary = fold.summary()
+    assert summary is not None and summary.oom_kills == 1 + 1 + 3
+
+
+sections = st.builds(
+    CgroupSample,
+    mem=st.none() | st.integers(0, 2**40),
+    mem_max=st.none() | st.integers(1, 2**40),
+    cpu=st.none() | st.integers(0, 2000).map(lambda tenths: tenths / 10),
+    cpu_max=st.none() | st.integers(1, 64000).map(lambda thousandths: thousandths / 1000),
+    throttled=st.none() | st.integers(0, 1000).map(lambda tenths: tenths / 10),
+    oom_kill=st.none() | st.integers(0, 50),
+    pids=st.none() | st.integers(0, 4096),
+    pids_max=st.none() | st.integers(1, 4096),
+)
+lines = st.lists(st.tuples(sections, st.integers(1, 10**6).map(lambda ms: ms / 1000)), max_size=12)
+
+
+@given(lines, st.integers(0, 12))
+def test_a_fold_in_parts_is_the_fold_of_it_all(run: list[tuple[CgroupSample, float]], cut: int) -> None:
+    whole = folded(run)
+    first, second = folded(run[:cut]), folded(run[cut:])
+    first.merge(second)
+    assert first.summary() == whole.summary()
+
+
+@given(lines)
+def test_the_summary_is_never_negative_and_its_shares_bounded(run: list[tuple[CgroupSample, float]]) -> None:
+    summary = folded(run).summary()
+    if summary is None:
+        return
+    assert summary.oom_kills >= 0
+    assert summary.cpu_cores is None or summary.cpu_cores >= 0.0
+    assert summary.throttled is None or 0.0 <= summary.throttled <= 100.0
+
+
+def test_texts_when_a_figure_is_unknown() -> None:
+    summary = CgroupSummary(mem_peak=None, mem_max=GIB, cpu_cores=None, cpu_max=0.25, throttled=None, oom_kills=0,
+                            pids_peak=None, pids_max=None)
+    assert memory_text(summary) == "memory peak unknown of 1.0 GiB limit"
+    assert cpu_text(summary) == "CPU unknown of 0.25 cores"
+
+
+def test_chart_texts() -> None:
+    assert memory_limit_label(2 * GIB) == "cgroup limit (2.0 GiB)"
+    assert cpu_limit_label(1.5) == "cgroup limit (1.5 cores)"
+    assert cpu_limit_percent(1.5, 64) == 100.0 * 1.5 / 64
