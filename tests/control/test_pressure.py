@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orca.control import pressure_reason
-from orca.sample.shell.readback.newest import read_newest_minute
+from orca.sample import read_newest_minute
 
 SAMPLES = Path(__file__).with_name("samples")
 # Ten seconds after the capture's last line (t 1796032069.833): its newest minute is fresh.

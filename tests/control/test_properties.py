@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.control import ControlLimits, ProcId, parse_placement, pool_of, pool_problem, run_members, secrets_env
+from orca.control import (
+    HOLD_PERCENT,
+    ControlLimits,
+    ProcId,
+    cgroup_text,
+    parse_placement,
+    pool_of,
+    pool_problem,
+    pressure_reason,
+    run_members,
+    secrets_env,
+)
+from orca.control.members import NONE
 from orca.control.rules import environment_of
+from orca.sample import Now
 
 POOL_ALPHABET = string.ascii_lowercase + string.digits + "-_"
 pools = st.text(alphabet=POOL_ALPHABET, min_size=1, max_size=32)
@@ -68,10 +82,11 @@ def test_secrets_env_names_every_secret_once_and_round_trips(secrets: list[tuple
 
 
 @given(st.dictionaries(st.sampled_from(["ORCA_CONTROL_MAX_RUNS", "ORCA_CONTROL_MEMORY_MB", "ORCA_CONTROL_WORKERS",
-                                        "ORCA_CONTROL_NICE"]), st.text(max_size=8)))
+                                        "ORCA_CONTROL_NICE", "ORCA_CONTROL_MAX_PIDS"]), st.text(max_size=8)))
 def test_limits_are_always_in_range(env: dict[str, str]) -> None:
     limits = ControlLimits.from_env(env)
     assert limits.max_runs >= 0 and limits.memory_mb >= 1 and limits.workers >= 1 and 0 <= limits.nice <= 19
+    assert limits.max_pids >= 1
 
 
 @given(st.integers(min_value=0, max_value=19))
@@ -81,31 +96,60 @@ def test_every_nice_in_range_is_taken(nice: int) -> None:
 
 # --- which processes are a run's ------------------------------------------------------------------------------------
 
-# Small pid and time ranges, so that drawn tables have parents, groups and reused-looking start times in common.
+# Small pid and time ranges, so that drawn tables have parents, groups, sessions and reused-looking start times in
+# common.
 proc_tables = st.dictionaries(
     st.integers(min_value=1, max_value=30),
-    st.builds(ProcId, ppid=st.integers(0, 30), pgrp=st.integers(1, 30), start=st.integers(0, 50)),
+    st.builds(ProcId, ppid=st.integers(0, 30), pgrp=st.integers(1, 30), session=st.integers(1, 30),
+              start=st.integers(0, 50)),
     max_size=30,
 )
 
 
-@given(proc_tables, st.integers(min_value=1, max_value=30))
-def test_run_members_is_the_closure_of_root_group_and_children(table: dict[int, ProcId], root: int) -> None:
-    if root not in table:
-        assert run_members(table, root, 0) == frozenset()
-        return
-    root_start = table[root].start
-    assert run_members(table, root, root_start + 1) == frozenset()  # the pid is another process now
-    members = run_members(table, root, root_start)
-    assert root in members
-    for pid in members - {root}:
-        entry = table[pid]
-        in_group = entry.pgrp == root and entry.start >= root_start
-        child_of_member = entry.ppid in members and entry.ppid != pid and entry.start >= table[entry.ppid].start
-        assert in_group or child_of_member
-    # Closed: every process that qualifies is found.
-    for pid, entry in table.items():
-        if entry.pgrp == root and entry.start >= root_start:
-            assert pid in members
-        if entry.ppid in members and entry.ppid != pid and entry.start >= table[entry.ppid].start:
-            assert pid in members
+def _reached(table: dict[int, ProcId], pid: int, known: int, since: int) -> bool:
+    """Whether `pid` is found through `known` (its parent, process group or session), started no earlier."""
+    entry = table[pid]
+    return pid != known and known in (entry.ppid, entry.pgrp, entry.session) and entry.start >= since
+
+
+@given(proc_tables, st.integers(min_value=1, max_value=30), st.booleans())
+def test_run_members_is_the_closure_of_root_session_group_and_children(
+    table: dict[int, ProcId], root: int, start_known: bool
+) -> None:
+    if root in table:
+        root_start: int | None = table[root].start
+        assert run_members(table, root, table[root].start + 1) == NONE  # the pid is another process now
+    else:
+        root_start = 7 if start_known else None
+    found = run_members(table, root, root_start)
+    assert found.pids <= table.keys()
+    assert (root in found.pids) == (root in table)
+    since = {root: -1 if root_start is None else root_start} | {pid: table[pid].start for pid in found.pids}
+    # Each member is found through the root or another member; and every process that is, is a member.
+    for pid in table:
+        through = any(_reached(table, pid, known, since[known]) for known in since if known != pid)
+        assert (pid in found.pids) == (pid == root or through), pid
+    # The groups to signal whole are the members' groups that the root or a member made.
+    assert found.groups == {table[pid].pgrp for pid in found.pids} & (found.pids | {root})
+
+
+# --- reasons and the kernel's text ----------------------------------------------------------------------------------
+
+
+@given(st.floats(), st.floats(), st.text(max_size=20))
+@example(85.0000000001, 2.0**70, "/data\n\x1b[2J")
+def test_pressure_reason_is_total_short_and_printable(memory: float, disk: float, path: str) -> None:
+    now = Now(t=0.0, age=1.0, memory_percent=memory, disk_percent=disk, disk_path=path, cpu_percent=1.0, lines=1)
+    reason = pressure_reason(now)
+    assert reason.isprintable()
+    assert ("memory" in reason) == (memory > HOLD_PERCENT)
+    for figure in re.findall(r"(\S+)% over 85%", reason):
+        assert figure == ">100" or HOLD_PERCENT < float(figure) <= 100.1
+
+
+@given(st.text())
+def test_the_cgroup_files_parse_any_text(text: str) -> None:
+    assert all(pid > 0 for pid in cgroup_text.pids(text))
+    assert all(value >= 0 for value in cgroup_text.keyed(text).values())
+    number = cgroup_text.number(text)
+    assert number is None or 0 <= number < 10**20

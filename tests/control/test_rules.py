@@ -11,6 +11,7 @@ from orca.control import (
     WORKER_PREFIX,
     ControlLimits,
     cap_reason,
+    kernel_cap_reason,
     parse_placement,
     pool_of,
     pool_problem,
@@ -19,8 +20,8 @@ from orca.control import (
     secrets_env,
     slots_reason,
 )
-from orca.control.rules import environment_of, runs_over
-from orca.sample.compute.minute import Now
+from orca.control.rules import environment_of
+from orca.sample import Now
 
 
 def test_constants() -> None:
@@ -31,14 +32,17 @@ def test_constants() -> None:
 
 
 def test_limits_default_without_variables() -> None:
-    assert ControlLimits.from_env({}) == ControlLimits(max_runs=2, memory_mb=1024, workers=1, nice=10)
+    assert ControlLimits.from_env({}) == ControlLimits(
+        max_runs=2, memory_mb=1024, workers=1, nice=10, max_pids=4096, cgroup=""
+    )
 
 
 def test_limits_read_from_the_environment() -> None:
     env = {"ORCA_CONTROL_MAX_RUNS": "5", "ORCA_CONTROL_MEMORY_MB": "64", "ORCA_CONTROL_WORKERS": "4",
-           "ORCA_CONTROL_NICE": "19"}
+           "ORCA_CONTROL_NICE": "19", "ORCA_CONTROL_MAX_PIDS": "400", "ORCA_CONTROL_CGROUP": "/sys/fs/cgroup/orca"}
     limits = ControlLimits.from_env(env)
-    assert limits == ControlLimits(max_runs=5, memory_mb=64, workers=4, nice=19)
+    assert limits == ControlLimits(max_runs=5, memory_mb=64, workers=4, nice=19, max_pids=400,
+                                   cgroup="/sys/fs/cgroup/orca")
     assert limits.memory_bytes == 64 * 1048576
 
 
@@ -60,6 +64,8 @@ def test_limits_read_from_the_environment() -> None:
         ("ORCA_CONTROL_NICE", "0", "nice", 0),
         ("ORCA_CONTROL_NICE", "20", "nice", 10),
         ("ORCA_CONTROL_NICE", "-5", "nice", 10),
+        ("ORCA_CONTROL_MAX_PIDS", "0", "max_pids", 4096),
+        ("ORCA_CONTROL_MAX_PIDS", "1", "max_pids", 1),
     ],
 )
 def test_a_value_out_of_range_is_the_default(name: str, value: str, field: str, expected: int) -> None:
@@ -141,12 +147,37 @@ def test_missing_or_old_samples_hold_nothing() -> None:
         (50.0, 90.0, "control instance: disk /data 90% over 85%"),
         # Rounded up, so a figure over the threshold never reads as equal to it: 85.01 -> 85.1.
         (85.01, 85.55, "control instance: memory 85.1% over 85%, disk /data 85.6% over 85%"),
+        # Over by a ten-billionth: still shown above 85, never as "85% over 85%".
+        (85.0000000001, None, "control instance: memory 85.1% over 85%"),
+        (85.00000000000001, None, "control instance: memory 85.1% over 85%"),  # the next float after 85
+        # A figure already at one decimal stays as it is: 85.1 is not pushed up to 85.2 by its binary form.
+        (85.1, 90.3, "control instance: memory 85.1% over 85%, disk /data 90.3% over 85%"),
+        (100.0, None, "control instance: memory 100% over 85%"),
+        # What no sampler writes (a `used` past its `total`, infinity) holds, and is shown as what it is.
+        (float("inf"), None, "control instance: memory >100% over 85%"),
+        (100.00001, (2**64 - 1) / 1 * 100, "control instance: memory >100% over 85%, disk /data >100% over 85%"),
+        (float("nan"), float("-inf"), ""),  # not a number, or never over: nothing to hold for
     ],
 )
 def test_pressure_names_resource_percent_and_threshold(
     memory: float | None, disk: float | None, expected: str
 ) -> None:
     assert pressure_reason(_now(memory, disk)) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/data\nforged row 99%", "/data\\nforged row 99%"),
+        ("/data\x1b[2J\x1b[H", "/data\\x1b[2J\\x1b[H"),
+        ("/mnt/\u2028x\x7f\x9b", "/mnt/\\u2028x\\x7f\\x9b"),  # a line separator, DEL and the one-byte CSI
+        ("/mnt/dätä space", "/mnt/dätä space"),
+    ],
+)
+def test_a_disk_path_is_escaped_in_the_reason(path: str, shown: str) -> None:
+    reason = pressure_reason(_now(50.0, 90.0, path))
+    assert reason == f"control instance: disk {shown} 90% over 85%"
+    assert reason.isprintable()
 
 
 @pytest.mark.parametrize(
@@ -181,11 +212,13 @@ def test_cap_reason(resident: int, memory_mb: int, expected: str) -> None:
     assert cap_reason(resident, memory_mb) == expected
 
 
-def test_runs_over_the_cap_from_one_reading() -> None:
-    cap = 64 * 2**20
-    usage = {100: (cap + 1, 1.0), 200: (cap, 9.0), 300: (10, 0.0)}
-    # Run 4's root has ended (not in the reading): it is over nothing.
-    assert runs_over({1: 100, 2: 200, 3: 300, 4: 400}, usage, cap) == {1: cap + 1}
+def test_cap_reason_of_absurd_figures_is_short() -> None:
+    # 2^64 - 1 bytes is 17,179,869,184 GiB less a byte: rounded up to that, not printed with its float noise.
+    assert cap_reason(2**64 - 1, 64) == "resident memory 17179869184 GiB over the 64 MB cap"
+
+
+def test_the_kernels_cap_reason_names_the_cap_not_a_figure_over_it() -> None:
+    assert kernel_cap_reason(64) == "memory reached the 64 MB cap (the kernel ended the run at its cgroup memory.max)"
 
 
 # --- environment entries --------------------------------------------------------------------------------------------
@@ -235,3 +268,34 @@ def test_run_env() -> None:
 
 def test_environment_entries_split_at_the_first_equals() -> None:
     assert environment_of(["A=b=c", "EMPTY=", "A=d"]) == {"A": "d", "EMPTY": ""}
+    assert environment_of("A=1" for _ in range(2)) == {"A": "1"}  # any iterable of entries
+
+
+@pytest.mark.parametrize(
+    ("entries", "kind"),
+    [({"PATH": "/bin", "TOKEN": "t"}, "dict"), ("PATH=/bin", "str"), (b"PATH=/bin", "bytes")],
+)
+def test_a_mapping_or_a_string_is_not_entries(entries: object, kind: str) -> None:
+    with pytest.raises(TypeError, match=rf"^env: NAME=value entries \(a list, as run_env returns\), not a {kind}: "):
+        environment_of(entries)  # type: ignore[arg-type]
+
+
+def test_an_entry_that_is_not_text() -> None:
+    with pytest.raises(TypeError, match="each entry is a NAME=value str, not a tuple"):
+        environment_of([("A", "1")])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        ("PATH", "env entry 'PATH': not NAME=value (no '=')"),
+        ("", "env entry '': not NAME=value (no '=')"),
+        ("=hunter2", "env: an entry with an empty name (it starts with '=')"),
+        ("TOKEN=hunter2\0x", "env entry 'TOKEN': holds a NUL byte, which an environment cannot hold"),
+    ],
+)
+def test_an_entry_that_cannot_be_a_variable_is_named(entry: str, says: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        environment_of(["A=1", entry])
+    assert str(raised.value) == says
+    assert "hunter2" not in str(raised.value)

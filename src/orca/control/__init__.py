@@ -3,13 +3,14 @@
 The scheduler can run a pipeline's runs on its own host (placement `control`). This package holds what it decides
 and does for them: where a run may be placed, when a new one must wait (too many running, or the control
 instance's newest minute of samples over 85% memory or disk), the environment a run starts with and its secrets,
-how it is started (lower CPU priority, first for the OOM killer, its own process group, output to a staging file),
-and its memory cap, enforced on the tree `orca.sample` measures.
+how it is started (lower CPU priority, first for the OOM killer, its own session, output to a private staging file,
+a cgroup of its own where one is delegated), and its memory cap, enforced on all of the run: its cgroup, else its
+session, process group and descendants.
 """
 
 from __future__ import annotations
 
-from orca.control.members import ProcId, run_members
+from orca.control.members import Members, ProcId, run_members
 from orca.control.rules import (
     CONTROL,
     HOLD_PERCENT,
@@ -17,6 +18,7 @@ from orca.control.rules import (
     WORKER_PREFIX,
     ControlLimits,
     cap_reason,
+    kernel_cap_reason,
     parse_placement,
     pool_of,
     pool_problem,
@@ -34,6 +36,7 @@ __all__ = [
     "MAX_POOL",
     "WORKER_PREFIX",
     "ControlLimits",
+    "Members",
     "ProcId",
     "SecretError",
     "cap_reason",
@@ -41,6 +44,7 @@ __all__ = [
     "enforce_memory",
     "fetch_secret",
     "get_secret_value",
+    "kernel_cap_reason",
     "kill_run",
     "over_cap",
     "parse_placement",

@@ -1,81 +1,145 @@
 """Which processes belong to a control-placed run, from one pass over /proc: pure, for the shell that kills them.
 
-A run's processes are its root and every descendant, a child that left the root's process group (`setsid`)
-included, plus any process still in the root's group whose parent has gone (an orphan keeps its group) and its
-descendants. Every
-process is known by its pid *and* its start time, so a pid that ends and is given to another process between two
-readings is never taken for the one found.
+A run's root is started as the leader of a session of its own (`start_run`), so its session and its process group
+carry the root's pid. Its processes are then, from one table of every process:
+
+- the root, while it is the process found at the start (a pid is known by its start time too);
+- every process in the root's session or process group, even when the root has ended: an orphan keeps both, and
+  the kernel does not give the root's pid to another process while a session or group still carries it;
+- every descendant of those, a child that left with `setsid` included;
+- and, again, every process in a session or group that one of them made (whose id is its pid).
+
+A process counts only if it started no earlier than the one it was found through (else that pid was reused after it
+was forked). What is out of reach without a cgroup: a process whose parent ended after it left the run's session
+with `setsid` (nothing in the table ties it to the run any more).
 
 >>> table = {
-...     100: ProcId(ppid=1, pgrp=100, start=5000),
-...     101: ProcId(ppid=100, pgrp=101, start=5010),  # its own session now
-...     102: ProcId(ppid=1, pgrp=100, start=5020),  # orphaned, still in the run's group
-...     103: ProcId(ppid=100, pgrp=103, start=4000),  # started before its "parent": pid 100 was reused
-...     104: ProcId(ppid=102, pgrp=104, start=5030),  # the orphan's child, in a group of its own
-...     200: ProcId(ppid=1, pgrp=200, start=10),
+...     100: ProcId(ppid=1, pgrp=100, session=100, start=5000),
+...     101: ProcId(ppid=100, pgrp=101, session=101, start=5010),  # `setsid`: a session of its own
+...     102: ProcId(ppid=1, pgrp=100, session=100, start=5020),  # orphaned, still in the run's group
+...     103: ProcId(ppid=100, pgrp=103, session=103, start=4000),  # started before its "parent": pid 100 was reused
+...     104: ProcId(ppid=102, pgrp=104, session=100, start=5030),  # the orphan's child, in a group of its own
+...     105: ProcId(ppid=1, pgrp=104, session=100, start=5040),  # an orphan in that group
+...     200: ProcId(ppid=1, pgrp=200, session=200, start=10),
 ... }
->>> sorted(run_members(table, 100, 5000))
-[100, 101, 102, 104]
->>> run_members(table, 100, 4999)
+>>> found = run_members(table, 100, 5000)
+>>> sorted(found.pids), sorted(found.groups)
+([100, 101, 102, 104, 105], [100, 101, 104])
+>>> run_members(table, 100, 4999).pids
 frozenset()
+>>> sorted(run_members({pid: table[pid] for pid in (102, 104, 105, 200)}, 100, None).pids)  # the root has ended
+[102, 104, 105]
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from orca.sample.compute.tree import children_by_parent
-from orca.sample.parse.pid_stat import stat_fields
-
-# proc(5) field 5, `pgrp`, in the fields after comm's last `)` (field 3, `state`, is index 0).
-_PGRP = 2
+# Indexes of proc(5) fields in the text after comm's last `)` (field 3, `state`, is index 0).
+_PPID, _PGRP, _SESSION, _STARTTIME = 1, 2, 3, 19
+_DIGITS = 20
+"""A u64's most digits: a longer field is refused before `int`."""
 
 
 @dataclass(frozen=True, slots=True)
 class ProcId:
-    """What tells one process from another that later has its pid: its parent, its group and its start."""
+    """What tells one process from another that later has its pid, and the process group and session it is in."""
 
     ppid: int
     pgrp: int
     """proc(5) field 5: the process group."""
+    session: int
+    """proc(5) field 6: the session."""
     start: int
     """proc(5) field 22, `starttime`: clock ticks after boot; a later process with the same pid has a later one."""
+    ended: bool = False
+    """proc(5) field 3, `state`, is `Z` or `X`: the process has exited (a zombie not yet waited for), so it forks no
+    more and holds no memory; its pid, group and session still tie the others to it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Members:
+    """A run's processes, and its own process groups (whose id is the root's or a member's pid), each of which a
+    signal to the group reaches whole, a process forked as it is sent included."""
+
+    pids: frozenset[int]
+    groups: frozenset[int]
+
+
+NONE = Members(frozenset(), frozenset())
+
+
+def joined(found: Iterable[Members]) -> Members:
+    """The processes and groups of every one of `found`."""
+    pids: set[int] = set()
+    groups: set[int] = set()
+    for members in found:
+        pids |= members.pids
+        groups |= members.groups
+    return Members(frozenset(pids), frozenset(groups))
 
 
 def proc_id(data: bytes) -> ProcId | None:
     """The `ProcId` of a raw /proc/<pid>/stat; None when it does not parse (fields counted after the LAST `)`).
 
-    >>> proc_id(b"42 (a) b) S 7 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 12\\n")
-    ProcId(ppid=7, pgrp=42, start=900)
+    >>> proc_id(b"42 (a) b) S 7 42 40 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 12\\n")
+    ProcId(ppid=7, pgrp=42, session=40, start=900, ended=False)
+    >>> proc_id(b"42 (a) Z 1 42 40 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 0\\n").ended
+    True
     >>> proc_id(b"42 (a) S 7") is None
     True
     """
-    fields = stat_fields(data)
-    if fields is None:
+    close = data.rfind(b")")
+    if close < 0 or b"(" not in data[:close]:
         return None
-    _, ppid, _, start = fields
-    pgrp = data[data.rfind(b")") + 1 :].split(None, _PGRP + 1)[_PGRP]
-    if not (pgrp.isdigit() and len(pgrp) <= 20):
+    fields = data[close + 1 :].split(None, _STARTTIME + 1)
+    if len(fields) <= _STARTTIME:
         return None
-    return ProcId(ppid=ppid, pgrp=int(pgrp), start=start)
+    picked = (fields[_PPID], fields[_PGRP], fields[_SESSION], fields[_STARTTIME])
+    if not all(field.isdigit() and len(field) <= _DIGITS for field in picked):
+        return None
+    ppid, pgrp, session, start = map(int, picked)
+    return ProcId(ppid=ppid, pgrp=pgrp, session=session, start=start, ended=fields[0] in (b"Z", b"X"))
 
 
-def run_members(table: Mapping[int, ProcId], root: int, root_start: int) -> frozenset[int]:
-    """The pids of the run whose root is `root`, started at `root_start`; none when `root` is gone or is now
-    another process. A child counts only if it started no earlier than its parent (else its parent's pid was
-    reused after the child was forked)."""
+def _through(table: Mapping[int, ProcId]) -> dict[int, list[int]]:
+    """id -> the pids that name it as their parent, process group or session."""
+    index: dict[int, list[int]] = {}
+    for pid, entry in table.items():
+        for known in {entry.ppid, entry.pgrp, entry.session}:
+            if known != pid:
+                index.setdefault(known, []).append(pid)
+    return index
+
+
+def run_members(table: Mapping[int, ProcId], root: int, root_start: int | None) -> Members:
+    """The run whose root is `root`, started at `root_start` (None: not known, the root had ended when first looked
+    for). Nothing when `root` is another process now: the run ended, and its pid went to another."""
     found = table.get(root)
-    if found is None or found.start != root_start:
-        return frozenset()
-    children = children_by_parent({pid: entry.ppid for pid, entry in table.items()})
-    members = {root}
-    members.update(pid for pid, entry in table.items() if entry.pgrp == root and entry.start >= root_start)
-    pending = list(members)
+    if found is not None and root_start is not None and found.start != root_start:
+        return NONE
+    through = _through(table)
+    members: set[int] = set() if found is None else {root}
+    since = {root: found.start if found is not None else -1 if root_start is None else root_start}
+    pending = [root]
     while pending:
-        parent = pending.pop()
-        for child in children.get(parent, ()):
-            if child not in members and table[child].start >= table[parent].start:
-                members.add(child)
-                pending.append(child)
-    return frozenset(members)
+        known = pending.pop()
+        for pid in through.get(known, ()):
+            start = table[pid].start
+            if pid not in members and start >= since[known]:
+                members.add(pid)
+                since[pid] = start
+                pending.append(pid)
+    own = members | {root}
+    return Members(frozenset(members), frozenset(table[pid].pgrp for pid in members if table[pid].pgrp in own))
+
+
+def tops(table: Mapping[int, ProcId], pids: frozenset[int]) -> frozenset[int]:
+    """The processes of `pids` whose parent is not one of them: their trees are disjoint and, between them, hold
+    every one of `pids` (and what was forked since), so their sizes add up without counting one twice.
+
+    >>> tops({1: ProcId(0, 1, 1, 0), 2: ProcId(1, 1, 1, 5), 3: ProcId(1, 3, 3, 6)}, frozenset({2, 3}))
+    frozenset({2, 3})
+    """
+    return frozenset(pid for pid in pids if table[pid].ppid not in pids)

@@ -16,13 +16,15 @@ section says what each one is for).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
 from os import environ as _process_environment  # the one default read; see ControlLimits.from_env
+from typing import TYPE_CHECKING
 
-from orca.sample.compute.minute import Now
+if TYPE_CHECKING:
+    from orca.sample import Now
 
 CONTROL = "control"
 """The placement that runs a pipeline's runs on the scheduler's own host, and that instance's samples' name."""
@@ -63,7 +65,7 @@ class ControlLimits:
     """What a control-placed run may use, from the scheduler's environment.
 
     >>> ControlLimits.from_env({"ORCA_CONTROL_MAX_RUNS": "0", "ORCA_CONTROL_NICE": "20", "ORCA_CONTROL_WORKERS": "x"})
-    ControlLimits(max_runs=0, memory_mb=1024, workers=1, nice=10)
+    ControlLimits(max_runs=0, memory_mb=1024, workers=1, nice=10, max_pids=4096, cgroup='')
     """
 
     max_runs: int = 2
@@ -74,17 +76,25 @@ class ControlLimits:
     """`ORCA_CONTROL_WORKERS` (>= 1): its dista workers, forked locally."""
     nice: int = 10
     """`ORCA_CONTROL_NICE` (0..19): how much lower than the scheduler's its CPU priority is."""
+    max_pids: int = 4096
+    """`ORCA_CONTROL_MAX_PIDS` (>= 1): one run's processes and threads at once; kept by the kernel (`pids.max`)
+    where the run has a cgroup of its own, else not."""
+    cgroup: str = ""
+    """`ORCA_CONTROL_CGROUP`: a cgroup v2 directory delegated to the scheduler, in which each run gets a cgroup of
+    its own; "" for none (a run is then its session, process group and descendants)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = _process_environment) -> ControlLimits:
-        """The limits `env` sets (the process's environment by default). A value that is not a whole number in
-        its range is its default."""
+        """The limits `env` sets (the process's environment by default). A number that is not a whole number in
+        its range is its default; the cgroup is taken as it is (`start_run` says what is wrong with it)."""
         default = cls()
         return cls(
             max_runs=_whole(env.get("ORCA_CONTROL_MAX_RUNS"), 0, None, default.max_runs),
             memory_mb=_whole(env.get("ORCA_CONTROL_MEMORY_MB"), 1, None, default.memory_mb),
             workers=_whole(env.get("ORCA_CONTROL_WORKERS"), 1, None, default.workers),
             nice=_whole(env.get("ORCA_CONTROL_NICE"), 0, 19, default.nice),
+            max_pids=_whole(env.get("ORCA_CONTROL_MAX_PIDS"), 1, None, default.max_pids),
+            cgroup=env.get("ORCA_CONTROL_CGROUP", ""),
         )
 
     @property
@@ -142,20 +152,40 @@ def parse_placement(v: str) -> str:
 # --- reasons a run waits, or is ended -------------------------------------------------------------------------------
 
 
-def _up(value: float, decimals: int) -> str:
+def _up(value: Decimal, decimals: int) -> str:
     """`value` rounded up to `decimals` places, without a trailing `.0`: a figure shown as over a limit never reads
-    as equal to it (85.01% is `85.1%`, not `85.0%`)."""
-    scale = 10**decimals
-    text = f"{math.ceil(value * scale - 1e-9) / scale:.{decimals}f}"
+    as equal to it (85.01% is `85.1%`, not `85.0%`, and 85.0000000001% is `85.1%` too). Exact: a float is taken
+    at its shortest decimal form, so 85.1 stays `85.1`."""
+    text = f"{value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_CEILING):f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _percent(value: float) -> str:
+    """A percent over `HOLD_PERCENT` as it is shown: rounded up, and `>100` for what no real reading is (a
+    `used` past its `total`, infinity), so that no figure is ever longer than 100's."""
+    return _up(Decimal(repr(value)), 1) if value <= 100 else ">100"
+
+
+def shown(text: str) -> str:
+    """`text` as a line of a page or a terminal may show it: every character that is not printable (a newline, ESC,
+    other controls) written as its Python escape, so a path can neither break a line nor move a cursor.
+
+    >>> print(shown("/data\\n\\x1b[2J x"), shown("/dätä"))
+    /data\\n\\x1b[2J x /dätä
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def pressure_reason(now: Now | None) -> str:
     """Why no control-placed run may start now, given the control instance's newest minute; "" if one may.
 
     Samples that are old or missing (`None`: the reader gives no newest minute for them) hold nothing, so a
-    scheduler without a sampler is never stopped. Over means strictly above `HOLD_PERCENT`.
+    scheduler without a sampler is never stopped. Over means strictly above `HOLD_PERCENT`; a figure that is not a
+    number holds nothing.
 
+    >>> from orca.sample import Now
     >>> now = Now(t=0.0, age=3.0, memory_percent=91.0, disk_percent=90.25, disk_path="/data", cpu_percent=5.0, lines=12)
     >>> pressure_reason(now)
     'control instance: memory 91% over 85%, disk /data 90.3% over 85%'
@@ -166,9 +196,9 @@ def pressure_reason(now: Now | None) -> str:
         return ""
     over: list[str] = []
     if now.memory_percent is not None and now.memory_percent > HOLD_PERCENT:
-        over.append(f"memory {_up(now.memory_percent, 1)}% over {HOLD_PERCENT}%")
+        over.append(f"memory {_percent(now.memory_percent)}% over {HOLD_PERCENT}%")
     if now.disk_percent is not None and now.disk_percent > HOLD_PERCENT:
-        over.append(f"disk {now.disk_path} {_up(now.disk_percent, 1)}% over {HOLD_PERCENT}%")
+        over.append(f"disk {shown(now.disk_path)} {_percent(now.disk_percent)}% over {HOLD_PERCENT}%")
     return f"control instance: {', '.join(over)}" if over else ""
 
 
@@ -182,27 +212,30 @@ def slots_reason(running: int, max_runs: int) -> str:
     return f"{running} control-placed {noun} running, at most {max_runs} at once (ORCA_CONTROL_MAX_RUNS)"
 
 
+def _bytes(count: int) -> str:
+    """Bytes as a person reads them on a run's page, rounded up: GiB to two places from 1 GiB, else MiB to one."""
+    if count >= GIB:
+        return f"{_up(Decimal(count) / GIB, 2)} GiB"
+    return f"{_up(Decimal(count) / MIB, 1)} MiB"
+
+
 def cap_reason(resident_bytes: int, memory_mb: int) -> str:
     """What a person reads on the page of a run ended for its memory: its figure, rounded up, and the cap.
 
     >>> cap_reason(67_200_000, 64)
     'resident memory 64.1 MiB over the 64 MB cap'
     """
-    figure = f"{_up(resident_bytes / GIB, 2)} GiB" if resident_bytes >= GIB else f"{_up(resident_bytes / MIB, 1)} MiB"
-    return f"resident memory {figure} over the {memory_mb} MB cap"
+    return f"resident memory {_bytes(resident_bytes)} over the {memory_mb} MB cap"
 
 
-def runs_over(roots: Mapping[int, int], usage: Mapping[int, tuple[int, float]], cap_bytes: int) -> dict[int, int]:
-    """run -> resident bytes, for the runs whose root's tree (`usage`, from `tree_usage`) is over `cap_bytes`.
+def kernel_cap_reason(memory_mb: int) -> str:
+    """The reason of a run that the kernel ended at its cgroup's `memory.max` (the cap), before any reading saw it
+    over: its memory can only have reached the cap, so no figure above it is shown.
 
-    A run whose root is absent from `usage` (it ended) is not over anything.
-
-    >>> runs_over({7: 100, 8: 200, 9: 300}, {100: (65 * MIB, 1.0), 200: (64 * MIB, 0.5)}, 64 * MIB)
-    {7: 68157440}
+    >>> kernel_cap_reason(64)
+    'memory reached the 64 MB cap (the kernel ended the run at its cgroup memory.max)'
     """
-    return {
-        run: usage[root][0] for run, root in roots.items() if root in usage and usage[root][0] > cap_bytes
-    }
+    return f"memory reached the {memory_mb} MB cap (the kernel ended the run at its cgroup memory.max)"
 
 
 # --- environment entries --------------------------------------------------------------------------------------------
@@ -249,7 +282,37 @@ def run_env(limits: ControlLimits, image: str, secrets: Sequence[tuple[str, str]
 def environment_of(entries: Iterable[str]) -> dict[str, str]:
     """`NAME=value` entries as a mapping, split at the first `=` as the C library does; a later entry wins.
 
+    A mapping or a single string is a TypeError (iterating one would give its keys or characters, each an empty
+    variable, `PATH` too); an entry without `=` or with an empty name, and a NUL byte, a ValueError naming the entry
+    (by its name only, when it has one: the value may be a secret).
+
     >>> environment_of(["A=1", "B=x=y", "A=2"])
     {'A': '2', 'B': 'x=y'}
+    >>> environment_of({"PATH": "/bin"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: env: NAME=value entries (a list, as run_env returns), not a dict: its names alone would be empty ...
+    >>> environment_of(["PATH"])
+    Traceback (most recent call last):
+    ...
+    ValueError: env entry 'PATH': not NAME=value (no '=')
     """
-    return {name: value for name, _, value in (entry.partition("=") for entry in entries)}
+    if isinstance(entries, Mapping | str | bytes):
+        kind = type(entries).__name__
+        raise TypeError(
+            f"env: NAME=value entries (a list, as run_env returns), not a {kind}: "
+            f"its {'names' if isinstance(entries, Mapping) else 'characters'} alone would be empty variables"
+        )
+    environment: dict[str, str] = {}
+    for entry in entries:
+        if not isinstance(entry, str):
+            raise TypeError(f"env: each entry is a NAME=value str, not a {type(entry).__name__}")
+        name, equals, value = entry.partition("=")
+        if not equals:
+            raise ValueError(f"env entry {entry!r}: not NAME=value (no '=')")
+        if not name:
+            raise ValueError("env: an entry with an empty name (it starts with '=')")
+        if "\0" in entry:
+            raise ValueError(f"env entry {name!r}: holds a NUL byte, which an environment cannot hold")
+        environment[name] = value
+    return environment

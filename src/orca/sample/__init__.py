@@ -41,10 +41,13 @@ if TYPE_CHECKING:
     from orca.sample.shell.machine.containers import container_ids as container_ids
     from orca.sample.shell.out.files import append_line as append_line
     from orca.sample.shell.out.s3 import stage_of as stage_of
+    from orca.sample.shell.out.staging import open_private as open_private
     from orca.sample.shell.out.staging import stage_root as stage_root
     from orca.sample.shell.procs.portable import alive as alive
     from orca.sample.shell.procs.portable import tree_rss as tree_rss
     from orca.sample.shell.procs.portable import tree_usage as tree_usage
+    from orca.sample.shell.procs.stats import process_stat as process_stat
+    from orca.sample.shell.procs.stats import process_stats as process_stats
     from orca.sample.shell.readback.newest import read_newest_minute as read_newest_minute
     from orca.sample.shell.readback.sources import SourceError as SourceError
     from orca.sample.shell.readback.sources import read_samples as read_samples
@@ -85,8 +88,11 @@ _HOMES: dict[str, str] = {
     "tree_rss": "orca.sample.shell.procs.portable",
     "tree_usage": "orca.sample.shell.procs.portable",
     "stage_of": "orca.sample.shell.out.s3",
+    "open_private": "orca.sample.shell.out.staging",
     "stage_root": "orca.sample.shell.out.staging",
     "aws_client": "orca.sample.shell.aws",
+    "process_stat": "orca.sample.shell.procs.stats",
+    "process_stats": "orca.sample.shell.procs.stats",
     "Sampler": "orca.sample.shell.sampler",
 }
 """Each exported name -> the module that defines it."""
