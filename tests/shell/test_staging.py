@@ -98,3 +98,19 @@ def test_directories_and_files_of_another_user_are_refused(tmp_path: Path) -> No
 def test_a_path_outside_the_root_is_refused(tmp_path: Path) -> None:
     with pytest.raises(NotPrivate, match="not under the staging root"):
         private_directories(str(tmp_path / "root"), str(tmp_path / "other"))
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("reader", [False, True], ids=["nobody reading", "a reader"])
+def test_a_planted_fifo_neither_holds_the_open_nor_takes_the_lines(tmp_path: Path, reader: bool) -> None:
+    root = tmp_path / "root"
+    root.mkdir(mode=0o700)
+    fifo = root / "f"
+    os.mkfifo(fifo)
+    held = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK) if reader else -1
+    try:
+        with pytest.raises(OSError):  # no reader: ENXIO; a reader: not a regular file
+            os.close(open_private(str(root), str(fifo)))
+    finally:
+        if held >= 0:
+            os.close(held)

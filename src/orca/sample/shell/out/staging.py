@@ -21,7 +21,9 @@ import os
 import stat
 from collections.abc import Mapping
 
-_FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NOCTTY
+# O_NONBLOCK: a FIFO planted where a staging file goes can neither hold the open (it is then refused: not a regular
+# file); a regular file's reads and writes never wait anyway.
+_FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NOCTTY | os.O_NONBLOCK
 
 
 class NotPrivate(OSError):
@@ -90,7 +92,7 @@ def open_private_for_reading(root: str, path: str) -> int:
     user put or pointed there."""
     for directory in _chain(root, os.path.dirname(os.path.abspath(path))):
         _check_directory(directory)
-    return _open_checked(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NOCTTY)
+    return _open_checked(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NOCTTY | os.O_NONBLOCK)
 
 
 def _open_checked(path: str, flags: int) -> int:
