@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.compute.series import FIELDS, SeriesFold
-from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import CheckedLine, fields, line_of
+from orca.sample.compute.report.series import FIELDS, SeriesFold
+from orca.sample.line_format import Sample
+from orca.sample.parse.sample_line import decode_all
 from orca.sample.shell.readback.plot import draw, panels
 from tests.reader.hand_worked import RUN, cpu, sample
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-"}
 
 
-def checked(text: str) -> list[CheckedLine]:
-    return [line_of(line) for line in map(fields, text.splitlines()) if not isinstance(line, ParseError)]
+def checked(text: str) -> list[Sample]:
+    return decode_all(text.encode().splitlines())[0]
 
 
 def same(values: tuple[float, ...], expected: list[float]) -> bool:

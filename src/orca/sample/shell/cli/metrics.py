@@ -11,8 +11,9 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from orca.sample.compute.summary import ContainerSummary, InstanceSummary, TrafficSummary, fold_hosts
-from orca.sample.parse.sample_line import CheckedLine
+from orca.sample.compute.report.hosts import fold_hosts
+from orca.sample.compute.report.summary import ContainerSummary, InstanceSummary, TrafficSummary
+from orca.sample.line_format import Sample
 from orca.sample.shell.cli.flags import Help as _Help
 from orca.sample.shell.cli.flags import Malformed as _Malformed
 from orca.sample.shell.cli.flags import Parser as _Parser
@@ -20,7 +21,7 @@ from orca.sample.shell.readback.parts import fold_source
 from orca.sample.shell.readback.sources import Source, SourceError, Tally, decoded_batches, sources
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
-    from orca.sample.compute.series import Series, SeriesFold
+    from orca.sample.compute.report.series import Series, SeriesFold
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -129,13 +130,13 @@ def _no_collector() -> Iterator[None]:
             gc.enable()
 
 
-def _also(batches: Iterator[list[CheckedLine]], series: dict[str, SeriesFold]) -> Iterator[list[CheckedLine]]:
+def _also(batches: Iterator[list[Sample]], series: dict[str, SeriesFold]) -> Iterator[list[Sample]]:
     """`batches`, each line also added to its host's series."""
     for batch in batches:
         for line in batch:
             fold = series.get(line.host)
             if fold is None:
-                from orca.sample.compute.series import SeriesFold
+                from orca.sample.compute.report.series import SeriesFold
 
                 fold = series[line.host] = SeriesFold()
             fold.add(line)

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from returns.result import Success
 
 from orca.sample.compute.minute import Now, newest_minute, newest_window
-from orca.sample.parse.sample_line import Sample, parse
+from orca.sample.line_format import Sample
+from orca.sample.parse.sample_line import parse
 from orca.sample.shell.out.sink import S3_SCHEME as SCHEME
 from orca.sample.shell.readback.backwards import ReadAt, line_start_before
 

@@ -17,7 +17,7 @@ import signal
 from collections.abc import Callable
 from functools import partial
 
-from orca.sample.compute.summary import HostFolds, fold_hosts
+from orca.sample.compute.report.hosts import HostFolds, fold_hosts
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 from orca.sample.shell.readback.sources import Source, Tally, decoded_batches, part_of, part_starts
 

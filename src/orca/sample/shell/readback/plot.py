@@ -1,5 +1,5 @@
 """`orca metrics --plot FILE`: one figure of a run over time, drawn with matplotlib (the `plot` extra) from the pure
-series of `compute/series.py`. Only this module imports matplotlib, and only when a chart is asked for."""
+series of `compute/report/series.py`. Only this module imports matplotlib, and only when a chart is asked for."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from orca.sample.compute.series import Series
+from orca.sample.compute.report.series import Series
 
 PLOT_EXTRA = "plot"
 GIB = 2.0**30

@@ -10,18 +10,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from io import BytesIO
 from itertools import chain
-from typing import Any, TypeVar
+from typing import Any
 
-from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import (
-    CheckedLine,
-    LineFields,
-    Sample,
-    looks_like_sample,
-    many_fields,
-    many_lines,
-    sample_of,
-)
+from orca.sample.line_format import Sample
+from orca.sample.parse.sample_line import decode_all, looks_like_sample
 from orca.sample.shell.out.sink import S3_SCHEME as SCHEME
 from orca.sample.shell.readback.backwards import line_start_before
 
@@ -87,25 +79,11 @@ def sources(location: str) -> list[Source]:
         raise SourceError(f"{location}: {error.strerror or error}") from None
 
 
-def checked_batches(source: Source, tally: Tally) -> Iterator[list[LineFields]]:
-    """The sample lines of one source, checked (see `many_fields`) a batch at a time, counting what is passed over
-    in `tally`."""
-    return _batches(source, tally, many_fields)
-
-
-def decoded_batches(source: Source, tally: Tally) -> Iterator[list[CheckedLine]]:
-    """`checked_batches` as `CheckedLine`s (see `many_lines`): what the summary folds, several times faster."""
-    return _batches(source, tally, many_lines)
-
-
-_Line = TypeVar("_Line")
-
-
-def _batches(
-    source: Source, tally: Tally, check: Callable[[list[bytes]], tuple[list[_Line], list[tuple[bytes, ParseError]]]]
-) -> Iterator[list[_Line]]:
+def decoded_batches(source: Source, tally: Tally) -> Iterator[list[Sample]]:
+    """The samples of one source, a chunk's lines at a time (see `decode_all`), counting what is passed over in
+    `tally`."""
     for raws in source.batches():
-        good, bad = check(raws)
+        good, bad = decode_all(raws)
         tally.samples += len(good)
         for raw, error in bad:
             if looks_like_sample(raw):
@@ -116,14 +94,9 @@ def _batches(
         yield good
 
 
-def checked_lines(source: Source, tally: Tally) -> Iterator[LineFields]:
-    """The sample lines of one source, checked, one at a time."""
-    return chain.from_iterable(checked_batches(source, tally))
-
-
 def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
-    """The samples of one source, counting what is passed over in `tally`."""
-    return map(sample_of, checked_lines(source, tally))
+    """The samples of one source, one at a time, counting what is passed over in `tally`."""
+    return chain.from_iterable(decoded_batches(source, tally))
 
 
 def read_samples(location: str) -> Iterator[Sample]:
@@ -148,13 +121,14 @@ def _file_source(path: str) -> Source:
     return Source(path, lambda: _file_batches(path), path)
 
 
-def part_of(source: Source, start: int, end: int | None) -> Source:
+def part_of(source: Source, start: int, end: int | None, chunk: int = READ_BYTES) -> Source:
     """The lines of a regular file's source from offset `start` (a line's start) to `end` (another's, or None: the
-    end of the file, however long it has grown by then). Read from 0 to None, it is the whole source."""
+    end of the file, however long it has grown by then), read `chunk` bytes at a time. Read from 0 to None, it is
+    the whole source."""
     path = source.path
     if path is None:
         raise ValueError(f"{source.name} is not a regular file")
-    return Source(source.name, lambda: _file_batches(path, start, end), path)
+    return Source(source.name, lambda: _file_batches(path, start, end, chunk), path)
 
 
 def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chunk: int = READ_BYTES) -> list[int]:

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from orca.sample.compute.disks import fullness
-from orca.sample.parse.sample_line import CheckedLine
+from orca.sample.line_format import Sample
 
 MAX_POINTS = 2000
 """A run longer than this many lines is drawn from means of consecutive lines, 2, 4, 8, ... at a time."""
@@ -48,7 +48,7 @@ class Series:
 
 
 class SeriesFold:
-    """Collects the points of one instance's series, one checked line at a time."""
+    """Collects the points of one instance's series, one decoded line at a time."""
 
     def __init__(self, max_points: int = MAX_POINTS) -> None:
         self._max_points = max(1, max_points)
@@ -57,7 +57,7 @@ class SeriesFold:
         self._points: list[list[float]] = []
         self._containers: list[dict[str, list[float]]] = []
 
-    def add(self, line: CheckedLine) -> None:
+    def add(self, line: Sample) -> None:
         if not self._points or self._points[-1][0] >= self._per_point:
             if len(self._points) >= 2 * self._max_points:
                 self._halve()
@@ -77,9 +77,9 @@ class SeriesFold:
             if any(disk.used + disk.free > 0 for disk in line.disk):
                 _add_all(point, _DISK_AT, fullest)
         if io is not None:
-            _add_all(point, _IO_AT, io.first, io.second)
+            _add_all(point, _IO_AT, io.read, io.write)
         if net is not None:
-            _add_all(point, _NET_AT, net.first, net.second)
+            _add_all(point, _NET_AT, net.received, net.sent)
         if pressure is not None:
             for at, share in zip(_PRESSURE_AT, (pressure.cpu, pressure.memory, pressure.io), strict=True):
                 if share is not None:
