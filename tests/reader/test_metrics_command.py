@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.shell.cli import metrics
+from orca.sample.compute.report.text import humanised, utc
 from orca.sample.shell.cli.metrics import metrics_main
 from orca.sample.shell.readback.sources import SourceError, read_samples, sources
 from tests.reader.hand_worked import RUN, sample
@@ -197,15 +197,15 @@ def test_orca_help_lists_the_commands() -> None:
 
 
 def test_humanised_sizes() -> None:
-    assert metrics.humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
-    assert metrics.humanised(3 * 2**30) == "3.00 GiB"
+    assert humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
+    assert humanised(3 * 2**30) == "3.00 GiB"
 
 
 @given(st.integers(0, 10**13).map(lambda n: n / 1000) | st.floats(0, 1e10))
 @example(59.9999996)  # rounded to the microsecond, as datetime does, before the seconds are taken
 @example(951782400.0)  # 2000-02-29
 def test_times_are_printed_as_datetime_prints_them(t: float) -> None:
-    assert metrics.utc(t) == datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert utc(t) == datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from orca.sample.compute.report.as_json import summary_json
 from orca.sample.compute.report.hosts import HostFolds, fold_hosts, summarise_hosts
+from orca.sample.compute.report.text import summary_text
 from orca.sample.line_format import ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
 from orca.sample.shell.cli import metrics
 from orca.sample.shell.readback import parts
@@ -175,27 +177,27 @@ def test_a_file_in_parts_by_several_processes_as_in_one(tmp_path: Path, count: i
     # over; the last, without its newline, not read.
     assert (many_tally.samples, many_tally.other, many_tally.skipped) == (3000, 30, 15)
     assert many_tally == one_tally
-    assert metrics._json(many_folds.summaries("run")) == metrics._json(one_folds.summaries("run"))
-    assert metrics._text(many_folds.summaries("run")) == metrics._text(one_folds.summaries("run"))
+    assert summary_json(many_folds.summaries("run")) == summary_json(one_folds.summaries("run"))
+    assert summary_text(many_folds.summaries("run")) == summary_text(one_folds.summaries("run"))
 
 
 def test_when_no_process_can_be_made_the_file_is_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = run_file(tmp_path / "run.jsonl", 500)
     [source] = sources(str(path))
-    expected = metrics._json(parts.fold_source(source, 1)[0].summaries("run"))
+    expected = summary_json(parts.fold_source(source, 1)[0].summaries("run"))
 
     def no_fork() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_fork)
     folds, tally = parts.fold_source(source, 2)
-    assert metrics._json(folds.summaries("run")) == expected and tally.samples == 500
+    assert summary_json(folds.summaries("run")) == expected and tally.samples == 500
 
 
 def test_a_worker_that_fails_has_its_part_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = run_file(tmp_path / "run.jsonl", 500)
     [source] = sources(str(path))
-    expected = metrics._json(parts.fold_source(source, 1)[0].summaries("run"))
+    expected = summary_json(parts.fold_source(source, 1)[0].summaries("run"))
     here = os.getpid()
 
     def fails_elsewhere(source: Source, start: int, end: int | None) -> Source:
@@ -205,7 +207,7 @@ def test_a_worker_that_fails_has_its_part_read_here(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(parts, "part_of", fails_elsewhere)
     folds, tally = parts.fold_source(source, 3)
-    assert metrics._json(folds.summaries("run")) == expected and tally.samples == 500
+    assert summary_json(folds.summaries("run")) == expected and tally.samples == 500
 
 
 def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -5,5 +5,7 @@ a run"):
   mergeable with the fold of the lines after them (a file read in parts); `exact.py` its exact arithmetic,
   `figures.py` the running figures of traffic and of each container, `summary.py` the records it gives, `hosts.py`
   one fold per host of a source.
-- `series.py`: what `--plot` draws: the values over time, thinned.
+- `text.py` and `as_json.py`: the summaries as `orca metrics` prints them, for a person and for a script.
+- `series.py` and `panels.py`: what `--plot` draws, as data: the values over time, thinned, and the panels.
+- `parts.py`: how many parts a large file is read in.
 """
