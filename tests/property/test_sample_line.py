@@ -10,6 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
+from orca.sample.compute.encode import encode_line
 from orca.sample.line_format import PressureShare, Sample
 from orca.sample.parse.sample_line import decode_all, parse
 from tests.reader.written import LEFT_OUT, left_out, samples, text_of, written
@@ -20,6 +21,13 @@ from tests.reader.written import LEFT_OUT, left_out, samples, text_of, written
                 pressure=PressureShare()), frozenset(LEFT_OUT))
 def test_every_written_line_reads_back_to_its_record(sample: Sample, absent: frozenset[str]) -> None:
     assert parse(text_of(sample, absent)) == Success(sample)
+
+
+@given(samples)
+@example(Sample(v=1, t=1796016198.738, dt=5.0, host="ip-10-0-1-5", cores=4, disk=(), containers=(), self_cpu=0.42,
+                pressure=PressureShare()))
+def test_every_line_the_encoder_writes_reads_back_to_the_record_it_was_written_from(sample: Sample) -> None:
+    assert parse(encode_line(sample)) == Success(sample)
 
 
 @given(samples)
