@@ -55,6 +55,15 @@ def test_none_where_no_line_has_the_section(tmp_path: Path) -> None:
     )
 
 
+def test_a_file_system_of_any_size(tmp_path: Path) -> None:
+    """A file system's sizes have no bound (a network file system reports what it likes): the newest minute still
+    says how full it is."""
+    path = tmp_path / "efs.jsonl"
+    path.write_text(line(50.0, None, None, [("/efs", 10**400, 3 * 10**400)]) + "\n")
+    minute = read_newest_minute(str(path), now=55.0)
+    assert minute is not None and (minute.disk_path, minute.disk_percent) == ("/efs", 25.0)
+
+
 def test_a_big_file_is_read_only_at_its_end(tmp_path: Path) -> None:
     """Two days at 5 s (over 10 MB): the newest minute is a few kilobytes from the end, and that is what is read."""
     path = tmp_path / "long.jsonl"

@@ -10,7 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orca.sample.compute.minute import newest_minute
+from orca.sample.compute.report.as_json import summary_json
 from orca.sample.compute.report.hosts import summarise, summarise_hosts
+from orca.sample.compute.report.panels import drawn, panels
+from orca.sample.compute.report.series import SeriesFold
 from orca.sample.compute.report.summary import (
     ContainerSummary,
     CpuSummary,
@@ -20,6 +24,7 @@ from orca.sample.compute.report.summary import (
     PressureSummary,
     TrafficSummary,
 )
+from orca.sample.compute.report.text import summary_text
 from orca.sample.line_format import Sample
 from orca.sample.parse.sample_line import decode_all
 from tests.reader.hand_worked import RUN
@@ -181,3 +186,18 @@ def test_each_hosts_summary_is_that_of_its_lines_alone(lines_and_hosts: list[tup
     for summary in summaries:
         alone = summarise("x", [line for line in lines if line.host == summary.host])
         assert close(asdict(summary), asdict_of(alone))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(samples, min_size=1, max_size=6))
+def test_any_line_a_reader_takes_is_summarised_printed_and_drawn(lines: list[Sample]) -> None:
+    """Every value up to the bounds of the line's declaration gives a summary, its text and JSON, a chart's series
+    and the newest minute: never an exception (a number too large for a float, a year out of range)."""
+    summaries = summarise_hosts("x", [lines])
+    assert summary_text(summaries) and summary_json(summaries)
+    series = SeriesFold()
+    for line in lines:
+        series.add(line)
+    for panel in panels([series.series("x")]):
+        drawn(panel, [series.series("x")])
+    newest_minute(lines, now=max(line.t for line in lines))

@@ -36,15 +36,15 @@ def _without(value: Any, left_out: frozenset[str]) -> Any:
     return value
 
 
-# Values as a line carries them: percentages with one decimal (a container may use many cores), times with three,
-# self_cpu with two, byte counts up to 2^63 - 1 (disk sizes beyond), text without lone surrogates (which the
-# encoder replaces).
+# Values as a line carries them, up to the bounds a reader takes (README, "Reading the lines back"): percentages with
+# one decimal (a container may use many cores), times with three, self_cpu with two, counts up to 2^63 - 1 and a file
+# system's sizes beyond, text without lone surrogates (which the encoder replaces).
 tenths = st.integers(0, 10**7).map(lambda n: n / 10)
 times = st.integers(0, 10**13).map(lambda n: n / 1000)
-intervals = st.integers(0, 10**10).map(lambda n: n / 1000)
-hundredths = st.integers(0, 10**9).map(lambda n: n / 100)
+intervals = st.integers(0, 10**11).map(lambda n: n / 1000)
+hundredths = st.integers(0, 10**11).map(lambda n: n / 100)
 counts = st.integers(0, 2**63 - 1)
-sizes = st.integers(0, 2**70)
+sizes = st.integers(0, 2**70) | st.integers(0, 10**400)
 texts = st.text(st.characters(blacklist_categories=["Cs"]), max_size=20)
 
 cpu_shares = st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths)

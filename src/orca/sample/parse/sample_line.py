@@ -93,10 +93,10 @@ def refusal(message: str) -> str:
     """The decoder's reason for refusing a line, said in the terms of the line's declaration: which field, and what
     it must be.
 
-    >>> refusal("Expected `int` >= 0 - at `$.containers[3].io.read`")
-    'containers[].io.read is not a whole number >= 0'
+    >>> refusal("Expected `int` >= 0 - at `$.disk[3].used`")
+    'disk[].used is not a whole number >= 0'
     >>> refusal("Object missing required field `system` - at `$.cpu`"), refusal("Invalid enum value 2 - at `$.v`")
-    ('cpu.system is not a finite number >= 0', 'v is not 1')
+    ('cpu.system is not a finite number from 0 to 1,000,000', 'v is not 1')
     >>> refusal("Expected `object`, got `array`"), refusal("Object missing required field `v`")
     ('not a JSON object', 'v is not 1')
     """

@@ -42,6 +42,27 @@ def summary_json(summaries: list[InstanceSummary]) -> str:
     >>> summary_json([bare])[:60]
     '{"name":"a.jsonl","host":"h","cores":null,"first_t":7.0,"las'
     """
+    return "".join(_encoded(document(summary)) + "\n" for summary in summaries)
+
+
+def _encoded(value: object) -> str:
+    """`value` as compact JSON; a whole number beyond 64 bits (bytes moved: a rate times a long `dt`), which orjson
+    does not write, written as its digits."""
     import orjson  # here: a summary printed as text does without it
 
-    return "".join(orjson.dumps(document(summary)).decode() + "\n" for summary in summaries)
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_big_as_text(value)).decode()
+
+
+def _big_as_text(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _big_as_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_big_as_text(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        import orjson
+
+        return orjson.Fragment(str(value))
+    return value

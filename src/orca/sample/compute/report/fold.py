@@ -72,9 +72,10 @@ def _gathered(lines: Sequence[Sample], fold: InstanceFold) -> _Batch:  # one loo
         if line.disk:
             for disk in line.disk:
                 used, size = disk.used, disk.used + disk.free
-                # `fullness`, written out: a call per disk would be a good share of the loop.
-                if size > 0 and 100.0 * used / size > disk_peak:
-                    disk_peak, disk_path = 100.0 * used / size, disk.path
+                # `fullness`, written out: a call per disk would be a good share of the loop. Whole numbers divided,
+                # as a file system's sizes have no bound.
+                if size > 0 and 100 * used / size > disk_peak:
+                    disk_peak, disk_path = 100 * used / size, disk.path
         # io and net written out each, into locals: a loop over the two, or a call, cost a tenth of this loop.
         dt = line.dt
         io, net = line.io, line.net
