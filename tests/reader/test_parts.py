@@ -109,10 +109,10 @@ def test_parts_hold_every_line_once_in_the_batches_of_one_reader(
     assert starts[0] == 0 and starts == sorted(set(starts)) and len(starts) <= count
     assert all(text[start - 1:start] == b"\n" for start in starts[1:])
     ends: list[int | None] = [*starts[1:], None]
-    batches = [batch for start, end in zip(starts, ends, strict=True)
+    batches = [batch.lines for start, end in zip(starts, ends, strict=True)
                for batch in part_of(source, start, end, chunk).batches()]
     # The same batches as one reader from the start; the last line without its newline is left out, as by one.
-    assert batches == list(part_of(source, 0, None, chunk).batches())
+    assert batches == [batch.lines for batch in part_of(source, 0, None, chunk).batches()]
     assert b"".join(line for batch in batches for line in batch) == text[:text.rfind(b"\n") + 1]
 
 
@@ -127,7 +127,7 @@ def test_cuts_at_any_offset_lose_and_repeat_no_line(tmp_path_factory: pytest.Tem
     starts = sorted({0, *(line_start_before(lambda at, n: text[at:at + n], min(o, len(text)), 3) for o in offsets)})
     ends: list[int | None] = [*starts[1:], None]
     lines = [line for start, end in zip(starts, ends, strict=True) for batch in part_of(source, start, end, 4).batches()
-             for line in batch]
+             for line in batch.lines]
     assert lines == text.splitlines(keepends=True)[:text.count(b"\n")]
 
 

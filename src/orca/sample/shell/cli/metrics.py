@@ -17,7 +17,14 @@ from orca.sample.shell.cli.flags import Help as _Help
 from orca.sample.shell.cli.flags import Malformed as _Malformed
 from orca.sample.shell.cli.flags import Parser as _Parser
 from orca.sample.shell.readback.parts import fold_source
-from orca.sample.shell.readback.sources import Source, SourceError, Tally, decoded_batches, sources
+from orca.sample.shell.readback.sources import (
+    STREAM_GIVE_UP_BYTES,
+    Source,
+    SourceError,
+    Tally,
+    decoded_batches,
+    sources,
+)
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
     from orca.sample.compute.report.series import Series, SeriesFold
@@ -69,6 +76,10 @@ def metrics_main(args: list[str]) -> int:
             return 1
     try:
         found = [source for location in options.locations for source in sources(location)]
+    except SourceError as error:
+        _say(f"orca metrics: {error}")
+        return 1
+    try:
         read = [_read(source, with_series=options.plot is not None) for source in found]
     except SourceError as error:
         _say(f"orca metrics: {error}")
@@ -78,6 +89,8 @@ def metrics_main(args: list[str]) -> int:
         if tally.skipped:
             reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
             _say(f"orca metrics: {source.name}: {tally.skipped} line(s) skipped ({reasons})")
+        if tally.given_up:
+            _say(f"orca metrics: {source.name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
         if not per_host:
             _say(f"orca metrics: {source.name}: no sample lines")
     if not summaries:
@@ -95,7 +108,11 @@ def metrics_main(args: list[str]) -> int:
     return 0
 
 
-def _read(source: Source, with_series: bool) -> tuple[list[InstanceSummary], Tally, list[Series]]:
+Read = tuple[list[InstanceSummary], Tally, list["Series"]]
+"""A source's summaries, what was passed over in it, and the series to draw (one summary and series per host)."""
+
+
+def _read(source: Source, with_series: bool) -> Read:
     """One pass over a source: its summaries and the series to draw when asked (one of each per host), and what was
     passed over. A large file is read by several processes at once, unless there are series to draw."""
     series: dict[str, SeriesFold] = {}

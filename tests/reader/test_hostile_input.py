@@ -1,0 +1,61 @@
+"""`orca metrics` on input made to break it: lines that never end, devices and sparse files. Each ends with what could
+be read summarised, a message for the rest, and bounded memory."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.reader.hand_worked import sample
+
+MEMORY_LIMIT = 512 * 2**20
+"""The data segment `orca metrics` runs in here: far more than it needs, far less than the input it is given."""
+
+
+def orca_metrics(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+    return subprocess.run([sys.executable, "-m", "orca.sample", "metrics", *args], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=limited)
+
+
+def test_a_line_longer_than_any_samples_is_skipped_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with path.open("w") as out:
+        out.write(sample(100.0) + "\n")
+        out.write("{" + "x" * (50 * 2**20) + "\n")  # 50 MB on one line
+        out.write(sample(105.0) + "\n")
+    done = orca_metrics("--json", str(path))
+    assert done.returncode == 0, done.stderr
+    assert '"lines":2' in done.stdout
+    assert f"{path}: 1 line(s) skipped (1 longer than 16 MiB)" in done.stderr
+
+
+def test_a_device_that_never_ends_is_given_up() -> None:
+    done = orca_metrics("/dev/zero")
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ["orca metrics: /dev/zero: read no further: 1 GiB without a newline",
+                                        "orca metrics: /dev/zero: no sample lines"]
+
+
+def test_a_sparse_file_is_not_read_through_its_hole(tmp_path: Path) -> None:
+    """Ten gigabytes of nothing between two lines: the hole is passed over, its line (the zeros and the last
+    sample) is too long to be a sample."""
+    path = tmp_path / "sparse.jsonl"
+    with path.open("wb") as out:
+        out.write(sample(100.0).encode() + b"\n")
+        out.seek(10 * 2**30)
+        out.write(sample(105.0).encode() + b"\n")
+    with path.open("rb") as check:
+        if os.lseek(check.fileno(), 0, os.SEEK_HOLE) >= path.stat().st_size:
+            pytest.skip("this file system keeps no holes")
+    done = orca_metrics("--json", str(path), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"lines":1' in done.stdout and '"last_t":100.0' in done.stdout
+    assert f"{path}: 1 line(s) skipped (1 longer than 16 MiB)" in done.stderr
