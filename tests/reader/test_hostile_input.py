@@ -1,5 +1,5 @@
-"""`orca metrics` on input made to break it: lines that never end, devices and sparse files. Each ends with what could
-be read summarised, a message for the rest, and bounded memory."""
+"""`orca metrics` on input made to break it: lines that never end, devices and sparse files, files that cannot be
+read among others. Each ends with what could be read summarised, a message for the rest, and bounded memory."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.reader.hand_worked import sample
+from orca.sample.shell.readback.sources import SourceError, read_samples
+from tests.reader.hand_worked import RUN, locked, sample
 
 MEMORY_LIMIT = 512 * 2**20
 """The data segment `orca metrics` runs in here: far more than it needs, far less than the input it is given."""
@@ -59,3 +60,37 @@ def test_a_sparse_file_is_not_read_through_its_hole(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert '"lines":1' in done.stdout and '"last_t":100.0' in done.stdout
     assert f"{path}: 1 line(s) skipped (1 longer than 16 MiB)" in done.stderr
+
+
+def unreadable(path: Path) -> Path:
+    """A `*.jsonl` that cannot be read, whoever reads it: one whose reading fails (`/proc/self/mem` at offset 0)."""
+    if not Path("/proc/self/mem").exists():
+        pytest.skip("no /proc")
+    path.symlink_to("/proc/self/mem")
+    return path
+
+
+def test_a_file_that_cannot_be_read_in_a_directory_is_named_and_the_rest_summarised(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "a.jsonl").write_text(RUN)
+    bad = unreadable(run / "b.jsonl")
+    (run / "c.jsonl").write_text(sample(200.0) + "\n")
+    done = orca_metrics(str(run))
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == f"orca metrics: {bad}: Input/output error"
+    assert f"{run / 'a.jsonl'}  (host h, 2 cores)" in done.stdout and f"{run / 'c.jsonl'}" in done.stdout
+    assert "total: 2 instances, 6 lines" in done.stdout
+    samples = read_samples(str(run))
+    assert [next(samples).t for _ in range(5)] == [100.0, 105.0, 110.0, 125.0, 130.0]
+    with pytest.raises(SourceError, match=r"b\.jsonl: Input/output error"):
+        next(samples)
+
+
+def test_a_file_without_permission_in_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(RUN)
+    unread = locked(tmp_path / "b.jsonl")
+    done = orca_metrics(str(tmp_path))
+    assert done.returncode == 1
+    assert f"orca metrics: {unread}: Permission denied" in done.stderr
+    assert f"{tmp_path / 'a.jsonl'}  (host h, 2 cores)" in done.stdout

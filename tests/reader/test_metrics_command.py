@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from orca.sample.compute.report.text import humanised, utc
 from orca.sample.shell.cli.metrics import metrics_main
 from orca.sample.shell.readback.sources import SourceError, read_samples, sources
-from tests.reader.hand_worked import RUN, disk, mem, sample
+from tests.reader.hand_worked import RUN, disk, locked, mem, sample
 
 ORCA = Path(sys.executable).parent / "orca"
 
@@ -189,14 +189,7 @@ def test_a_location_that_does_not_exist_is_one_message_and_exit_1(tmp_path: Path
 
 
 def test_an_unreadable_file_is_exit_1(tmp_path: Path) -> None:
-    path = tmp_path / "locked.jsonl"
-    path.write_text(RUN)
-    path.chmod(0)
-    try:
-        with path.open("rb"):
-            pytest.skip("running as a user who can read any file (root)")
-    except PermissionError:
-        pass
+    path = locked(tmp_path / "locked.jsonl")
     done = orca("metrics", str(path))
     assert (done.returncode, done.stderr.strip()) == (1, f"orca metrics: {path}: Permission denied")
 

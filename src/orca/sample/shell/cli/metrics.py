@@ -57,8 +57,8 @@ def _say(message: str) -> None:
 
 
 def metrics_main(args: list[str]) -> int:
-    """`orca metrics ARGS`: the exit status (0, 1 for a location or a file that cannot be read, 2 for a malformed
-    command line)."""
+    """`orca metrics ARGS`: the exit status (0; 1 for a location or a file that cannot be read, or no sample line; 2
+    for a malformed command line)."""
     try:
         options = _parser().parse_args(args)
         if options.plot is not None and not options.plot.lower().endswith(PLOT_SUFFIXES):
@@ -79,20 +79,8 @@ def metrics_main(args: list[str]) -> int:
     except SourceError as error:
         _say(f"orca metrics: {error}")
         return 1
-    try:
-        read = [_read(source, with_series=options.plot is not None) for source in found]
-    except SourceError as error:
-        _say(f"orca metrics: {error}")
-        return 1
-    summaries = [summary for per_host, _, _ in read for summary in per_host]
-    for (per_host, tally, _), source in zip(read, found, strict=True):
-        if tally.skipped:
-            reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
-            _say(f"orca metrics: {source.name}: {tally.skipped} line(s) skipped ({reasons})")
-        if tally.given_up:
-            _say(f"orca metrics: {source.name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
-        if not per_host:
-            _say(f"orca metrics: {source.name}: no sample lines")
+    read, unread = _read_all(found, with_series=options.plot is not None)
+    summaries = [summary for _, (per_host, _, _) in read for summary in per_host]
     if not summaries:
         return 1
     _print(_json(summaries) if options.json else summary_text(summaries))
@@ -100,12 +88,35 @@ def metrics_main(args: list[str]) -> int:
         from orca.sample.shell.readback.plot import draw
 
         try:
-            draw([series for _, _, per_host in read for series in per_host if series.t], options.plot)
+            draw([series for _, (_, _, per_host) in read for series in per_host if series.t], options.plot)
         except OSError as error:
             _say(f"orca metrics: {options.plot}: {error.strerror or error}")
             return 1
         _say(f"orca metrics: drew {options.plot}")
-    return 0
+    return 1 if unread else 0
+
+
+def _read_all(found: list[Source], with_series: bool) -> tuple[list[tuple[Source, Read]], int]:
+    """Each source read, and what was passed over in it said; a source that cannot be read is said and the others
+    are still read. Also how many could not be read."""
+    read: list[tuple[Source, Read]] = []
+    unread = 0
+    for source in found:
+        try:
+            per_host, tally, series = _read(source, with_series)
+        except SourceError as error:
+            _say(f"orca metrics: {error}")
+            unread += 1
+            continue
+        read.append((source, (per_host, tally, series)))
+        if tally.skipped:
+            reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
+            _say(f"orca metrics: {source.name}: {tally.skipped} line(s) skipped ({reasons})")
+        if tally.given_up:
+            _say(f"orca metrics: {source.name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
+        if not per_host:
+            _say(f"orca metrics: {source.name}: no sample lines")
+    return read, unread
 
 
 Read = tuple[list[InstanceSummary], Tally, list["Series"]]

@@ -40,7 +40,7 @@ class Source:
     """The path, `-`, or `s3://BUCKET/KEY`."""
     batches: Callable[[], Iterator[Batch]]
     """Its complete lines (each with its newline), a chunk's worth at a time; a last line without its newline (being
-    written) is left out."""
+    written) is left out. Reading raises `OSError` for a file that cannot be read."""
     path: str | None = None
     """A regular file's path: a file that can be read in parts (see `part_starts`)."""
 
@@ -87,7 +87,7 @@ def sources(location: str) -> list[Source]:
             files = sorted(str(found) for found in Path(location).rglob("*.jsonl") if found.is_file())
             if not files:
                 raise SourceError(f"{location}: no *.jsonl file under this directory")
-            return [_file_source(name) for name in files]
+            return [_member_source(name) for name in files]
         return [_file_source(location)]
     except OSError as error:
         raise SourceError(f"{location}: {error.strerror or error}") from None
@@ -117,9 +117,29 @@ def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
 
 def read_samples(location: str) -> Iterator[Sample]:
     """Every sample at `location` (see `sources`), source after source; lines that are not samples are passed over.
-    Raises `SourceError` for a location that does not exist or cannot be read."""
+    Raises `SourceError` for a location that does not exist or cannot be read, before any sample; for a file under
+    a directory that cannot be read, when it is reached."""
     for source in sources(location):
-        yield from read_source(source, Tally())
+        try:
+            yield from read_source(source, Tally())
+        except OSError as error:
+            raise SourceError(f"{source.name}: {error.strerror or error}") from None
+
+
+def _member_source(path: str) -> Source:
+    """A file found under a directory: one that cannot be read is said when it is read, and the others are still read
+    (an instance's file among many)."""
+    try:
+        return _file_source(path)
+    except OSError as error:
+        return Source(path, _failing(error))
+
+
+def _failing(error: OSError) -> Callable[[], Iterator[Batch]]:
+    def batches() -> Iterator[Batch]:
+        raise error
+
+    return batches
 
 
 def _file_source(path: str) -> Source:
