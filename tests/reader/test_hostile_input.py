@@ -3,6 +3,7 @@ read among others. Each ends with what could be read summarised, a message for t
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -94,3 +95,38 @@ def test_a_file_without_permission_in_a_directory(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert f"orca metrics: {unread}: Permission denied" in done.stderr
     assert f"{tmp_path / 'a.jsonl'}  (host h, 2 cores)" in done.stdout
+
+
+FORGED = "\x1b[2J\n  cpu       mean 0.0%"
+"""Text that would clear a terminal and start a row of its own, were it printed as it is."""
+
+
+def test_names_are_printed_with_their_control_characters_escaped(tmp_path: Path) -> None:
+    path = tmp_path / f"run{FORGED}.jsonl"
+    path.write_text(json.dumps({
+        "v": 1, "t": 100.0, "dt": 5.0, "host": f"h{FORGED}\u202e", "self_cpu": 0.0,
+        "disk": [{"path": f"/x{FORGED}", "total": 2, "used": 1, "free": 1}],
+        "containers": [{"name": f"db{FORGED}", "mem": 1}],
+    }) + "\n" + '{"v":2}\n')
+    done = orca_metrics(str(path))
+    assert done.returncode == 0, done.stderr
+    shown = r"\x1b[2J\n  cpu       mean 0.0%"
+    assert done.stdout.splitlines() == [
+        f"{tmp_path}/run{shown}.jsonl  (host h{shown}\\u202e)",
+        "  time      1970-01-01T00:01:40Z to 1970-01-01T00:01:40Z  (0.0 s)",
+        "  lines     1, 0 gaps (median interval 5 s)",
+        f"  disk      fullest /x{shown} at 50.0%",
+        f"  container db{shown}: mem peak 1 B",
+        "  sampler   0.00 s of CPU, 0.00% of one core",
+    ]
+    assert done.stderr == f"orca metrics: {tmp_path}/run{shown}.jsonl: 1 line(s) skipped (1 v is not 1)\n"
+
+
+def test_a_chart_of_names_matplotlib_would_read_as_mathematics(tmp_path: Path) -> None:
+    path = tmp_path / "we$ird^.jsonl"
+    path.write_text(json.dumps({"v": 1, "t": 100.0, "dt": 5.0, "host": "a$\\frac{x$b\x1b[31m",
+                                "containers": [{"name": "$^$", "mem": 1}]}) + "\n")
+    chart = tmp_path / "run.png"
+    done = orca_metrics(str(path), "--plot", str(chart))
+    assert done.returncode == 0, done.stderr
+    assert chart.read_bytes().startswith(b"\x89PNG")

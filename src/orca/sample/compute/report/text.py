@@ -1,11 +1,26 @@
 """The summaries as `orca metrics` prints them for a person: one block per instance, then a `total:` line when there
-are several (README, "Looking at a run")."""
+are several (README, "Looking at a run"). Names from the lines (hosts, paths, containers) and of the files are
+printed with their control characters escaped (`printable`)."""
 
 from __future__ import annotations
 
 import math
 
 from orca.sample.compute.report.summary import ContainerSummary, InstanceSummary, TrafficSummary
+
+
+def printable(text: str) -> str:
+    r"""`text` as it may be printed to a terminal: each character that is not printable (a control character such as
+    ESC or a newline, a format character such as a right-to-left override, a separator other than the space) written
+    as its escape, so that no name in a line can move the cursor, colour the screen or start a row of its own.
+
+    >>> printable("db"), printable("/x\x1b[2J\n  cpu"), printable("h\u202e\u00a0é")
+    ('db', '/x\\x1b[2J\\n  cpu', 'h\\u202e\\xa0é')
+    """
+    if text.isprintable():
+        return text
+    return "".join(character if character.isprintable() else character.encode("unicode_escape").decode("ascii")
+                   for character in text)
 
 
 def humanised(size: float) -> str:
@@ -79,7 +94,7 @@ def _traffic(traffic: TrafficSummary, first: str, second: str) -> str:
 
 def _block(summary: InstanceSummary) -> list[str]:
     cores = "" if summary.cores is None else f", {summary.cores} cores"
-    rows = [f"{summary.name}  (host {summary.host}{cores})"]
+    rows = [f"{printable(summary.name)}  (host {printable(summary.host)}{cores})"]
     rows.append(f"  time      {utc(summary.first_t)} to {utc(summary.last_t)}  ({duration(summary.duration)})")
     gaps = f"{summary.gaps} gap{'' if summary.gaps == 1 else 's'}"
     rows.append(f"  lines     {summary.lines:,}, {gaps} (median interval {summary.median_dt:g} s)")
@@ -97,7 +112,7 @@ def _block(summary: InstanceSummary) -> list[str]:
             f"  run's rss peak {humanised(memory.rss_peak)}"
         )
     if summary.disk is not None:
-        rows.append(f"  disk      fullest {summary.disk.path} at {_percent(summary.disk.peak_percent)}")
+        rows.append(f"  disk      fullest {printable(summary.disk.path)} at {_percent(summary.disk.peak_percent)}")
     if summary.io is not None:
         rows.append(f"  io        {_traffic(summary.io, 'read', 'write')}")
     if summary.net is not None:
@@ -116,7 +131,7 @@ def _block(summary: InstanceSummary) -> list[str]:
 
 def _container(container: ContainerSummary) -> str:
     limit = "" if container.mem_max is None else f" of {humanised(container.mem_max)} limit"
-    parts = [f"{container.name}: mem peak {humanised(container.mem_peak)}{limit}"]
+    parts = [f"{printable(container.name)}: mem peak {humanised(container.mem_peak)}{limit}"]
     if container.throttled_mean is not None:
         parts.append(f"throttled mean {_percent(container.throttled_mean)}")
     if container.pids_peak is not None:

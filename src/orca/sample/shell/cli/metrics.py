@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from orca.sample.compute.report.hosts import fold_hosts
 from orca.sample.compute.report.summary import InstanceSummary
-from orca.sample.compute.report.text import summary_text
+from orca.sample.compute.report.text import printable, summary_text
 from orca.sample.line_format import Sample
 from orca.sample.shell.cli.flags import Help as _Help
 from orca.sample.shell.cli.flags import Malformed as _Malformed
@@ -77,7 +77,7 @@ def metrics_main(args: list[str]) -> int:
     try:
         found = [source for location in options.locations for source in sources(location)]
     except SourceError as error:
-        _say(f"orca metrics: {error}")
+        _say(f"orca metrics: {printable(str(error))}")
         return 1
     read, unread = _read_all(found, with_series=options.plot is not None)
     summaries = [summary for _, (per_host, _, _) in read for summary in per_host]
@@ -90,9 +90,9 @@ def metrics_main(args: list[str]) -> int:
         try:
             draw([series for _, (_, _, per_host) in read for series in per_host if series.t], options.plot)
         except OSError as error:
-            _say(f"orca metrics: {options.plot}: {error.strerror or error}")
+            _say(f"orca metrics: {printable(options.plot)}: {error.strerror or error}")
             return 1
-        _say(f"orca metrics: drew {options.plot}")
+        _say(f"orca metrics: drew {printable(options.plot)}")
     return 1 if unread else 0
 
 
@@ -105,17 +105,18 @@ def _read_all(found: list[Source], with_series: bool) -> tuple[list[tuple[Source
         try:
             per_host, tally, series = _read(source, with_series)
         except SourceError as error:
-            _say(f"orca metrics: {error}")
+            _say(f"orca metrics: {printable(str(error))}")
             unread += 1
             continue
         read.append((source, (per_host, tally, series)))
+        name = printable(source.name)
         if tally.skipped:
             reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
-            _say(f"orca metrics: {source.name}: {tally.skipped} line(s) skipped ({reasons})")
+            _say(f"orca metrics: {name}: {tally.skipped} line(s) skipped ({reasons})")
         if tally.given_up:
-            _say(f"orca metrics: {source.name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
+            _say(f"orca metrics: {name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
         if not per_host:
-            _say(f"orca metrics: {source.name}: no sample lines")
+            _say(f"orca metrics: {name}: no sample lines")
     return read, unread
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from orca.sample.compute.report.panels import drawn, panels, title
 from orca.sample.compute.report.series import Series
+from orca.sample.compute.report.text import printable
 
 PLOT_EXTRA = "plot"
 LINE_STYLES = ("-", "--", ":", "-.")
@@ -17,6 +18,12 @@ LINE_STYLES = ("-", "--", ":", "-.")
 
 def plotting_available() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
+
+
+def _plain(text: str) -> str:
+    """A name as matplotlib shows it as it is: control characters escaped, and `$`, which would start mathematics
+    (an error to draw when it does not parse), escaped for matplotlib."""
+    return printable(text).replace("$", r"\$")
 
 
 def draw(series: Sequence[Series], path: str) -> None:
@@ -41,7 +48,7 @@ def draw(series: Sequence[Series], path: str) -> None:
                           "linestyle": LINE_STYLES[curve.index % len(LINE_STYLES)]}
             if curve.reference:
                 style |= {"linestyle": "--", "color": "grey"} if not several else {"alpha": 0.5}
-            axis.plot(times[curve.instance], curve.values, label=curve.legend, **style)
+            axis.plot(times[curve.instance], curve.values, label=_plain(curve.legend), **style)
         axis.set_ylabel(panel.label)
         axis.grid(True, alpha=0.3)
         if panel.percent:
@@ -55,7 +62,7 @@ def draw(series: Sequence[Series], path: str) -> None:
     bottom.xaxis.set_major_locator(locator)
     bottom.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=UTC))  # type: ignore[no-untyped-call]
     bottom.set_xlabel("time (UTC)")
-    figure.suptitle(title(series), fontsize="medium")
+    figure.suptitle(_plain(title(series)), fontsize="medium")
     figure.tight_layout()
     try:
         figure.savefig(path, dpi=90)
