@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from orca.sample.compute.report.hosts import summarise
+from orca.sample.compute.report.text import summary_text
+from orca.sample.line_format import ContainerSample, Sample
 from orca.sample.shell.readback.sources import SourceError, read_samples
 from tests.reader.hand_worked import RUN, locked, sample
 
@@ -19,9 +22,9 @@ MEMORY_LIMIT = 512 * 2**20
 """The data segment `orca metrics` runs in here: far more than it needs, far less than the input it is given."""
 
 
-def orca_metrics(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def orca_metrics(*args: str, timeout: float = 120, memory: int = MEMORY_LIMIT) -> subprocess.CompletedProcess[str]:
     def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_LIMIT, MEMORY_LIMIT))
+        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
 
     return subprocess.run([sys.executable, "-m", "orca.sample", "metrics", *args], capture_output=True, text=True,
                           timeout=timeout, preexec_fn=limited)
@@ -130,3 +133,30 @@ def test_a_chart_of_names_matplotlib_would_read_as_mathematics(tmp_path: Path) -
     done = orca_metrics(str(path), "--plot", str(chart))
     assert done.returncode == 0, done.stderr
     assert chart.read_bytes().startswith(b"\x89PNG")
+
+
+def test_with_many_containers_the_largest_are_shown_and_the_others_counted() -> None:
+    """2,500 containers, each on one line with `mem` its number: the 1,000 of the highest peak are shown (1,500 to
+    2,499), the 1,500 others counted, exactly while there are few names."""
+    lines = [Sample(v=1, t=float(n), dt=1.0, host="h", containers=(ContainerSample(name=f"c{n:04d}", mem=n),))
+             for n in range(2500)]
+    summary = summarise("many", lines)
+    assert summary is not None
+    assert [container.name for container in summary.containers] == [f"c{n:04d}" for n in range(1500, 2500)]
+    assert (summary.containers_omitted, summary.containers_omitted_estimated) == (1500, False)
+    assert "  container and 1,500 more, not shown: the 1,000 above had the highest memory peaks\n" in summary_text(
+        [summary])
+
+
+def test_memory_stays_bounded_with_hundreds_of_thousands_of_containers(tmp_path: Path) -> None:
+    path = tmp_path / "many.jsonl"
+    with path.open("w") as out:
+        for line in range(50_000):
+            entries = [{"name": f"job-{line * 8 + n}", "mem": line * 8 + n} for n in range(8)]
+            out.write(json.dumps({"v": 1, "t": 1000.0 + line, "dt": 1.0, "host": "h", "containers": entries}) + "\n")
+    done = orca_metrics("--json", str(path), memory=160 * 2**20)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (document,) = [json.loads(text) for text in done.stdout.splitlines()]
+    assert [entry["name"] for entry in document["containers"]][:2] == ["job-399000", "job-399001"]
+    assert len(document["containers"]) == 1000 and document["containers_omitted_estimated"]
+    assert abs(document["containers_omitted"] - 399_000) < 399_000 * 0.05  # an estimate: about 1 % off

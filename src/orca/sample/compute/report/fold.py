@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import sub
 
-from orca.sample.compute.report.exact import ExactSum, Histogram, add_rise, rise
-from orca.sample.compute.report.figures import ContainerFold, Traffic, merged_traffic
+from orca.sample.compute.report.exact import ExactSum, Histogram, add_rise
+from orca.sample.compute.report.figures import ContainerFold, ContainerFolds, Traffic, merged_traffic
 from orca.sample.compute.report.summary import (
     PERCENTILE,
     CpuSummary,
@@ -58,7 +58,7 @@ def _gathered(lines: Sequence[Sample], fold: InstanceFold) -> _Batch:  # one loo
     read_total = write_total = received_total = sent_total = 0.0
     read_peak, write_peak = (0.0, 0.0) if fold.io is None else (fold.io.first_peak, fold.io.second_peak)
     received_peak, sent_peak = (0.0, 0.0) if fold.net is None else (fold.net.first_peak, fold.net.second_peak)
-    containers = fold.containers
+    containers = fold.containers.folds
     cores = fold.cores
     for line in lines:
         if line.cores is not None:
@@ -149,8 +149,7 @@ class InstanceFold:
         self.net: Traffic | None = None
         self.pressure_sums = [ExactSum(), ExactSum(), ExactSum()]
         self.pressure_counts = [0, 0, 0]
-        self.containers: dict[str, ContainerFold] = {}
-        self.oom_rises: dict[str, int] = {}
+        self.containers = ContainerFolds()
         self.first_self_cpu: float | None = None
         """The first `self_cpu`: all of it is new CPU, unless a fold of the lines before these goes on from it."""
         self.self_cpu = ExactSum()
@@ -180,10 +179,7 @@ class InstanceFold:
             self.net = Traffic()
         if self.net is not None:
             self.net.add(*batch.net)
-        for name, kept in self.containers.items():
-            rose = kept.settle()
-            if rose:
-                self.oom_rises[name] = self.oom_rises.get(name, 0) + rose
+        self.containers.settle()
         if batch.self_cpus:
             self._add_self_cpu(batch.self_cpus)
 
@@ -259,7 +255,7 @@ class InstanceFold:
             total.merge(later_total)
         self.pressure_counts = [mine + theirs for mine, theirs in zip(self.pressure_counts, later.pressure_counts,
                                                                         strict=True)]
-        self._merge_containers(later)
+        self.containers.merge(later.containers)
         if later.first_self_cpu is not None:
             if self.last_self_cpu is None:
                 self.first_self_cpu = later.first_self_cpu
@@ -268,19 +264,6 @@ class InstanceFold:
             self.self_cpu.merge(later.self_cpu)
             self.last_self_cpu = later.last_self_cpu
 
-    def _merge_containers(self, later: InstanceFold) -> None:
-        for name, theirs in later.containers.items():
-            rose = later.oom_rises.get(name, 0)
-            mine = self.containers.get(name)
-            if mine is None:
-                self.containers[name] = theirs
-            else:
-                if mine.oom_kills and theirs.first_oom_kill is not None:
-                    rose += rise(mine.oom_kills[-1], [theirs.first_oom_kill])
-                mine.merge(theirs)
-            if rose:
-                self.oom_rises[name] = self.oom_rises.get(name, 0) + rose
-
     def summary(self, name: str) -> InstanceSummary | None:
         """The summary of the lines folded so far, under `name` (the source's); None when there were none."""
         if self.lines == 0:
@@ -288,6 +271,7 @@ class InstanceFold:
         median_dt = self.dts.percentile(50)
         self_cpu = self.self_cpu.value() + (self.first_self_cpu or 0.0)
         covered = self.dts.weighted_sum()
+        containers, omitted, exact = self.containers.summaries()
         return InstanceSummary(
             name=name,
             host=self.host,
@@ -303,11 +287,11 @@ class InstanceFold:
             io=None if self.io is None else self.io.summary(),
             net=None if self.net is None else self.net.summary(),
             pressure=self._pressure(),
-            containers=tuple(
-                kept.summary(name, self.oom_rises.get(name, 0)) for name, kept in sorted(self.containers.items())
-            ),
+            containers=containers,
             self_cpu_seconds=self_cpu,
             overhead_percent=100.0 * self_cpu / covered if covered > 0 else None,
+            containers_omitted=omitted,
+            containers_omitted_estimated=not exact,
         )
 
     def _cpu(self) -> CpuSummary | None:

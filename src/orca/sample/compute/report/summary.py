@@ -99,6 +99,10 @@ class InstanceSummary:
     """The sampler's own CPU over the run."""
     overhead_percent: float | None
     """`self_cpu_seconds` over the time the lines cover (the sum of `dt`), as a percent of one core."""
+    containers_omitted: int = 0
+    """Containers not in `containers`, which holds those with the highest memory peak (at most 1,000)."""
+    containers_omitted_estimated: bool = False
+    """Whether `containers_omitted` is an estimate (off by about 1 %), as it is past thousands of names."""
 
     @property
     def duration(self) -> float:

@@ -124,6 +124,10 @@ def _block(summary: InstanceSummary) -> list[str]:
             f"  io {_percent(pressure.io)}  (mean share of time stalled)"
         )
     rows += [f"  container {_container(container)}" for container in summary.containers]
+    if summary.containers_omitted:
+        about = "about " if summary.containers_omitted_estimated else ""
+        rows.append(f"  container and {about}{summary.containers_omitted:,} more, not shown: the"
+                    f" {len(summary.containers):,} above had the highest memory peaks")
     overhead = "" if summary.overhead_percent is None else f", {summary.overhead_percent:.2f}% of one core"
     rows.append(f"  sampler   {summary.self_cpu_seconds:.2f} s of CPU{overhead}")
     return rows
