@@ -120,3 +120,16 @@ def test_orca_metrics_plot_draws_several_instances(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert chart.read_bytes().startswith(MAGIC[".png"])
     assert f"drew {chart}" in done.stderr
+
+
+def test_the_chart_draws_the_containers_of_the_highest_peak_only() -> None:
+    """A line per container, 300 of them, `mem` its number: the chart keeps the 20 largest (280 to 299), and says
+    so, in memory that does not grow with the containers."""
+    fold = SeriesFold()
+    for n in range(300):
+        fold.add(checked(sample(float(n), containers=[{"name": f"c{n:03d}", "mem": n}]))[0])
+    series = fold.series("many")
+    assert sorted(series.containers) == [f"c{n:03d}" for n in range(280, 300)]
+    assert series.containers_omitted == 280
+    [panel] = [panel for panel in panels([series]) if not panel.curves]
+    assert panel.label == "containers' mem GiB (the 20 largest of 300)"

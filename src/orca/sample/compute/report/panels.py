@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from orca.sample.compute.report.series import Series
+from orca.sample.compute.report.series import MAX_CONTAINERS, Series
 
 GIB = 2.0**30
 MIB = 2.0**20
@@ -68,8 +68,19 @@ def panels(series: Sequence[Series]) -> list[Panel]:
     if any(_present(series, curve.field) for curve in PRESSURE.curves):
         chosen.append(PRESSURE)
     if any(one.containers for one in series):
-        chosen.append(CONTAINERS)
+        chosen.append(_containers(series))
     return chosen
+
+
+def _containers(series: Sequence[Series]) -> Panel:
+    """The containers' panel, its label saying when it shows only the largest of them."""
+    omitted = [one for one in series if one.containers_omitted]
+    if not omitted:
+        return CONTAINERS
+    about = "about " if omitted[0].containers_omitted_estimated else ""
+    of = f"{about}{omitted[0].containers_omitted + len(omitted[0].containers):,}" if len(series) == 1 else (
+        "each instance's")
+    return replace(CONTAINERS, label=f"{CONTAINERS.label} (the {MAX_CONTAINERS} largest of {of})")
 
 
 @dataclass(frozen=True, slots=True)
