@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.compute.own_cgroup_summary import (
+from orca.sample.compute.report.cgroup import (
     CgroupFold,
     CgroupSummary,
     cpu_limit_label,

@@ -1,4 +1,4 @@
-"""What a run's lines say of the sampler's own cgroup against its limits (docs/behaviour.md §3.11), for `orca
+"""What a run's lines say of the sampler's own cgroup against its limits (docs/behaviour.md §3.11, §11.1), for `orca
 metrics`: a fold over the lines' `cgroup` sections, and the summary's and the chart's texts of it.
 
 The fold's sums are whole numbers (each figure at the decimals the line writes it with, scaled), so a file folded
@@ -7,9 +7,10 @@ in parts and merged gives exactly the figures of one fold over it all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orca.sample.line_format import CgroupSample
+from orca.sample.line_format import CgroupSample, Sample
 
 _DT = 1000
 """`dt` is written with 3 decimals, `cpu` and `throttled` with 1, `cpu_max` with 3."""
@@ -82,6 +83,12 @@ class CgroupFold:
             self.pids_peak = section.pids if self.pids_peak is None else max(self.pids_peak, section.pids)
         if section.pids_max is not None:
             self.pids_max = section.pids_max
+
+    def add_lines(self, lines: Sequence[Sample]) -> None:
+        """Lines in the order written; those without the section are passed over."""
+        for line in lines:
+            if line.cgroup is not None:
+                self.add(line.cgroup, line.dt)
 
     def _oom(self, count: int) -> None:
         if self.last_oom is None:
@@ -179,6 +186,17 @@ def cpu_text(summary: CgroupSummary) -> str | None:
     if summary.throttled is not None:
         text += f", throttled {summary.throttled:.0f}% of periods"
     return text
+
+
+def pids_text(summary: CgroupSummary) -> str | None:
+    """The summary's processes against the pids limit; None without one or without a count.
+
+    >>> pids_text(CgroupSummary(None, None, None, None, None, 0, 37, 4096))
+    'pids peak 37 of 4,096 limit'
+    """
+    if summary.pids_max is None or summary.pids_peak is None:
+        return None
+    return f"pids peak {summary.pids_peak:,} of {summary.pids_max:,} limit"
 
 
 def memory_limit_label(limit: int) -> str:
