@@ -212,3 +212,24 @@ def test_the_run_against_its_cgroups_limits(tmp_path: Path) -> None:
     (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
     assert document["cgroup"] == {"mem_peak": 1932735283, "mem_max": 2 * GIB, "cpu_cores": 0.961, "cpu_max": 1.0,
                                   "throttled": 40.2, "oom_kills": 1, "pids_peak": 9, "pids_max": 100}
+
+
+def test_a_line_too_short_to_say_does_not_make_the_peak(tmp_path: Path) -> None:
+    """The line written as COMMAND ends 26 ms after the one before holds a few clock ticks: 78.3 % of all cores
+    there is noise. Its share counts in the mean by its `dt`: (20 × 0.2 + 50 × 1 + 78.3 × 0.026) / 1.226 = 45.71 %,
+    182.8 % of one core (4 cores); the peak is the 1 s line's, 50 %, 200.0 % of one core."""
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join([
+        line(FIRST_START, FIRST_START + 0.2, 0.2, run={"cpu": 20.0, "procs": 1}),
+        line(FIRST_START, FIRST_START + 1.2, 1.0, run={"cpu": 50.0, "procs": 1}),
+        line(FIRST_START, FIRST_START + 1.226, 0.026, run={"cpu": 78.3, "procs": 0, "exit": {"code": 0}}),
+    ]) + "\n")
+    done = orca("metrics", str(path))
+    assert "  run       cpu mean 182.8%  max 200.0% of one core  processes up to 1\n" in done.stdout
+    # Lines that all cover less (--seconds 0.05): the peak is theirs.
+    path.write_text("\n".join([
+        line(FIRST_START, FIRST_START + 0.05, 0.05, run={"cpu": 30.0, "procs": 1}),
+        line(FIRST_START, FIRST_START + 0.1, 0.05, run={"cpu": 60.0, "procs": 1}),
+    ]) + "\n")
+    short = orca("metrics", str(path)).stdout
+    assert "  run       cpu mean 180.0%  max 240.0% of one core  processes up to 1\n" in short

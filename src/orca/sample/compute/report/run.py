@@ -15,6 +15,11 @@ from orca.sample.line_format import CommandExit, Sample
 _DT = 1000
 """`dt` is written with 3 decimals, `run.cpu` with 1."""
 _SHARE = 10
+PEAK_DT = 0.1
+"""Seconds a line must cover for its `run.cpu` to count towards the peak: the kernel counts a process's time in clock
+ticks (10 ms on most Linux), so a shorter line (such as the one written as COMMAND ends just after another) holds a
+handful of them and can read far over what ran. Its share still counts in the mean, weighted by its `dt`."""
+_PEAK_STEP = round(PEAK_DT * _DT)
 
 @dataclass(frozen=True, slots=True)
 class ExitSummary:
@@ -43,7 +48,7 @@ class RunSummary:
     cpu_mean: float | None
     """Percent of all cores, over the time the lines with a `run.cpu` cover (each weighted by its `dt`)."""
     cpu_peak: float | None
-    """The highest `run.cpu`."""
+    """The highest `run.cpu` of a line covering at least `PEAK_DT` (of any line, when none does)."""
     cores_mean: float | None
     """The same mean in CPUs (`run.cpu` / 100 × `cores`): 1.0 is one core busy, as `top` shows 100%."""
     cores_peak: float | None
@@ -55,7 +60,8 @@ class RunFold:
     """The figures of the `run` sections of one run's lines, in the order of the lines."""
 
     __slots__ = ("argc", "command", "cores_dt", "cores_lines", "cores_peak", "cores_plain", "cores_used", "cpu_dt",
-                 "cpu_lines", "cpu_peak", "cpu_plain", "cpu_used", "exit", "procs_peak", "seen")
+                 "cpu_lines", "cpu_peak", "cpu_plain", "cpu_used", "exit", "procs_peak", "seen", "short_cores_peak",
+                 "short_cpu_peak")
 
     def __init__(self) -> None:
         self.seen = False
@@ -67,6 +73,9 @@ class RunFold:
         self.cores_used = self.cores_dt = self.cores_plain = self.cores_lines = 0
         """The same for `cpu` × `cores`, over the lines that have `cores`."""
         self.cpu_peak = self.cores_peak = self.procs_peak = -1
+        """Scaled as the sums; the peaks over lines covering at least `PEAK_DT`."""
+        self.short_cpu_peak = self.short_cores_peak = -1
+        """The peaks over the lines that cover less."""
 
     def add(self, lines: Sequence[Sample]) -> None:
         """Lines that have a `run` section, in the order written."""
@@ -88,14 +97,21 @@ class RunFold:
             self.cpu_dt += step
             self.cpu_plain += share
             self.cpu_lines += 1
-            self.cpu_peak = max(self.cpu_peak, share)
+            long = step >= _PEAK_STEP
+            if long:
+                self.cpu_peak = max(self.cpu_peak, share)
+            else:
+                self.short_cpu_peak = max(self.short_cpu_peak, share)
             if line.cores is not None:
                 used = share * line.cores
                 self.cores_used += used * step
                 self.cores_dt += step
                 self.cores_plain += used
                 self.cores_lines += 1
-                self.cores_peak = max(self.cores_peak, used)
+                if long:
+                    self.cores_peak = max(self.cores_peak, used)
+                else:
+                    self.short_cores_peak = max(self.short_cores_peak, used)
 
     def merge(self, later: RunFold) -> None:
         """`later`'s figures (of the lines after these, folded on their own) taken in."""
@@ -116,6 +132,8 @@ class RunFold:
         self.cores_lines += later.cores_lines
         self.cpu_peak = max(self.cpu_peak, later.cpu_peak)
         self.cores_peak = max(self.cores_peak, later.cores_peak)
+        self.short_cpu_peak = max(self.short_cpu_peak, later.short_cpu_peak)
+        self.short_cores_peak = max(self.short_cores_peak, later.short_cores_peak)
         self.procs_peak = max(self.procs_peak, later.procs_peak)
 
     def summary(self) -> RunSummary | None:
@@ -129,11 +147,17 @@ class RunFold:
             exit=None if ended is None else ExitSummary(ended.code, ended.signal, ended.error, ended.wall, ended.user,
                                                         ended.system, ended.max_rss),
             cpu_mean=_mean(self.cpu_used, self.cpu_dt, self.cpu_plain, self.cpu_lines, _SHARE),
-            cpu_peak=None if self.cpu_peak < 0 else self.cpu_peak / _SHARE,
+            cpu_peak=_peak(self.cpu_peak, self.short_cpu_peak, _SHARE),
             cores_mean=_mean(self.cores_used, self.cores_dt, self.cores_plain, self.cores_lines, 100 * _SHARE),
-            cores_peak=None if self.cores_peak < 0 else self.cores_peak / (100 * _SHARE),
+            cores_peak=_peak(self.cores_peak, self.short_cores_peak, 100 * _SHARE),
             procs_peak=None if self.procs_peak < 0 else self.procs_peak,
         )
+
+
+def _peak(long: int, short: int, scale: int) -> float | None:
+    """The peak over the lines long enough to say, else over the others; None without a share."""
+    peak = long if long >= 0 else short
+    return None if peak < 0 else peak / scale
 
 
 def _mean(used: int, covered: int, plain: int, lines: int, scale: int) -> float | None:
