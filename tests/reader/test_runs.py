@@ -4,6 +4,7 @@ line's declarations, every expected figure worked out by hand beside them, read 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +234,45 @@ def test_a_line_too_short_to_say_does_not_make_the_peak(tmp_path: Path) -> None:
     ]) + "\n")
     short = orca("metrics", str(path)).stdout
     assert "  run       cpu mean 180.0%  max 240.0% of one core  processes up to 1\n" in short
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def keys_of(value: object, into: set[str]) -> set[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            into.add(key)
+            keys_of(item, into)
+    elif isinstance(value, list):
+        for item in value:
+            keys_of(item, into)
+    return into
+
+
+def test_every_key_of_json_is_in_the_readmes_table(tmp_path: Path) -> None:
+    """A summary with every section (a run of a COMMAND under a cgroup's limits, with disks, io, net, pressure and a
+    container): each of its keys, at any depth, is named in the README's table of `--json` keys, in the order the
+    table gives the top level's."""
+    path = tmp_path / "everything.jsonl"
+    section = {"cgroup": {"mem": 1, "mem_max": 2, "cpu": 1.0, "cpu_max": 1.0, "throttled": 0.0, "oom_kill": 0,
+                          "pids": 1, "pids_max": 2},
+               "disk": [{"path": "/", "total": 2, "used": 1, "free": 1}], "io": {"read": 1, "write": 1},
+               "net": {"in": 1, "out": 1}, "pressure": {"cpu": 1.0, "memory": 1.0, "io": 1.0},
+               "containers": [{"name": "db", "mem": 1, "cpu": 0.0, "mem_nocache": 1, "throttled": 1.0, "pids": 1,
+                               "mem_max": 2, "oom_kill": 0}], "self_cpu": 0.1, "cpu": cpu(1.0), "mem": mem(1)}
+    path.write_text("\n".join([
+        line(FIRST_START, FIRST_START + 0.2, 0.2, **section, run={"cpu": 1.0, "procs": 1, "command": ["x"]}),
+        line(FIRST_START, FIRST_START + 1.2, 1.0, **section,
+             run={"cpu": 1.0, "procs": 1, "exit": {"code": 0, "wall": 1.0, "user": 0.1, "system": 0.0, "max_rss": 1}}),
+    ]) + "\n")
+    done = orca("metrics", "--json", str(path))
+    (document,) = [json.loads(text) for text in done.stdout.splitlines()]
+    text = README.read_text()
+    table = text[text.index("`--json` prints the same summaries"):]
+    table = table[:table.index("\n\n", table.index("| key | what it holds |"))]
+    named = set(re.findall(r"`([a-z_0-9]+)`", table))
+    assert keys_of(document, set()) - named == set()
+    rows = [row.split("|")[1] for row in table.splitlines() if row.startswith("| `")]
+    in_table = [key for row in rows for key in re.findall(r"`([a-z_0-9]+)`", row)]
+    assert in_table == list(document)

@@ -40,12 +40,16 @@ def rounded(value: object, key: str = "") -> object:
 
 
 def document(summary: InstanceSummary) -> object:
-    """One instance's JSON object, before encoding: every field of the summary, `start_utc` after `start` (which run,
-    as the text says it), and `duration`."""
-    fields = asdict(summary)
-    start_utc = None if summary.start is None else utc(summary.start)
-    ordered = {key: value for key, value in fields.items() if key in ("name", "host", "start")}
-    return rounded({**ordered, "start_utc": start_utc, **fields, "duration": summary.duration})
+    """One instance's JSON object, before encoding: every field of the summary, with `start_utc` after `start` (which
+    run, as the text says it) and `duration` after `last_t`."""
+    document: dict[str, object] = {}
+    for key, value in asdict(summary).items():
+        document[key] = value
+        if key == "start":
+            document["start_utc"] = None if summary.start is None else utc(summary.start)
+        elif key == "last_t":
+            document["duration"] = summary.duration
+    return rounded(document)
 
 
 def summary_json(summaries: list[InstanceSummary]) -> str:
