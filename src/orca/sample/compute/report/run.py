@@ -1,8 +1,8 @@
 """What a run's lines say of the run itself (docs/behaviour.md §3.12, §11.1): its processes' CPU and count from every
 line's `run`, the command from the first line of a `-- COMMAND`, and how it ended from the last.
 
-The sums are whole numbers (each figure at the decimals the line writes it with, scaled), so a file folded in parts
-and merged gives exactly the figures of one fold over it all.
+The sums are taken in exactly once per batch of lines (`ExactSum`), so a file folded in parts and merged gives exactly
+the figures of one fold over it all, read in the same batches.
 """
 
 from __future__ import annotations
@@ -10,16 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from orca.sample.compute.report.exact import ExactSum
 from orca.sample.line_format import CommandExit, Sample
 
-_DT = 1000
-"""`dt` is written with 3 decimals, `run.cpu` with 1."""
-_SHARE = 10
 PEAK_DT = 0.1
 """Seconds a line must cover for its `run.cpu` to count towards the peak: the kernel counts a process's time in clock
 ticks (10 ms on most Linux), so a shorter line (such as the one written as COMMAND ends just after another) holds a
 handful of them and can read far over what ran. Its share still counts in the mean, weighted by its `dt`."""
-_PEAK_STEP = round(PEAK_DT * _DT)
 
 @dataclass(frozen=True, slots=True)
 class ExitSummary:
@@ -46,7 +43,8 @@ class RunSummary:
     exit: ExitSummary | None
     """None when no line says how it ended (not a `-- COMMAND`, or its last line not written yet)."""
     cpu_mean: float | None
-    """Percent of all cores, over the time the lines with a `run.cpu` cover (each weighted by its `dt`)."""
+    """Percent of all cores, over the time the lines with a `run.cpu` cover (each weighted by its `dt`); None when
+    they cover none."""
     cpu_peak: float | None
     """The highest `run.cpu` of a line covering at least `PEAK_DT` (of any line, when none does)."""
     cores_mean: float | None
@@ -59,59 +57,70 @@ class RunSummary:
 class RunFold:
     """The figures of the `run` sections of one run's lines, in the order of the lines."""
 
-    __slots__ = ("argc", "command", "cores_dt", "cores_lines", "cores_peak", "cores_plain", "cores_used", "cpu_dt",
-                 "cpu_lines", "cpu_peak", "cpu_plain", "cpu_used", "exit", "procs_peak", "seen", "short_cores_peak",
-                 "short_cpu_peak")
+    __slots__ = ("argc", "command", "cores_dt", "cores_peak", "cores_used", "cpu_dt", "cpu_peak", "cpu_used", "exit",
+                 "procs_peak", "seen", "short_cores_peak", "short_cpu_peak")
 
     def __init__(self) -> None:
         self.seen = False
         self.command: tuple[str, ...] | None = None
         self.argc: int | None = None
         self.exit: CommandExit | None = None
-        self.cpu_used = self.cpu_dt = self.cpu_plain = self.cpu_lines = 0
-        """Σ `cpu` × `dt` and Σ `dt`, scaled to whole numbers; Σ `cpu` and the count, for lines that cover no time."""
-        self.cores_used = self.cores_dt = self.cores_plain = self.cores_lines = 0
-        """The same for `cpu` × `cores`, over the lines that have `cores`."""
-        self.cpu_peak = self.cores_peak = self.procs_peak = -1
-        """Scaled as the sums; the peaks over lines covering at least `PEAK_DT`."""
-        self.short_cpu_peak = self.short_cores_peak = -1
-        """The peaks over the lines that cover less."""
+        self.cpu_used, self.cpu_dt = ExactSum(), ExactSum()
+        """Σ `cpu` × `dt` and Σ `dt` over the lines with a `run.cpu`."""
+        self.cores_used, self.cores_dt = ExactSum(), ExactSum()
+        """Σ `cpu` × `cores` × `dt` and Σ `dt` over those that also have `cores`."""
+        self.cpu_peak = self.cores_peak = -1.0
+        """The highest `cpu` and `cpu` × `cores` of a line covering at least `PEAK_DT`."""
+        self.short_cpu_peak = self.short_cores_peak = -1.0
+        """The same over the lines that cover less."""
+        self.procs_peak = -1
 
-    def add(self, lines: Sequence[Sample]) -> None:
-        """Lines that have a `run` section, in the order written."""
+    def add(self, lines: Sequence[Sample]) -> None:  # one loop, on purpose
+        """Lines in the order written, those without a `run` section passed over: one plain loop, its figures in
+        locals (a call or an attribute written per line would cost as much again); the sums taken in exactly once per
+        batch."""
+        seen, command, argc, ended, procs_peak = self.seen, self.command, self.argc, self.exit, self.procs_peak
+        cpu_peak, cores_peak = self.cpu_peak, self.cores_peak
+        short_cpu_peak, short_cores_peak = self.short_cpu_peak, self.short_cores_peak
+        cpu_used = cpu_dt = cores_used = cores_dt = 0.0
         for line in lines:
             run = line.run
             if run is None:
                 continue
-            self.seen = True
-            if run.command is not None and self.command is None:
-                self.command, self.argc = run.command, run.argc
+            seen = True
+            if run.command is not None and command is None:
+                command, argc = run.command, run.argc
             if run.exit is not None:
-                self.exit = run.exit
-            if run.procs is not None and run.procs > self.procs_peak:
-                self.procs_peak = run.procs
-            if run.cpu is None:
+                ended = run.exit
+            procs, cpu = run.procs, run.cpu
+            if procs is not None and procs > procs_peak:
+                procs_peak = procs
+            if cpu is None:
                 continue
-            share, step = round(run.cpu * _SHARE), round(line.dt * _DT)
-            self.cpu_used += share * step
-            self.cpu_dt += step
-            self.cpu_plain += share
-            self.cpu_lines += 1
-            long = step >= _PEAK_STEP
+            dt, cores = line.dt, line.cores
+            cpu_used += cpu * dt
+            cpu_dt += dt
+            long = dt >= PEAK_DT
             if long:
-                self.cpu_peak = max(self.cpu_peak, share)
-            else:
-                self.short_cpu_peak = max(self.short_cpu_peak, share)
-            if line.cores is not None:
-                used = share * line.cores
-                self.cores_used += used * step
-                self.cores_dt += step
-                self.cores_plain += used
-                self.cores_lines += 1
+                if cpu > cpu_peak:
+                    cpu_peak = cpu
+            elif cpu > short_cpu_peak:
+                short_cpu_peak = cpu
+            if cores is not None:
+                used = cpu * cores
+                cores_used += used * dt
+                cores_dt += dt
                 if long:
-                    self.cores_peak = max(self.cores_peak, used)
-                else:
-                    self.short_cores_peak = max(self.short_cores_peak, used)
+                    if used > cores_peak:
+                        cores_peak = used
+                elif used > short_cores_peak:
+                    short_cores_peak = used
+        self.seen, self.command, self.argc, self.exit, self.procs_peak = seen, command, argc, ended, procs_peak
+        self.cpu_peak, self.cores_peak = cpu_peak, cores_peak
+        self.short_cpu_peak, self.short_cores_peak = short_cpu_peak, short_cores_peak
+        for total, term in ((self.cpu_used, cpu_used), (self.cpu_dt, cpu_dt), (self.cores_used, cores_used),
+                            (self.cores_dt, cores_dt)):
+            total.add(term)
 
     def merge(self, later: RunFold) -> None:
         """`later`'s figures (of the lines after these, folded on their own) taken in."""
@@ -122,14 +131,9 @@ class RunFold:
             self.command, self.argc = later.command, later.argc
         if later.exit is not None:
             self.exit = later.exit
-        self.cpu_used += later.cpu_used
-        self.cpu_dt += later.cpu_dt
-        self.cpu_plain += later.cpu_plain
-        self.cpu_lines += later.cpu_lines
-        self.cores_used += later.cores_used
-        self.cores_dt += later.cores_dt
-        self.cores_plain += later.cores_plain
-        self.cores_lines += later.cores_lines
+        for total, theirs in ((self.cpu_used, later.cpu_used), (self.cpu_dt, later.cpu_dt),
+                              (self.cores_used, later.cores_used), (self.cores_dt, later.cores_dt)):
+            total.merge(theirs)
         self.cpu_peak = max(self.cpu_peak, later.cpu_peak)
         self.cores_peak = max(self.cores_peak, later.cores_peak)
         self.short_cpu_peak = max(self.short_cpu_peak, later.short_cpu_peak)
@@ -141,27 +145,17 @@ class RunFold:
         if not self.seen:
             return None
         ended = self.exit
+        cpu_covered, cores_covered = self.cpu_dt.value(), self.cores_dt.value()
+        cpu_peak = self.cpu_peak if self.cpu_peak >= 0 else self.short_cpu_peak
+        cores_peak = self.cores_peak if self.cores_peak >= 0 else self.short_cores_peak
         return RunSummary(
             command=self.command,
             argc=self.argc,
             exit=None if ended is None else ExitSummary(ended.code, ended.signal, ended.error, ended.wall, ended.user,
                                                         ended.system, ended.max_rss),
-            cpu_mean=_mean(self.cpu_used, self.cpu_dt, self.cpu_plain, self.cpu_lines, _SHARE),
-            cpu_peak=_peak(self.cpu_peak, self.short_cpu_peak, _SHARE),
-            cores_mean=_mean(self.cores_used, self.cores_dt, self.cores_plain, self.cores_lines, 100 * _SHARE),
-            cores_peak=_peak(self.cores_peak, self.short_cores_peak, 100 * _SHARE),
-            procs_peak=None if self.procs_peak < 0 else self.procs_peak,
+            cpu_mean=self.cpu_used.value() / cpu_covered if cpu_covered > 0 else None,
+            cpu_peak=cpu_peak if cpu_peak >= 0 else None,
+            cores_mean=self.cores_used.value() / (100 * cores_covered) if cores_covered > 0 else None,
+            cores_peak=cores_peak / 100 if cores_peak >= 0 else None,
+            procs_peak=self.procs_peak if self.procs_peak >= 0 else None,
         )
-
-
-def _peak(long: int, short: int, scale: int) -> float | None:
-    """The peak over the lines long enough to say, else over the others; None without a share."""
-    peak = long if long >= 0 else short
-    return None if peak < 0 else peak / scale
-
-
-def _mean(used: int, covered: int, plain: int, lines: int, scale: int) -> float | None:
-    """Weighted by `dt`; lines that cover no time at all (each `dt` 0) are averaged as they are."""
-    if covered:
-        return used / (scale * covered)
-    return plain / (scale * lines) if lines else None
