@@ -20,11 +20,6 @@ Instance = tuple[str, float | None]
 """A line's host and `start`: which instance it is of."""
 
 
-def instance_of(line: Sample) -> Instance:
-    """Which instance `line` is of: its host and its run."""
-    return line.host, line.start
-
-
 class HostFolds:
     """The folds of one source's lines, one per instance (host and run) in the order each first appears.
 
