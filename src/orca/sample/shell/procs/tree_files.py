@@ -1,13 +1,13 @@
 """Descriptors of the run's processes' files, kept open from line to line.
 
-Each line reads, for every process of the tree, whether it has more than one thread, its children and its
-resident pages. By path that is eight system calls and three /proc lookups a process; through descriptors kept
-open it is three `fstat`/`pread`s. A descriptor is bound to its process, not to the pid: once the process is gone,
-reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
+Each line reads, for every process of the tree, whether it has more than one thread, its children, its resident
+pages and its CPU times (`stat`). By path that is eleven system calls and four /proc lookups a process; through
+descriptors kept open it is four `fstat`/`pread`s. A descriptor is bound to its process, not to the pid: once the
+process is gone, reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
 
 A line runs after seconds of sleep, with the CPU's and the interpreter's caches cold, so every call costs several
-times its price in a tight loop. The kept processes' files are read in three batches (`map` over the descriptors:
-no Python runs per process) and the statm files summed in one step; a line whose batches read as the last line's
+times its price in a tight loop. The kept processes' files are read in batches (`map` over the descriptors: no
+Python runs per process) and the statm files summed in one step; a line whose batches read as the last line's
 takes that line's tree, and its sum when the statm files read the same. Only a process that is new, gone or has
 more than one thread is read on its own; one with more threads lists them through its kept task directory and
 keeps each thread's `children` file open too.
@@ -28,6 +28,8 @@ from orca.sample.shell.sysconf import kept_files_at_most
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 STATM_READ = 4096
+STAT_READ = 4096
+"""`stat` is one line of some 300 bytes (52 fields and a comm of at most 16 bytes): one `pread` reads it whole."""
 CHILDREN_READ = 4096
 """One `pread` of a kept `children` file in the batch. Under half of it is the whole list (a seq_file read stops
 short only at its end or before a record that would not fit); a longer one is read again by `read_from`."""
@@ -44,6 +46,7 @@ class _PidFiles(NamedTuple):
     children: int
     """`/proc/<pid>/task/<pid>/children`: the children its main thread forked."""
     statm: int
+    stat: int
 
 
 class _Columns(NamedTuple):
@@ -53,6 +56,7 @@ class _Columns(NamedTuple):
     tasks: list[int]
     children: list[int]
     statms: list[int]
+    stats: list[int]
 
 
 class _Walked(NamedTuple):
@@ -72,7 +76,8 @@ class TreeFiles:
     three quarters of it for processes, a quarter for threads."""
 
     KEPT_AT_MOST = 128
-    """Processes whose files are kept (three descriptors each); a larger tree reads the rest by path."""
+    """Processes whose files are kept (four descriptors each); a larger tree reads the rest by path."""
+    FILES_PER_PROCESS = 4
     THREADS_KEPT_AT_MOST = 256
     """`children` files of the other threads of kept processes with more than one, kept open in all; past that,
     they are opened and closed each line."""
@@ -83,7 +88,7 @@ class TreeFiles:
         self._columns: _Columns | None = None
         """`_fds` as columns; None once `_fds` changed, until the next batch needs them."""
         share = kept_files_at_most() if root.trusted else 0
-        self._keep_at_most = min(self.KEPT_AT_MOST, share // 4)
+        self._keep_at_most = min(self.KEPT_AT_MOST, share * 3 // (4 * self.FILES_PER_PROCESS))
         self._threads_at_most = min(self.THREADS_KEPT_AT_MOST, share // 4)
         self._last_walk: _Walked | None = None
         """The last line's walk, while the next may find the same tree from the batches alone."""
@@ -104,7 +109,7 @@ class TreeFiles:
         base = f"{self._root.path}/{pid}"
         opened: list[int] = []
         try:
-            for path in (f"{base}/task", f"{base}/task/{pid}/children", f"{base}/statm"):
+            for path in (f"{base}/task", f"{base}/task/{pid}/children", f"{base}/statm", f"{base}/stat"):
                 opened.append(os.open(path, _FLAGS))
         except OSError:
             for fd in opened:
@@ -121,7 +126,7 @@ class TreeFiles:
             fds = self._fds
             columns = self._columns = _Columns(
                 list(fds), [f.task for f in fds.values()], [f.children for f in fds.values()],
-                [f.statm for f in fds.values()],
+                [f.statm for f in fds.values()], [f.stat for f in fds.values()],
             )
         return columns
 
@@ -289,6 +294,42 @@ class TreeFiles:
             self.forget(pid)
             return None
         return None if not data else resident_pages(data)
+
+    def stats(self, pids: frozenset[int]) -> tuple[list[int], list[bytes]]:
+        """The `stat` files of `pids` (pids and their files, in one order), the kept ones read in one batch; a
+        process whose file cannot be read is left out. Every kept process must be among `pids` (`keep_only`
+        first)."""
+        others = [pid for pid in pids if pid not in self._fds] if len(pids) != len(self._fds) else []
+        read = self._root.read
+        by_path = [(pid, data) for pid in others if (data := read(pid, "stat"))]
+        if not self._fds:
+            return [pid for pid, _ in by_path], [data for _, data in by_path]
+        columns = self._kept_columns()
+        try:
+            datas = list(map(os.pread, columns.stats, repeat(STAT_READ), repeat(0)))
+            kept = columns.pids
+        except OSError:  # a process gone since the walk: one by one, forgetting it
+            kept, datas = [], []
+            for pid in list(self._fds):
+                data = self.stat(pid)
+                if data:
+                    kept.append(pid)
+                    datas.append(data)
+        if not by_path:
+            return kept, datas
+        return [*kept, *(pid for pid, _ in by_path)], [*datas, *(data for _, data in by_path)]
+
+    def stat(self, pid: int) -> bytes | None:
+        """One process's `stat`, through its kept descriptor when it has one (so that it is the process this
+        descriptor was opened for, whatever its pid names now); None when it is gone."""
+        files = self._fds.get(pid)
+        if files is None:
+            return self._root.read(pid, "stat")
+        try:
+            return os.pread(files.stat, STAT_READ, 0) or None
+        except OSError:  # ESRCH: the process is gone
+            self.forget(pid)
+            return None
 
     def keep_only(self, pids: frozenset[int]) -> None:
         for pid in self._fds.keys() - pids:

@@ -1,0 +1,160 @@
+"""The run's CPU in the line (docs/behaviour.md §3.12) against psutil's `cpu_times` of the same tree over the same
+window, on real spinning trees, with either reader.
+
+psutil's figure is taken just before and just after each of the sampler's readings (their mean stands for the
+moment of the reading): the time of the tree's processes present then, each one's own and its waited-for
+children's (`user + system + children_user + children_system`). Between two such figures a child that was reaped
+moved its whole time into its parent's children's times, so their difference is what the tree used, which is what
+the line must show, as a percent of all cores' time, to within 2 points.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from orca.sample.shell.sampler import Sampler
+
+psutil = pytest.importorskip("psutil")
+pytestmark = pytest.mark.requires_proc
+
+WINDOW = 1.5
+"""Seconds between two lines: a tick (10 ms) of each process's counters is well under a point of both cores."""
+LINES = 4
+SPIN = "import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end:\n    pass\n"
+# A parent that spins a little itself and keeps one or two children spinning, each for 0.4 to 0.9 s, waiting for
+# each as it ends: children come and go within a line and across lines.
+PARENT = f"""
+import subprocess, sys, time
+spin = {SPIN!r}
+end = time.monotonic() + float(sys.argv[1])
+n = 0
+while time.monotonic() < end:
+    n += 1
+    children = [subprocess.Popen([sys.executable, '-c', spin, str(0.4 + (n * 0.13) % 0.5)])
+                for _ in range(1 + n % 2)]
+    t = time.monotonic() + 0.05
+    while time.monotonic() < t:
+        pass
+    for child in children:
+        child.wait()
+"""
+
+
+def tree_seconds(root: int) -> float:
+    """psutil's CPU seconds of `root`'s tree: each present process's own and its waited-for children's."""
+    top = psutil.Process(root)
+    total = 0.0
+    # Descendants first, the root last: a child reaped meanwhile is then in the root's children's times.
+    for process in [*top.children(recursive=True), top]:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
+
+
+@contextmanager
+def started(code: str, seconds: float) -> Iterator[int]:
+    process = subprocess.Popen([sys.executable, "-c", code, str(seconds)])
+    try:
+        time.sleep(0.3)  # past the interpreter's start
+        yield process.pid
+    finally:
+        process.kill()
+        process.wait()
+
+
+def lines_beside_psutil(root: int, reader: str) -> list[tuple[float, float, int]]:
+    """(the line's `run.cpu`, psutil's over the same window, `run.procs`) for `LINES` lines."""
+    cores = psutil.cpu_count()
+
+    def reference() -> tuple[float, float]:
+        return tree_seconds(root), time.monotonic()
+
+    before = reference()
+    with Sampler(root, "", [], reader=reader) as sampler:
+        after = reference()
+        last = ((before[0] + after[0]) / 2, (before[1] + after[1]) / 2)
+        found = []
+        for _ in range(LINES):
+            time.sleep(WINDOW)
+            before = reference()
+            line = json.loads(sampler.line())
+            after = reference()
+            now = ((before[0] + after[0]) / 2, (before[1] + after[1]) / 2)
+            expected = 100 * (now[0] - last[0]) / ((now[1] - last[1]) * cores)
+            found.append((line["run"]["cpu"], expected, line["run"]["procs"]))
+            last = now
+    return found
+
+
+@pytest.mark.parametrize("reader", ["proc", "psutil"])
+def test_one_spinning_process(reader: str) -> None:
+    with started(SPIN, 30) as root:
+        found = lines_beside_psutil(root, reader)
+    for cpu, expected, procs in found:
+        assert abs(cpu - expected) <= 2.0, found
+        assert procs == 1
+    assert max(cpu for cpu, _, _ in found) > 10.0, found  # it did spin
+
+
+@pytest.mark.parametrize("reader", ["proc", "psutil"])
+def test_a_parent_whose_children_come_and_go(reader: str) -> None:
+    with started(PARENT, 30) as root:
+        found = lines_beside_psutil(root, reader)
+    for cpu, expected, procs in found:
+        assert abs(cpu - expected) <= 2.0, found
+        assert 1 <= procs <= 3
+    assert max(cpu for cpu, _, _ in found) > 10.0, found
+
+
+def test_the_first_line_covers_the_time_from_the_baseline() -> None:
+    """The baseline reads the run's processes too: a process that spun long before the sampler started shows in the
+    first line only what it used since (not its whole life, not nothing)."""
+    with started(SPIN, 30) as root:
+        time.sleep(1.0)
+        cores = psutil.cpu_count()
+        before = tree_seconds(root), time.monotonic()
+        with Sampler(root, "", []) as sampler:
+            time.sleep(WINDOW)
+            line = json.loads(sampler.line())
+        after = tree_seconds(root), time.monotonic()
+    ceiling = 100 * (after[0] - before[0]) / ((after[1] - before[1]) * cores)
+    assert 0 < line["run"]["cpu"] <= ceiling + 2.0, (line["run"], ceiling)
+
+
+def test_no_run_no_section() -> None:
+    with Sampler(0, "", []) as sampler:
+        assert "run" not in json.loads(sampler.line())
+
+
+def test_a_match_only_run() -> None:
+    """`--match` alone: the spinning process whose argv[0] is the name, its CPU as psutil sees it."""
+    name = f"orca-test-run-{os.getpid()}"
+    spinner = subprocess.Popen([name, "-c", SPIN, "30"], executable=sys.executable)
+    try:
+        time.sleep(0.3)
+        cores = psutil.cpu_count()
+        first = tree_seconds(spinner.pid), time.monotonic()
+        with Sampler(0, name, []) as sampler:
+            made = tree_seconds(spinner.pid), time.monotonic()
+            start = (first[0] + made[0]) / 2, (first[1] + made[1]) / 2
+            time.sleep(WINDOW)
+            before = tree_seconds(spinner.pid), time.monotonic()
+            run = json.loads(sampler.line())["run"]
+            after = tree_seconds(spinner.pid), time.monotonic()
+    finally:
+        spinner.kill()
+        spinner.wait()
+    expected = 100 * ((before[0] + after[0]) / 2 - start[0]) / (((before[1] + after[1]) / 2 - start[1]) * cores)
+    assert run["procs"] == 1
+    assert abs(run["cpu"] - expected) <= 2.0, (run, expected)
