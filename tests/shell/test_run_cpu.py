@@ -48,6 +48,14 @@ while time.monotonic() < end:
 """
 
 
+# A process whose main thread sleeps while another thread spins: its main thread's own time does not move.
+THREADED = f"""
+import sys, threading, time
+threading.Thread(target=exec, args=({SPIN!r}, {{'sys': sys}}), daemon=True).start()
+time.sleep(float(sys.argv[1]))
+"""
+
+
 def tree_seconds(root: int) -> float:
     """psutil's CPU seconds of `root`'s tree: each present process's own and its waited-for children's."""
     top = psutil.Process(root)
@@ -115,6 +123,15 @@ def test_a_parent_whose_children_come_and_go(reader: str) -> None:
         assert abs(cpu - expected) <= 2.0, found
         assert 1 <= procs <= 3
     assert max(cpu for cpu, _, _ in found) > 10.0, found
+
+
+def test_a_process_whose_other_thread_spins() -> None:
+    with started(THREADED, 30) as root:
+        found = lines_beside_psutil(root, "proc")
+    for cpu, expected, procs in found:
+        assert abs(cpu - expected) <= 2.0, found
+        assert procs == 1
+    assert min(cpu for cpu, _, _ in found) > 10.0, found
 
 
 def test_the_first_line_covers_the_time_from_the_baseline() -> None:

@@ -85,6 +85,8 @@ def run_ticks(prev: RunReading, cur: RunReading) -> int:
     15
     """
     before, now = prev.processes, cur.processes
+    if before is now and not cur.left:  # the same readings handed out again (every `stat` read the same): idle
+        return 0
     used = 0
     counted_before: dict[int, int] = {}
     """pid of a process in both readings -> the ticks of its reaped descendants counted at `prev`."""
@@ -150,14 +152,18 @@ def run_section(
 ) -> RunSample:
     """The line's `run`: `cpu` None without both readings or the cores, `procs` None without the current reading;
     the bounded `command` when given (the first line), the `exit` of `ended` (the last)."""
+    if prev is None or cur is None or cores is None:
+        cpu = None
+    elif prev.processes is cur.processes and not cur.left:  # every `stat` read as before: idle (`run_ticks`)
+        cpu = 0.0
+    else:
+        cpu = run_cpu(prev, cur, cores)
+    procs = None if cur is None else cur.procs
+    if command is None and ended is None:  # every line but a COMMAND's first and last
+        return RunSample(cpu=cpu, procs=procs)
     bounded, argc = (None, None) if command is None else bounded_command(command)
-    return RunSample(
-        cpu=None if prev is None or cur is None or cores is None else run_cpu(prev, cur, cores),
-        procs=None if cur is None else cur.procs,
-        command=bounded,
-        argc=argc,
-        exit=None if ended is None else command_exit(ended),
-    )
+    how = None if ended is None else command_exit(ended)
+    return RunSample(cpu=cpu, procs=procs, command=bounded, argc=argc, exit=how)
 
 
 def bounded_command(argv: Sequence[str]) -> tuple[tuple[str, ...], int | None]:

@@ -110,36 +110,34 @@ class ProcessScanner:
         """Resident bytes of `root`'s tree plus the processes whose argv[0] is `argv0`, each once; 0 with neither.
 
         `forks`: /proc/stat's `processes`, read before this call, when the caller has it (`TreeFiles.walk`)."""
-        rss = self.run_reading(root, argv0, forks).rss_bytes
+        rss = self.reading(root, argv0, forks).unwrap().rss_bytes
         return 0 if rss is None else rss
 
     def reading(self, root: int | None, argv0: str, forks: int | None = None) -> Result[RunReading, ParseError]:
-        """`run_reading` as a reading."""
-        return Success(self.run_reading(root, argv0, forks))
-
-    def run_reading(self, root: int | None, argv0: str, forks: int | None = None) -> RunReading:
         """The run's processes now: `root`'s tree and the processes whose argv[0] is `argv0`, each once (none with
         neither), their resident bytes and CPU times, and those of the last reading's that left the run."""
         at_ns = time.monotonic_ns()
         clock = boot_ticks(self._ticks_per_second)
         if root is None and not argv0:
-            return self._read(at_ns, clock, [], [], 0)
+            return Success(self._read(at_ns, clock, [], [], 0))
         if not self._walk:
             run, stats = _scan_run(self._root, root, argv0, self._argv0_images)
             pages = total(_resident_pages(self._root, run), run)
             found = list(run)
-            return self._read(
+            gone = self._last.keys() - run
+            return Success(self._read(
                 at_ns, clock, found, [stats[pid] for pid in found], pages * self._page_size,
-                self._left(run, stats.get),
-            )
+                self._left(gone, stats.get) if gone else NO_PROCESSES,
+            ))
         files = self._tree_files
         tree = frozenset() if root is None else files.walk(root, forks)
         members = tree.union(self._argv0_files.matching(argv0)) if argv0 else tree
-        left = self._left(members, files.stat)
+        gone = self._last.keys() - members  # (read before `keep_only` lets go of their descriptors)
+        left = self._left(gone, files.stat) if gone else NO_PROCESSES
         files.keep_only(tree)
         rss = files.total_pages(members) * self._page_size
         pids, datas = files.stats(members)
-        return self._read(at_ns, clock, pids, datas, rss, left)
+        return Success(self._read(at_ns, clock, pids, datas, rss, left))
 
     def baseline(self, root: int | None, argv0: str) -> Result[RunReading, ParseError]:
         """The run's processes' CPU times, every file read by path and nothing kept open: the baseline's reading,
@@ -158,13 +156,10 @@ class ProcessScanner:
         found = [(pid, data) for pid in members if (data := read(pid, "stat"))]
         return Success(self._read(at_ns, clock, [pid for pid, _ in found], [data for _, data in found], None))
 
-    def _left(self, members: frozenset[int], stat: Callable[[int], bytes | None]) -> Mapping[int, ProcessTimes]:
-        """The last reading's processes that are not among `members` but still exist with the same start, their
+    def _left(self, gone: set[int], stat: Callable[[int], bytes | None]) -> Mapping[int, ProcessTimes]:
+        """Those of the last reading's processes `gone` from the run that still exist with the same start, their
         `stat` read by `stat` (through a kept descriptor while there is one, so a reused pid is not taken for
         them)."""
-        gone = self._last.keys() - members
-        if not gone:
-            return NO_PROCESSES
         left: dict[int, ProcessTimes] = {}
         for pid in gone:
             data = stat(pid)

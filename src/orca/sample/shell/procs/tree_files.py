@@ -2,7 +2,9 @@
 
 Each line reads, for every process of the tree, whether it has more than one thread, its children, its resident
 pages and its CPU times (`stat`). By path that is eleven system calls and four /proc lookups a process; through
-descriptors kept open it is four `fstat`/`pread`s. A descriptor is bound to its process, not to the pid: once the
+descriptors kept open it is four `fstat`/`pread`s, and fewer: `stat`, which costs the kernel twice what `statm`
+does, is read again only for a process that ran since it was last read (its `schedstat`, a third of the cost, moved)
+or has more than one thread. A descriptor is bound to its process, not to the pid: once the
 process is gone, reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
 
 A line runs after seconds of sleep, with the CPU's and the interpreter's caches cold, so every call costs several
@@ -30,6 +32,8 @@ _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 STATM_READ = 4096
 STAT_READ = 4096
 """`stat` is one line of some 300 bytes (52 fields and a comm of at most 16 bytes): one `pread` reads it whole."""
+SCHEDSTAT_READ = 128
+"""`schedstat` is three numbers: the main thread's time on a CPU (ns), its wait for one, its times run."""
 CHILDREN_READ = 4096
 """One `pread` of a kept `children` file in the batch. Under half of it is the whole list (a seq_file read stops
 short only at its end or before a record that would not fit); a longer one is read again by `read_from`."""
@@ -47,6 +51,8 @@ class _PidFiles(NamedTuple):
     """`/proc/<pid>/task/<pid>/children`: the children its main thread forked."""
     statm: int
     stat: int
+    schedstat: int
+    """-1 where the kernel has no `schedstat` files (CONFIG_SCHED_INFO off): `stat` is then read every line."""
 
 
 class _Columns(NamedTuple):
@@ -57,6 +63,15 @@ class _Columns(NamedTuple):
     children: list[int]
     statms: list[int]
     stats: list[int]
+    schedstats: list[int]
+
+
+class _RanAt(NamedTuple):
+    """The kept processes' `schedstat` and `stat` files as last read, for the columns they were read through."""
+
+    columns: _Columns
+    ran: list[bytes]
+    stats: list[bytes]
 
 
 class _Walked(NamedTuple):
@@ -76,8 +91,8 @@ class TreeFiles:
     three quarters of it for processes, a quarter for threads."""
 
     KEPT_AT_MOST = 128
-    """Processes whose files are kept (four descriptors each); a larger tree reads the rest by path."""
-    FILES_PER_PROCESS = 4
+    """Processes whose files are kept (five descriptors each); a larger tree reads the rest by path."""
+    FILES_PER_PROCESS = 5
     THREADS_KEPT_AT_MOST = 256
     """`children` files of the other threads of kept processes with more than one, kept open in all; past that,
     they are opened and closed each line."""
@@ -101,6 +116,8 @@ class TreeFiles:
         self._thread_files: dict[int, dict[str, int]] = {}
         """pid -> thread id -> descriptor of that thread's `children`, for kept processes with more threads."""
         self._threads_kept = 0
+        self._schedstats = root.trusted and os.path.exists(f"{root.path}/self/schedstat")
+        self._ran_at: _RanAt | None = None
 
     def _files(self, pid: int) -> _PidFiles | None:
         kept = self._fds.get(pid)
@@ -111,6 +128,7 @@ class TreeFiles:
         try:
             for path in (f"{base}/task", f"{base}/task/{pid}/children", f"{base}/statm", f"{base}/stat"):
                 opened.append(os.open(path, _FLAGS))
+            opened.append(os.open(f"{base}/schedstat", _FLAGS) if self._schedstats else -1)
         except OSError:
             for fd in opened:
                 os.close(fd)
@@ -126,7 +144,7 @@ class TreeFiles:
             fds = self._fds
             columns = self._columns = _Columns(
                 list(fds), [f.task for f in fds.values()], [f.children for f in fds.values()],
-                [f.statm for f in fds.values()], [f.stat for f in fds.values()],
+                [f.statm for f in fds.values()], [f.stat for f in fds.values()], [f.schedstat for f in fds.values()],
             )
         return columns
 
@@ -299,7 +317,13 @@ class TreeFiles:
         """The `stat` files of `pids` (pids and their files, in one order), the kept ones read in one batch; a
         process whose file cannot be read is left out. Every kept process must be among `pids` (`keep_only`
         first)."""
-        others = [pid for pid in pids if pid not in self._fds] if len(pids) != len(self._fds) else []
+        if self._fds and len(pids) == len(self._fds):  # the usual: every one kept
+            columns = self._kept_columns()
+            try:
+                return columns.pids, self._kept_stats(columns)
+            except OSError:
+                self._ran_at = None  # a process gone since the walk: below, one by one
+        others = [pid for pid in pids if pid not in self._fds]
         read = self._root.read
         by_path = [(pid, data) for pid in others if (data := read(pid, "stat"))]
         if not self._fds:
@@ -318,6 +342,28 @@ class TreeFiles:
         if not by_path:
             return kept, datas
         return [*kept, *(pid for pid, _ in by_path)], [*datas, *(data for _, data in by_path)]
+
+    def _kept_stats(self, columns: _Columns) -> list[bytes]:
+        """The kept processes' `stat` files: those of the processes that have one thread and whose `schedstat` reads
+        as when their `stat` was last read are that `stat` (a process that did not run has the same times, and the
+        same children's times: only it, running, waits for its children); the others read again."""
+        if not self._schedstats:
+            return list(map(os.pread, columns.stats, repeat(STAT_READ), repeat(0)))
+        ran = list(map(os.pread, columns.schedstats, repeat(SCHEDSTAT_READ), repeat(0)))
+        last = self._ran_at
+        if last is None or last.columns is not columns:  # new columns: every one read
+            datas = list(map(os.pread, columns.stats, repeat(STAT_READ), repeat(0)))
+        elif ran == last.ran and not self._thread_files:  # none ran (an idle tree)
+            return last.stats
+        else:
+            threaded = self._thread_files
+            rows = zip(columns.pids, columns.stats, ran, last.ran, last.stats, strict=True)
+            datas = [
+                old if now == before and pid not in threaded else os.pread(fd, STAT_READ, 0)
+                for pid, fd, now, before, old in rows
+            ]
+        self._ran_at = _RanAt(columns, ran, datas)
+        return datas
 
     def stat(self, pid: int) -> bytes | None:
         """One process's `stat`, through its kept descriptor when it has one (so that it is the process this
@@ -342,7 +388,8 @@ class TreeFiles:
             self._last_walk = None
             self._statm_read = None
             for fd in files:
-                os.close(fd)
+                if fd >= 0:  # no `schedstat` on this kernel
+                    os.close(fd)
         self._forget_threads(pid)
 
     def _forget_threads(self, pid: int) -> None:
