@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -106,32 +107,17 @@ def lines_beside_psutil(root: int, reader: str) -> list[tuple[float, float, int]
 
 
 @pytest.mark.parametrize("reader", ["proc", "psutil"])
-def test_one_spinning_process(reader: str) -> None:
-    with started(SPIN, 30) as root:
+@pytest.mark.parametrize(
+    ("code", "most"), [(SPIN, 1), (PARENT, 3), (THREADED, 1)], ids=["one-process", "children-come-and-go", "threads"]
+)
+def test_the_runs_cpu_is_psutils(reader: str, code: str, most: int) -> None:
+    """One spinning process; a parent whose children come and go; a process whose other thread spins."""
+    with started(code, 30) as root:
         found = lines_beside_psutil(root, reader)
     for cpu, expected, procs in found:
         assert abs(cpu - expected) <= 2.0, found
-        assert procs == 1
+        assert 1 <= procs <= most
     assert max(cpu for cpu, _, _ in found) > 10.0, found  # it did spin
-
-
-@pytest.mark.parametrize("reader", ["proc", "psutil"])
-def test_a_parent_whose_children_come_and_go(reader: str) -> None:
-    with started(PARENT, 30) as root:
-        found = lines_beside_psutil(root, reader)
-    for cpu, expected, procs in found:
-        assert abs(cpu - expected) <= 2.0, found
-        assert 1 <= procs <= 3
-    assert max(cpu for cpu, _, _ in found) > 10.0, found
-
-
-def test_a_process_whose_other_thread_spins() -> None:
-    with started(THREADED, 30) as root:
-        found = lines_beside_psutil(root, "proc")
-    for cpu, expected, procs in found:
-        assert abs(cpu - expected) <= 2.0, found
-        assert procs == 1
-    assert min(cpu for cpu, _, _ in found) > 10.0, found
 
 
 def test_the_first_line_covers_the_time_from_the_baseline() -> None:
@@ -147,6 +133,53 @@ def test_the_first_line_covers_the_time_from_the_baseline() -> None:
         after = tree_seconds(root), time.monotonic()
     ceiling = 100 * (after[0] - before[0]) / ((after[1] - before[1]) * cores)
     assert 0 < line["run"]["cpu"] <= ceiling + 2.0, (line["run"], ceiling)
+
+
+MIDDLE = f"""
+import pathlib, signal, subprocess, sys, time
+spinner = subprocess.Popen([sys.executable, '-c', {SPIN!r}, '30'])
+pathlib.Path(sys.argv[1]).write_text(str(spinner.pid))
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+time.sleep(30)
+"""
+# The root waits for a middle process that started a spinner and then exits without waiting for it: the spinner
+# is orphaned (given to init), out of the root's tree, still running.
+ORPHANING = f"""
+import subprocess, sys, time
+subprocess.Popen([sys.executable, '-c', {MIDDLE!r}, sys.argv[2]]).wait()
+time.sleep(30)
+"""
+
+
+def test_a_process_that_leaves_the_run_alive_counts_up_to_the_line_that_finds_it_gone(tmp_path: Path) -> None:
+    pid_file = tmp_path / "spinner"
+    root = subprocess.Popen([sys.executable, "-c", ORPHANING, "30", str(pid_file)])
+    try:
+        while not pid_file.exists() or not pid_file.read_text():
+            time.sleep(0.05)
+        spinner = psutil.Process(int(pid_file.read_text()))
+        middle = psutil.Process(root.pid).children()[0]
+        cores = psutil.cpu_count()
+        with Sampler(root.pid, "", []) as sampler:
+            time.sleep(WINDOW)
+            before = spinner.cpu_times(), time.monotonic()
+            assert json.loads(sampler.line())["run"]["procs"] == 3
+            time.sleep(WINDOW)
+            middle.terminate()
+            middle.wait(10)
+            after = spinner.cpu_times(), time.monotonic()
+            orphaned = json.loads(sampler.line())["run"]
+            time.sleep(WINDOW)
+            later = json.loads(sampler.line())["run"]
+        spinner.kill()
+    finally:
+        root.kill()
+        root.wait()
+    used = (after[0].user + after[0].system) - (before[0].user + before[0].system)
+    expected = 100 * used / ((after[1] - before[1]) * cores)
+    assert orphaned["procs"] == 1
+    assert abs(orphaned["cpu"] - expected) <= 5.0, (orphaned, expected)  # its time up to now, the middle's too
+    assert later["cpu"] < 2.0, later  # then no more
 
 
 def test_no_run_no_section() -> None:

@@ -190,16 +190,7 @@ reason='No such file or directory')}
     failures: dict[str, ParseError] = {}
     stat = _parsed(texts.stat, proc_stat.parse, "stat", failures)
     memory = _parsed(texts.meminfo, _WANTED_MEMINFO, "meminfo", failures)
-    if run is not None:  # the run's reading gives its rss
-        run_reading = run.value_or(None)
-        rss_bytes = None if run_reading is None else run_reading.rss_bytes
-        if run_reading is None:
-            failures["rss"] = run.failure()
-    else:
-        run_reading = None
-        rss_bytes = None if rss is None else rss.value_or(None)
-        if rss_bytes is None and rss is not None:
-            failures["rss"] = rss.failure()
+    run_reading, rss_bytes = _run_and_rss(run, rss, failures)
     disk_readings = disks.value_or(None)
     if disk_readings is None:
         failures["disks"] = disks.failure()
@@ -235,6 +226,22 @@ reason='No such file or directory')}
         command=command,
         failures=failures or NO_FAILURES,
     )
+
+
+def _run_and_rss(
+    run: Result[RunReading, ParseError] | None, rss: Result[int, ParseError] | None, failures: dict[str, ParseError]
+) -> tuple[RunReading | None, int | None]:
+    """The run's reading and resident bytes: from `run` when there is one, else `rss`; None and why on failure."""
+    if run is not None:
+        run_reading = run.value_or(None)
+        if run_reading is None:
+            failures["rss"] = run.failure()
+            return None, None
+        return run_reading, run_reading.rss_bytes
+    rss_bytes = None if rss is None else rss.value_or(None)
+    if rss_bytes is None and rss is not None:
+        failures["rss"] = rss.failure()
+    return None, rss_bytes
 
 
 def _parsed(

@@ -132,11 +132,8 @@ def process_times(data: bytes) -> tuple[str, ProcessTimes] | None:
     >>> process_times(b"42 (sleep) S 1") is None
     True
     """
-    scanned = _scan(data)
-    if scanned is None:
-        return None
-    state, ppid, utime, stime, cutime, cstime, starttime, _ = scanned
-    return state, (starttime, ppid, utime + stime, cutime + cstime)
+    fields = _scan(data)  # (state, ppid, utime, stime, cutime, cstime, starttime, rss)
+    return None if fields is None else (fields[0], (fields[6], fields[1], fields[2] + fields[3], fields[4] + fields[5]))
 
 
 def parse(text: str) -> Result[PidStat, ParseError]:

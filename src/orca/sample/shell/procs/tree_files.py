@@ -314,34 +314,18 @@ class TreeFiles:
         return None if not data else resident_pages(data)
 
     def stats(self, pids: frozenset[int]) -> tuple[list[int], list[bytes]]:
-        """The `stat` files of `pids` (pids and their files, in one order), the kept ones read in one batch; a
-        process whose file cannot be read is left out. Every kept process must be among `pids` (`keep_only`
-        first)."""
+        """The `stat` files of `pids` (pids and their files, in one order), the kept ones read in one batch when
+        every one of `pids` is kept; a process whose file cannot be read is left out. Every kept process must be
+        among `pids` (`keep_only` first)."""
         if self._fds and len(pids) == len(self._fds):  # the usual: every one kept
             columns = self._kept_columns()
             try:
                 return columns.pids, self._kept_stats(columns)
-            except OSError:
-                self._ran_at = None  # a process gone since the walk: below, one by one
-        others = [pid for pid in pids if pid not in self._fds]
-        read = self._root.read
-        by_path = [(pid, data) for pid in others if (data := read(pid, "stat"))]
-        if not self._fds:
-            return [pid for pid, _ in by_path], [data for _, data in by_path]
-        columns = self._kept_columns()
-        try:
-            datas = list(map(os.pread, columns.stats, repeat(STAT_READ), repeat(0)))
-            kept = columns.pids
-        except OSError:  # a process gone since the walk: one by one, forgetting it
-            kept, datas = [], []
-            for pid in list(self._fds):
-                data = self.stat(pid)
-                if data:
-                    kept.append(pid)
-                    datas.append(data)
-        if not by_path:
-            return kept, datas
-        return [*kept, *(pid for pid, _ in by_path)], [*datas, *(data for _, data in by_path)]
+            except OSError:  # a process reaped meanwhile: every one again, one by one after it
+                self._ran_at = None
+        read = self.stat
+        found = [(pid, data) for pid in pids if (data := read(pid))]
+        return [pid for pid, _ in found], [data for _, data in found]
 
     def _kept_stats(self, columns: _Columns) -> list[bytes]:
         """The kept processes' `stat` files: those of the processes that have one thread and whose `schedstat` reads
