@@ -19,10 +19,14 @@ import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-from orca.sample.compute.run import CommandEnd
 from orca.sample.parse.errors import reason_of
 from orca.sample.shell.cli.signals import not_ignored
 from orca.sample.shell.report import say
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # Loaded once COMMAND runs: the line's records (msgspec, returns) are no reason for COMMAND to start later.
+    from orca.sample.compute.run import CommandEnd
 
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 NOT_FOUND = 127
@@ -99,6 +103,8 @@ class Command:
         try:
             self._child = subprocess.Popen(self.argv)
         except OSError as error:
+            from orca.sample.compute.run import CommandEnd
+
             status = NOT_FOUND if error.errno == errno.ENOENT else NOT_EXECUTABLE
             self.end = CommandEnd(returncode=status, error=reason_of(error))
             return error
@@ -119,6 +125,8 @@ class Command:
         child = self._child
         if self.end is not None or child is None:
             return self.end
+        from orca.sample.compute.run import CommandEnd
+
         try:
             pid, status, usage = os.wait4(child.pid, options)
         except ChildProcessError:  # reaped by someone else (SIGCHLD ignored): its status is lost, as for `Popen`
