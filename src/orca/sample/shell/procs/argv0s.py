@@ -17,6 +17,7 @@ _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 COMM_READ = 64
 """`comm` is at most 16 bytes (TASK_COMM_LEN): one `pread` of a kept descriptor reads it whole, the fast path
 `--match` takes for every host process on every line."""
+STAT_READ = 4096
 
 
 @dataclass(slots=True)
@@ -29,6 +30,8 @@ class _Seen:
     """`comm` when `argv0` was read; None to read `cmdline` again next line (an empty one, not yet settled)."""
     argv0: str
     kernel_thread: bool
+    stat_fd: int = -1
+    """Its `stat`, kept open once the run's CPU asked for it (a matched process), while `fd` is kept."""
 
 
 class Argv0Files:
@@ -123,7 +126,31 @@ class Argv0Files:
         _, ppid, _, _ = fields
         return ppid == KTHREADD
 
+    def stat(self, pid: int) -> bytes | None:
+        """The `stat` of process `pid` as this line's matching saw it: through a descriptor kept beside its kept
+        `comm`, opened the first time and within the same bound (so a reused pid is never read as it); by path for
+        a process whose `comm` is read by path. None when it is gone."""
+        seen = self._seen.get(pid)
+        if seen is None or seen.fd < 0:
+            return self._root.read(pid, "stat")
+        if seen.stat_fd < 0:
+            if self._kept >= self._keep_at_most:
+                return self._root.read(pid, "stat")
+            try:
+                seen.stat_fd = os.open(f"{self._root.path}/{pid}/stat", _FLAGS)
+            except OSError:
+                return None
+            self._kept += 1
+        try:
+            return os.pread(seen.stat_fd, STAT_READ, 0) or None
+        except OSError:  # ESRCH: the process is gone
+            return None
+
     def _forget(self, seen: _Seen | None) -> None:
+        if seen is not None and seen.stat_fd >= 0:
+            os.close(seen.stat_fd)
+            self._kept -= 1
+            seen.stat_fd = -1
         if seen is not None and seen.fd >= 0:
             os.close(seen.fd)
             self._kept -= 1

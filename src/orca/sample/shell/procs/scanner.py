@@ -136,7 +136,7 @@ class ProcessScanner:
         left = self._left(gone, files.stat) if gone else NO_PROCESSES
         files.keep_only(tree)
         rss = files.total_pages(members) * self._page_size
-        pids, datas = files.stats(members)
+        pids, datas = files.stats(members, self._argv0_files.stat if argv0 else None)
         return Success(self._read(at_ns, clock, pids, datas, rss, left))
 
     def baseline(self, root: int | None, argv0: str) -> Result[RunReading, ParseError]:

@@ -18,7 +18,7 @@ keeps each thread's `children` file open too.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import NamedTuple
 
@@ -313,19 +313,26 @@ class TreeFiles:
             return None
         return None if not data else resident_pages(data)
 
-    def stats(self, pids: frozenset[int]) -> tuple[list[int], list[bytes]]:
-        """The `stat` files of `pids` (pids and their files, in one order), the kept ones read in one batch when
-        every one of `pids` is kept; a process whose file cannot be read is left out. Every kept process must be
-        among `pids` (`keep_only` first)."""
-        if self._fds and len(pids) == len(self._fds):  # the usual: every one kept
+    def stats(
+        self, pids: frozenset[int], others: Callable[[int], bytes | None] | None = None
+    ) -> tuple[list[int], list[bytes]]:
+        """The `stat` files of `pids` (pids and their files, in one order): the kept ones read in one batch, the
+        others by `others` (by path when None); a process whose file cannot be read is left out. Every kept process
+        must be among `pids` (`keep_only` first)."""
+        kept, datas = [], []
+        if self._fds:
             columns = self._kept_columns()
             try:
-                return columns.pids, self._kept_stats(columns)
+                kept, datas = columns.pids, self._kept_stats(columns)
             except OSError:  # a process reaped meanwhile: every one again, one by one after it
                 self._ran_at = None
-        read = self.stat
-        found = [(pid, data) for pid in pids if (data := read(pid))]
-        return [pid for pid, _ in found], [data for _, data in found]
+                found = [(pid, data) for pid in list(self._fds) if (data := self.stat(pid))]
+                kept, datas = [pid for pid, _ in found], [data for _, data in found]
+            if len(pids) == len(self._fds):  # the usual: every one kept
+                return kept, datas
+        read = others or self.stat
+        rest = [(pid, data) for pid in pids if pid not in self._fds and (data := read(pid))]
+        return [*kept, *(pid for pid, _ in rest)], [*datas, *(data for _, data in rest)]
 
     def _kept_stats(self, columns: _Columns) -> list[bytes]:
         """The kept processes' `stat` files: those of the processes that have one thread and whose `schedstat` reads
