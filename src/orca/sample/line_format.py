@@ -178,8 +178,8 @@ class CgroupSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
 class CommandExit(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """`run.exit`: how `-- COMMAND` ended, in the last line (docs/behaviour.md §3.12). `code` or `signal`; the rest
-    from what `wait4` reported for it and the descendants it waited for; all but `code` left out for a COMMAND that
-    could not be started."""
+    from what `wait4` reported for it and the descendants it waited for; for a COMMAND that could not be started,
+    `code` and `error` only."""
 
     LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset(
         {"code", "signal", "error", "wall", "user", "system", "max_rss"}
@@ -214,7 +214,7 @@ class RunSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     procs: Count | None = None
     """The run's processes at the reading (zombies not counted)."""
     command: tuple[str, ...] | None = None
-    """COMMAND's argv, bounded (`COMMAND_ARGS_AT_MOST` arguments of `COMMAND_ARG_CHARS_AT_MOST` characters)."""
+    """COMMAND's argv, bounded: at most 32 arguments of at most 256 characters (`compute/run.py`)."""
     argc: Count | None = None
     """How many arguments COMMAND had, when `command` holds fewer."""
     exit: CommandExit | None = None
