@@ -19,7 +19,8 @@ from pathlib import Path
 
 from bench.population import python_with_its_own_peak
 from bench.runs import write_run
-from orca.sample.shell.readback.parts import part_count, usable_cores
+from orca.sample.compute.report.parts import part_count
+from orca.sample.shell.readback.parts import usable_cores
 
 PYTHON = sys.executable
 

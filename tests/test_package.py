@@ -21,6 +21,8 @@ DOCUMENTED = {
     "append_line", "alive", "tree_rss", "tree_usage", "parse_proc_stat", "parse_meminfo", "parse_diskstats",
     "parse_net_dev", "parse_pid_stat", "parse_pid_usage", "PidUsage", "cpu_share", "CpuShare", "fixed1",
     "container_mem", "container_name", "container_ids", "PREFIX",
+    # What orca.control and other modules take from orca.sample (README, Python API).
+    "stage_root", "open_private", "aws_client", "process_stat", "process_stats", "read_newest_minute", "Now",
 }
 
 

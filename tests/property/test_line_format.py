@@ -30,12 +30,14 @@ def drawn(kind: mi.Type) -> st.SearchStrategy[Any]:
     if isinstance(kind, mi.Metadata):
         places = (kind.extra or {}).get("places")
         if places is not None:
-            return st.integers(0, 10**9).map(lambda n: n / 10**places)
+            most = getattr(kind.type, "le", None)  # the bound a reader takes, where the declaration has one
+            top = 10**9 if most is None else min(10**9, int(most * 10**places))
+            return st.integers(0, top).map(lambda n: n / 10**places)
         return drawn(kind.type)
     if isinstance(kind, mi.FloatType):
         raise AssertionError("a float in the line must declare its places")
     if isinstance(kind, mi.IntType):
-        return st.integers(0, 2**64 - 1)
+        return st.integers(0, 2**64 - 1 if kind.le is None else kind.le)
     if isinstance(kind, mi.LiteralType):
         return st.sampled_from(kind.values)
     if isinstance(kind, mi.StrType):

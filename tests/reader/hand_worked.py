@@ -4,9 +4,24 @@ and a file whose newest minute is checked in `tests/reader/test_newest_minute.py
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from orca.sample.compute.minute import Now
+
+
+def locked(path: Path) -> Path:
+    """`path` written with `RUN` and made unreadable; the test is skipped for a user who can read any file."""
+    path.write_text(RUN)
+    path.chmod(0)
+    try:
+        with path.open("rb"):
+            pytest.skip("running as a user who can read any file (root)")
+    except PermissionError:
+        pass
+    return path
 
 
 def sample(t: float, **sections: Any) -> str:

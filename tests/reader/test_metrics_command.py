@@ -8,14 +8,17 @@ import os
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from orca.sample.shell.cli import metrics
+from orca.sample.compute.report.text import humanised, utc
 from orca.sample.shell.cli.metrics import metrics_main
 from orca.sample.shell.readback.sources import SourceError, read_samples, sources
-from tests.reader.hand_worked import RUN, sample
+from tests.reader.hand_worked import RUN, disk, locked, mem, sample
 
 ORCA = Path(sys.executable).parent / "orca"
 
@@ -49,8 +52,57 @@ def test_a_file_summarised_for_a_person(tmp_path: Path) -> None:
     assert "sampler   0.45 s of CPU, 1.80% of one core" in text
     assert "total:" not in text  # one instance: no total line
     # One line of the file is a sample gone bad (mem.total -1); the log line is not counted as bad.
-    assert "1 line(s) skipped (1 mem.total is not a whole number >= 0)" in done.stderr
+    assert "1 line(s) skipped (1 mem.total is not a whole number from 0 to 9,223,372,036,854,775,807)" in done.stderr
     no_traceback(done.stderr)
+
+
+def test_numbers_no_sampler_writes_are_skipped_and_the_file_beside_is_summarised(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([
+        sample(100.0, dt=1e308, io={"read": 5, "write": 1}),
+        sample(1e12),
+        sample(2.0**70),
+        sample(105.0, cpu={"user": 1e308, "system": 0.0, "iowait": 0.0, "steal": 0.0, "busiest": 0.0}),
+        sample(110.0, io={"read": 2**70, "write": 0}),
+        sample(115.0, dt=1e300),
+    ]) + "\n")
+    good = tmp_path / "run.jsonl"
+    good.write_text(RUN)
+    for args in ([str(bad), str(good)], ["--json", str(bad), str(good)], [str(bad), str(good), "--plot",
+                                                                           str(tmp_path / "run.png")]):
+        done = orca("metrics", *args)
+        assert done.returncode == 0, done.stderr
+        no_traceback(done.stderr)
+        assert (f"{bad}: 6 line(s) skipped (1 cpu.user is not a finite number from 0 to 1,000,000, 2 dt is not a "
+                "finite number from 0 to 100,000,000, 1 io.read is not a whole number from 0 to "
+                "9,223,372,036,854,775,807, 2 t is not a finite number from 0 to 10,000,000,000)") in done.stderr
+        assert f"{bad}: no sample lines" in done.stderr
+        assert str(good) in done.stdout and str(bad) not in done.stdout
+
+
+def test_the_largest_numbers_a_sampler_writes_are_summarised(tmp_path: Path) -> None:
+    """At the bounds (README, "Reading the lines back"): bytes moved beyond 64 bits, a file system of 10^400 bytes."""
+    most = 2**63 - 1
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(
+        sample(t, dt=1e8, io={"read": most, "write": most}, net={"in": most, "out": 0},
+               mem=mem(most, most, most, most), disk=[disk("/efs", 10**400, 10**400)],
+               cpu={"user": 1e6, "system": 1e6, "iowait": 1e6, "steal": 1e6, "busiest": 1e6}, self_cpu=1e9,
+               containers=[{"name": "db", "mem": most, "cpu": 1e6, "mem_nocache": most, "oom_kill": most,
+                            "throttled": 1e6, "mem_max": most, "pids": most}], pressure={"cpu": 1e6})
+        for t in (1e10 - 1e8, 1e10)
+    ) + "\n")
+    done = orca("metrics", "--json", str(path))
+    assert done.returncode == 0, done.stderr
+    (document,) = [json.loads(line) for line in done.stdout.splitlines()]
+    # Each line moved 2^63 - 1 bytes a second for 10^8 s.
+    assert document["io"]["first_total"] == round(2 * (most * 1e8))
+    assert document["disk"] == {"path": "/efs", "peak_percent": 50.0}
+    for args in ([str(path)], [str(path), "--plot", str(tmp_path / "big.png")]):
+        done = orca("metrics", *args)
+        assert done.returncode == 0, done.stderr
+        no_traceback(done.stderr)
+    assert "2286-11-20T17:46:40Z" in done.stdout
 
 
 def test_json_for_scripts(tmp_path: Path) -> None:
@@ -137,14 +189,7 @@ def test_a_location_that_does_not_exist_is_one_message_and_exit_1(tmp_path: Path
 
 
 def test_an_unreadable_file_is_exit_1(tmp_path: Path) -> None:
-    path = tmp_path / "locked.jsonl"
-    path.write_text(RUN)
-    path.chmod(0)
-    try:
-        with path.open("rb"):
-            pytest.skip("running as a user who can read any file (root)")
-    except PermissionError:
-        pass
+    path = locked(tmp_path / "locked.jsonl")
     done = orca("metrics", str(path))
     assert (done.returncode, done.stderr.strip()) == (1, f"orca metrics: {path}: Permission denied")
 
@@ -194,8 +239,15 @@ def test_orca_help_lists_the_commands() -> None:
 
 
 def test_humanised_sizes() -> None:
-    assert metrics.humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
-    assert metrics.humanised(3 * 2**30) == "3.00 GiB"
+    assert humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
+    assert humanised(3 * 2**30) == "3.00 GiB"
+
+
+@given(st.integers(0, 10**13).map(lambda n: n / 1000) | st.floats(0, 1e10))
+@example(59.9999996)  # rounded to the microsecond, as datetime does, before the seconds are taken
+@example(951782400.0)  # 2000-02-29
+def test_times_are_printed_as_datetime_prints_them(t: float) -> None:
+    assert utc(t) == datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path: Path) -> None:

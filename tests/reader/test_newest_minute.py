@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given
@@ -10,6 +13,7 @@ from returns.result import Success
 
 from orca.sample.compute.minute import Now, newest_minute, newest_window
 from orca.sample.parse.sample_line import parse
+from orca.sample.shell.readback.lines import LONGEST_LINE_BYTES
 from orca.sample.shell.readback.newest import lines_backwards, read_newest_minute, samples_backwards
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, line
 
@@ -53,6 +57,41 @@ def test_none_where_no_line_has_the_section(tmp_path: Path) -> None:
     assert read_newest_minute(str(path), now=55.0) == Now(
         t=50.0, age=5.0, memory_percent=None, disk_percent=None, disk_path="", cpu_percent=None, lines=1
     )
+
+
+def test_a_file_system_of_any_size(tmp_path: Path) -> None:
+    """A file system's sizes have no bound (a network file system reports what it likes): the newest minute still
+    says how full it is."""
+    path = tmp_path / "efs.jsonl"
+    path.write_text(line(50.0, None, None, [("/efs", 10**400, 3 * 10**400)]) + "\n")
+    minute = read_newest_minute(str(path), now=55.0)
+    assert minute is not None and (minute.disk_path, minute.disk_percent) == ("/efs", 25.0)
+
+
+def test_a_named_pipe_or_a_device_is_none_at_once(tmp_path: Path) -> None:
+    """A FIFO nobody writes to would hold an open or a read for good (a scheduler's tick with it)."""
+    fifo = tmp_path / "control.jsonl"
+    os.mkfifo(fifo)
+    program = (f"from orca.sample import read_newest_minute as r; "
+               f"print(r({str(fifo)!r}), r('/dev/zero'), r({str(tmp_path)!r}), r('/dev/null'))")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stdout) == (0, "None None None None\n"), done.stderr
+
+
+def test_a_long_line_being_written_holds_the_lines_before_it(tmp_path: Path) -> None:
+    """A last line without its newline is the sampler writing it, however long: the lines before are still read."""
+    path = tmp_path / "control.jsonl"
+    path.write_text(HAND_WORKED.rsplit("\n", 1)[0] + "\n" + "{" * (LONGEST_LINE_BYTES + 4 * 2**20))
+    assert read_newest_minute(str(path), now=1070.0) == EXPECTED_AT_1070
+
+
+def test_a_line_too_long_to_be_a_sample_is_passed_over(tmp_path: Path) -> None:
+    path = tmp_path / "control.jsonl"
+    lines = HAND_WORKED.rsplit("\n", 1)[0].split("\n")
+    # Before the newest line, a line over 16 MiB that would read as one: it is not taken.
+    huge = line(1062.0, 1000, (100.0, 0.0, 0.0, 0.0), [("/a", 100, 0)]) + " " * LONGEST_LINE_BYTES
+    path.write_text("\n".join([*lines[:-1], huge, lines[-1]]) + "\n")
+    assert read_newest_minute(str(path), now=1070.0) == EXPECTED_AT_1070
 
 
 def test_a_big_file_is_read_only_at_its_end(tmp_path: Path) -> None:

@@ -13,28 +13,28 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from orca.sample.compute.encode import encode_line
-from orca.sample.compute.summary import HostFolds, fold_hosts, summarise_hosts
-from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, Sample
-from orca.sample.parse.sample_line import CheckedLine, many_lines
+from orca.sample.compute.report.as_json import summary_json
+from orca.sample.compute.report.hosts import HostFolds, fold_hosts, summarise_hosts
+from orca.sample.compute.report.text import summary_text
+from orca.sample.line_format import ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
 from orca.sample.shell.cli import metrics
 from orca.sample.shell.readback import parts
 from orca.sample.shell.readback.backwards import line_start_before
-from orca.sample.shell.readback.sources import Source, _file_batches, part_starts, sources
-from tests.lines import container, pressure_share
-from tests.lines import line as a_line
+from orca.sample.shell.readback.sources import Source, part_of, part_starts, sources
 from tests.reader.test_summary import close
+from tests.reader.written import text_of
 
 # Lines that meet across a cut: two hosts, the same containers and disks, counters that go back (oom_kill,
 # self_cpu), times that repeat or step back, equal peaks (the first must win, as in one pass).
 small = st.integers(0, 6)
 tenths = st.integers(0, 1000).map(lambda n: n / 10)
 containers = st.builds(
-    container, st.sampled_from(["db", "web"]), small, tenths, small, st.none() | small,
-    throttled=st.none() | tenths, mem_max=st.none() | small, pids=st.none() | small,
+    ContainerSample, name=st.sampled_from(["db", "web"]), mem=small, cpu=tenths, mem_nocache=small,
+    oom_kill=st.none() | small, throttled=st.none() | tenths, mem_max=st.none() | small, pids=st.none() | small,
 )
 close_lines = st.builds(
-    a_line,
+    Sample,
+    v=st.just(1),
     t=st.integers(0, 40).map(float),
     dt=st.sampled_from([1.0, 5.0, 0.5]),
     host=st.sampled_from(["a", "b"]),
@@ -45,28 +45,21 @@ close_lines = st.builds(
         tuple),
     io=st.none() | st.builds(IoRate, small, small),
     net=st.none() | st.builds(NetRate, small, small),
-    containers_enabled=st.booleans(),
     containers=st.none() | st.lists(containers, max_size=2).map(tuple),
     self_cpu=(st.integers(0, 50) | st.integers(0, 10**7)).map(lambda n: n / 100),
-    pressure=st.none() | st.builds(pressure_share, *[st.none() | tenths] * 3),
+    pressure=st.none() | st.builds(PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths,
+                                   io=st.none() | tenths),
 )
 
 
-def decoded(lines: list[Sample]) -> list[CheckedLine]:
-    good, bad = many_lines([encode_line(line) for line in lines])
-    assert not bad
-    return good
-
-
-def pieces(items: list[CheckedLine], cuts: list[int]) -> list[list[CheckedLine]]:
+def pieces(items: list[Sample], cuts: list[int]) -> list[list[Sample]]:
     bounds = sorted(cuts)
     return [items[start:end] for start, end in zip([0, *bounds], [*bounds, len(items)], strict=True)]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(close_lines, min_size=1, max_size=16), st.data())
-def test_folds_of_parts_merged_in_order_are_the_fold_of_the_whole(raw_lines: list[Sample], data: st.DataObject) -> None:
-    lines = decoded(raw_lines)
+def test_folds_of_parts_merged_in_order_are_the_fold_of_the_whole(lines: list[Sample], data: st.DataObject) -> None:
     # Cuts anywhere, at the start and the end too (an empty part), each part batched its own way.
     cuts = data.draw(st.lists(st.integers(0, len(lines)), max_size=3))
     merged, every_batch = HostFolds(), []
@@ -87,10 +80,10 @@ def test_a_counter_that_goes_back_across_the_cut() -> None:
     """self_cpu 0.1, 0.3 | 0.05, 0.2 (the sampler started again after the cut): 0.1 + 0.2, then 0.05 + 0.15 = 0.5 s.
     oom_kill of db 1, 2 | 4 (rose by 2 across the cut), 0 (a new container of that name): 1 + 2 + 0 = 3."""
     def line(t: float, self_cpu: float, oom_kill: int) -> Sample:
-        return a_line(t, 1.0, "h", None, None, None, None, None, None, True,
-                    (container("db", 1, 0.0, 1, oom_kill),), self_cpu, None)
+        return Sample(v=1, t=t, dt=1.0, host="h", containers=(ContainerSample(name="db", mem=1, oom_kill=oom_kill),),
+                      self_cpu=self_cpu)
 
-    lines = decoded([line(1.0, 0.1, 1), line(2.0, 0.3, 2), line(3.0, 0.05, 4), line(4.0, 0.2, 0)])
+    lines = [line(1.0, 0.1, 1), line(2.0, 0.3, 2), line(3.0, 0.05, 4), line(4.0, 0.2, 0)]
     earlier, later = fold_hosts([lines[:2]]), fold_hosts([lines[2:]])
     earlier.merge(later)
     [summary] = earlier.summaries("x")
@@ -111,14 +104,15 @@ def test_parts_hold_every_line_once_in_the_batches_of_one_reader(
 ) -> None:
     path = tmp_path_factory.mktemp("parts") / "lines"
     path.write_bytes(text)
+    [source] = sources(str(path))
     starts = part_starts(lambda offset, length: text[offset:offset + length], len(text), count, chunk)
     assert starts[0] == 0 and starts == sorted(set(starts)) and len(starts) <= count
     assert all(text[start - 1:start] == b"\n" for start in starts[1:])
     ends: list[int | None] = [*starts[1:], None]
-    batches = [batch for start, end in zip(starts, ends, strict=True)
-               for batch in _file_batches(str(path), start, end, chunk)]
+    batches = [batch.lines for start, end in zip(starts, ends, strict=True)
+               for batch in part_of(source, start, end, chunk).batches()]
     # The same batches as one reader from the start; the last line without its newline is left out, as by one.
-    assert batches == list(_file_batches(str(path), 0, None, chunk))
+    assert batches == [batch.lines for batch in part_of(source, 0, None, chunk).batches()]
     assert b"".join(line for batch in batches for line in batch) == text[:text.rfind(b"\n") + 1]
 
 
@@ -129,10 +123,11 @@ def test_cuts_at_any_offset_lose_and_repeat_no_line(tmp_path_factory: pytest.Tem
     """Cut at a line's start found from any offset: inside a line, on a newline, at 0, at or past the end."""
     path = tmp_path_factory.mktemp("cuts") / "lines"
     path.write_bytes(text)
+    [source] = sources(str(path))
     starts = sorted({0, *(line_start_before(lambda at, n: text[at:at + n], min(o, len(text)), 3) for o in offsets)})
     ends: list[int | None] = [*starts[1:], None]
-    lines = [line for start, end in zip(starts, ends, strict=True) for batch in _file_batches(str(path), start, end, 4)
-             for line in batch]
+    lines = [line for start, end in zip(starts, ends, strict=True) for batch in part_of(source, start, end, 4).batches()
+             for line in batch.lines]
     assert lines == text.splitlines(keepends=True)[:text.count(b"\n")]
 
 
@@ -140,14 +135,14 @@ def run_file(path: Path, count: int) -> Path:
     """`count` lines of two hosts, with a pod's own text, bad lines and a last line being written among them."""
     rows: list[bytes] = []
     for i in range(count):
-        rows.append(encode_line(a_line(
-            t=100.0 + i * 5, dt=5.0, host="a" if i % 7 else "b", cores=2,
+        rows.append(text_of(Sample(
+            v=1, t=100.0 + i * 5, dt=5.0, host="a" if i % 7 else "b", cores=2,
             cpu=CpuShare(i % 97 + 0.5, 1.0, 0.0, 0.0, float(i % 89)),
             mem=Mem(1000, i % 500, 1, 1, 0, 0, i % 300), disk=(Disk("/", 100, i % 60, 40),),
-            io=IoRate(i % 13, 7), net=NetRate(3, i % 11), containers_enabled=True,
-            containers=(container("db", i % 41, 0.0, 1, i // 100),), self_cpu=(i % 50) / 100,
-            pressure=pressure_share(i % 10 + 0.1, None, 0.0),
-        )))
+            io=IoRate(i % 13, 7), net=NetRate(3, i % 11),
+            containers=(ContainerSample(name="db", mem=i % 41, cpu=0.0, mem_nocache=1, oom_kill=i // 100),),
+            self_cpu=(i % 50) / 100, pressure=PressureShare(cpu=i % 10 + 0.1, io=0.0),
+        )).encode())
         if i % 101 == 0:
             rows.append(b"pod says hello")
         if i % 211 == 0:
@@ -182,38 +177,37 @@ def test_a_file_in_parts_by_several_processes_as_in_one(tmp_path: Path, count: i
     # over; the last, without its newline, not read.
     assert (many_tally.samples, many_tally.other, many_tally.skipped) == (3000, 30, 15)
     assert many_tally == one_tally
-    assert metrics._json(many_folds.summaries("run")) == metrics._json(one_folds.summaries("run"))
-    assert metrics._text(many_folds.summaries("run")) == metrics._text(one_folds.summaries("run"))
+    assert summary_json(many_folds.summaries("run")) == summary_json(one_folds.summaries("run"))
+    assert summary_text(many_folds.summaries("run")) == summary_text(one_folds.summaries("run"))
 
 
 def test_when_no_process_can_be_made_the_file_is_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = run_file(tmp_path / "run.jsonl", 500)
     [source] = sources(str(path))
-    expected = metrics._json(parts.fold_source(source, 1)[0].summaries("run"))
+    expected = summary_json(parts.fold_source(source, 1)[0].summaries("run"))
 
     def no_fork() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_fork)
     folds, tally = parts.fold_source(source, 2)
-    assert metrics._json(folds.summaries("run")) == expected and tally.samples == 500
+    assert summary_json(folds.summaries("run")) == expected and tally.samples == 500
 
 
 def test_a_worker_that_fails_has_its_part_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = run_file(tmp_path / "run.jsonl", 500)
     [source] = sources(str(path))
-    expected = metrics._json(parts.fold_source(source, 1)[0].summaries("run"))
+    expected = summary_json(parts.fold_source(source, 1)[0].summaries("run"))
     here = os.getpid()
-    real = parts._fold_part
 
-    def fails_elsewhere(source: Source, start: int, end: int | None) -> parts.Part:
+    def fails_elsewhere(source: Source, start: int, end: int | None) -> Source:
         if os.getpid() != here:
             os.kill(os.getpid(), signal.SIGKILL)  # the worker dies, as one killed for memory would
-        return real(source, start, end)
+        return part_of(source, start, end)
 
-    monkeypatch.setattr(parts, "_fold_part", fails_elsewhere)
+    monkeypatch.setattr(parts, "part_of", fails_elsewhere)
     folds, tally = parts.fold_source(source, 3)
-    assert metrics._json(folds.summaries("run")) == expected and tally.samples == 500
+    assert summary_json(folds.summaries("run")) == expected and tally.samples == 500
 
 
 def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -238,10 +232,10 @@ def test_equal_peaks_across_the_cut_the_first_wins() -> None:
     """/a at 50 % before the cut, /b at 50 % after: /a was at the fullest first. used 5 of 10, then 5 of 20: the
     first line with the most used gives the total, 10."""
     def line(t: float, path: str, total: int) -> Sample:
-        return a_line(t, 1.0, "h", None, None, Mem(total, 5, 0, 0, 0, 0, 0), (Disk(path, 2, 1, 1),), None, None,
-                    False, None, 0.0, None)
+        return Sample(v=1, t=t, dt=1.0, host="h", mem=Mem(total, 5, 0, 0, 0, 0, 0), disk=(Disk(path, 2, 1, 1),),
+                      self_cpu=0.0)
 
-    lines = decoded([line(1.0, "/a", 10), line(2.0, "/b", 20)])
+    lines = [line(1.0, "/a", 10), line(2.0, "/b", 20)]
     earlier, later = fold_hosts([lines[:1]]), fold_hosts([lines[1:]])
     earlier.merge(later)
     [summary] = earlier.summaries("x")
@@ -254,9 +248,9 @@ def test_a_rise_across_the_cut_to_the_last_bit() -> None:
     the two batches were folded apart and merged or one after the other (taking the rise across the cut as one
     rounded difference would be off in the last bit)."""
     def line(t: float, self_cpu: float) -> Sample:
-        return a_line(t, 1.0, "h", None, None, None, None, None, None, False, None, self_cpu, None)
+        return Sample(v=1, t=t, dt=1.0, host="h", self_cpu=self_cpu)
 
-    lines = decoded([line(1.0, 3488.56), line(2.0, 9390.78), line(3.0, 7565.31)])
+    lines = [line(1.0, 3488.56), line(2.0, 9390.78), line(3.0, 7565.31)]
     earlier, later = fold_hosts([lines[:1]]), fold_hosts([lines[1:]])
     earlier.merge(later)
     [merged] = earlier.summaries("x")

@@ -10,17 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.compute.series import FIELDS, SeriesFold
-from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import CheckedLine, fields, line_of
-from orca.sample.shell.readback.plot import draw, panels
+from orca.sample.compute.report.panels import CONTAINERS, MEMORY, drawn, panels, title
+from orca.sample.compute.report.series import FIELDS, SeriesFold
+from orca.sample.line_format import Sample
+from orca.sample.parse.sample_line import decode_all
+from orca.sample.shell.readback.plot import draw
 from tests.reader.hand_worked import RUN, cpu, sample
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-"}
 
 
-def checked(text: str) -> list[CheckedLine]:
-    return [line_of(line) for line in map(fields, text.splitlines()) if not isinstance(line, ParseError)]
+def checked(text: str) -> list[Sample]:
+    return decode_all(text.encode().splitlines())[0]
 
 
 def same(values: tuple[float, ...], expected: list[float]) -> bool:
@@ -80,13 +81,34 @@ def test_the_file_is_the_format_its_name_asks_for(tmp_path: Path, suffix: str) -
 def test_panels_for_pressure_and_containers_only_when_present() -> None:
     plain = SeriesFold()
     plain.add(checked(sample(1.0))[0])
-    labels = [label for label, _ in panels([plain.series("plain")])]
+    labels = [panel.label for panel in panels([plain.series("plain")])]
     assert labels == ["CPU %", "memory GiB", "disk %", "io MiB/s", "net MiB/s"]
     full = SeriesFold()
     for line in checked(RUN):
         full.add(line)
-    labels = [label for label, _ in panels([plain.series("plain"), full.series("run")])]
+    labels = [panel.label for panel in panels([plain.series("plain"), full.series("run")])]
     assert labels[-2:] == ["pressure % stalled", "containers' mem GiB"]
+
+
+def test_curves_in_the_panels_unit_labelled_by_instance_when_several() -> None:
+    run = SeriesFold()
+    for line in checked(RUN):
+        run.add(line)
+    alone = drawn(MEMORY, [run.series("m/run.jsonl")])
+    # used 100, 300, 250, 400, 350 bytes, in GiB; total drawn as a reference line.
+    assert [(curve.legend, curve.reference) for curve in alone] == [("used", False), ("cache", False),
+                                                                     ("run's rss", False), ("total", True)]
+    assert alone[0].values == tuple(used / 2**30 for used in (100, 300, 250, 400, 350))
+    other = SeriesFold()
+    other.add(checked(sample(1.0))[0])
+    both = drawn(CONTAINERS, [run.series("m/run.jsonl"), other.series("n/other.jsonl")])
+    assert [(curve.instance, curve.index, curve.legend) for curve in both] == [(0, 0, "run.jsonl: db"),
+                                                                                (0, 1, "run.jsonl: web")]
+    assert title([run.series("m/run.jsonl"), other.series("n/other.jsonl")]) == "run.jsonl, other.jsonl"
+    long = SeriesFold(max_points=2)
+    for t in range(10):
+        long.add(checked(sample(float(t)))[0])
+    assert title([long.series("long")]) == "long  (each point the mean of up to 4 lines)"
 
 
 def test_orca_metrics_plot_draws_several_instances(tmp_path: Path) -> None:
@@ -98,3 +120,16 @@ def test_orca_metrics_plot_draws_several_instances(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert chart.read_bytes().startswith(MAGIC[".png"])
     assert f"drew {chart}" in done.stderr
+
+
+def test_the_chart_draws_the_containers_of_the_highest_peak_only() -> None:
+    """A line per container, 300 of them, `mem` its number: the chart keeps the 20 largest (280 to 299), and says
+    so, in memory that does not grow with the containers."""
+    fold = SeriesFold()
+    for n in range(300):
+        fold.add(checked(sample(float(n), containers=[{"name": f"c{n:03d}", "mem": n}]))[0])
+    series = fold.series("many")
+    assert sorted(series.containers) == [f"c{n:03d}" for n in range(280, 300)]
+    assert series.containers_omitted == 280
+    [panel] = [panel for panel in panels([series]) if not panel.curves]
+    assert panel.label == "containers' mem GiB (the 20 largest of 300)"

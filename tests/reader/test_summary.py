@@ -10,7 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca.sample.compute.summary import (
+from orca.sample.compute.minute import newest_minute
+from orca.sample.compute.report.as_json import summary_json
+from orca.sample.compute.report.hosts import summarise, summarise_hosts
+from orca.sample.compute.report.panels import drawn, panels
+from orca.sample.compute.report.series import SeriesFold
+from orca.sample.compute.report.summary import (
     ContainerSummary,
     CpuSummary,
     DiskSummary,
@@ -18,19 +23,23 @@ from orca.sample.compute.summary import (
     MemorySummary,
     PressureSummary,
     TrafficSummary,
-    summarise,
-    summarise_batches,
-    summarise_checked,
-    summarise_hosts,
 )
-from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import CheckedLine, LineFields, fields, line_of, many_lines
-from tests.property.test_sample_line import encoded
+from orca.sample.compute.report.text import summary_text
+from orca.sample.line_format import Sample
+from orca.sample.parse.sample_line import decode_all
 from tests.reader.hand_worked import RUN
+from tests.reader.written import samples
 
 
-def checked(text: str) -> list[LineFields]:
-    return [line for line in map(fields, text.splitlines()) if not isinstance(line, ParseError)]
+def checked(text: str) -> list[Sample]:
+    """The samples of `text`, its other lines passed over."""
+    return decode_all(text.encode().splitlines())[0]
+
+
+def summarise_batches(name: str, batches: list[list[Sample]]) -> InstanceSummary | None:
+    """The summary of one host's lines, folded in the batches given."""
+    [summary] = summarise_hosts(name, batches)
+    return summary
 
 
 def test_the_hand_worked_run() -> None:
@@ -85,7 +94,7 @@ def test_percentiles_of_twenty_values() -> None:
 
 
 def test_self_cpu_across_batches_and_restarts() -> None:
-    def batch(*values: float) -> list[LineFields]:
+    def batch(*values: float) -> list[Sample]:
         text = (f'{{"v":1,"t":{i}.0,"dt":1.0,"host":"x","self_cpu":{v}}}' for i, v in enumerate(values))
         return checked("\n".join(text))
 
@@ -100,10 +109,6 @@ def test_self_cpu_across_batches_and_restarts() -> None:
     assert inside is not None and inside.self_cpu_seconds == pytest.approx(0.35)
 
 
-def decoded(text: str) -> list[CheckedLine]:
-    return [line_of(line) for line in checked(text)]
-
-
 def test_each_host_of_a_source_is_its_own_instance() -> None:
     """Two hosts' lines interleaved in one file, as in a log collected from several pods."""
     def line(host: str, t: float, user: float) -> str:
@@ -112,7 +117,7 @@ def test_each_host_of_a_source_is_its_own_instance() -> None:
 
     text = "\n".join([line("a", 0.0, 10.0), line("b", 1.0, 50.0), line("a", 5.0, 20.0), line("b", 6.0, 50.0),
                       line("a", 10.0, 30.0), line("b", 21.0, 50.0)])
-    lines = decoded(text)
+    lines = checked(text)
     for batches in ([lines], [lines[:3], lines[3:]], [[one] for one in lines]):
         a, b = summarise_hosts("pods.log", batches)
         # a: t 0, 5, 10 (steps 5, 5: no gap), busy 10, 20, 30 (mean 20); b: t 1, 6, 21 (the step of 15 is over
@@ -132,7 +137,7 @@ def test_containers_limits_pids_and_throttling() -> None:
         line(2.0, '{"name":"db","mem":30,"throttled":30.0,"pids":7,"mem_max":200}', '{"name":"web","mem":4}'),
         line(3.0, '{"name":"db","mem":20,"pids":5,"io":{"read":1,"write":2},"net":{"in":3,"out":4}}'),
     ])
-    summary = summarise_checked("c", [decoded(text)])
+    summary = summarise("c", checked(text))
     assert summary is not None
     # db: throttled on two lines, (10 + 30) / 2; pids at most 7; the newest limit 200. web has none of these.
     assert summary.containers == (
@@ -141,18 +146,18 @@ def test_containers_limits_pids_and_throttling() -> None:
     )
 
 
-encoded_runs = st.lists(encoded, min_size=1, max_size=12)
+runs = st.lists(samples.map(lambda sample: msgspec.structs.replace(sample, host="h")), min_size=1, max_size=12)
 
 
 @settings(max_examples=60, deadline=None)
-@given(encoded_runs, st.data())
-def test_the_summary_does_not_depend_on_how_lines_are_batched(raws: list[bytes], data: st.DataObject) -> None:
+@given(runs, st.data())
+def test_the_summary_does_not_depend_on_how_lines_are_batched(lines: list[Sample], data: st.DataObject) -> None:
     """Counters that go back (self_cpu, oom_kill), gaps and peaks across batch boundaries: any cut of the same lines
     into batches gives the same summary as one batch."""
-    lines = many_lines(raws)[0]
     cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(lines) - 1)), max_size=4)))
     batches = [lines[start:end] for start, end in zip([0, *cuts], [*cuts, len(lines)], strict=True)]
-    assert close(asdict_of(summarise_checked("x", batches)), asdict_of(summarise_checked("x", [lines])))
+    [summary] = summarise_hosts("x", batches)
+    assert close(asdict(summary), asdict_of(summarise("x", lines)))
 
 
 def asdict_of(summary: InstanceSummary | None) -> object:
@@ -172,14 +177,27 @@ def close(a: object, b: object) -> bool:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(encoded, st.sampled_from(["a", "b", "c"])), min_size=1, max_size=12))
-def test_each_hosts_summary_is_that_of_its_lines_alone(lines_and_hosts: list[tuple[bytes, str]]) -> None:
-    lines = [msgspec.structs.replace(line, host=host)
-             for line, (_, host) in zip(many_lines([raw for raw, _ in lines_and_hosts])[0], lines_and_hosts,
-                                        strict=True)]
+@given(st.lists(st.tuples(samples, st.sampled_from(["a", "b", "c"])), min_size=1, max_size=12))
+def test_each_hosts_summary_is_that_of_its_lines_alone(lines_and_hosts: list[tuple[Sample, str]]) -> None:
+    lines = [msgspec.structs.replace(line, host=host) for line, host in lines_and_hosts]
     summaries = summarise_hosts("x", [lines[:5], lines[5:]])
     hosts = list(dict.fromkeys(line.host for line in lines))
     assert [summary.host for summary in summaries] == hosts
     for summary in summaries:
-        alone = summarise_checked("x", [[line for line in lines if line.host == summary.host]])
+        alone = summarise("x", [line for line in lines if line.host == summary.host])
         assert close(asdict(summary), asdict_of(alone))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(samples, min_size=1, max_size=6))
+def test_any_line_a_reader_takes_is_summarised_printed_and_drawn(lines: list[Sample]) -> None:
+    """Every value up to the bounds of the line's declaration gives a summary, its text and JSON, a chart's series
+    and the newest minute: never an exception (a number too large for a float, a year out of range)."""
+    summaries = summarise_hosts("x", [lines])
+    assert summary_text(summaries) and summary_json(summaries)
+    series = SeriesFold()
+    for line in lines:
+        series.add(line)
+    for panel in panels([series.series("x")]):
+        drawn(panel, [series.series("x")])
+    newest_minute(lines, now=max(line.t for line in lines))

@@ -20,9 +20,11 @@ if TYPE_CHECKING:
     from orca.sample.compute.names import machine_name as machine_name
     from orca.sample.compute.rates import parse_diskstats as parse_diskstats
     from orca.sample.line_format import PREFIX as PREFIX
+    from orca.sample.line_format import ContainerSample as ContainerSample
     from orca.sample.line_format import CpuShare as CpuShare
     from orca.sample.line_format import Disk as Disk
     from orca.sample.line_format import Mem as Mem
+    from orca.sample.line_format import Sample as Sample
     from orca.sample.parse.cgroup import container_name as container_name
     from orca.sample.parse.meminfo import parse_meminfo as parse_meminfo
     from orca.sample.parse.net_dev import parse_net_dev as parse_net_dev
@@ -30,8 +32,6 @@ if TYPE_CHECKING:
     from orca.sample.parse.pid_stat import parse_pid_stat as parse_pid_stat
     from orca.sample.parse.pid_stat import parse_pid_usage as parse_pid_usage
     from orca.sample.parse.proc_stat import parse_proc_stat as parse_proc_stat
-    from orca.sample.parse.sample_line import ContainerSample as ContainerSample
-    from orca.sample.parse.sample_line import Sample as Sample
     from orca.sample.parse.sample_line import parse_sample_line as parse_sample_line
     from orca.sample.shell.aws import aws_client as aws_client
     from orca.sample.shell.cli.env import default_dirs as default_dirs
@@ -72,8 +72,8 @@ _HOMES: dict[str, str] = {
     "parse_pid_stat": "orca.sample.parse.pid_stat",
     "parse_pid_usage": "orca.sample.parse.pid_stat",
     "parse_proc_stat": "orca.sample.parse.proc_stat",
-    "ContainerSample": "orca.sample.parse.sample_line",
-    "Sample": "orca.sample.parse.sample_line",
+    "ContainerSample": "orca.sample.line_format",
+    "Sample": "orca.sample.line_format",
     "parse_sample_line": "orca.sample.parse.sample_line",
     "sample_main": "orca.sample.shell.cli.sample",
     "container_ids": "orca.sample.shell.machine.containers",

@@ -9,14 +9,15 @@ How a field is written, from its declaration:
 - the key is the field's name, or the `name` given to `msgspec.field` (`NetRate.received` is `in`);
 - keys come in the order of the fields;
 - a `Percent` has one decimal, a `Seconds` and a `Cores` three, a `CpuSeconds` two (the `places` of its `Meta`),
-  trailing zeros dropped but one, never an exponent; a `Count` is a whole number;
+  trailing zeros dropped but one, never an exponent; a `Count` and a `Size` are whole numbers;
 - None is `null`, except for the fields a record names in `LEFT_OUT_WHEN_NONE`, which are then left out;
 - `UNSET` is left out: only `Sample.containers`, without `--cgroup`;
 - a tuple of text (`RunSample.command`) is a JSON array of strings.
 
 How a line is read back, from the same declarations: a number is refused when negative (the `ge=0` of its `Meta`),
-a whole number where a fraction is written, or text where a number is; a field with a default may be missing; keys
-this version does not know are ignored.
+beyond what a sampler writes (its `le`: README, "Reading the lines back"), a whole number where a fraction is
+written, or text where a number is; a field with a default may be missing; keys this version does not know are
+ignored.
 
 Records are `msgspec` Structs, frozen: the reader decodes a line straight into them, checked as it goes.
 """
@@ -33,20 +34,40 @@ FORMAT_VERSION: Literal[1] = 1
 PREFIX = "orca-sample "
 """What starts every line written to standard output (`--out -`)."""
 
-Percent = Annotated[float, Meta(ge=0, extra={"places": 1})]
+LATEST_T = 10_000_000_000
+"""The latest `t` read back (2286-11-20): a clock further on is not a sampler's."""
+LONGEST_DT = 100_000_000
+"""The longest `dt` read back (over three years; the longest interval is 1,000,000 s)."""
+MOST_PERCENT = 1_000_000
+"""The largest percentage read back: a container's `cpu` is a percent of one core, so 100 × its cores (8,192 at
+most in Linux)."""
+MOST_CPU_SECONDS = 1_000_000_000
+"""The largest `self_cpu` read back (over 31 years of one core)."""
+MOST_COUNT = 2**63 - 1
+"""The largest count read back but a file system's sizes: no machine has 8 EiB of memory or moves 8 EiB a second."""
+
+Percent = Annotated[float, Meta(ge=0, le=MOST_PERCENT, extra={"places": 1})]
 """A percentage, written with one decimal."""
 Seconds = Annotated[float, Meta(ge=0, extra={"places": 3})]
 """A time in seconds (`t`, `dt`), written with three decimals."""
-CpuSeconds = Annotated[float, Meta(ge=0, extra={"places": 2})]
+CpuSeconds = Annotated[float, Meta(ge=0, le=MOST_CPU_SECONDS, extra={"places": 2})]
 """CPU seconds (`self_cpu`), written with two decimals."""
-Count = Annotated[int, Meta(ge=0)]
+Count = Annotated[int, Meta(ge=0, le=MOST_COUNT)]
 """Bytes, bytes per second, or a number of things: a whole number, never negative."""
 Cores = Annotated[float, Meta(ge=0, extra={"places": 3})]
 """A number of CPUs (`cgroup.cpu_max`), written with three decimals: to the thousandth of a CPU, a Kubernetes
 millicore."""
+Size = Annotated[int, Meta(ge=0)]
+"""A file system's size in bytes (`statvfs`'s blocks times its block size): a whole number, never negative, and with
+no bound, since a network file system may report 8 EiB or more."""
 
 __all__ = [
     "FORMAT_VERSION",
+    "LATEST_T",
+    "LONGEST_DT",
+    "MOST_COUNT",
+    "MOST_CPU_SECONDS",
+    "MOST_PERCENT",
     "PREFIX",
     "UNSET",
     "CgroupSample",
@@ -65,6 +86,7 @@ __all__ = [
     "RunSample",
     "Sample",
     "Seconds",
+    "Size",
     "UnsetType",
 ]
 
@@ -95,9 +117,9 @@ class Disk(msgspec.Struct, frozen=True, gc=False):
     """One element of `disk`, in bytes (docs/behaviour.md §3.5)."""
 
     path: str
-    total: Count
-    used: Count
-    free: Count
+    total: Size
+    used: Size
+    free: Size
 
 
 class IoRate(msgspec.Struct, frozen=True, gc=False):
@@ -193,9 +215,10 @@ class CommandExit(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Why it could not be started (`No such file or directory`); only then."""
     wall: Seconds | None = None
     """Seconds from its start to its end."""
-    user: CpuSeconds | None = None
+    # Unbounded, unlike `CpuSeconds` (the sampler's own): a tree on thousands of cores may use more in a day.
+    user: Annotated[float, Meta(ge=0, extra={"places": 2})] | None = None
     """User CPU seconds of COMMAND and every descendant it waited for (`wait4`'s `ru_utime`)."""
-    system: CpuSeconds | None = None
+    system: Annotated[float, Meta(ge=0, extra={"places": 2})] | None = None
     """System CPU seconds, the same way (`ru_stime`)."""
     max_rss: Count | None = None
     """The largest resident size, in bytes, that COMMAND or any descendant it waited for reached (`ru_maxrss`)."""
@@ -227,9 +250,9 @@ class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"start", "run", "pressure", "cgroup"})
 
     v: Literal[1]
-    t: Seconds
+    t: Annotated[Seconds, Meta(le=LATEST_T)]
     """Unix seconds of the readings."""
-    dt: Seconds
+    dt: Annotated[Seconds, Meta(le=LONGEST_DT)]
     """Seconds since the previous line's readings; rates are over it."""
     host: str
     cores: Count | None = None
@@ -248,6 +271,6 @@ class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The sampler's own cgroup against its limits; None (no key) when it runs under no memory or CPU limit."""
     run: RunSample | None = None
     """The run's CPU and processes; None (no key) without a run."""
-    start: Seconds | None = None
+    start: Annotated[Seconds, Meta(le=LATEST_T)] | None = None
     """Unix seconds of the sampler's baseline readings, the same in every line it writes: what tells one sampler's
     lines from another's in a file. Read back, a line of an older sampler has none."""

@@ -45,4 +45,4 @@ def fullness(used: int, free: int) -> float | None:
     True
     """
     size = used + free
-    return 100.0 * used / size if size > 0 else None
+    return 100 * used / size if size > 0 else None  # whole numbers divided: a file system's sizes have no bound

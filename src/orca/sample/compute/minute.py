@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from orca.sample.compute.disks import fullness
-from orca.sample.parse.sample_line import Sample
+from orca.sample.line_format import Sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +45,7 @@ def newest_window(samples_newest_first: Iterable[Sample]) -> list[Sample]:
     """The lines of the newest minute, taken from lines given newest first (a file read from its end): it stops at
     the first line older than the window, so nothing before it is read.
 
-    >>> from orca.sample.parse.sample_line import parse
-    >>> lines = [parse(f'{{"v":1,"t":{t},"dt":5.0,"host":"h"}}').unwrap() for t in (200.0, 170.0, 140.0, 139.9, 1.0)]
+    >>> lines = [Sample(v=1, t=t, dt=5.0, host="h") for t in (200.0, 170.0, 140.0, 139.9, 1.0)]
     >>> [sample.t for sample in newest_window(lines)]
     [200.0, 170.0, 140.0]
     """
@@ -68,15 +67,14 @@ def newest_minute(samples: Iterable[Sample], now: float) -> Now | None:
     (`used` + `free`) as `df` counts Use% (`free` is what an unprivileged process may use); CPU is the mean of
     `user` + `system` + `steal`, everything `busiest` counts as busy.
 
-    >>> from orca.sample.parse.sample_line import parse
-    >>> lines = ['{"v":1,"t":100.0,"dt":5.0,"host":"h","mem":{"total":200,"used":50,"available":150,"cache":0,'
-    ...          '"swap_total":0,"swap_used":0,"rss":0}}',
-    ...          '{"v":1,"t":130.0,"dt":5.0,"host":"h","mem":{"total":200,"used":150,"available":50,"cache":0,'
-    ...          '"swap_total":0,"swap_used":0,"rss":0},"disk":[{"path":"/tmp","total":10,"used":3,"free":1}]}']
-    >>> minute = newest_minute([parse(line).unwrap() for line in lines], now=140.0)
+    >>> from orca.sample.line_format import Disk, Mem
+    >>> lines = [Sample(v=1, t=100.0, dt=5.0, host="h", mem=Mem(200, 50, 150, 0, 0, 0, 0)),
+    ...          Sample(v=1, t=130.0, dt=5.0, host="h", mem=Mem(200, 150, 50, 0, 0, 0, 0),
+    ...                 disk=(Disk("/tmp", 10, 3, 1),))]
+    >>> minute = newest_minute(lines, now=140.0)
     >>> (minute.t, minute.age, minute.memory_percent, minute.disk_percent, minute.disk_path, minute.lines)
     (130.0, 10.0, 50.0, 75.0, '/tmp', 2)
-    >>> newest_minute([parse(line).unwrap() for line in lines], now=250.1) is None
+    >>> newest_minute(lines, now=250.1) is None
     True
     """
     window = list(samples)

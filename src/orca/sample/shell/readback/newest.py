@@ -10,40 +10,52 @@ from collections.abc import Iterator
 from returns.result import Success
 
 from orca.sample.compute.minute import Now, newest_minute, newest_window
-from orca.sample.parse.sample_line import Sample, parse
+from orca.sample.line_format import Sample
+from orca.sample.parse.sample_line import parse
+from orca.sample.shell.bounded import open_regular
 from orca.sample.shell.out.sink import S3_SCHEME as SCHEME
 from orca.sample.shell.readback.backwards import ReadAt, line_start_before
+from orca.sample.shell.readback.lines import LONGEST_LINE_BYTES
 
 BLOCK_BYTES = 64 * 1024
 """Read from the end in blocks of this size; a minute at the default interval is a few kilobytes."""
-LONGEST_LINE_BYTES = 16 * 1024 * 1024
-"""A line longer than this is not a sample (hundreds of containers make a line of tens of kilobytes)."""
+LAST_LINE_SEARCH_BYTES = 2**30
+"""How far back the last newline is looked for: a last line being written longer than that (no sampler writes one)
+is taken as no samples, rather than reading a file of any size through."""
+
 
 def lines_backwards(read_at: ReadAt, size: int, block: int = BLOCK_BYTES) -> Iterator[bytes]:
     """The complete lines of a `size`-byte file, last first, without their newlines. A last line without its
-    newline is left out (the sampler may be writing it); a line over `LONGEST_LINE_BYTES` is left out too."""
-    # The offset of the last newline; -1 without one (or none within the longest line a sample can be).
-    end = line_start_before(read_at, size, block, give_up_after=LONGEST_LINE_BYTES) - 1
+    newline is left out (the sampler may be writing it), however long; a line over `LONGEST_LINE_BYTES` is left
+    out too, and not kept while it is read."""
+    # The offset of the last newline; -1 without one.
+    end = line_start_before(read_at, size, block, give_up_after=LAST_LINE_SEARCH_BYTES) - 1
     if end < 0:
         return
-    carry = b""
-    oversized = False
+    tail: list[bytes] = []
+    """The end of the line being read, its blocks last first; nothing of it once it is too long."""
+    length = 0
     while end > 0:
         start = max(0, end - block)
         chunk = read_at(start, end - start)
         if len(chunk) != end - start:
             return  # the file shrank (rewritten by --keep): what was read is all there is
         end = start
-        pieces = (chunk + carry).split(b"\n")
-        carry = pieces[0]
-        for line in reversed(pieces[1:]):
-            if not oversized:
-                yield line
-            oversized = False
-        if len(carry) > LONGEST_LINE_BYTES:
-            carry, oversized = b"", True
-    if not oversized:
-        yield carry
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            length += len(chunk)
+            if length <= LONGEST_LINE_BYTES:
+                tail.append(chunk)
+            else:
+                tail = []
+            continue
+        pieces = chunk.split(b"\n")
+        if length + len(pieces[-1]) <= LONGEST_LINE_BYTES:
+            yield b"".join([pieces[-1], *reversed(tail)])
+        yield from reversed(pieces[1:-1])
+        tail, length = [pieces[0]], len(pieces[0])
+    if length <= LONGEST_LINE_BYTES:
+        yield b"".join(reversed(tail))
 
 
 def samples_backwards(read_at: ReadAt, size: int) -> Iterator[Sample]:
@@ -58,17 +70,17 @@ def read_newest_minute(path: str, now: float | None = None) -> Now | None:
     """`newest_minute` of the file (or `s3://BUCKET/KEY` object) at `path` at Unix time `now` (default: the clock),
     reading it from its end.
 
-    A file that does not exist or cannot be read is no samples: None, as for samples that are missing.
+    A file that does not exist or cannot be read is no samples: None, as for samples that are missing; so is what is
+    not a regular file (a named pipe, a device, a directory), which is not opened, so nothing can make this wait.
     """
     at = time.time() if now is None else now
     if path.startswith(SCHEME):
         return _object_newest_minute(path, at)
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        descriptor, size = open_regular(path)
     except OSError:
         return None
     try:
-        size = os.fstat(descriptor).st_size
         window = newest_window(samples_backwards(lambda offset, length: os.pread(descriptor, length, offset), size))
     except OSError:
         return None

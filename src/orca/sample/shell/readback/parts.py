@@ -2,9 +2,9 @@
 is the time of one part, not of the whole file.
 
 A regular file of at least `MIN_PART_BYTES` per part is cut at line starts into one part per usable core (at most
-`MAX_PARTS`); each part but the last is read and folded by a forked process, the last by this one, and the folds
-are merged in the order of the file, which gives the summaries one process reading it all would give
-(`HostFolds.merge`). A worker that cannot be started, or that fails, costs only time: its part is read here.
+`MAX_PARTS`: `compute/report/parts.py`); each part but the last is read and folded by a forked process, the last by
+this one, and the folds are merged in the order of the file, which gives the summaries one process reading it all
+would give (`HostFolds.merge`). A worker that cannot be started, or that fails, costs only time: its part is read here.
 """
 
 from __future__ import annotations
@@ -17,13 +17,10 @@ import signal
 from collections.abc import Callable
 from functools import partial
 
-from orca.sample.compute.summary import HostFolds, fold_hosts
+from orca.sample.compute.report.hosts import HostFolds, fold_hosts
+from orca.sample.compute.report.parts import MIN_PART_BYTES, part_count
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 from orca.sample.shell.readback.sources import Source, Tally, decoded_batches, part_of, part_starts
-
-MIN_PART_BYTES = 4 * 2**20
-"""Below this much per part, a process of its own costs more than it saves (starting it, sending its fold back)."""
-MAX_PARTS = 4
 
 Part = tuple[HostFolds, Tally]
 
@@ -40,15 +37,6 @@ def usable_cores(proc: str = "/proc") -> int:
     return cores if limit is None else max(1, min(cores, math.ceil(limit)))
 
 
-def part_count(size: int, cores: int) -> int:
-    """How many parts to read a file of `size` bytes in.
-
-    >>> [part_count(size * 2**20, 2) for size in (1, 7, 8, 500)], part_count(500 * 2**20, 1)
-    ([1, 1, 2, 2], 1)
-    """
-    return max(1, min(cores, MAX_PARTS, size // MIN_PART_BYTES))
-
-
 def fold_source(source: Source, parts: int | None = None) -> Part:
     """The folds of a source's lines and what it passed over; a regular file large enough in `parts` parts
     (default: `part_count` for its size and the usable cores), read at once by that many processes."""
@@ -59,7 +47,7 @@ def fold_source(source: Source, parts: int | None = None) -> Part:
             if parts is not None:
                 wanted = parts
             else:  # the cores asked for only when the file is large enough to be cut (a directory of many files)
-                wanted = part_count(size, usable_cores()) if size >= 2 * MIN_PART_BYTES else 1
+                wanted = part_count(size, usable_cores(), MIN_PART_BYTES) if size >= 2 * MIN_PART_BYTES else 1
             if wanted > 1:
                 starts = part_starts(lambda offset, length: os.pread(file.fileno(), length, offset), size, wanted)
     if len(starts) == 1:

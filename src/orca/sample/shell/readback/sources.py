@@ -1,32 +1,31 @@
 """Where lines are read back from: a file, a directory of them, standard input, an S3 object or every object under an
-S3 prefix. Each is read as a stream of complete lines, so memory does not grow with the number of lines."""
+S3 prefix. Each is read as a stream of complete lines in bounded memory: it grows neither with the number of lines
+nor with a line that never ends (`lines.py`)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from io import BytesIO
 from itertools import chain
-from typing import Any, TypeVar
+from typing import Any
 
-from orca.sample.parse.errors import ParseError
-from orca.sample.parse.sample_line import (
-    CheckedLine,
-    LineFields,
-    Sample,
-    looks_like_sample,
-    many_fields,
-    many_lines,
-    sample_of,
-)
+from orca.sample.line_format import Sample
+from orca.sample.parse.sample_line import decode_all, looks_like_sample
 from orca.sample.shell.out.sink import S3_SCHEME as SCHEME
 from orca.sample.shell.readback.backwards import line_start_before
+from orca.sample.shell.readback.lines import LONGEST_LINE_BYTES, Batch, line_batches
 
 READ_BYTES = 256 * 1024
 """Files, S3 objects and standard input are read this size at a time: the lines of one chunk are checked together."""
+STREAM_GIVE_UP_BYTES = 2**30
+"""Standard input, a named pipe or a device that gives this much without a newline is read no further: no sampler
+writes that, and a device such as `/dev/zero` never ends. A regular file ends, and is read to its end."""
+OVERLONG = f"longer than {LONGEST_LINE_BYTES >> 20} MiB"
+"""The reason a line too long to be a sample is skipped for."""
 
 
 class SourceError(Exception):
@@ -39,9 +38,9 @@ class Source:
 
     name: str
     """The path, `-`, or `s3://BUCKET/KEY`."""
-    batches: Callable[[], Iterator[list[bytes]]]
+    batches: Callable[[], Iterator[Batch]]
     """Its complete lines (each with its newline), a chunk's worth at a time; a last line without its newline (being
-    written) is left out."""
+    written) is left out. Reading raises `OSError` for a file that cannot be read."""
     path: str | None = None
     """A regular file's path: a file that can be read in parts (see `part_starts`)."""
 
@@ -57,6 +56,8 @@ class Tally:
     """Other text, such as a pod log's own lines."""
     reasons: dict[str, int] = field(default_factory=dict)
     """How many skipped lines each reason had."""
+    given_up: bool = False
+    """The source went on too long without a newline to be read to its end (`STREAM_GIVE_UP_BYTES`)."""
 
     def add(self, other: Tally) -> None:
         """Count what `other` (another part of the same source) passed over too."""
@@ -65,13 +66,18 @@ class Tally:
         self.other += other.other
         for reason, count in other.reasons.items():
             self.reasons[reason] = self.reasons.get(reason, 0) + count
+        self.given_up = self.given_up or other.given_up
+
+    def skip(self, reason: str, count: int = 1) -> None:
+        self.skipped += count
+        self.reasons[reason] = self.reasons.get(reason, 0) + count
 
 
 def sources(location: str) -> list[Source]:
     """The sources at `location`: `-`, `s3://BUCKET/KEY`, `s3://BUCKET/PREFIX/`, a directory (every `*.jsonl` under
     it, sorted) or a file. Raises `SourceError` for one that does not exist or cannot be read."""
     if location == "-":
-        return [Source("-", lambda: _line_batches(_chunks(sys.stdin.buffer)))]
+        return [Source("-", lambda: line_batches(_chunks(sys.stdin.buffer), STREAM_GIVE_UP_BYTES))]
     if location.startswith(SCHEME):
         return _s3_sources(location)
     try:
@@ -81,56 +87,59 @@ def sources(location: str) -> list[Source]:
             files = sorted(str(found) for found in Path(location).rglob("*.jsonl") if found.is_file())
             if not files:
                 raise SourceError(f"{location}: no *.jsonl file under this directory")
-            return [_file_source(name) for name in files]
+            return [_member_source(name) for name in files]
         return [_file_source(location)]
     except OSError as error:
         raise SourceError(f"{location}: {error.strerror or error}") from None
 
 
-def checked_batches(source: Source, tally: Tally) -> Iterator[list[LineFields]]:
-    """The sample lines of one source, checked (see `many_fields`) a batch at a time, counting what is passed over
-    in `tally`."""
-    return _batches(source, tally, many_fields)
-
-
-def decoded_batches(source: Source, tally: Tally) -> Iterator[list[CheckedLine]]:
-    """`checked_batches` as `CheckedLine`s (see `many_lines`): what the summary folds, several times faster."""
-    return _batches(source, tally, many_lines)
-
-
-_Line = TypeVar("_Line")
-
-
-def _batches(
-    source: Source, tally: Tally, check: Callable[[list[bytes]], tuple[list[_Line], list[tuple[bytes, ParseError]]]]
-) -> Iterator[list[_Line]]:
-    for raws in source.batches():
-        good, bad = check(raws)
+def decoded_batches(source: Source, tally: Tally) -> Iterator[list[Sample]]:
+    """The samples of one source, a chunk's lines at a time (see `decode_all`), counting what is passed over in
+    `tally`."""
+    for batch in source.batches():
+        good, bad = decode_all(batch.lines)
         tally.samples += len(good)
         for raw, error in bad:
             if looks_like_sample(raw):
-                tally.skipped += 1
-                tally.reasons[error.reason] = tally.reasons.get(error.reason, 0) + 1
+                tally.skip(error.reason)
             else:
                 tally.other += 1
+        if batch.overlong:
+            tally.skip(OVERLONG, batch.overlong)
+        tally.given_up = tally.given_up or batch.given_up
         yield good
 
 
-def checked_lines(source: Source, tally: Tally) -> Iterator[LineFields]:
-    """The sample lines of one source, checked, one at a time."""
-    return chain.from_iterable(checked_batches(source, tally))
-
-
 def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
-    """The samples of one source, counting what is passed over in `tally`."""
-    return map(sample_of, checked_lines(source, tally))
+    """The samples of one source, one at a time, counting what is passed over in `tally`."""
+    return chain.from_iterable(decoded_batches(source, tally))
 
 
 def read_samples(location: str) -> Iterator[Sample]:
     """Every sample at `location` (see `sources`), source after source; lines that are not samples are passed over.
-    Raises `SourceError` for a location that does not exist or cannot be read."""
+    Raises `SourceError` for a location that does not exist or cannot be read, before any sample; for a file under
+    a directory that cannot be read, when it is reached."""
     for source in sources(location):
-        yield from read_source(source, Tally())
+        try:
+            yield from read_source(source, Tally())
+        except OSError as error:
+            raise SourceError(f"{source.name}: {error.strerror or error}") from None
+
+
+def _member_source(path: str) -> Source:
+    """A file found under a directory: one that cannot be read is said when it is read, and the others are still read
+    (an instance's file among many)."""
+    try:
+        return _file_source(path)
+    except OSError as error:
+        return Source(path, _failing(error))
+
+
+def _failing(error: OSError) -> Callable[[], Iterator[Batch]]:
+    def batches() -> Iterator[Batch]:
+        raise error
+
+    return batches
 
 
 def _file_source(path: str) -> Source:
@@ -141,20 +150,21 @@ def _file_source(path: str) -> Source:
         # now to check it would take a waiting writer's lines and leave it writing to no one.
         if not os.access(path, os.R_OK):
             raise PermissionError(13, "Permission denied")
-        return Source(path, lambda: _file_batches(path))
+        return Source(path, lambda: _stream_batches(path))
     # Opened now, so that a missing or unreadable file is said at once rather than halfway through a summary.
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     os.close(descriptor)
     return Source(path, lambda: _file_batches(path), path)
 
 
-def part_of(source: Source, start: int, end: int | None) -> Source:
+def part_of(source: Source, start: int, end: int | None, chunk: int = READ_BYTES) -> Source:
     """The lines of a regular file's source from offset `start` (a line's start) to `end` (another's, or None: the
-    end of the file, however long it has grown by then). Read from 0 to None, it is the whole source."""
+    end of the file, however long it has grown by then), read `chunk` bytes at a time. Read from 0 to None, it is
+    the whole source."""
     path = source.path
     if path is None:
         raise ValueError(f"{source.name} is not a regular file")
-    return Source(source.name, lambda: _file_batches(path, start, end), path)
+    return Source(source.name, lambda: _file_batches(path, start, end, chunk), path)
 
 
 def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chunk: int = READ_BYTES) -> list[int]:
@@ -164,48 +174,64 @@ def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chu
     reader of the whole file has (see `_file_batches`)."""
     starts = [0]
     for index in range(1, parts):
-        start = line_start_before(read_at, size * index // parts // chunk * chunk)
+        # No cut inside a line too long to be a sample: it is not looked through.
+        start = line_start_before(read_at, size * index // parts // chunk * chunk, give_up_after=LONGEST_LINE_BYTES)
         if start > starts[-1]:
             starts.append(start)
     return starts
 
 
-def _file_batches(path: str, start: int = 0, end: int | None = None, chunk: int = READ_BYTES) -> Iterator[list[bytes]]:
-    with open(path, "rb", buffering=0) as file:
-        if start:
-            file.seek(start)
-        yield from _line_batches(_aligned_chunks(file, start, end, chunk))
+def _file_batches(path: str, start: int = 0, end: int | None = None, chunk: int = READ_BYTES) -> Iterator[Batch]:
+    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        yield from line_batches(_aligned_chunks(descriptor, start, end, chunk))
+    finally:
+        os.close(descriptor)
 
 
-def _aligned_chunks(stream: Any, start: int, end: int | None, size: int) -> Iterator[bytes]:
-    """What `stream` holds from `start` to `end` (None: to its end), in chunks that end where chunks read from 0
-    would, at multiples of `size`: the same batches of lines whichever offset reading starts at."""
+def _aligned_chunks(descriptor: int, start: int, end: int | None, size: int) -> Iterator[bytes | int]:
+    """What a file holds from `start` to `end` (None: to its end), in chunks that end where chunks read from 0
+    would, at multiples of `size` or where a hole starts: the same batches of lines whichever offset reading starts
+    at. A hole (a sparse file's: zeros the file system does not store) is not read: its length is given instead."""
     position = start
     while end is None or position < end:
+        data = _data_from(descriptor, position)
+        if data is None:
+            return  # nothing but a hole to the end
+        if data > position:
+            stop = data if end is None else min(data, end)
+            yield stop - position
+            position = stop
+            continue
         length = size - position % size if end is None else min(size - position % size, end - position)
-        chunk = stream.read(length)
+        chunk = os.pread(descriptor, length, position)
         if not chunk:
             return
         position += len(chunk)
         yield chunk
 
 
+def _data_from(descriptor: int, position: int) -> int | None:
+    """Where the file's data goes on from `position`: `position` itself, the end of a hole there, or None when only a
+    hole is left (a file system that does not tell holes has none)."""
+    seek_data = getattr(os, "SEEK_DATA", None)
+    if seek_data is None:
+        return position
+    try:
+        return os.lseek(descriptor, position, seek_data)
+    except OSError as error:
+        return None if error.errno == errno.ENXIO else position
+
+
+def _stream_batches(path: str) -> Iterator[Batch]:
+    """A named pipe's or a device's lines, read as `cat` reads it: opened now, which waits for a writer."""
+    with open(path, "rb", buffering=0) as stream:
+        yield from line_batches(_chunks(stream), STREAM_GIVE_UP_BYTES)
+
+
 def _chunks(stream: Any) -> Iterator[bytes]:
     while chunk := stream.read(READ_BYTES):
         yield chunk
-
-
-def _line_batches(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:
-    """The lines of a stream of chunks, each with its newline, a list per chunk that ends one; what follows the last
-    newline is left out."""
-    carry = b""
-    for chunk in chunks:
-        # `readlines` finds the newlines with memchr: several times faster than `bytes.split`, which looks at every
-        # byte in Python's own loop.
-        lines = BytesIO(carry + chunk if carry else chunk).readlines()
-        carry = b"" if lines[-1].endswith(b"\n") else lines.pop()
-        if lines:
-            yield lines
 
 
 def _s3_sources(location: str) -> list[Source]:
@@ -219,5 +245,5 @@ def _s3_sources(location: str) -> list[Source]:
     return [Source(name, _lines_of(chunks)) for name, chunks in found]
 
 
-def _lines_of(chunks: Callable[[], Iterator[bytes]]) -> Callable[[], Iterator[list[bytes]]]:
-    return lambda: _line_batches(chunks())
+def _lines_of(chunks: Callable[[], Iterator[bytes]]) -> Callable[[], Iterator[Batch]]:
+    return lambda: line_batches(chunks())

@@ -8,10 +8,15 @@ import math
 from dataclasses import dataclass
 
 from orca.sample.compute.disks import fullness
-from orca.sample.parse.sample_line import CheckedLine
+from orca.sample.compute.report.distinct import DistinctCount
+from orca.sample.line_format import Sample
 
 MAX_POINTS = 2000
 """A run longer than this many lines is drawn from means of consecutive lines, 2, 4, 8, ... at a time."""
+MAX_CONTAINERS = 20
+"""The containers a chart draws at most: those of the highest memory peak (more would fill it with a legend)."""
+_KEPT_CONTAINERS = 1000
+"""Containers' series kept before those but the largest are let go: a thousand at a time, not one by one."""
 
 FIELDS = (
     "cpu_user",
@@ -43,12 +48,16 @@ class Series:
     values: dict[str, tuple[float, ...]]
     """Per name in `FIELDS`, one value per point of `t`."""
     containers: dict[str, tuple[float, ...]]
-    """Each container's `mem`, per point of `t`."""
+    """Each container's `mem`, per point of `t`: the `MAX_CONTAINERS` of the highest peak, by name."""
     lines_per_point: int
+    containers_omitted: int = 0
+    """How many other containers the lines named."""
+    containers_omitted_estimated: bool = False
+    """Whether `containers_omitted` is an estimate (off by about 1 %), as it is past thousands of names."""
 
 
 class SeriesFold:
-    """Collects the points of one instance's series, one checked line at a time."""
+    """Collects the points of one instance's series, one decoded line at a time."""
 
     def __init__(self, max_points: int = MAX_POINTS) -> None:
         self._max_points = max(1, max_points)
@@ -56,8 +65,11 @@ class SeriesFold:
         # Per point: [lines, sum of t, then per field its sum and its count].
         self._points: list[list[float]] = []
         self._containers: list[dict[str, list[float]]] = []
+        self._peaks: dict[str, int] = {}
+        """Each container's highest `mem`, of those kept: at most `_KEPT_CONTAINERS`, the rest let go."""
+        self._let_go = DistinctCount()
 
-    def add(self, line: CheckedLine) -> None:
+    def add(self, line: Sample) -> None:
         if not self._points or self._points[-1][0] >= self._per_point:
             if len(self._points) >= 2 * self._max_points:
                 self._halve()
@@ -77,18 +89,35 @@ class SeriesFold:
             if any(disk.used + disk.free > 0 for disk in line.disk):
                 _add_all(point, _DISK_AT, fullest)
         if io is not None:
-            _add_all(point, _IO_AT, io.first, io.second)
+            _add_all(point, _IO_AT, io.read, io.write)
         if net is not None:
-            _add_all(point, _NET_AT, net.first, net.second)
+            _add_all(point, _NET_AT, net.received, net.sent)
         if pressure is not None:
             for at, share in zip(_PRESSURE_AT, (pressure.cpu, pressure.memory, pressure.io), strict=True):
                 if share is not None:
                     _add_all(point, at, share)
-        containers = self._containers[-1]
+        containers, peaks = self._containers[-1], self._peaks
         for entry in line.containers or ():
             sums = containers.setdefault(entry.name, [0.0, 0.0])
             sums[0] += entry.mem
             sums[1] += 1
+            if entry.mem >= peaks.get(entry.name, 0):
+                peaks[entry.name] = entry.mem
+        if len(peaks) > _KEPT_CONTAINERS:
+            self._bound()
+
+    def _largest(self) -> list[str]:
+        return sorted(self._peaks, key=lambda name: (-self._peaks[name], name))[:MAX_CONTAINERS]
+
+    def _bound(self) -> None:
+        """Only the `MAX_CONTAINERS` of the highest peak kept, so memory does not grow with the containers."""
+        gone = set(self._peaks) - set(self._largest())
+        self._let_go.add_all(gone)
+        for name in gone:
+            del self._peaks[name]
+        for point in self._containers:
+            for name in gone & point.keys():
+                del point[name]
 
     def _halve(self) -> None:
         """Merge consecutive pairs of points: twice the lines per point, half the points."""
@@ -107,7 +136,9 @@ class SeriesFold:
             field: tuple(_mean(point[2 + 2 * index], point[3 + 2 * index]) for point in self._points)
             for index, field in enumerate(FIELDS)
         }
-        names = sorted({name for point in self._containers for name in point})
+        names = sorted(self._largest())
+        named = self._let_go.copy()
+        named.add_all(self._peaks)
         return Series(
             name=name,
             t=tuple(point[1] / point[0] for point in self._points),
@@ -117,6 +148,8 @@ class SeriesFold:
                 for container in names
             },
             lines_per_point=self._per_point if count else 1,
+            containers_omitted=named.count() - len(names),
+            containers_omitted_estimated=not named.exact,
         )
 
 

@@ -1,0 +1,175 @@
+"""`orca metrics` on input made to break it: lines that never end, devices and sparse files, files that cannot be
+read among others. Each ends with what could be read summarised, a message for the rest, and bounded memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orca.sample.compute.report.hosts import summarise
+from orca.sample.compute.report.text import summary_text
+from orca.sample.line_format import ContainerSample, Sample
+from orca.sample.shell.readback.sources import SourceError, read_samples
+from tests.reader.hand_worked import RUN, locked, sample
+
+MEMORY_LIMIT = 512 * 2**20
+"""The data segment `orca metrics` runs in here: far more than it needs, far less than the input it is given."""
+
+
+def orca_metrics(*args: str, timeout: float = 120, memory: int = MEMORY_LIMIT) -> subprocess.CompletedProcess[str]:
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+
+    return subprocess.run([sys.executable, "-m", "orca.sample", "metrics", *args], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=limited)
+
+
+def test_a_line_longer_than_any_samples_is_skipped_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with path.open("w") as out:
+        out.write(sample(100.0) + "\n")
+        out.write("{" + "x" * (50 * 2**20) + "\n")  # 50 MB on one line
+        out.write(sample(105.0) + "\n")
+    done = orca_metrics("--json", str(path))
+    assert done.returncode == 0, done.stderr
+    assert '"lines":2' in done.stdout
+    assert f"{path}: 1 line(s) skipped (1 longer than 16 MiB)" in done.stderr
+
+
+def test_a_device_that_never_ends_is_given_up() -> None:
+    done = orca_metrics("/dev/zero")
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ["orca metrics: /dev/zero: read no further: 1 GiB without a newline",
+                                        "orca metrics: /dev/zero: no sample lines"]
+
+
+def test_a_sparse_file_is_not_read_through_its_hole(tmp_path: Path) -> None:
+    """Ten gigabytes of nothing between two lines: the hole is passed over, its line (the zeros and the last
+    sample) is too long to be a sample."""
+    path = tmp_path / "sparse.jsonl"
+    with path.open("wb") as out:
+        out.write(sample(100.0).encode() + b"\n")
+        out.seek(10 * 2**30)
+        out.write(sample(105.0).encode() + b"\n")
+    with path.open("rb") as check:
+        if os.lseek(check.fileno(), 0, os.SEEK_HOLE) >= path.stat().st_size:
+            pytest.skip("this file system keeps no holes")
+    done = orca_metrics("--json", str(path), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"lines":1' in done.stdout and '"last_t":100.0' in done.stdout
+    assert f"{path}: 1 line(s) skipped (1 longer than 16 MiB)" in done.stderr
+
+
+def unreadable(path: Path) -> Path:
+    """A `*.jsonl` that cannot be read, whoever reads it: one whose reading fails (`/proc/self/mem` at offset 0)."""
+    if not Path("/proc/self/mem").exists():
+        pytest.skip("no /proc")
+    path.symlink_to("/proc/self/mem")
+    return path
+
+
+def test_a_file_that_cannot_be_read_in_a_directory_is_named_and_the_rest_summarised(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "a.jsonl").write_text(RUN)
+    bad = unreadable(run / "b.jsonl")
+    (run / "c.jsonl").write_text(sample(200.0) + "\n")
+    done = orca_metrics(str(run))
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == f"orca metrics: {bad}: Input/output error"
+    assert f"{run / 'a.jsonl'}  (host h, 2 cores)" in done.stdout and f"{run / 'c.jsonl'}" in done.stdout
+    assert "total: 2 instances, 6 lines" in done.stdout
+    samples = read_samples(str(run))
+    assert [next(samples).t for _ in range(5)] == [100.0, 105.0, 110.0, 125.0, 130.0]
+    with pytest.raises(SourceError, match=r"b\.jsonl: Input/output error"):
+        next(samples)
+
+
+def test_a_file_without_permission_in_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(RUN)
+    unread = locked(tmp_path / "b.jsonl")
+    done = orca_metrics(str(tmp_path))
+    assert done.returncode == 1
+    assert f"orca metrics: {unread}: Permission denied" in done.stderr
+    assert f"{tmp_path / 'a.jsonl'}  (host h, 2 cores)" in done.stdout
+
+
+FORGED = "\x1b[2J\n  cpu       mean 0.0%"
+"""Text that would clear a terminal and start a row of its own, were it printed as it is."""
+
+
+def test_names_are_printed_with_their_control_characters_escaped(tmp_path: Path) -> None:
+    path = tmp_path / f"run{FORGED}.jsonl"
+    path.write_text(json.dumps({
+        "v": 1, "t": 100.0, "dt": 5.0, "host": f"h{FORGED}\u202e", "self_cpu": 0.0,
+        "disk": [{"path": f"/x{FORGED}", "total": 2, "used": 1, "free": 1}],
+        "containers": [{"name": f"db{FORGED}", "mem": 1}],
+    }) + "\n" + '{"v":2}\n')
+    done = orca_metrics(str(path))
+    assert done.returncode == 0, done.stderr
+    shown = r"\x1b[2J\n  cpu       mean 0.0%"
+    assert done.stdout.splitlines() == [
+        f"{tmp_path}/run{shown}.jsonl  (host h{shown}\\u202e)",
+        "  time      1970-01-01T00:01:40Z to 1970-01-01T00:01:40Z  (0.0 s)",
+        "  lines     1, 0 gaps (median interval 5 s)",
+        f"  disk      fullest /x{shown} at 50.0%",
+        f"  container db{shown}: mem peak 1 B",
+        "  sampler   0.00 s of CPU, 0.00% of one core",
+    ]
+    assert done.stderr == f"orca metrics: {tmp_path}/run{shown}.jsonl: 1 line(s) skipped (1 v is not 1)\n"
+
+
+def test_a_chart_of_names_matplotlib_would_read_as_mathematics(tmp_path: Path) -> None:
+    path = tmp_path / "we$ird^.jsonl"
+    path.write_text(json.dumps({"v": 1, "t": 100.0, "dt": 5.0, "host": "a$\\frac{x$b\x1b[31m",
+                                "containers": [{"name": "$^$", "mem": 1}]}) + "\n")
+    chart = tmp_path / "run.png"
+    done = orca_metrics(str(path), "--plot", str(chart))
+    assert done.returncode == 0, done.stderr
+    assert chart.read_bytes().startswith(b"\x89PNG")
+
+
+def test_with_many_containers_the_largest_are_shown_and_the_others_counted() -> None:
+    """2,500 containers, each on one line with `mem` its number: the 1,000 of the highest peak are shown (1,500 to
+    2,499), the 1,500 others counted, exactly while there are few names."""
+    lines = [Sample(v=1, t=float(n), dt=1.0, host="h", containers=(ContainerSample(name=f"c{n:04d}", mem=n),))
+             for n in range(2500)]
+    summary = summarise("many", lines)
+    assert summary is not None
+    assert [container.name for container in summary.containers] == [f"c{n:04d}" for n in range(1500, 2500)]
+    assert (summary.containers_omitted, summary.containers_omitted_estimated) == (1500, False)
+    assert "  container and 1,500 more, not shown: the 1,000 above had the highest memory peaks\n" in summary_text(
+        [summary])
+
+
+def many_containers(path: Path) -> Path:
+    """400,000 containers, 8 to a line."""
+    with path.open("w") as out:
+        for line in range(50_000):
+            entries = [{"name": f"job-{line * 8 + n}", "mem": line * 8 + n} for n in range(8)]
+            out.write(json.dumps({"v": 1, "t": 1000.0 + line, "dt": 1.0, "host": "h", "containers": entries}) + "\n")
+    return path
+
+
+def test_memory_stays_bounded_with_hundreds_of_thousands_of_containers(tmp_path: Path) -> None:
+    path = many_containers(tmp_path / "many.jsonl")
+    done = orca_metrics("--json", str(path), memory=160 * 2**20)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (document,) = [json.loads(text) for text in done.stdout.splitlines()]
+    assert [entry["name"] for entry in document["containers"]][:2] == ["job-399000", "job-399001"]
+    assert len(document["containers"]) == 1000 and document["containers_omitted_estimated"]
+    assert abs(document["containers_omitted"] - 399_000) < 399_000 * 0.05  # an estimate: about 1 % off
+
+
+def test_the_chart_of_hundreds_of_thousands_of_containers_draws_the_largest(tmp_path: Path) -> None:
+    path = many_containers(tmp_path / "many.jsonl")
+    chart = tmp_path / "many.png"
+    done = orca_metrics(str(path), "--plot", str(chart), memory=400 * 2**20, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert chart.read_bytes().startswith(b"\x89PNG")

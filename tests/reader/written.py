@@ -1,0 +1,83 @@
+"""Lines as a sampler writes them, for the reader's tests: `Sample`s drawn from the values a line carries, and their
+JSON text written here with the standard library (not with the code under test)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+from hypothesis import strategies as st
+
+from orca.sample.line_format import (
+    ContainerSample,
+    CpuShare,
+    Disk,
+    IoRate,
+    Mem,
+    NetRate,
+    PressureShare,
+    Sample,
+)
+
+
+def text_of(sample: Sample, left_out: frozenset[str] = frozenset()) -> str:
+    """The line of `sample`, compact as the sampler writes it; the keys in `left_out` are left out where their
+    value is None (as the sampler leaves out `pressure` and a container's extensions), at any depth."""
+    return json.dumps(_without(msgspec.to_builtins(sample), left_out), separators=(",", ":"), ensure_ascii=False)
+
+
+def _without(value: Any, left_out: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        return {key: _without(item, left_out) for key, item in value.items()
+                if not (item is None and key in left_out)}
+    if isinstance(value, list | tuple):
+        return [_without(item, left_out) for item in value]
+    return value
+
+
+# Values as a line carries them, up to the bounds a reader takes (README, "Reading the lines back"): percentages with
+# one decimal (a container may use many cores), times with three, self_cpu with two, counts up to 2^63 - 1 and a file
+# system's sizes beyond, text without lone surrogates (which the encoder replaces).
+tenths = st.integers(0, 10**7).map(lambda n: n / 10)
+times = st.integers(0, 10**13).map(lambda n: n / 1000)
+intervals = st.integers(0, 10**11).map(lambda n: n / 1000)
+hundredths = st.integers(0, 10**11).map(lambda n: n / 100)
+counts = st.integers(0, 2**63 - 1)
+sizes = st.integers(0, 2**70) | st.integers(0, 10**400)
+texts = st.text(st.characters(blacklist_categories=["Cs"]), max_size=20)
+
+cpu_shares = st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths)
+mems = st.builds(Mem, *[counts] * 7)
+disks = st.builds(Disk, texts, sizes, sizes, sizes)
+io_rates = st.builds(IoRate, counts, counts)
+net_rates = st.builds(NetRate, counts, counts)
+containers = st.builds(
+    ContainerSample, name=texts, mem=counts, cpu=st.none() | tenths, mem_nocache=st.none() | counts,
+    oom_kill=st.none() | counts, throttled=st.none() | tenths, mem_max=st.none() | counts,
+    pids=st.none() | st.integers(0, 2**22), io=st.none() | io_rates, net=st.none() | net_rates,
+)
+pressures = st.builds(PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths, io=st.none() | tenths)
+samples = st.builds(
+    Sample,
+    v=st.just(1),
+    t=times,
+    dt=intervals,
+    host=texts,
+    cores=st.none() | st.integers(0, 4096),
+    cpu=st.none() | cpu_shares,
+    mem=st.none() | mems,
+    disk=st.none() | st.lists(disks, max_size=3).map(tuple),
+    io=st.none() | io_rates,
+    net=st.none() | net_rates,
+    containers=st.none() | st.lists(containers, max_size=4).map(lambda entries: tuple(
+        sorted(entries, key=lambda entry: entry.name))),
+    self_cpu=st.none() | hundredths,
+    pressure=st.none() | pressures,
+)
+LEFT_OUT = ["pressure", "containers", "cpu", "mem_nocache", "oom_kill", "throttled", "mem_max", "pids", "io", "net",
+            "memory", "cores", "self_cpu"]
+"""Keys a line may leave out rather than write `null`: what a reader reads as None either way."""
+left_out = st.frozensets(st.sampled_from(LEFT_OUT))
+written = st.builds(text_of, samples, left_out).map(str.encode)
+"""Lines as a sampler writes them, without their newline."""
