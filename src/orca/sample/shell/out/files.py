@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
@@ -158,7 +157,7 @@ def _new_beside(target: str) -> tuple[str, int]:
     directory, name = os.path.split(target)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     for _ in range(100):
-        temporary = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.keep")
+        temporary = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.keep")
         try:
             return temporary, os.open(temporary, flags, 0o600)
         except FileExistsError:
