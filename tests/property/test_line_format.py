@@ -66,16 +66,23 @@ def written_keys(record: Any) -> list[Any]:
         if isinstance(value, msgspec.Struct):
             keys.append((field.encode_name, written_keys(value)))
         elif isinstance(value, tuple):
-            keys.append((field.encode_name, [written_keys(item) for item in value]))
+            items = [SCALAR if isinstance(item, str) else written_keys(item) for item in value]
+            keys.append((field.encode_name, items))
         else:
             keys.append(field.encode_name)
     return keys
 
 
+SCALAR = "a value"
+"""What an element of an array of values (`run.command`'s texts) stands for in the shape of a line."""
+
+
 def keys_of(document: Any) -> Any:
     if isinstance(document, dict):
         return [(key, keys_of(value)) if isinstance(value, dict | list) else key for key, value in document.items()]
-    return [keys_of(item) for item in document]
+    if isinstance(document, list):
+        return [keys_of(item) for item in document]
+    return SCALAR
 
 
 def read_back(record: Sample) -> Any:

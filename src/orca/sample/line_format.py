@@ -11,7 +11,8 @@ How a field is written, from its declaration:
 - a `Percent` has one decimal, a `Seconds` and a `Cores` three, a `CpuSeconds` two (the `places` of its `Meta`),
   trailing zeros dropped but one, never an exponent; a `Count` and a `Size` are whole numbers;
 - None is `null`, except for the fields a record names in `LEFT_OUT_WHEN_NONE`, which are then left out;
-- `UNSET` is left out: only `Sample.containers`, without `--cgroup`.
+- `UNSET` is left out: only `Sample.containers`, without `--cgroup`;
+- a tuple of text (`RunSample.command`) is a JSON array of strings.
 
 How a line is read back, from the same declarations: a number is refused when negative (the `ge=0` of its `Meta`),
 beyond what a sampler writes (its `le`: README, "Reading the lines back"), a whole number where a fraction is
@@ -70,6 +71,7 @@ __all__ = [
     "PREFIX",
     "UNSET",
     "CgroupSample",
+    "CommandExit",
     "ContainerSample",
     "Cores",
     "Count",
@@ -81,6 +83,7 @@ __all__ = [
     "NetRate",
     "Percent",
     "PressureShare",
+    "RunSample",
     "Sample",
     "Seconds",
     "Size",
@@ -195,11 +198,55 @@ class CgroupSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The smallest pids limit of the cgroup and its ancestors; left out without one."""
 
 
+class CommandExit(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """`run.exit`: how `-- COMMAND` ended, in the last line (docs/behaviour.md §3.12). `code` or `signal`; the rest
+    from what `wait4` reported for it and the descendants it waited for; all but `code` left out for a COMMAND that
+    could not be started."""
+
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"code", "signal", "error", "wall", "user", "system", "max_rss"}
+    )
+
+    code: Count | None = None
+    """Its exit status, when it exited (127 or 126 when it could not be started)."""
+    signal: Count | None = None
+    """The number of the signal that ended it, when one did."""
+    error: str | None = None
+    """Why it could not be started (`No such file or directory`); only then."""
+    wall: Seconds | None = None
+    """Seconds from its start to its end."""
+    user: CpuSeconds | None = None
+    """User CPU seconds of COMMAND and every descendant it waited for (`wait4`'s `ru_utime`)."""
+    system: CpuSeconds | None = None
+    """System CPU seconds, the same way (`ru_stime`)."""
+    max_rss: Count | None = None
+    """The largest resident size, in bytes, that COMMAND or any descendant it waited for reached (`ru_maxrss`)."""
+
+
+class RunSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """`run`: the run's processes (`--pid`, `--match`, `-- COMMAND`) in every line that has a run
+    (docs/behaviour.md §3.12). `cpu` and `procs` are None when the run's processes could not be read (`cpu` also
+    without a previous reading of them); `command` and `argc` only in the first line of a `-- COMMAND`, `exit` only
+    in its last."""
+
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"command", "argc", "exit"})
+
+    cpu: Percent | None = None
+    """Percent of all cores' time over the interval spent by the run's processes and the children they waited for."""
+    procs: Count | None = None
+    """The run's processes at the reading (zombies not counted)."""
+    command: tuple[str, ...] | None = None
+    """COMMAND's argv, bounded (`COMMAND_ARGS_AT_MOST` arguments of `COMMAND_ARG_CHARS_AT_MOST` characters)."""
+    argc: Count | None = None
+    """How many arguments COMMAND had, when `command` holds fewer."""
+    exit: CommandExit | None = None
+
+
 class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One line. A section whose source could not be read is None (`null`, docs/behaviour.md §3.10); read back, a
     section a line does not have is None too."""
 
-    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"pressure", "cgroup"})
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"start", "run", "pressure", "cgroup"})
 
     v: Literal[1]
     t: Annotated[Seconds, Meta(le=LATEST_T)]
@@ -221,3 +268,8 @@ class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """None (no key) on a kernel without pressure stall information."""
     cgroup: CgroupSample | None = None
     """The sampler's own cgroup against its limits; None (no key) when it runs under no memory or CPU limit."""
+    run: RunSample | None = None
+    """The run's CPU and processes; None (no key) without a run."""
+    start: Seconds | None = None
+    """Unix seconds of the sampler's baseline readings, the same in every line it writes: what tells one sampler's
+    lines from another's in a file. Read back, a line of an older sampler has none."""

@@ -30,9 +30,9 @@ _MAX_TEXT_BITS = 4000
 EXACT_BELOW = {1: 1e14, 2: 1e13, 3: 1e12}
 """Places -> the magnitude below which orjson's text of `round(x, places)` is `decimals(x, places)`."""
 
-_AS_IS, _TEXT, _DECIMAL, _RECORD, _RECORDS = range(5)
+_AS_IS, _TEXT, _DECIMAL, _RECORD, _RECORDS, _TEXTS = range(6)
 Plan = tuple[tuple[str, str, int, Any, bool], ...]
-"""Per field: its attribute, its key, how it is written (one of the five above), the decimals' bound and places or
+"""Per field: its attribute, its key, how it is written (one of the six above), the decimals' bound and places or
 the plan of its records, and whether None leaves it out."""
 
 
@@ -91,13 +91,20 @@ def _document(record: Any, plan: Plan) -> dict[str, Any]:
                 round(value, places) + 0.0 if -below < value < below else orjson.Fragment(decimals(value, places))
             )
         elif how == _TEXT:
-            # orjson refuses lone surrogates (a host or path decoded with surrogateescape, a `\ud800` in a config).
-            document[key] = value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
+            document[key] = value if value.isascii() else _text(value)
         elif how == _RECORD:
             document[key] = _document(value, detail)
+        elif how == _TEXTS:  # the first line's command only
+            document[key] = [_text(text) for text in value]
         elif value is not msgspec.UNSET:  # _RECORDS
             document[key] = list(map(_document, value, repeat(detail)))
     return document
+
+
+def _text(value: str) -> str:
+    """`value` as orjson can write it: orjson refuses lone surrogates (a host, path or argument decoded with
+    surrogateescape, a `\\ud800` in a config), written as the replacement character."""
+    return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
 
 
 def _checked(value: object) -> object:
@@ -153,8 +160,10 @@ def _how(kind: msgspec.inspect.Type) -> tuple[int, Any]:
         return _RECORD, plan_of(kind.cls)
     if isinstance(kind, msgspec.inspect.VarTupleType | msgspec.inspect.ListType):
         item = kind.item_type
+        if isinstance(item, msgspec.inspect.StrType):
+            return _TEXTS, None
         if not isinstance(item, msgspec.inspect.StructType):
-            raise TypeError("a sequence in the line must be of records")
+            raise TypeError("a sequence in the line must be of records or of text")
         return _RECORDS, plan_of(item.cls)
     if isinstance(kind, msgspec.inspect.IntType | msgspec.inspect.LiteralType):
         return _AS_IS, None
