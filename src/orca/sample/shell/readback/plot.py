@@ -1,19 +1,21 @@
 """`orca metrics --plot FILE`: one figure of a run over time, drawn with matplotlib (the `plot` extra) from the pure
-series and panels of `compute/report/`. Only this module imports matplotlib, and only when a chart is asked for."""
+`Chart` of `compute/report/panels.py`. Only this module imports matplotlib, and only when a chart is asked for."""
 
 from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
-from orca.sample.compute.report.panels import drawn, panels, title
+from orca.sample.compute.report.panels import Chart, DrawnPanel, chart
 from orca.sample.compute.report.series import Series
 from orca.sample.compute.report.text import printable
 
 PLOT_EXTRA = "plot"
 LINE_STYLES = ("-", "--", ":", "-.")
+PANEL_INCHES = 2.1
+WIDTH_INCHES = 11.0
+DPI = 90
 
 
 def plotting_available() -> bool:
@@ -27,44 +29,65 @@ def _plain(text: str) -> str:
 
 
 def draw(series: Sequence[Series], path: str) -> None:
-    """The chart of `series` (one per instance, overlaid) to `path`; the format follows its suffix."""
-    import matplotlib
+    """The chart of `series` (one per run, overlaid) to `path`; the format follows its suffix."""
+    draw_chart(chart(series), len(series), path)
 
-    matplotlib.use("Agg")  # files only: no display is needed or wanted
-    import matplotlib.dates as mdates
-    import matplotlib.pyplot as plt
 
-    chosen = panels(series)
-    figure, axes = plt.subplots(len(chosen), 1, sharex=True, figsize=(11, 2.1 * len(chosen) + 0.8), squeeze=False)
-    several = len(series) > 1
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    times = [[datetime.fromtimestamp(t, UTC) for t in one.t] for one in series]
-    for row, panel in enumerate(chosen):
-        axis = axes[row][0]
-        for curve in drawn(panel, series):
-            style: dict[str, Any] = {"linewidth": 1.0}
-            if several:
-                style |= {"color": colours[curve.instance % len(colours)],
-                          "linestyle": LINE_STYLES[curve.index % len(LINE_STYLES)]}
-            if curve.reference:
-                style |= {"linestyle": "--", "color": "grey"} if not several else {"alpha": 0.5}
-            axis.plot(times[curve.instance], curve.values, label=_plain(curve.legend), **style)
-        axis.set_ylabel(panel.label)
-        axis.grid(True, alpha=0.3)
-        if panel.percent:
-            axis.set_ylim(0, 105)  # a line at 100 % stays visible above the frame
-        else:
-            axis.set_ylim(bottom=0)
-        if axis.lines:
-            axis.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize="small", frameon=False)
+def draw_chart(drawing: Chart, runs: int, path: str) -> None:
+    # The figure without pyplot: its global state and its backends' machinery are not needed for a file.
+    from matplotlib import rcParams
+    from matplotlib.figure import Figure
+
+    notes = 0.3 if drawing.notes else 0.0
+    height = PANEL_INCHES * len(drawing.panels) + 0.9 + notes
+    figure = Figure(figsize=(WIDTH_INCHES, height), dpi=DPI)
+    axes = figure.subplots(len(drawing.panels), 1, sharex=True, squeeze=False)
+    colours = rcParams["axes.prop_cycle"].by_key()["color"]
+    for row, panel in enumerate(drawing.panels):
+        _draw_panel(axes[row][0], panel, runs > 1, colours)
     bottom = axes[-1][0]
-    locator = mdates.AutoDateLocator(tz=UTC)  # type: ignore[no-untyped-call]
-    bottom.xaxis.set_major_locator(locator)
-    bottom.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=UTC))  # type: ignore[no-untyped-call]
-    bottom.set_xlabel("time (UTC)")
-    figure.suptitle(_plain(title(series)), fontsize="medium")
-    figure.tight_layout()
-    try:
-        figure.savefig(path, dpi=90)
-    finally:
-        plt.close(figure)
+    bottom.set_xticks(drawing.ticks.seconds, drawing.ticks.labels)
+    bottom.set_xlim(0, drawing.span if drawing.span > 0 else 1)
+    bottom.set_xlabel(drawing.ticks.axis_label)
+    figure.suptitle("\n".join(map(_plain, drawing.title.split("\n"))), fontsize="medium")
+    if drawing.notes:
+        figure.text(0.01, 0.01, _plain("flat throughout, not drawn: " + " · ".join(drawing.notes)),
+                    fontsize="small", color="dimgrey")
+    figure.tight_layout(rect=(0, notes / height, 1, 1))
+    figure.savefig(path)
+
+
+def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str]) -> None:
+    """One panel: its curves, on its left axis and, when it has one, its right."""
+    right = axis.twinx() if panel.right_label else None
+    first_colour: dict[bool, str] = {}
+    for curve in panel.curves:
+        on = right if curve.right and right is not None else axis
+        style: dict[str, Any] = {"linewidth": 1.0}
+        if several:
+            style |= {"color": colours[curve.instance % len(colours)],
+                      "linestyle": LINE_STYLES[curve.index % len(LINE_STYLES)]}
+            if curve.reference:
+                style |= {"alpha": 0.5}
+        elif curve.reference:
+            # A limit in its measurement's colour, a total in grey.
+            style |= {"linestyle": "--", "color": first_colour.get(curve.right, "grey") if right else "grey"}
+        elif right is not None:
+            style |= {"color": colours[len(first_colour) % len(colours)]}
+            first_colour.setdefault(curve.right, style["color"])
+        on.plot(curve.x, curve.values, label=_plain(curve.legend), **style)
+    axis.set_ylabel(panel.label)
+    axis.grid(True, alpha=0.3)
+    if panel.shares:
+        axis.set_ylim(0, 105)  # a line at 100 % stays visible above the frame
+    else:
+        axis.set_ylim(bottom=0)
+    handles, names = axis.get_legend_handles_labels()
+    if right is not None:
+        right.set_ylabel(panel.right_label)
+        right.set_ylim(bottom=0)
+        more, more_names = right.get_legend_handles_labels()
+        handles, names = handles + more, names + more_names
+    if handles:
+        axis.legend(handles, names, loc="upper left", bbox_to_anchor=(1.07 if right is not None else 1.005, 1.0),
+                    fontsize="small", frameon=False)

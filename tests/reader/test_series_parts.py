@@ -1,0 +1,105 @@
+"""The chart's series of a file read in parts, each folded on its own (by another process) and merged in order, are
+those of one pass over the whole file, exactly: however the lines are cut or batched, whenever the slots grow."""
+
+from __future__ import annotations
+
+import os
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from orca.sample.compute.report.as_json import summary_json
+from orca.sample.compute.report.series import RunSeries, run_series
+from orca.sample.line_format import (
+    CgroupSample,
+    CommandExit,
+    ContainerSample,
+    CpuShare,
+    Disk,
+    IoRate,
+    Mem,
+    NetRate,
+    PressureShare,
+    RunSample,
+    Sample,
+)
+from orca.sample.shell.readback import parts
+from orca.sample.shell.readback.sources import sources
+from tests.reader.test_parts import pieces, run_file
+
+# Values with the decimals a sampler writes (percentages in tenths, bytes whole), as the exactness needs.
+small = st.integers(0, 6)
+tenths = st.integers(0, 1000).map(lambda n: n / 10)
+runs = st.builds(RunSample, cpu=st.none() | tenths, procs=st.none() | small,
+                 command=st.none() | st.just(("make", "-j4")), exit=st.none() | st.builds(CommandExit, code=small))
+groups = st.builds(CgroupSample, mem=st.none() | small, mem_max=st.none() | small, cpu_max=st.none() | tenths)
+line_parts: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries({
+    "host": st.sampled_from(["a", "b"]),
+    "start": st.sampled_from([None, 10.0, 20.0]),
+    "cores": st.none() | st.integers(1, 4),
+    "cpu": st.none() | st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths),
+    "mem": st.none() | st.builds(Mem, *[small] * 7),
+    "disk": st.none() | st.lists(st.builds(Disk, st.sampled_from(["/a", "/b"]), small, small, small),
+                                 max_size=2).map(tuple),
+    "io": st.none() | st.builds(IoRate, small, small),
+    "net": st.none() | st.builds(NetRate, small, small),
+    "containers": st.none() | st.lists(st.builds(ContainerSample, name=st.sampled_from(["db", "web"]), mem=small),
+                                       max_size=2).map(tuple),
+    "pressure": st.none() | st.builds(PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths,
+                                      io=st.none() | tenths),
+    "run": st.none() | runs,
+    "cgroup": st.none() | groups,
+})
+# Times in whole milliseconds that never go back: 0 apart (one slot), a few ms, or seconds (a gap).
+steps = st.lists(st.sampled_from([0, 1, 7, 1000, 5000, 60_000]), min_size=1, max_size=60)
+
+
+@st.composite
+def sampled_lines(draw: st.DrawFn) -> list[Sample]:
+    times = list(accumulate(draw(steps)))
+    return [Sample(v=1, t=1000.0 + ms / 1000, dt=1.0, **draw(line_parts)) for ms in times]
+
+
+def shown(folds: RunSeries) -> str:
+    """Everything a chart is drawn from, as text (a NaN is `nan` in it, equal to another)."""
+    return repr(folds.series("run"))
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sampled_lines(), st.data())
+def test_series_of_parts_merged_in_order_are_the_series_of_the_whole(lines: list[Sample],
+                                                                     data: st.DataObject) -> None:
+    max_points = data.draw(st.sampled_from([1, 2, 3, 2000]))
+    whole = run_series([lines], max_points)
+    cuts = data.draw(st.lists(st.integers(0, len(lines)), max_size=3))
+    merged = RunSeries(max_points)
+    for part in pieces(lines, cuts):
+        batches = pieces(part, data.draw(st.lists(st.integers(0, len(part)), max_size=3)))
+        merged.merge(run_series(batches, max_points))
+    assert shown(merged) == shown(whole)
+
+
+def test_a_file_drawn_in_parts_by_several_processes_as_in_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--plot`'s reading: the series and the summaries of 3,000 lines (two hosts) read by three processes are one
+    reader's."""
+    path = run_file(tmp_path / "run.jsonl", 3000)
+    [source] = sources(str(path))
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    one_folds, one_tally, one_runs = parts.fold_source_drawn(source, 1)
+    many_folds, many_tally, many_runs = parts.fold_source_drawn(source, 3)
+    assert len(forks) == 2
+    assert many_tally == one_tally and many_tally.samples == 3000
+    assert summary_json(many_folds.summaries("run")) == summary_json(one_folds.summaries("run"))
+    assert [one.name for one in many_runs.series("run")] == ["run (b)", "run (a)"]
+    assert shown(many_runs) == shown(one_runs)
