@@ -16,12 +16,12 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from operator import add
+from operator import add, attrgetter
 
 from orca.sample.compute.report.distinct import DistinctCount
-from orca.sample.line_format import CommandExit, Sample
+from orca.sample.line_format import CommandExit, ContainerSample, Sample
 
-MAX_POINTS = 2000
+MAX_POINTS = 1000
 """A run is drawn from at most twice this many points: a longer one's points each stand for several lines."""
 MAX_CONTAINERS = 20
 """The containers a chart draws at most: those of the highest memory peak (more would fill it with a legend)."""
@@ -175,36 +175,38 @@ class SeriesFold:
             return
         if not self._points:
             self.host, self.start = lines[0].host, lines[0].start
-        shift = self._shift
+        # The slot's first millisecond and the one after its last: the slot of `t`, int(1000 t) >> shift, is `slot`
+        # exactly while begin <= 1000 t < end, which is two comparisons a line.
         slot = -1
+        begin = end = 0.0
         lines_in = 0
         first = 0.0
         user = system = iowait = busiest = run_cpu = p_cpu = p_memory = p_io = 0.0
         n_cpu = n_run = n_p_cpu = n_p_memory = n_p_io = 0
         read = write = received = sent = n_io = n_net = 0
         used = cache = rss = -1
-        containers: dict[str, int] = {}
+        containers: list[tuple[ContainerSample, ...]] = []  # the stretch's lines', their peaks taken together
         newest = lines[0]
         cores = self.cores
         for line in lines:
             t = line.t
-            at = int(t * 1000) >> shift
-            if at != slot:
+            ms = t * 1000
+            if ms >= end or ms < begin:
                 if lines_in:
                     self._take(slot, _point(
                         lines_in, first, newest, (user, system, iowait, busiest, run_cpu, p_cpu, p_memory, p_io),
                         (read, write, received, sent, n_cpu, n_cpu, n_cpu, n_cpu, n_run, n_p_cpu, n_p_memory, n_p_io,
-                         n_io, n_io, n_net, n_net), (used, cache, rss)), containers)
-                    shift = self._shift
-                    at = int(t * 1000) >> shift
-                slot = at
+                         n_io, n_io, n_net, n_net), (used, cache, rss)), _peaks_of(containers))
+                shift = self._shift
+                slot = int(ms) >> shift
+                begin, end = float(slot << shift), float((slot + 1) << shift)
                 lines_in = 0
                 first = t
                 user = system = iowait = busiest = run_cpu = p_cpu = p_memory = p_io = 0.0
                 n_cpu = n_run = n_p_cpu = n_p_memory = n_p_io = 0
                 read = write = received = sent = n_io = n_net = 0
                 used = cache = rss = -1
-                containers = {}
+                containers = []
             lines_in += 1
             newest = line
             if line.cores is not None:
@@ -236,14 +238,15 @@ class SeriesFold:
                 n_net += 1
             pressure = line.pressure
             if pressure is not None:
-                if pressure.cpu is not None:
-                    p_cpu += pressure.cpu
+                stalled_cpu, stalled_memory, stalled_io = pressure.cpu, pressure.memory, pressure.io
+                if stalled_cpu is not None:
+                    p_cpu += stalled_cpu
                     n_p_cpu += 1
-                if pressure.memory is not None:
-                    p_memory += pressure.memory
+                if stalled_memory is not None:
+                    p_memory += stalled_memory
                     n_p_memory += 1
-                if pressure.io is not None:
-                    p_io += pressure.io
+                if stalled_io is not None:
+                    p_io += stalled_io
                     n_p_io += 1
             run = line.run
             if run is not None:
@@ -256,15 +259,12 @@ class SeriesFold:
                     self.exit = run.exit
             entries = line.containers
             if entries:
-                for entry in entries:
-                    mem_now = entry.mem
-                    if mem_now > containers.get(entry.name, -1):
-                        containers[entry.name] = mem_now
+                containers.append(entries)
         self.cores = cores
         self._take(slot, _point(
             lines_in, first, newest, (user, system, iowait, busiest, run_cpu, p_cpu, p_memory, p_io),
             (read, write, received, sent, n_cpu, n_cpu, n_cpu, n_cpu, n_run, n_p_cpu, n_p_memory, n_p_io, n_io, n_io,
-             n_net, n_net), (used, cache, rss)), containers)
+             n_net, n_net), (used, cache, rss)), _peaks_of(containers))
 
     def _take(self, slot: int, later: _Point, containers: dict[str, int]) -> None:
         """`later` (of lines that come after those the slot holds) into the slot's point."""
@@ -381,6 +381,34 @@ class SeriesFold:
             containers_omitted=named.count() - len(names),
             containers_omitted_estimated=not named.exact,
         )
+
+
+def _peaks_of(lines: list[tuple[ContainerSample, ...]]) -> dict[str, int]:
+    """Each container's highest `mem` over some lines' containers. Lines name the same containers in the same order
+    (sorted by name) while none comes or goes: then each one's column is taken whole, by builtins. (A line may name
+    a container twice, so a column's peak is compared with what an earlier column found.)"""
+    peaks: dict[str, int] = {}
+    if not lines:
+        return peaks
+    if len(set(map(len, lines))) == 1:
+        for column in zip(*lines, strict=True):
+            names = set(map(_NAME, column))
+            if len(names) != 1:
+                break
+            name, mem = names.pop(), max(map(_MEM, column))
+            if mem > peaks.get(name, -1):
+                peaks[name] = mem
+        else:
+            return peaks
+        peaks = {}
+    for entries in lines:  # containers came or went among them
+        for entry in entries:
+            if entry.mem > peaks.get(entry.name, -1):
+                peaks[entry.name] = entry.mem
+    return peaks
+
+
+_NAME, _MEM = attrgetter("name"), attrgetter("mem")
 
 
 def _breaks(points: Sequence[_Point]) -> set[int]:

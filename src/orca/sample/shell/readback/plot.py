@@ -16,6 +16,9 @@ LINE_STYLES = ("-", "--", ":", "-.")
 PANEL_INCHES = 2.1
 WIDTH_INCHES = 11.0
 DPI = 90
+# The margins, fixed rather than found by `tight_layout` (which draws the figure once more to measure it): room for
+# the axes' labels on the left, the right-hand axis and the legends on the right, the title's two lines on top.
+LEFT_INCHES, RIGHT_INCHES, TOP_INCHES, BOTTOM_INCHES, NOTES_INCHES = 0.85, 2.45, 0.75, 0.55, 0.3
 
 
 def plotting_available() -> bool:
@@ -38,9 +41,11 @@ def draw_chart(drawing: Chart, runs: int, path: str) -> None:
     from matplotlib import rcParams
     from matplotlib.figure import Figure
 
-    notes = 0.3 if drawing.notes else 0.0
-    height = PANEL_INCHES * len(drawing.panels) + 0.9 + notes
+    bottom_inches = BOTTOM_INCHES + (NOTES_INCHES if drawing.notes else 0.0)
+    height = PANEL_INCHES * len(drawing.panels) + TOP_INCHES + bottom_inches
     figure = Figure(figsize=(WIDTH_INCHES, height), dpi=DPI)
+    figure.subplots_adjust(left=LEFT_INCHES / WIDTH_INCHES, right=1 - RIGHT_INCHES / WIDTH_INCHES,
+                           top=1 - TOP_INCHES / height, bottom=bottom_inches / height, hspace=0.12)
     axes = figure.subplots(len(drawing.panels), 1, sharex=True, squeeze=False)
     colours = rcParams["axes.prop_cycle"].by_key()["color"]
     for row, panel in enumerate(drawing.panels):
@@ -49,11 +54,11 @@ def draw_chart(drawing: Chart, runs: int, path: str) -> None:
     bottom.set_xticks(drawing.ticks.seconds, drawing.ticks.labels)
     bottom.set_xlim(0, drawing.span if drawing.span > 0 else 1)
     bottom.set_xlabel(drawing.ticks.axis_label)
-    figure.suptitle("\n".join(map(_plain, drawing.title.split("\n"))), fontsize="medium")
+    figure.suptitle("\n".join(map(_plain, drawing.title.split("\n"))), fontsize="medium",
+                    y=1 - 0.12 / height, va="top")
     if drawing.notes:
-        figure.text(0.01, 0.01, _plain("flat throughout, not drawn: " + " · ".join(drawing.notes)),
+        figure.text(0.01, 0.1 / height, _plain("flat throughout, not drawn: " + " · ".join(drawing.notes)),
                     fontsize="small", color="dimgrey")
-    figure.tight_layout(rect=(0, notes / height, 1, 1))
     figure.savefig(path)
 
 
