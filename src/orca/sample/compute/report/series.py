@@ -16,10 +16,10 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from operator import add, attrgetter
+from operator import add
 
 from orca.sample.compute.report.distinct import DistinctCount
-from orca.sample.line_format import CommandExit, ContainerSample, Sample
+from orca.sample.line_format import CommandExit, Sample
 
 MAX_POINTS = 1000
 """A run is drawn from at most twice this many points: a longer one's points each stand for several lines."""
@@ -185,7 +185,7 @@ class SeriesFold:
         n_cpu = n_run = n_p_cpu = n_p_memory = n_p_io = 0
         read = write = received = sent = n_io = n_net = 0
         used = cache = rss = -1
-        containers: list[tuple[ContainerSample, ...]] = []  # the stretch's lines', their peaks taken together
+        containers: dict[str, int] = {}
         newest = lines[0]
         cores = self.cores
         for line in lines:
@@ -196,7 +196,7 @@ class SeriesFold:
                     self._take(slot, _point(
                         lines_in, first, newest, (user, system, iowait, busiest, run_cpu, p_cpu, p_memory, p_io),
                         (read, write, received, sent, n_cpu, n_cpu, n_cpu, n_cpu, n_run, n_p_cpu, n_p_memory, n_p_io,
-                         n_io, n_io, n_net, n_net), (used, cache, rss)), _peaks_of(containers))
+                         n_io, n_io, n_net, n_net), (used, cache, rss)), containers)
                 shift = self._shift
                 slot = int(ms) >> shift
                 begin, end = float(slot << shift), float((slot + 1) << shift)
@@ -206,7 +206,7 @@ class SeriesFold:
                 n_cpu = n_run = n_p_cpu = n_p_memory = n_p_io = 0
                 read = write = received = sent = n_io = n_net = 0
                 used = cache = rss = -1
-                containers = []
+                containers = {}
             lines_in += 1
             newest = line
             if line.cores is not None:
@@ -259,12 +259,15 @@ class SeriesFold:
                     self.exit = run.exit
             entries = line.containers
             if entries:
-                containers.append(entries)
+                for entry in entries:
+                    mem_now = entry.mem
+                    if mem_now > containers.get(entry.name, -1):
+                        containers[entry.name] = mem_now
         self.cores = cores
         self._take(slot, _point(
             lines_in, first, newest, (user, system, iowait, busiest, run_cpu, p_cpu, p_memory, p_io),
             (read, write, received, sent, n_cpu, n_cpu, n_cpu, n_cpu, n_run, n_p_cpu, n_p_memory, n_p_io, n_io, n_io,
-             n_net, n_net), (used, cache, rss)), _peaks_of(containers))
+             n_net, n_net), (used, cache, rss)), containers)
 
     def _take(self, slot: int, later: _Point, containers: dict[str, int]) -> None:
         """`later` (of lines that come after those the slot holds) into the slot's point."""
@@ -381,34 +384,6 @@ class SeriesFold:
             containers_omitted=named.count() - len(names),
             containers_omitted_estimated=not named.exact,
         )
-
-
-def _peaks_of(lines: list[tuple[ContainerSample, ...]]) -> dict[str, int]:
-    """Each container's highest `mem` over some lines' containers. Lines name the same containers in the same order
-    (sorted by name) while none comes or goes: then each one's column is taken whole, by builtins. (A line may name
-    a container twice, so a column's peak is compared with what an earlier column found.)"""
-    peaks: dict[str, int] = {}
-    if not lines:
-        return peaks
-    if len(set(map(len, lines))) == 1:
-        for column in zip(*lines, strict=True):
-            names = set(map(_NAME, column))
-            if len(names) != 1:
-                break
-            name, mem = names.pop(), max(map(_MEM, column))
-            if mem > peaks.get(name, -1):
-                peaks[name] = mem
-        else:
-            return peaks
-        peaks = {}
-    for entries in lines:  # containers came or went among them
-        for entry in entries:
-            if entry.mem > peaks.get(entry.name, -1):
-                peaks[entry.name] = entry.mem
-    return peaks
-
-
-_NAME, _MEM = attrgetter("name"), attrgetter("mem")
 
 
 def _breaks(points: Sequence[_Point]) -> set[int]:

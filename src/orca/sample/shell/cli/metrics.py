@@ -129,7 +129,9 @@ def _read(source: Source, with_series: bool) -> Read:
     try:
         with _no_collector():
             if with_series:
-                folds, tally, runs = fold_source_drawn(source)
+                from orca.sample.shell.readback.plot import load_plotting
+
+                folds, tally, runs = fold_source_drawn(source, meanwhile=load_plotting)
                 drawn = runs.series(source.name)
             else:
                 folds, tally = fold_source(source)

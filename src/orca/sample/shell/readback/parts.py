@@ -53,14 +53,17 @@ def fold_source(source: Source, parts: int | None = None) -> Part:
     return _in_parts(source, parts, _fold, _merged)
 
 
-def fold_source_drawn(source: Source, parts: int | None = None) -> Drawn:
-    """`fold_source`, and the series of each run to draw, folded in the same pass over the lines."""
-    return _in_parts(source, parts, _fold_drawn, _merged_drawn)
+def fold_source_drawn(source: Source, parts: int | None = None,
+                      meanwhile: Callable[[], object] | None = None) -> Drawn:
+    """`fold_source`, and the series of each run to draw, folded in the same pass over the lines. `meanwhile` (the
+    drawing's imports) is called once this process has read its part, while the others may still read theirs."""
+    return _in_parts(source, parts, _fold_drawn, _merged_drawn, meanwhile)
 
 
 def _in_parts(source: Source, parts: int | None, fold: Callable[[Source], _Folded],
-              merged: Callable[[_Folded, _Folded], _Folded]) -> _Folded:
-    """`fold` of the whole source, made as `merged` folds of its parts when it is a file worth cutting."""
+              merged: Callable[[_Folded, _Folded], _Folded], meanwhile: Callable[[], object] | None = None) -> _Folded:
+    """`fold` of the whole source, made as `merged` folds of its parts when it is a file worth cutting; `meanwhile`
+    called between this process's part and the workers' results, when there are workers."""
     starts: list[int] = [0]
     if source.path is not None:
         with open(source.path, "rb", buffering=0) as file:
@@ -80,6 +83,8 @@ def _in_parts(source: Source, parts: int | None, fold: Callable[[Source], _Folde
         for start, end in ranges[:-1]:
             workers.append(_Worker.started(partial(_fold_part, fold, source, start, end)))
         last = _fold_part(fold, source, *ranges[-1])
+        if meanwhile is not None:
+            meanwhile()
         done: _Folded | None = None
         for worker, (start, end) in zip(workers, ranges, strict=False):
             part = None if worker is None else worker.result(type(last))

@@ -25,6 +25,13 @@ def plotting_available() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
+def load_plotting() -> None:
+    """matplotlib's modules that drawing a file needs, imported (about as long as drawing takes): `orca metrics` does
+    it while the other processes reading a large file are still at it."""
+    import matplotlib.backends.backend_agg
+    import matplotlib.figure  # noqa: F401
+
+
 def _plain(text: str) -> str:
     """A name as matplotlib shows it as it is: control characters escaped, and `$`, which would start mathematics
     (an error to draw when it does not parse), escaped for matplotlib."""
