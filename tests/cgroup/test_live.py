@@ -188,8 +188,8 @@ def test_v2_a_limited_cgroup_read_from_inside() -> None:
 
 
 def test_v1_the_sampler_in_a_limited_cgroup_writes_the_section(tmp_path: Path) -> None:
-    """`orca sample` started inside the limited cgroup: every line carries `cgroup`, last, against the limits; the
-    same sampler outside it (this machine's own cgroup has no memory or CPU limit) writes no such key."""
+    """`orca sample` started inside the limited cgroup: every line carries `cgroup`, last but `start`, against the
+    limits; the same sampler outside it (this machine's own cgroup has no memory or CPU limit) writes no such key."""
     out, outside = tmp_path / "inside.jsonl", tmp_path / "outside.jsonl"
     sample = [sys.executable, "-m", "orca.sample", "--count", "3", "--seconds", "0.3", "--dirs", str(tmp_path)]
     with v1_cgroup() as (made, _):
@@ -206,7 +206,7 @@ def test_v1_the_sampler_in_a_limited_cgroup_writes_the_section(tmp_path: Path) -
     inside = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(inside) == 3
     for line in inside:
-        assert list(line)[-1] == "cgroup", line
+        assert list(line)[-2:] == ["cgroup", "start"], line  # no run: none but the sampler
         section = line["cgroup"]
         assert (section["mem_max"], section["cpu_max"], section["pids_max"]) == (MEMORY_LIMIT, 0.5, PIDS_LIMIT)
         assert 0 < section["mem"] < MEMORY_LIMIT and 1 <= section["pids"] <= PIDS_LIMIT

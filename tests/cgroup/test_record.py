@@ -13,9 +13,10 @@ from orca.sample.line_format import CgroupSample, Sample
 KEYS = ["mem", "mem_max", "cpu", "cpu_max", "throttled", "oom_kill", "pids", "pids_max"]
 
 
-def test_keys_in_order_and_last_in_the_line() -> None:
+def test_keys_in_order_and_after_the_keys_before_it() -> None:
+    """Last but the extensions added after it (`run`, `start`: docs/behaviour.md §3.1)."""
     assert list(CgroupSample.__struct_fields__) == KEYS
-    assert Sample.__struct_fields__[-1] == "cgroup"
+    assert Sample.__struct_fields__[-3:] == ("cgroup", "run", "start")
     assert "cgroup" in Sample.LEFT_OUT_WHEN_NONE
 
 

@@ -91,6 +91,7 @@ def test_two_lines_over_a_changing_tree(tmp_path: Path) -> None:
 
     # docs/behaviour.md §3.1 (pressure after self_cpu); the fixture proc has no stat/meminfo/...: those are null.
     keys = ["v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net", "containers", "self_cpu", "pressure"]
+    keys.append("start")
     assert list(first) == list(second) == keys
 
     assert [entry["name"] for entry in first["containers"]] == [fixtures.ID_UI[:12], "postgres"]
@@ -146,7 +147,7 @@ def test_the_live_line_has_three_pressure_values(tmp_path: Path) -> None:
     sampler = Sampler(0, "", [str(tmp_path)])
     time.sleep(0.2)
     line = json.loads(sampler.line())
-    assert list(line)[-2:] == ["self_cpu", "pressure"]
+    assert list(line)[-3:] == ["self_cpu", "pressure", "start"]
     assert list(line["pressure"]) == ["cpu", "memory", "io"]
     assert all(0.0 <= value <= 100.0 for value in line["pressure"].values())
 

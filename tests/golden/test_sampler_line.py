@@ -80,13 +80,15 @@ def test_golden_line(machine: tuple[Path, Path], tmp_path: Path) -> None:
     proc, sys_root = machine
     line = first_line(proc, sys_root, [])
     # docs/behaviour.md §3.1: no containers without --cgroup; no pressure without /proc/pressure
-    assert list(line) == KEYS
+    assert list(line) == [*KEYS, "start"]
     assert line["v"] == 1
     assert line["host"] == socket.gethostname()
     assert line["cores"] == 2
     dt = line["dt"]
     assert 0.3 <= dt < 5
     assert abs(line["t"] - time.time()) < 5
+    # docs/behaviour.md §3.2: `start` is the wall clock of the baseline, one `dt` before the first line's `t`.
+    assert abs(line["t"] - dt - line["start"]) < 0.01
     assert line["cpu"] == {"user": 44.4, "system": 11.1, "iowait": 11.1, "steal": 0.0, "busiest": 80.0}
     assert line["mem"] == {
         "total": 25276059648,

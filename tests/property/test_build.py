@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
+from orca.sample.compute.run import CommandEnd, RunReading
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
 from orca.sample.line_format import UNSET, ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
@@ -61,6 +62,19 @@ snapshots = st.builds(
     pressure=maybe(st.none(), pressures),
     self_cpu=st.floats(min_value=0.0, max_value=1e6),
     container_disks=maybe(st.none(), st.frozensets(st.sampled_from(["254:0", "252:0"]))),
+    start=maybe(st.none(), st.floats(min_value=0.0, max_value=2**33)),
+    run_enabled=st.booleans(),
+    # proc(5): starttime and the times are ticks (u64); a pid up to 2**22.
+    run=maybe(st.none(), st.builds(
+        RunReading,
+        st.integers(0, 2**63 - 1),
+        st.integers(0, U64_MAX),
+        st.sampled_from([100, 1_000_000]),
+        st.dictionaries(st.integers(1, 2**22), st.tuples(*[st.integers(0, U64_MAX)] * 4), max_size=4),
+        st.integers(0, 4),
+    )),
+    command=maybe(st.none(), st.lists(st.text(max_size=300), max_size=40).map(tuple)),
+    ended=maybe(st.none(), st.builds(CommandEnd, returncode=st.integers(-64, 255))),
 )
 
 
@@ -85,6 +99,13 @@ def test_each_section_is_null_exactly_when_a_reading_it_needs_is_missing(prev: S
     assert (line.containers is UNSET) == (not cur.containers_enabled)
     assert (line.containers is None) == (cur.containers_enabled and cur.containers is None)
     assert (line.pressure is None) == (cur.pressure is None)
+    assert (line.run is None) == (not cur.run_enabled)
+    if line.run is not None:
+        assert (line.run.cpu is None) == (prev.run is None or cur.run is None or cur.stat is None)
+        assert (line.run.procs is None) == (cur.run is None)
+        assert (line.run.command is None) == (cur.command is None)
+        assert (line.run.exit is None) == (cur.ended is None)
+    assert line.start == cur.start
 
 
 @given(snapshots, snapshots)
@@ -110,6 +131,8 @@ SECTION_READINGS = {
     "net": ("net",),
     "containers": ("containers_enabled", "containers", "container_disks"),
     "pressure": ("pressure",),
+    "run": ("run_enabled", "run", "stat", "command", "ended"),
+    "start": ("start",),
 }
 
 

@@ -10,7 +10,15 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from orca.sample.parse.pid_stat import PidStat, PidUsage, parse, parse_pid_stat, parse_pid_usage, stat_fields
+from orca.sample.parse.pid_stat import (
+    PidStat,
+    PidUsage,
+    parse,
+    parse_pid_stat,
+    parse_pid_usage,
+    process_times,
+    stat_fields,
+)
 from tests.property.render_process import StatLine, render_stat, rss_field_offset, stat_lines
 
 any_text = st.text(st.characters(codec=None, exclude_categories=()))  # surrogates included
@@ -26,6 +34,7 @@ def test_round_trip(line: StatLine) -> None:
 def test_fast_path_gives_the_same_values(line: StatLine) -> None:
     s = line.stat
     assert stat_fields(render_stat(line)) == (s.state, s.ppid, s.utime + s.stime + s.cutime + s.cstime, s.starttime)
+    assert process_times(render_stat(line)) == (s.state, (s.starttime, s.ppid, s.utime + s.stime, s.cutime + s.cstime))
 
 
 @given(stat_lines())
@@ -46,14 +55,17 @@ def test_a_line_cut_before_field_24_fails(line: StatLine, data: st.DataObject) -
 
 
 def _agree(data: bytes) -> None:
-    """stat_fields is None exactly when parse fails, and otherwise gives parse's values."""
+    """stat_fields and process_times are None exactly when parse fails, and otherwise give parse's values."""
     parsed = parse(data.decode("utf-8", "replace"))
     fast = stat_fields(data)
+    times = process_times(data)
     if isinstance(parsed, Failure):
         assert fast is None
+        assert times is None
     else:
         s = parsed.unwrap()
         assert fast == (s.state, s.ppid, s.cpu_ticks, s.starttime)
+        assert times == (s.state, (s.starttime, s.ppid, s.utime + s.stime, s.cutime + s.cstime))
 
 
 @given(st.binary())

@@ -41,7 +41,7 @@ def test_keys_order_decimals_and_nulls(tmp_path: Path, sample_reader: str) -> No
         raw = prefixed.removeprefix("orca-sample ")
         line = json.loads(raw)
         pressure = ["pressure"] if "pressure" in line else []
-        assert list(line) == KEYS + pressure
+        assert list(line) == [*KEYS, *pressure, "start"]
         assert not pressure or sample_reader == "proc"
         assert line["containers"] == ([] if sample_reader == "proc" else None)
         assert line["v"] == 1 and isinstance(line["cores"], int) and line["cores"] >= 1
@@ -55,6 +55,6 @@ def test_keys_order_decimals_and_nulls(tmp_path: Path, sample_reader: str) -> No
         assert [disk["path"] for disk in line["disk"]] == [str(tmp_path)]
         assert list(line["io"]) == ["read", "write"] and list(line["net"]) == ["in", "out"]
         assert all(isinstance(value, int) for value in (*line["io"].values(), *line["net"].values()))
-        assert all(len(fraction) <= 3 for fraction in decimals(raw, "t") + decimals(raw, "dt"))
+        assert all(len(fraction) <= 3 for key in ("t", "dt", "start") for fraction in decimals(raw, key))
         assert all(len(fraction) <= 2 for fraction in decimals(raw, "self_cpu"))
         assert not re.search(r"\d[eE][-+]?\d|NaN|Infinity", raw)

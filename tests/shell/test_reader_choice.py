@@ -105,7 +105,7 @@ def test_the_psutil_reader_line_has_the_same_keys_null_containers_and_no_pressur
     sampler = Sampler(os.getpid(), "", [str(tmp_path)], cgroup=str(tmp_path), reader="psutil")
     line = json.loads(sampler.line())
     assert list(line) == [
-        "v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net", "containers", "self_cpu"
+        "v", "t", "dt", "host", "cores", "cpu", "mem", "disk", "io", "net", "containers", "self_cpu", "run", "start"
     ]
     assert line["containers"] is None
     assert line["cores"] >= 1

@@ -200,8 +200,8 @@ class CgroupSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
 class CommandExit(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """`run.exit`: how `-- COMMAND` ended, in the last line (docs/behaviour.md §3.12). `code` or `signal`; the rest
-    from what `wait4` reported for it and the descendants it waited for; all but `code` left out for a COMMAND that
-    could not be started."""
+    from what `wait4` reported for it and the descendants it waited for; for a COMMAND that could not be started,
+    `code` and `error` only."""
 
     LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset(
         {"code", "signal", "error", "wall", "user", "system", "max_rss"}
@@ -215,9 +215,10 @@ class CommandExit(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Why it could not be started (`No such file or directory`); only then."""
     wall: Seconds | None = None
     """Seconds from its start to its end."""
-    user: CpuSeconds | None = None
+    # Unbounded, unlike `CpuSeconds` (the sampler's own): a tree on thousands of cores may use more in a day.
+    user: Annotated[float, Meta(ge=0, extra={"places": 2})] | None = None
     """User CPU seconds of COMMAND and every descendant it waited for (`wait4`'s `ru_utime`)."""
-    system: CpuSeconds | None = None
+    system: Annotated[float, Meta(ge=0, extra={"places": 2})] | None = None
     """System CPU seconds, the same way (`ru_stime`)."""
     max_rss: Count | None = None
     """The largest resident size, in bytes, that COMMAND or any descendant it waited for reached (`ru_maxrss`)."""
@@ -236,7 +237,7 @@ class RunSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     procs: Count | None = None
     """The run's processes at the reading (zombies not counted)."""
     command: tuple[str, ...] | None = None
-    """COMMAND's argv, bounded (`COMMAND_ARGS_AT_MOST` arguments of `COMMAND_ARG_CHARS_AT_MOST` characters)."""
+    """COMMAND's argv, bounded: at most 32 arguments of at most 256 characters (`compute/run.py`)."""
     argc: Count | None = None
     """How many arguments COMMAND had, when `command` holds fewer."""
     exit: CommandExit | None = None
@@ -270,6 +271,6 @@ class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The sampler's own cgroup against its limits; None (no key) when it runs under no memory or CPU limit."""
     run: RunSample | None = None
     """The run's CPU and processes; None (no key) without a run."""
-    start: Seconds | None = None
+    start: Annotated[Seconds, Meta(le=LATEST_T)] | None = None
     """Unix seconds of the sampler's baseline readings, the same in every line it writes: what tells one sampler's
     lines from another's in a file. Read back, a line of an older sampler has none."""

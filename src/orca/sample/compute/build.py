@@ -10,6 +10,7 @@ from orca.sample.compute.memory import memory_section
 from orca.sample.compute.own_cgroup import cgroup_section
 from orca.sample.compute.pressure import pressure_share
 from orca.sample.compute.rates import io_rate, net_rate
+from orca.sample.compute.run import run_section
 from orca.sample.compute.snapshot import Snapshot
 from orca.sample.line_format import FORMAT_VERSION, UNSET, Sample
 
@@ -20,18 +21,25 @@ def build_line(prev: Snapshot, cur: Snapshot) -> Sample:
     """The line covering `prev` to `cur`: `t` is `cur`'s wall clock, `dt` the monotonic time between them.
 
     A section is None (`null` in the line, docs/behaviour.md §3.10) when a reading it needs is None in either
-    snapshot; the sections that are point-in-time readings (`mem`, `disk`, `cores`) need only `cur`'s.
+    snapshot; the sections that are point-in-time readings (`mem`, `disk`, `cores`) need only `cur`'s. `run` is
+    there only with a run, its `cpu` null without both readings of the run's processes.
     """
     dt = (cur.monotonic_ns - prev.monotonic_ns) / NS_PER_SECOND
     # A difference section needs both readings: written out rather than through a helper, as this runs every line.
     return Sample(
         v=FORMAT_VERSION,
+        start=cur.start,
         t=cur.wall,
         dt=dt,
         host=cur.host,
         cores=None if cur.stat is None else len(cur.stat.cores),
         cpu=None if prev.stat is None or cur.stat is None else cpu_share_between(prev.stat, cur.stat),
         mem=None if cur.meminfo is None or cur.rss_bytes is None else memory_section(cur.meminfo, cur.rss_bytes),
+        run=(
+            None if not cur.run_enabled
+            else run_section(prev.run, cur.run, None if cur.stat is None else len(cur.stat.cores), cur.command,
+                             cur.ended)
+        ),
         disk=None if cur.disks is None else disks_by_filesystem(cur.disks),
         io=(
             None if prev.diskstats is None or cur.diskstats is None

@@ -21,6 +21,7 @@ from returns.result import Failure, Result, Success
 from orca.sample.compute.memory import MEMINFO_KEYS
 from orca.sample.compute.own_cgroup import CgroupReading
 from orca.sample.compute.pressure import RESOURCES
+from orca.sample.compute.run import CommandEnd, RunReading
 from orca.sample.parse import diskstats, meminfo, net_dev, pressure, proc_stat
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.diskstats import DiskStats
@@ -139,6 +140,16 @@ class Snapshot(msgspec.Struct, frozen=True, gc=False):
     """`MAJ:MIN` of each whole disk (`/sys/block/<disk>/dev`), for the containers' `io`; None when unknown."""
     own_cgroup: CgroupReading | None = None
     """The sampler's own cgroup against its limits (docs/behaviour.md §3.11); None under no memory or CPU limit."""
+    start: float | None = None
+    """The wall clock of the sampler's baseline readings, the same in each of its snapshots: the line's `start`."""
+    run_enabled: bool = False
+    """There is a run (--pid, --match, -- COMMAND): the line has a `run` key."""
+    run: RunReading | None = None
+    """The run's processes (docs/behaviour.md §3.12); None without a run, or when they could not be read."""
+    command: tuple[str, ...] | None = None
+    """COMMAND's argv, in the first line's snapshot only."""
+    ended: CommandEnd | None = None
+    """How COMMAND ended, in the last line's snapshot only."""
     failures: Mapping[str, ParseError] = msgspec.field(default_factory=dict)
     """Source (of `SOURCES`) → why its reading is None."""
 
@@ -154,10 +165,15 @@ def snapshot_of(
     container_disks: frozenset[str] | None = None,
     self_cpu: float = 0.0,
     own_cgroup: Result[CgroupReading | None, ParseError] = Success(None),  # noqa: B008 - a frozen value
+    run: Result[RunReading, ParseError] | None = None,
+    start: float | None = None,
+    command: tuple[str, ...] | None = None,
 ) -> Snapshot:
     """The snapshot of `texts` and of the other readings of the same moment: each kernel file parsed into its record,
     or None and why (naming the path it was read from); `containers` None without --cgroup, `rss` None when the run's
-    processes were not read (the baseline: no line takes its `rss`).
+    processes were not read (the baseline: no line takes its `rss`). `run`, when there is a run: the reading of its
+    processes, which gives the `rss` too when it has one. `start`: the sampler's, None for the baseline itself
+    (whose `wall` it is).
 
     >>> from types import SimpleNamespace
     >>> gone = FileNotFoundError(2, "No such file or directory")
@@ -174,9 +190,7 @@ reason='No such file or directory')}
     failures: dict[str, ParseError] = {}
     stat = _parsed(texts.stat, proc_stat.parse, "stat", failures)
     memory = _parsed(texts.meminfo, _WANTED_MEMINFO, "meminfo", failures)
-    rss_bytes = None if rss is None else rss.value_or(None)
-    if rss_bytes is None and rss is not None:
-        failures["rss"] = rss.failure()
+    run_reading, rss_bytes = _run_and_rss(run, rss, failures)
     disk_readings = disks.value_or(None)
     if disk_readings is None:
         failures["disks"] = disks.failure()
@@ -206,8 +220,28 @@ reason='No such file or directory')}
         self_cpu=self_cpu,
         container_disks=container_disks,
         own_cgroup=cgroup,
+        start=texts.wall if start is None else start,
+        run_enabled=run is not None,
+        run=run_reading,
+        command=command,
         failures=failures or NO_FAILURES,
     )
+
+
+def _run_and_rss(
+    run: Result[RunReading, ParseError] | None, rss: Result[int, ParseError] | None, failures: dict[str, ParseError]
+) -> tuple[RunReading | None, int | None]:
+    """The run's reading and resident bytes: from `run` when there is one, else `rss`; None and why on failure."""
+    if run is not None:
+        run_reading = run.value_or(None)
+        if run_reading is None:
+            failures["rss"] = run.failure()
+            return None, None
+        return run_reading, run_reading.rss_bytes
+    rss_bytes = None if rss is None else rss.value_or(None)
+    if rss_bytes is None and rss is not None:
+        failures["rss"] = rss.failure()
+    return None, rss_bytes
 
 
 def _parsed(

@@ -118,6 +118,24 @@ def stat_fields(data: bytes) -> tuple[str, int, int, int] | None:
     return state, ppid, utime + stime + cutime + cstime, starttime
 
 
+ProcessTimes = tuple[int, int, int, int]
+"""(start, parent, own ticks, children's ticks) of one process: fields 22, 4, 14 + 15 (utime + stime) and 16 + 17
+(cutime + cstime, the children it waited for). The start tells a process from another that got its pid."""
+
+
+def process_times(data: bytes) -> tuple[str, ProcessTimes] | None:
+    """(state, its `ProcessTimes`) from the raw bytes of /proc/<pid>/stat; None when malformed, exactly as
+    `stat_fields` (the run's CPU, docs/behaviour.md §3.12).
+
+    >>> process_times(b"42 (a) b) R 1 1 1 0 -1 0 0 0 0 0 7 3 2 1 20 -5 1 0 900 0 12\\n")
+    ('R', (900, 1, 10, 3))
+    >>> process_times(b"42 (sleep) S 1") is None
+    True
+    """
+    fields = _scan(data)  # (state, ppid, utime, stime, cutime, cstime, starttime, rss)
+    return None if fields is None else (fields[0], (fields[6], fields[1], fields[2] + fields[3], fields[4] + fields[5]))
+
+
 def parse(text: str) -> Result[PidStat, ParseError]:
     """The fields of one /proc/<pid>/stat line the sampler uses.
 

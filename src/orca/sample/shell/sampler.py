@@ -13,7 +13,7 @@ import functools
 import os
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 from returns.result import Result, Success
@@ -39,16 +39,26 @@ from orca.sample.shell.report import say
 
 if TYPE_CHECKING:
     from orca.sample.compute.own_cgroup import CgroupReading
+    from orca.sample.compute.run import CommandEnd
     from orca.sample.shell.machine.containers import ContainerSource
     from orca.sample.shell.machine.own_cgroup import OwnCgroup
     from orca.sample.shell.procs.scanner import ProcessScanner
 
 _NAME = attrgetter("name")
-_NO_RUN: Result[int, ParseError] = Success(0)
 _NO_LIMIT: Result[CgroupReading | None, ParseError] = Success(None)
 CGROUP_LIMITS_EVERY_NS = 60_000_000_000
 """How often a sampler under no cgroup limit looks for one again (a limit is set when a pod or unit is made)."""
-"""The run's resident bytes with neither --pid nor --match: none to count."""
+
+
+class RunCommand(Protocol):
+    """`-- COMMAND` as the sampler sees it (`shell/cli/wrap.py`): what ran, and how it ended."""
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """COMMAND and its arguments, for the first line."""
+
+    def ended(self) -> CommandEnd | None:
+        """How it ended, once it has (reaping it, without waiting), for the last line; None while it runs."""
 
 
 class Sampler:
@@ -56,6 +66,9 @@ class Sampler:
 
     `baseline`: the command's readings, taken before it loaded the sampler (`machine/early.py`): parsed into the
     baseline in place of reading the same files again, so the first line covers the time from them.
+
+    `command`: `-- COMMAND`, run as `root` (or not started: no `root`): the first line says what ran, the last line
+    (`last_line_bytes`) how it ended.
 
     `close()` (or `with Sampler(...) as sampler:`) closes the descriptors it keeps between lines."""
 
@@ -71,6 +84,7 @@ class Sampler:
         sys: str = "/sys",
         reader: str = "",
         baseline: KernelTexts | None = None,
+        command: RunCommand | None = None,
     ) -> None:
         self.root = root if root > 0 else None
         """The `--pid` process; None without one (root <= 0 in the documented API)."""
@@ -79,12 +93,16 @@ class Sampler:
         self.cgroup = cgroup
         self.fs = FS(proc, sys)
         self.host = host_name()
+        self._command = command
+        self._first = command is not None
+        """The next line is the first of a COMMAND's: it carries the command."""
+        has_run = self.root is not None or bool(argv0) or command is not None
         # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
-        self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, self.fs)
+        self._psutil = psutil_reader_for(reader, self.root, argv0, self.dirs, cgroup, self.fs, run=has_run)
         self._kernel_files = KeptFiles(KERNEL_FILES_KEPT_AT_MOST)
-        # The process scans and their parsers load only for a run to measure (--pid, --match).
+        # The process scans and their parsers load only for a run to measure (--pid, --match, COMMAND).
         self._scanner: ProcessScanner | None = None
-        if self.root is not None or argv0:
+        if has_run:
             from orca.sample.shell.procs.scanner import ProcessScanner
 
             self._scanner = ProcessScanner(proc)
@@ -115,13 +133,15 @@ class Sampler:
         self.started_ns = self._previous.monotonic_ns
         """`time.monotonic_ns()` of the baseline readings: the start the loop's schedule counts from
         (docs/behaviour.md §2.2)."""
+        self.start = self._previous.wall
+        """`time.time()` of the baseline readings: every line's `start`."""
 
     def _baseline(self, early: KernelTexts | None) -> Snapshot:
         """The first readings: `early` when it was read under this sampler's roots and covers every rate it has
         (the psutil reader and the containers' files have no early readings), parsed now; else read now.
 
-        The run's processes are not read for it: no line takes its `rss` (`mem` is a reading of the moment), and their
-        descriptors, kept from then on, are opened only after the first line's kernel files."""
+        The run's processes' CPU times are read for it by path: no line takes its `rss` (`mem` is a reading of the
+        moment), and their descriptors, kept from then on, are opened only after the first line's kernel files."""
         if self._psutil is not None:
             snapshot = self._psutil.snapshot()
         elif early is None or early.fs.proc != self.fs.proc or self._containers is not None:
@@ -135,7 +155,7 @@ class Sampler:
         """Everything one line needs, read now; a failure is told once until its source reads well again. Never
         raises."""
         if self._psutil is not None:
-            snapshot = self._psutil.snapshot()
+            snapshot = self._psutil.snapshot(self.start)
         else:
             snapshot = self._snapshot_of(read_kernel_texts(self.fs, self._kernel_files.read_each))
         if snapshot.failures or self._failing:
@@ -148,7 +168,19 @@ class Sampler:
 
     def line_bytes(self) -> bytes:
         """`line()` as the encoder made it, for the outputs, which write bytes."""
+        return self._line_of(self.snapshot())
+
+    def last_line_bytes(self) -> bytes:
+        """The line written as sampling ends: `line_bytes()`, with how COMMAND ended when it has. COMMAND is
+        reaped after the readings, so that they still find it (a zombie's times are its last)."""
         current = self.snapshot()
+        ended = None if self._command is None else self._command.ended()
+        return self._line_of(current if ended is None else msgspec.structs.replace(current, ended=ended))
+
+    def _line_of(self, current: Snapshot) -> bytes:
+        if self._first and self._command is not None:  # the first line says what ran
+            current = msgspec.structs.replace(current, command=self._command.argv)
+            self._first = False
         data: bytes = pipe(current, functools.partial(build_line, self._previous), encode_line)
         self._previous = current
         return data
@@ -164,8 +196,10 @@ class Sampler:
         snapshot = snapshot_of(
             texts,
             host=self.host,
-            rss=_NO_RUN if scanner is None else None if baseline else attempt(
-                self._rss_source, scanner.rss_reading, self.root, self.argv0, _forks(texts.stat[1])
+            run=None if scanner is None else attempt(
+                self._rss_source, scanner.baseline, self.root, self.argv0
+            ) if baseline else attempt(
+                self._rss_source, scanner.reading, self.root, self.argv0, _forks(texts.stat[1])
             ),
             disks=read_disks(self.dirs),
             whole_disks=self._whole_disks,
@@ -173,6 +207,7 @@ class Sampler:
             container_disks=self._container_disks,
             self_cpu=times.user + times.system,
             own_cgroup=own_cgroup,
+            start=None if baseline else self.start,
         )
         diskstats = snapshot.diskstats
         names = None if diskstats is None else frozenset(map(_NAME, diskstats.devices))

@@ -29,6 +29,11 @@ class LineSource(Protocol):
         """The next line, encoded, without its newline: it stays bytes all the way to the output."""
 
 
+LAST_LINE = "last_line_bytes"
+"""A source's method for the line written because an end condition became true (`Sampler.last_line_bytes`: how
+COMMAND ended); a source without one writes that line as any other."""
+
+
 @dataclass(frozen=True, slots=True)
 class EndConditions:
     """What ends sampling after one last line (docs/behaviour.md §2.3)."""
@@ -39,6 +44,8 @@ class EndConditions:
     proc: str = "/proc"
     exit_fd: int = -1
     """A pidfd of `pid` (readable once it has ended), or -1 when there is none (no --pid, or no pidfd_open)."""
+    over: bool = False
+    """Ended already: a COMMAND that could not be started (its one line, the first, is the last)."""
 
     def needs_polling(self) -> bool:
         return self.until is not None or (self.pid is not None and self.exit_fd < 0)
@@ -46,6 +53,8 @@ class EndConditions:
     def met_outside(self, ask_pid: bool = True) -> bool:
         """The watched process has ended, or the `--until` file exists; without `ask_pid` only the latter (the
         caller knows the process's state from the wait on its pidfd)."""
+        if self.over:
+            return True
         if self.pid is not None and ask_pid:
             # With a pidfd, one select says it without reading /proc/<pid>/stat (this runs every line).
             ended = has_ended(self.exit_fd) if self.exit_fd >= 0 else not alive(self.pid, self.proc)
@@ -86,7 +95,8 @@ def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions,
             ended = readable if watched >= 0 else None
         if stop.is_requested():
             return written
-        line = source.line_bytes()
+        last = getattr(source, LAST_LINE, None) if ending else None
+        line: bytes = source.line_bytes() if last is None else last()
         if stop.is_requested():
             return written  # a signal during the readings: no further line (docs/behaviour.md §2.4)
         sink.write(line)

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     import argparse
     from typing import NoReturn
 
+    from orca.sample.shell.cli.wrap import Command
+
 
 def _sample(
     options: argparse.Namespace,
@@ -25,7 +27,9 @@ def _sample(
     ends_process: bool,
     baseline: KernelTexts | None = None,
     signals_forwarded: bool = False,
-) -> None:
+    command: Command | None = None,
+) -> int:
+    """Sample until an end condition or a stop signal: the lines written."""
     import contextlib
 
     # The handlers first (docs/behaviour.md §2.4): a SIGTERM while the readers load still ends the sampler with
@@ -48,7 +52,9 @@ def _sample(
         from orca.sample.shell.out.open import open_output
         from orca.sample.shell.sampler import Sampler
 
-        ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd)
+        # A COMMAND that could not be started has ended already: its one line is the first.
+        over = command is not None and command.pid == 0
+        ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd, over=over)
         sampler = Sampler(
             options.pid or 0,
             options.match,
@@ -56,10 +62,11 @@ def _sample(
             options.cgroup,
             options.names,
             baseline=baseline,
+            command=command,
         )
         sink = open_output(options.out, options.keep, release=sampler.close)
         try:
-            run(sampler, sink, seconds, ends, sampler.started_ns / 1e9, stop)
+            return run(sampler, sink, seconds, ends, sampler.started_ns / 1e9, stop)
         finally:
             sink.close()
             sampler.close()
@@ -69,11 +76,33 @@ def _sample_command(options: argparse.Namespace, seconds: float, command: list[s
     """COMMAND run as a child and sampled as `--pid` of it: its exit status."""
     from orca.sample.shell.cli.wrap import run_command
 
-    def sample(pid: int) -> None:
-        options.pid = pid
-        _sample(options, seconds, ends_process, signals_forwarded=True)
+    written = 0
 
-    return run_command(command, sample if seconds > 0 else None)
+    def sample(child: Command) -> None:
+        nonlocal written
+        options.pid = child.pid or None
+        written = _sample(options, seconds, ends_process, signals_forwarded=True, command=child)
+
+    status = run_command(command, sample if seconds > 0 else None)
+    tell_where(options.out, written)
+    return status
+
+
+def tell_where(out: str, written: int) -> None:
+    """At the end, when standard error is a terminal (a person is looking), one line saying where the lines went and
+    how to look at them; nothing for a pipeline's logs, nor when no line was written or they went to standard
+    output."""
+    if written == 0 or out == "-":
+        return
+    try:
+        if not os.isatty(2):
+            return
+    except OSError:
+        return
+    import shlex
+
+    lines = "1 line" if written == 1 else f"{written} lines"
+    say(f"{lines} in {out}; to look at them: orca metrics {shlex.quote(out)}")
 
 
 def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
@@ -110,7 +139,7 @@ def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
             return _sample_command(options, seconds, command, ends_process)
         if seconds == 0:
             return 0  # sampling is off (docs/behaviour.md §2.1)
-        _sample(options, seconds, ends_process, baseline)
+        tell_where(options.out, _sample(options, seconds, ends_process, baseline))
     except (Exception, KeyboardInterrupt) as error:
         # A sampler never fails its run: one line about what went wrong, and the run's status stays clean.
         say(f"stopped: {type(error).__name__}: {' '.join(str(error).split())}")

@@ -1,5 +1,6 @@
 """`orca sample [FLAGS] -- COMMAND [ARGS...]`: run COMMAND as a child, sample it as `--pid` of it, and exit with its
-status (README, "Sampling a command").
+status (README, "Sampling a command"). The first line says what ran, the last how it ended (`wait4`'s status and
+resource usage of it and what it waited for).
 
 COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler are
 passed on to COMMAND instead of ending sampling, so the line written when COMMAND ends is still written; one ignored
@@ -13,6 +14,8 @@ import errno
 import os
 import signal
 import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 
@@ -20,10 +23,17 @@ from orca.sample.parse.errors import reason_of
 from orca.sample.shell.cli.signals import not_ignored
 from orca.sample.shell.report import say
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # Loaded once COMMAND runs: the line's records (msgspec, returns) are no reason for COMMAND to start later.
+    from orca.sample.compute.run import CommandEnd
+
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 NOT_FOUND = 127
 NOT_EXECUTABLE = 126
 """The statuses a shell gives a command it cannot find or cannot run."""
+MAX_RSS_UNIT = 1 if sys.platform == "darwin" else 1024
+"""`ru_maxrss` is in bytes on macOS, in KiB on Linux and the BSDs."""
 
 
 def exit_status(returncode: int) -> int:
@@ -75,22 +85,88 @@ def _forwarding(forwarder: _Forwarder) -> Iterator[None]:
             signal.signal(signum, previous)
 
 
-def run_command(command: list[str], sample: Callable[[int], None] | None) -> int:
-    """Start `command`, call `sample(pid)` (which returns once the child has ended and its last line is written;
-    None when sampling is off), wait for the child, and return its exit status. Never raises."""
-    forwarder = _Forwarder()
-    with _forwarding(forwarder):
+class Command:
+    """COMMAND as the sampler's child (`Sampler`'s `RunCommand`): started, then reaped with `wait4`, whose
+    resource usage covers it and every descendant it waited for (docs/behaviour.md §9.4)."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = tuple(argv)
+        self.pid = 0
+        """Its pid once started; 0 before, or when it could not be."""
+        self.end: CommandEnd | None = None
+        self._child: subprocess.Popen[bytes] | None = None
+        self._started_ns = 0
+
+    def start(self) -> OSError | None:
+        """Start it; the error when it cannot be started, which then is its end (127 or 126)."""
+        self._started_ns = time.monotonic_ns()
         try:
-            child = subprocess.Popen(command)
+            self._child = subprocess.Popen(self.argv)
         except OSError as error:
+            from orca.sample.compute.run import CommandEnd
+
             status = NOT_FOUND if error.errno == errno.ENOENT else NOT_EXECUTABLE
+            self.end = CommandEnd(returncode=status, error=reason_of(error))
+            return error
+        self.pid = self._child.pid
+        return None
+
+    def ended(self) -> CommandEnd | None:
+        """How it ended, reaping it if it has (without waiting); None while it runs."""
+        return self._reaped(os.WNOHANG)
+
+    def wait(self) -> CommandEnd:
+        """How it ended, waiting for its end."""
+        end = self._reaped(0)
+        assert end is not None  # a blocking wait4 returns once it has ended
+        return end
+
+    def _reaped(self, options: int) -> CommandEnd | None:
+        child = self._child
+        if self.end is not None or child is None:
+            return self.end
+        from orca.sample.compute.run import CommandEnd
+
+        try:
+            pid, status, usage = os.wait4(child.pid, options)
+        except ChildProcessError:  # reaped by someone else (SIGCHLD ignored): its status is lost, as for `Popen`
+            child.returncode = 0
+            self.end = CommandEnd(returncode=0, wall_seconds=self._wall())
+            return self.end
+        if pid == 0:
+            return None
+        child.returncode = os.waitstatus_to_exitcode(status)  # so that `Popen` never waits for it again
+        self.end = CommandEnd(
+            returncode=child.returncode,
+            wall_seconds=self._wall(),
+            user_seconds=usage.ru_utime,
+            system_seconds=usage.ru_stime,
+            max_rss_bytes=usage.ru_maxrss * MAX_RSS_UNIT,
+        )
+        return self.end
+
+    def _wall(self) -> float:
+        return (time.monotonic_ns() - self._started_ns) / 1e9
+
+
+def run_command(command: list[str], sample: Callable[[Command], None] | None) -> int:
+    """Start `command`, call `sample(it)` (which returns once it has ended and its last line is written, or at once
+    after one line when it could not be started; None when sampling is off), wait for it, and return its exit
+    status. Never raises."""
+    forwarder = _Forwarder()
+    run = Command(command)
+    with _forwarding(forwarder):
+        error = run.start()
+        if error is not None:
             say(f"cannot run {command[0]!r}: {reason_of(error)}")
-            return status
-        forwarder.started(child.pid)
+        else:
+            forwarder.started(run.pid)
         if sample is not None:
             try:
-                sample(child.pid)
-            except (Exception, KeyboardInterrupt) as error:
+                sample(run)
+            except (Exception, KeyboardInterrupt) as broken:
                 # Sampling broke: the command goes on, and its status is still the one returned.
-                say(f"stopped: {type(error).__name__}: {' '.join(str(error).split())}")
-        return exit_status(child.wait())
+                say(f"stopped: {type(broken).__name__}: {' '.join(str(broken).split())}")
+        end = run.end if error is not None else run.wait()
+        assert end is not None
+        return exit_status(end.returncode)

@@ -92,11 +92,12 @@ def choose_reader(reader: str = "", proc: str = PROC, environ: Mapping[str, str]
 
 
 def psutil_reader_for(
-    reader: str, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str, fs: FS
+    reader: str, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str, fs: FS, run: bool | None = None
 ) -> PsutilReader | None:
-    """The psutil reader when that is the choice (see `choose_reader`); None for the /proc readers."""
+    """The psutil reader when that is the choice (see `choose_reader`); None for the /proc readers. `run`: the line
+    has a `run` (by default, with a `root` or an `argv0`)."""
     if choose_reader(reader, fs.proc) != "psutil":
         return None
     from orca.sample.shell.machine.psutil_reader import PsutilReader
 
-    return PsutilReader(root, argv0, dirs, cgroup, fs=fs)
+    return PsutilReader(root, argv0, dirs, cgroup, fs=fs, run=run)

@@ -163,8 +163,13 @@ class PsutilReader:
     `containers` and `pressure` come from Linux's cgroup and PSI files: with this reader `containers` is `null`
     when `--cgroup` was given, and `pressure` is absent."""
 
-    def __init__(self, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str = "", *, fs: FS | None = None):
+    def __init__(
+        self, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str = "", *, fs: FS | None = None,
+        run: bool | None = None,
+    ):
         self.root = root
+        self.run = root is not None or bool(argv0) if run is None else run
+        """The line has a `run` (--pid, --match, or a COMMAND)."""
         self.argv0 = argv0
         self.dirs = tuple(dirs)
         self.cgroup = cgroup
@@ -176,16 +181,17 @@ class PsutilReader:
         self._disk_names: frozenset[str] | None = None
         self._whole_disks: frozenset[str] | None = None
 
-    def snapshot(self) -> Snapshot:
-        """Everything one line needs, read now. Never raises: each section is read through `attempt`, as the /proc
-        readers are, so a psutil call that raises (a permission refused, a platform call that failed) makes its
-        section null and is told once until it reads again."""
+    def snapshot(self, start: float | None = None) -> Snapshot:
+        """Everything one line needs, read now (`start`: the sampler's, None for the baseline itself). Never raises:
+        each section is read through `attempt`, as the /proc readers are, so a psutil call that raises (a permission
+        refused, a platform call that failed) makes its section null and is told once until it reads again."""
         at_ns = time.monotonic_ns()
         wall = time.time()
         failures: dict[str, ParseError] = {}
         diskstats = _value(attempt("the disk counters through psutil", _succeeding(read_disk_devices)), "diskstats",
                            failures)
-        run_rss = functools.partial(self._run.run_rss, self.root, self.argv0)
+        run_reading = functools.partial(self._run.reading, self.root, self.argv0)
+        run = _value(attempt("the run's processes through psutil", _succeeding(run_reading)), "rss", failures)
         return Snapshot(
             monotonic_ns=at_ns,
             wall=wall,
@@ -193,7 +199,7 @@ class PsutilReader:
             stat=_value(attempt("the CPU times through psutil", _succeeding(read_cpu)), "stat", failures),
             meminfo=_value(attempt("the memory figures through psutil", _succeeding(read_memory)), "meminfo",
                            failures),
-            rss_bytes=_value(attempt("the run's processes through psutil", _succeeding(run_rss)), "rss", failures),
+            rss_bytes=None if run is None else run.rss_bytes,
             disks=_value(attempt("--dirs", functools.partial(read_disks, self.dirs)), "disks", failures),
             diskstats=diskstats,
             whole_disks=self._current_whole_disks(diskstats),
@@ -203,6 +209,9 @@ class PsutilReader:
             containers=None,
             pressure=None,
             self_cpu=attempt("the sampler's CPU", _succeeding(self_cpu_seconds)).value_or(0.0),
+            start=wall if start is None else start,
+            run_enabled=self.run,
+            run=run if self.run else None,
             failures=failures,
         )
 

@@ -17,6 +17,7 @@ _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 COMM_READ = 64
 """`comm` is at most 16 bytes (TASK_COMM_LEN): one `pread` of a kept descriptor reads it whole, the fast path
 `--match` takes for every host process on every line."""
+STAT_READ = 4096
 
 
 @dataclass(slots=True)
@@ -29,6 +30,8 @@ class _Seen:
     """`comm` when `argv0` was read; None to read `cmdline` again next line (an empty one, not yet settled)."""
     argv0: str
     kernel_thread: bool
+    stat_fd: int = -1
+    """Its `stat`, kept open once the run's CPU asked for it (a matched process), while `fd` is kept."""
 
 
 class Argv0Files:
@@ -53,29 +56,32 @@ class Argv0Files:
         self._kept = 0
         self._keep_at_most = min(self.KEPT_AT_MOST, kept_files_at_most()) if root.trusted else 0
 
-    def matching(self, argv0: str) -> list[int]:
-        """The pids of the processes whose argv[0] is `argv0` now."""
+    def matching(self, argv0: str, keep: bool = True) -> list[int]:
+        """The pids of the processes whose argv[0] is `argv0` now; without `keep`, every file read by path and
+        nothing kept open (the baseline, read before the kernel files' descriptors are kept)."""
         listed = {int(name): name for name in self._root.pid_names()}
         for pid in [pid for pid in self._seen if pid not in listed]:
             self._forget(self._seen.pop(pid))
         matched: list[int] = []
         for pid, name in listed.items():
-            seen = self._look(pid, name)
+            seen = self._look(pid, name, keep)
             if seen is not None and seen.argv0 == argv0:
                 matched.append(pid)
         return matched
 
-    def _look(self, pid: int, name: str) -> _Seen | None:
+    def _look(self, pid: int, name: str, keep: bool = True) -> _Seen | None:
         """The process `pid` as it is now, read as little as its last reading allows; None when it is gone."""
         seen = self._seen.get(pid)
         comm = self._read_kept(seen)
         if comm is None or seen is None:
-            fd, comm = self._open_comm(name)
+            fd, comm = self._open_comm(name) if keep else (-1, self._root.read(name, "comm"))
             if comm is None:
                 self._forget(self._seen.pop(pid, None))
                 return None  # it exited
+            if seen is not None and seen.fd < 0 and fd >= 0 and comm == seen.comm:
+                seen.fd = fd  # read by path until now, remembered by pid and `comm`: kept from now on
             # New; or its old process is gone and the pid names another one; or there is room to keep it now.
-            if seen is None or seen.fd >= 0 or fd >= 0:
+            elif seen is None or seen.fd >= 0 or fd >= 0:
                 self._forget(seen)
                 seen = self._seen[pid] = _Seen(fd=fd, comm=None, argv0="", kernel_thread=False)
         if comm == seen.comm or (seen.kernel_thread and seen.fd >= 0):
@@ -120,7 +126,31 @@ class Argv0Files:
         _, ppid, _, _ = fields
         return ppid == KTHREADD
 
+    def stat(self, pid: int) -> bytes | None:
+        """The `stat` of process `pid` as this line's matching saw it: through a descriptor kept beside its kept
+        `comm`, opened the first time and within the same bound (so a reused pid is never read as it); by path for
+        a process whose `comm` is read by path. None when it is gone."""
+        seen = self._seen.get(pid)
+        if seen is None or seen.fd < 0:
+            return self._root.read(pid, "stat")
+        if seen.stat_fd < 0:
+            if self._kept >= self._keep_at_most:
+                return self._root.read(pid, "stat")
+            try:
+                seen.stat_fd = os.open(f"{self._root.path}/{pid}/stat", _FLAGS)
+            except OSError:
+                return None
+            self._kept += 1
+        try:
+            return os.pread(seen.stat_fd, STAT_READ, 0) or None
+        except OSError:  # ESRCH: the process is gone
+            return None
+
     def _forget(self, seen: _Seen | None) -> None:
+        if seen is not None and seen.stat_fd >= 0:
+            os.close(seen.stat_fd)
+            self._kept -= 1
+            seen.stat_fd = -1
         if seen is not None and seen.fd >= 0:
             os.close(seen.fd)
             self._kept -= 1

@@ -7,9 +7,21 @@ zombie counts as ended. psutil reads the platform's own calls (on macOS `sysctl(
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
+
 import psutil
 
+from orca.sample.compute.run import NO_PROCESSES, RunReading
+from orca.sample.parse.pid_stat import ProcessTimes
+
 _ENDED = frozenset({psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD})
+MICROSECONDS = 1_000_000
+"""The run's CPU times and starts are whole microseconds here (`RunReading.ticks_per_second`)."""
+START_SLACK = 1.0
+"""Seconds by which psutil may place a start early: on Linux it adds the boot time in whole seconds (`btime`) to
+the start after boot. A process new to the run counts all its time when it started after the previous reading less
+this."""
 
 
 def alive(pid: int) -> bool:
@@ -54,8 +66,22 @@ def _argv0(process: psutil.Process) -> str | None:
     return command[0] if command else ""
 
 
+def _reading(process: psutil.Process) -> tuple[bool, int, ProcessTimes] | None:
+    """(whether it has ended, its resident bytes, its times in microseconds) of one process; None when gone."""
+    try:
+        with process.oneshot():
+            memory, times, ended = process.memory_info(), process.cpu_times(), process.status() in _ENDED
+            start, parent = process.create_time(), process.ppid()
+    except psutil.Error:  # gone meanwhile, or not ours to read
+        return None
+    own = round((times.user + times.system) * MICROSECONDS)
+    children = round((getattr(times, "children_user", 0.0) + getattr(times, "children_system", 0.0)) * MICROSECONDS)
+    return ended, int(memory.rss), (round(start * MICROSECONDS), parent, own, children)
+
+
 class RunRss:
-    """Resident bytes of the run's processes once per line, remembering each process's argv[0] between lines.
+    """Resident bytes and CPU times of the run's processes once per line, remembering each process's argv[0]
+    between lines, and the last reading's processes (docs/behaviour.md §3.12).
 
     argv[0] changes only on exec, and exec changes the process's name: a process's command line is read again only
     when its name changed (the same rule as the /proc reader's `comm`). Processes are told apart by pid and start
@@ -64,15 +90,44 @@ class RunRss:
     def __init__(self) -> None:
         # pid -> (process, its name when argv[0] was read, argv[0]); a name of None reads the command line again.
         self._known: dict[int, tuple[psutil.Process, str | None, str]] = {}
+        self._last: Mapping[int, ProcessTimes] = NO_PROCESSES
 
     def run_rss(self, root: int | None, argv0: str) -> int:
         """Resident bytes of `root`'s tree plus the processes whose argv[0] is `argv0`, each once; 0 with neither."""
         if root is None and not argv0:
             return 0
+        return sum(_rss(process) for process in self._members(root, argv0).values())
+
+    def reading(self, root: int | None, argv0: str) -> RunReading:
+        """The run's processes now (`root`'s tree and the `argv0` matches, each once): their resident bytes, CPU
+        times, and those of the last reading's that left the run but still exist."""
+        at_ns = time.monotonic_ns()
+        clock = round((time.time() - START_SLACK) * MICROSECONDS)
+        members = {} if root is None and not argv0 else self._members(root, argv0)
+        processes: dict[int, ProcessTimes] = {}
+        procs = rss = 0
+        for pid, process in members.items():
+            read = _reading(process)
+            if read is not None:
+                ended, resident, processes[pid] = read
+                procs += not ended
+                rss += resident
+        left: dict[int, ProcessTimes] = {}
+        for pid in self._last.keys() - processes.keys():
+            try:
+                read = _reading(psutil.Process(pid))
+            except (psutil.Error, OverflowError, ValueError):
+                continue
+            if read is not None and read[2][0] == self._last[pid][0]:
+                left[pid] = read[2]
+        self._last = processes
+        return RunReading(at_ns, clock, MICROSECONDS, processes, procs, left or NO_PROCESSES, rss)
+
+    def _members(self, root: int | None, argv0: str) -> dict[int, psutil.Process]:
         members = {} if root is None else tree_members(root)
         if argv0:
             members.update(self._matching(argv0))
-        return sum(_rss(process) for process in members.values())
+        return members
 
     def _matching(self, argv0: str) -> dict[int, psutil.Process]:
         seen: dict[int, tuple[psutil.Process, str | None, str]] = {}

@@ -1,13 +1,15 @@
 """Descriptors of the run's processes' files, kept open from line to line.
 
-Each line reads, for every process of the tree, whether it has more than one thread, its children and its
-resident pages. By path that is eight system calls and three /proc lookups a process; through descriptors kept
-open it is three `fstat`/`pread`s. A descriptor is bound to its process, not to the pid: once the process is gone,
-reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
+Each line reads, for every process of the tree, whether it has more than one thread, its children, its resident
+pages and its CPU times (`stat`). By path that is eleven system calls and four /proc lookups a process; through
+descriptors kept open it is four `fstat`/`pread`s, and fewer: `stat`, the dearest of them for the kernel to make, is
+read again only for a process that ran since it was last read (its `schedstat`, a much cheaper file, moved) or has
+more than one thread (README, "Performance"). A descriptor is bound to its process, not to the pid: once the
+process is gone, reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
 
 A line runs after seconds of sleep, with the CPU's and the interpreter's caches cold, so every call costs several
-times its price in a tight loop. The kept processes' files are read in three batches (`map` over the descriptors:
-no Python runs per process) and the statm files summed in one step; a line whose batches read as the last line's
+times its price in a tight loop. The kept processes' files are read in batches (`map` over the descriptors: no
+Python runs per process) and the statm files summed in one step; a line whose batches read as the last line's
 takes that line's tree, and its sum when the statm files read the same. Only a process that is new, gone or has
 more than one thread is read on its own; one with more threads lists them through its kept task directory and
 keeps each thread's `children` file open too.
@@ -16,7 +18,7 @@ keeps each thread's `children` file open too.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import NamedTuple
 
@@ -28,6 +30,10 @@ from orca.sample.shell.sysconf import kept_files_at_most
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 STATM_READ = 4096
+STAT_READ = 4096
+"""`stat` is one line of some 300 bytes (52 fields and a comm of at most 16 bytes): one `pread` reads it whole."""
+SCHEDSTAT_READ = 128
+"""`schedstat` is three numbers: the main thread's time on a CPU (ns), its wait for one, its times run."""
 CHILDREN_READ = 4096
 """One `pread` of a kept `children` file in the batch. Under half of it is the whole list (a seq_file read stops
 short only at its end or before a record that would not fit); a longer one is read again by `read_from`."""
@@ -44,6 +50,9 @@ class _PidFiles(NamedTuple):
     children: int
     """`/proc/<pid>/task/<pid>/children`: the children its main thread forked."""
     statm: int
+    stat: int
+    schedstat: int
+    """-1 where the kernel has no `schedstat` files (CONFIG_SCHED_INFO off): `stat` is then read every line."""
 
 
 class _Columns(NamedTuple):
@@ -53,6 +62,16 @@ class _Columns(NamedTuple):
     tasks: list[int]
     children: list[int]
     statms: list[int]
+    stats: list[int]
+    schedstats: list[int]
+
+
+class _RanAt(NamedTuple):
+    """The kept processes' `schedstat` and `stat` files as last read, for the columns they were read through."""
+
+    columns: _Columns
+    ran: list[bytes]
+    stats: list[bytes]
 
 
 class _Walked(NamedTuple):
@@ -72,7 +91,8 @@ class TreeFiles:
     three quarters of it for processes, a quarter for threads."""
 
     KEPT_AT_MOST = 128
-    """Processes whose files are kept (three descriptors each); a larger tree reads the rest by path."""
+    """Processes whose files are kept (five descriptors each); a larger tree reads the rest by path."""
+    FILES_PER_PROCESS = 5
     THREADS_KEPT_AT_MOST = 256
     """`children` files of the other threads of kept processes with more than one, kept open in all; past that,
     they are opened and closed each line."""
@@ -83,7 +103,7 @@ class TreeFiles:
         self._columns: _Columns | None = None
         """`_fds` as columns; None once `_fds` changed, until the next batch needs them."""
         share = kept_files_at_most() if root.trusted else 0
-        self._keep_at_most = min(self.KEPT_AT_MOST, share // 4)
+        self._keep_at_most = min(self.KEPT_AT_MOST, share * 3 // (4 * self.FILES_PER_PROCESS))
         self._threads_at_most = min(self.THREADS_KEPT_AT_MOST, share // 4)
         self._last_walk: _Walked | None = None
         """The last line's walk, while the next may find the same tree from the batches alone."""
@@ -96,6 +116,8 @@ class TreeFiles:
         self._thread_files: dict[int, dict[str, int]] = {}
         """pid -> thread id -> descriptor of that thread's `children`, for kept processes with more threads."""
         self._threads_kept = 0
+        self._schedstats = root.trusted and os.path.exists(f"{root.path}/self/schedstat")
+        self._ran_at: _RanAt | None = None
 
     def _files(self, pid: int) -> _PidFiles | None:
         kept = self._fds.get(pid)
@@ -104,8 +126,9 @@ class TreeFiles:
         base = f"{self._root.path}/{pid}"
         opened: list[int] = []
         try:
-            for path in (f"{base}/task", f"{base}/task/{pid}/children", f"{base}/statm"):
+            for path in (f"{base}/task", f"{base}/task/{pid}/children", f"{base}/statm", f"{base}/stat"):
                 opened.append(os.open(path, _FLAGS))
+            opened.append(os.open(f"{base}/schedstat", _FLAGS) if self._schedstats else -1)
         except OSError:
             for fd in opened:
                 os.close(fd)
@@ -121,7 +144,7 @@ class TreeFiles:
             fds = self._fds
             columns = self._columns = _Columns(
                 list(fds), [f.task for f in fds.values()], [f.children for f in fds.values()],
-                [f.statm for f in fds.values()],
+                [f.statm for f in fds.values()], [f.stat for f in fds.values()], [f.schedstat for f in fds.values()],
             )
         return columns
 
@@ -290,6 +313,61 @@ class TreeFiles:
             return None
         return None if not data else resident_pages(data)
 
+    def stats(
+        self, pids: frozenset[int], others: Callable[[int], bytes | None] | None = None
+    ) -> tuple[list[int], list[bytes]]:
+        """The `stat` files of `pids` (pids and their files, in one order): the kept ones read in one batch, the
+        others by `others` (by path when None); a process whose file cannot be read is left out. Every kept process
+        must be among `pids` (`keep_only` first)."""
+        kept, datas = [], []
+        if self._fds:
+            columns = self._kept_columns()
+            try:
+                kept, datas = columns.pids, self._kept_stats(columns)
+            except OSError:  # a process reaped meanwhile: every one again, one by one after it
+                self._ran_at = None
+                found = [(pid, data) for pid in list(self._fds) if (data := self.stat(pid))]
+                kept, datas = [pid for pid, _ in found], [data for _, data in found]
+            if len(pids) == len(self._fds):  # the usual: every one kept
+                return kept, datas
+        read = others or self.stat
+        rest = [(pid, data) for pid in pids if pid not in self._fds and (data := read(pid))]
+        return [*kept, *(pid for pid, _ in rest)], [*datas, *(data for _, data in rest)]
+
+    def _kept_stats(self, columns: _Columns) -> list[bytes]:
+        """The kept processes' `stat` files: those of the processes that have one thread and whose `schedstat` reads
+        as when their `stat` was last read are that `stat` (a process that did not run has the same times, and the
+        same children's times: only it, running, waits for its children); the others read again."""
+        if not self._schedstats:
+            return list(map(os.pread, columns.stats, repeat(STAT_READ), repeat(0)))
+        ran = list(map(os.pread, columns.schedstats, repeat(SCHEDSTAT_READ), repeat(0)))
+        last = self._ran_at
+        if last is None or last.columns is not columns:  # new columns: every one read
+            datas = list(map(os.pread, columns.stats, repeat(STAT_READ), repeat(0)))
+        elif ran == last.ran and not self._thread_files:  # none ran (an idle tree)
+            return last.stats
+        else:
+            threaded = self._thread_files
+            rows = zip(columns.pids, columns.stats, ran, last.ran, last.stats, strict=True)
+            datas = [
+                old if now == before and pid not in threaded else os.pread(fd, STAT_READ, 0)
+                for pid, fd, now, before, old in rows
+            ]
+        self._ran_at = _RanAt(columns, ran, datas)
+        return datas
+
+    def stat(self, pid: int) -> bytes | None:
+        """One process's `stat`, through its kept descriptor when it has one (so that it is the process this
+        descriptor was opened for, whatever its pid names now); None when it is gone."""
+        files = self._fds.get(pid)
+        if files is None:
+            return self._root.read(pid, "stat")
+        try:
+            return os.pread(files.stat, STAT_READ, 0) or None
+        except OSError:  # ESRCH: the process is gone
+            self.forget(pid)
+            return None
+
     def keep_only(self, pids: frozenset[int]) -> None:
         for pid in self._fds.keys() - pids:
             self.forget(pid)
@@ -301,7 +379,8 @@ class TreeFiles:
             self._last_walk = None
             self._statm_read = None
             for fd in files:
-                os.close(fd)
+                if fd >= 0:  # no `schedstat` on this kernel
+                    os.close(fd)
         self._forget_threads(pid)
 
     def _forget_threads(self, pid: int) -> None:

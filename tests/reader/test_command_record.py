@@ -1,0 +1,161 @@
+"""`orca sample -- COMMAND` records what ran and how it ended (docs/behaviour.md §3.12, §9.4), and every sampler's
+lines carry its `start` (§3.2). Real commands throughout."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PYTHON = sys.executable
+
+
+def sample(out: Path, *command: str, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", *extra, "--", *command],
+        capture_output=True, timeout=60,
+    )
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(raw) for raw in path.read_bytes().splitlines()]
+
+
+def cpu_seconds(line: dict[str, Any]) -> float:
+    """The CPU seconds a line's `run.cpu` stands for."""
+    return float(line["run"]["cpu"]) / 100 * float(line["dt"]) * int(line["cores"])
+
+
+@pytest.mark.parametrize("code", [0, 3])
+def test_the_first_line_says_what_ran_and_the_last_how_it_ended(
+    tmp_path: Path, code: int, sample_reader: str
+) -> None:
+    """A command that touches 64 MiB in a child it waits for, spins, and exits with `code`."""
+    out = tmp_path / "m.jsonl"
+    script = (
+        "import subprocess, sys, time\n"
+        "subprocess.run([sys.executable, '-c', 'x = bytearray(64 << 20); import time; time.sleep(0.3)'])\n"
+        "end = time.monotonic() + 0.6\n"
+        "while time.monotonic() < end:\n"
+        "    pass\n"
+        f"sys.exit({code})\n"
+    )
+    started = time.monotonic()
+    done = sample(out, PYTHON, "-c", script)
+    took = time.monotonic() - started
+    assert done.returncode == code, done.stderr
+    assert done.stderr == b""  # not a terminal: no word at the end
+    found = lines(out)
+    assert len(found) >= 3
+    first, *middle, last = found
+    assert first["run"]["command"] == [PYTHON, "-c", script]
+    assert "argc" not in first["run"]
+    assert all("command" not in line["run"] and "exit" not in line["run"] for line in middle)
+    assert "command" not in last["run"]
+    ended = last["run"]["exit"]
+    assert list(ended) == ["code", "wall", "user", "system", "max_rss"]
+    assert ended["code"] == code
+    assert 0.9 < ended["wall"] < took
+    assert ended["max_rss"] >= 64 << 20  # the child's, which the command waited for
+    assert last["run"]["procs"] == 0  # it has ended
+    # wait4's CPU is what the lines counted, the interval in which it ended included.
+    assert abs(sum(map(cpu_seconds, found)) - (ended["user"] + ended["system"])) < 0.1, (found, ended)
+
+
+def test_killed_by_a_signal(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    done = sample(out, "sh", "-c", "sleep 0.3; kill -KILL $$")
+    assert done.returncode == 128 + signal.SIGKILL
+    ended = lines(out)[-1]["run"]["exit"]
+    assert "code" not in ended
+    assert ended["signal"] == signal.SIGKILL
+    assert ended["wall"] > 0.25
+
+
+@pytest.mark.parametrize("case", ["not-found", "not-executable"])
+def test_a_command_that_never_started_is_one_line(tmp_path: Path, case: str) -> None:
+    out = tmp_path / "m.jsonl"
+    command = tmp_path / "no-such-command"
+    if case == "not-executable":
+        command.write_text("#!/bin/sh\nexit 0\n")
+        command.chmod(0o644)
+        if os.access(command, os.X_OK):
+            pytest.skip("running as a user for whom every file is executable")
+    done = sample(out, str(command), "an argument")
+    expected = 127 if case == "not-found" else 126
+    assert done.returncode == expected
+    assert done.stderr.decode().startswith("orca sample: cannot run ")
+    [line] = lines(out)
+    reason = "No such file or directory" if case == "not-found" else "Permission denied"
+    assert line["run"] == {
+        "cpu": 0.0, "procs": 0, "command": [str(command), "an argument"], "exit": {"code": expected, "error": reason}
+    }
+
+
+def test_the_command_is_bounded_in_the_first_line(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    done = sample(out, "true", "a" * 1000, *map(str, range(40)))
+    assert done.returncode == 0
+    run = lines(out)[0]["run"]
+    assert len(run["command"]) == 32
+    assert run["command"][1] == "a" * 255 + "…"
+    assert run["argc"] == 42
+
+
+def test_no_exit_when_sampling_ends_before_the_command(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    done = sample(out, "sleep", "0.8", extra=("--count", "2"))
+    assert done.returncode == 0
+    found = lines(out)
+    assert len(found) == 2
+    assert "exit" not in found[-1]["run"]
+
+
+def test_start_is_the_same_in_every_line_of_a_sampler_and_another_in_the_next(tmp_path: Path) -> None:
+    out = tmp_path / "m.jsonl"
+    sample(out, "sleep", "0.7")
+    first_run = len(lines(out))
+    sample(out, "sleep", "0.3")
+    found = lines(out)
+    starts = [line["start"] for line in found]
+    assert len(set(starts[:first_run])) == 1
+    assert len(set(starts[first_run:])) == 1
+    assert starts[0] != starts[-1]
+    for line in found:
+        assert line["start"] < line["t"]
+    assert abs(found[0]["t"] - found[0]["dt"] - found[0]["start"]) < 0.01  # the baseline's time
+
+
+def test_at_a_terminal_the_end_says_where_the_lines_went(tmp_path: Path) -> None:
+    out = tmp_path / "a dir" / "m.jsonl"
+    main, terminal = pty.openpty()
+    try:
+        done = subprocess.run(
+            [PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--", "sleep", "0.5"],
+            stderr=terminal, stdout=subprocess.DEVNULL, timeout=60,
+        )
+        os.close(terminal)
+        said = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # EIO: the other end is closed and everything read
+                break
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        os.close(main)
+    assert done.returncode == 0
+    count = len(lines(out))
+    assert said.decode().replace("\r\n", "\n") == (
+        f"orca sample: {count} lines in {out}; to look at them: orca metrics '{out}'\n"
+    )
