@@ -103,3 +103,15 @@ def test_a_file_drawn_in_parts_by_several_processes_as_in_one(tmp_path: Path, mo
     assert summary_json(many_folds.summaries("run")) == summary_json(one_folds.summaries("run"))
     assert [one.name for one in many_runs.series("run")] == ["run (b)", "run (a)"]
     assert shown(many_runs) == shown(one_runs)
+
+
+def test_the_drawing_is_prepared_once_this_process_has_read_its_part(tmp_path: Path) -> None:
+    """`meanwhile` (matplotlib's import) runs once when other processes read parts of the file, and not at all when
+    this process reads it alone (then the drawing imports what it needs)."""
+    path = run_file(tmp_path / "run.jsonl", 3000)
+    [source] = sources(str(path))
+    calls: list[int] = []
+    parts.fold_source_drawn(source, 1, meanwhile=lambda: calls.append(1))
+    assert calls == []
+    _, tally, _ = parts.fold_source_drawn(source, 3, meanwhile=lambda: calls.append(1))
+    assert calls == [1] and tally.samples == 3000
