@@ -275,3 +275,27 @@ def test_the_chart_draws_the_containers_of_the_highest_peak_only() -> None:
     assert series.containers_omitted == 280
     [panel] = [panel for panel in panels([series]) if panel.name == "containers"]
     assert panel.label == "containers' memory {unit} (the 20 largest of 300)"
+
+
+def test_long_legends_and_notes_stay_inside_the_figure() -> None:
+    """Two runs of a file deep in directories, labelled with its name and their starts: the figure grows to the right
+    for the legends, wraps the notes, and every legend and line of text is drawn inside it (matplotlib measures
+    them)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from orca.sample.shell.readback.plot import chart_figure
+
+    name = "/var/lib/orca/runs/" + "a-rather-long-directory-name/" * 3 + "nightly-etl-of-the-warehouse.jsonl"
+    text = command_run(10, start=1000.0) + "\n" + command_run(20, start=4600.0, code=1)
+    drawing = chart(run_series([checked(text)]).series(name))
+    figure = chart_figure(drawing, 2)
+    canvas: Any = FigureCanvasAgg(figure)  # matplotlib declares no types for its drawing
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    inside = figure.bbox
+    legends = [axis.get_legend() for axis in figure.axes if axis.get_legend() is not None]
+    assert legends and drawing.notes
+    for artist in [*legends, *figure.texts]:
+        box = artist.get_window_extent(renderer)
+        assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1, artist
+    assert figure.get_figwidth() > 11.0

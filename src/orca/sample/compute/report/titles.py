@@ -87,19 +87,19 @@ def duration(one: Series, origin: float) -> float:
 
 
 def labels(series: Sequence[Series]) -> list[str]:
-    """Each run's label in the legends: the file's name without its directory when that tells them apart, and the
-    run's start when one file holds several runs.
+    """Each run's label in the legends: the file's name without its directory when that tells the files apart, and
+    the run's start when one file holds several runs.
 
     >>> def run(name, start):
     ...     return Series(name, (), {}, {}, 1, start=start, first=start, last=start)
     >>> labels([run("m/a.jsonl", 0), run("n/b.jsonl", 0)]), labels([run("x/a.jsonl", 0), run("y/a.jsonl", 0)])
     (['a.jsonl', 'b.jsonl'], ['x/a.jsonl', 'y/a.jsonl'])
-    >>> labels([run("a.jsonl", 1796016198.7), run("a.jsonl", 1796019798.7)])
+    >>> labels([run("/tmp/a.jsonl", 1796016198.7), run("/tmp/a.jsonl", 1796019798.7)])
     ['a.jsonl 05:23:18', 'a.jsonl 06:23:18']
     """
     names = [one.name for one in series]
     short = [name.rsplit("/", 1)[-1] for name in names]
-    chosen = short if len(set(short)) == len(short) else names
+    chosen = short if len(set(short)) == len(set(names)) else names
     if len(set(chosen)) == len(chosen):
         return [printable(name) for name in chosen]
     return [f"{printable(name)} {utc(one.origin)[11:19]}" for name, one in zip(chosen, series, strict=True)]
