@@ -1,7 +1,10 @@
-"""The reader's benchmarks: `orca metrics` against what a user would write with pandas, its memory on a long file,
-and how much of a big file `read_newest_minute` reads.
+"""The reader's benchmarks: `orca metrics` against what a user would write with pandas and what a user would load
+into DuckDB (the same figures), at the given number of lines and at 1,000,000; its memory on a long file; and how
+much of a big file `read_newest_minute` reads.
 
     .venv/bin/python -m bench.metrics [--lines N] [--repeats N]      (also run at the end of `python3 dev.py bench`)
+
+Needs the `bench` extra (pandas, duckdb).
 """
 
 from __future__ import annotations
@@ -54,6 +57,32 @@ summary = {
 print(summary)
 """
 
+# The other baseline: the lines loaded into DuckDB (with all its threads) and the summary's figures taken by SQL, as
+# the README shows a user doing for anything more than the summary.
+DUCKDB_SUMMARY = r"""
+import sys
+import duckdb
+con = duckdb.connect()
+path = sys.argv[1].replace("'", "''")
+con.execute(f"CREATE VIEW lines AS SELECT * FROM read_ndjson('{path}')")
+busy = "(cpu.user + cpu.system + cpu.steal)"
+figures = f'''
+    SELECT count(*), min(t), max(t), avg({busy}), quantile_disc({busy}, 0.95), max({busy}),
+           quantile_disc(cpu.busiest, 0.95), max(mem.used), max(100 * mem.used / mem.total), max(mem.swap_used),
+           max(mem.rss), sum(io.read * dt), sum(io.write * dt), max(io.read), max(io.write),
+           sum(net."in" * dt), sum(net."out" * dt), max(net."in"), max(net."out"),
+           avg(pressure.cpu), avg(pressure.memory), avg(pressure.io), max(self_cpu)
+    FROM lines'''
+gaps = '''
+    SELECT count(*) FROM (SELECT t - lag(t) OVER (ORDER BY t) AS step FROM lines)
+    WHERE step > 2 * (SELECT median(dt) FROM lines)'''
+disk = "SELECT max(100 * d.used / (d.used + d.free)) FROM (SELECT unnest(disk) AS d FROM lines)"
+containers = "SELECT c.name, max(c.mem) FROM (SELECT unnest(containers) AS c FROM lines) GROUP BY 1"
+print({name: con.execute(query).fetchall() for name, query in
+       (("figures", figures), ("gaps", gaps), ("disk", disk), ("containers", containers))})
+"""
+BIG_LINES = 1_000_000
+
 
 @dataclass(frozen=True)
 class Run:
@@ -95,6 +124,14 @@ def peaks(path: Path) -> tuple[float, float]:
     return float(parent), float(worker)
 
 
+def duckdb_peak(path: Path) -> float:
+    """The peak resident MiB of the DuckDB baseline on `path`."""
+    code = DUCKDB_SUMMARY + (
+        "import resource\n"
+        "print(f'{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f}', file=sys.stderr)\n")
+    return float(python_with_its_own_peak(code, str(path)).stderr.split()[-1])
+
+
 def _start_up() -> float:
     """Seconds of `orca metrics` on a file of one line: its start-up, which every figure above includes."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -129,46 +166,63 @@ def bytes_read_for_newest_minute(path: Path) -> int:
     return read
 
 
+def interleaved(commands: dict[str, list[str]], repeats: int) -> dict[str, list[Run]]:
+    """Each command run `repeats` times, taking turns, so the machine's noise falls on all alike."""
+    runs: dict[str, list[Run]] = {name: [] for name in commands}
+    for _ in range(repeats):
+        for name, command in commands.items():
+            runs[name].append(measured(command))
+    return runs
+
+
+def medians(runs: dict[str, list[Run]], of: Callable[[Run], float]) -> dict[str, float]:
+    return {name: statistics.median(map(of, got)) for name, got in runs.items()}
+
+
 def report(row: Callable[[str, str, str, str, str, bool | None], None], repeats: int, lines: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         run = write_run(base / "run.jsonl", lines)
         processes = part_count(run.stat().st_size, usable_cores())
-        commands = {"orca": [PYTHON, "-m", "orca.sample", "metrics", str(run)],
-                    "pandas": [PYTHON, "-c", PANDAS_SUMMARY, str(run)]}
-        runs: dict[str, list[Run]] = {name: [] for name in commands}
-        for _ in range(repeats):  # taking turns, so the machine's noise falls on both alike
-            for name, command in commands.items():
-                runs[name].append(measured(command))
-        wall = {name: statistics.median(run.wall for run in got) for name, got in runs.items()}
-        cpu = {name: statistics.median(run.cpu for run in got) for name, got in runs.items()}
-        rate, baseline = lines / wall["orca"], lines / wall["pandas"]
+        runs = interleaved({"orca": [PYTHON, "-m", "orca.sample", "metrics", str(run)],
+                            "pandas": [PYTHON, "-c", PANDAS_SUMMARY, str(run)],
+                            "duckdb": [PYTHON, "-c", DUCKDB_SUMMARY, str(run)]}, repeats)
+        wall, cpu = medians(runs, lambda got: got.wall), medians(runs, lambda got: got.cpu)
+        rate, baseline, duck = lines / wall["orca"], lines / wall["pandas"], lines / wall["duckdb"]
         size = f"{lines:,} lines of {run.stat().st_size / lines:.0f} bytes, {processes} process(es)"
         row(f"orca metrics, lines per second of wall-clock time ({size})", f"{rate:,.0f}",
             f"{baseline:,.0f} (pandas)", f"{rate / baseline:.2f}", ">= 150,000 and >= 2x baseline",
             rate >= 150_000 and rate >= 2 * baseline)
+        row(f"  the same against DuckDB ({lines:,} lines)", f"{rate:,.0f}", f"{duck:,.0f} (DuckDB)",
+            f"{rate / duck:.2f}", ">= 1x DuckDB", rate >= duck)
         row(f"orca metrics, CPU per line, every process ({lines:,} lines)", f"{cpu['orca'] / lines * 1e6:.2f} us",
-            f"{cpu['pandas'] / lines * 1e6:.2f} us (pandas)", f"{cpu['orca'] / cpu['pandas']:.2f}", "", None)
+            f"{cpu['pandas'] / lines * 1e6:.2f} us (pandas), {cpu['duckdb'] / lines * 1e6:.2f} us (DuckDB)",
+            f"{cpu['orca'] / cpu['duckdb']:.2f} (DuckDB)", "", None)
 
         small = write_run(base / "small.jsonl", 10_000)
-        big = repeated(small, base / "big.jsonl", 100)
-        got_big = [measured([PYTHON, "-m", "orca.sample", "metrics", str(big)]) for _ in range(repeats)]
-        wall_big = statistics.median(run.wall for run in got_big)
-        cpu_big = statistics.median(run.cpu for run in got_big)
+        big = repeated(small, base / "big.jsonl", BIG_LINES // 10_000)
+        big_runs = interleaved({"orca": [PYTHON, "-m", "orca.sample", "metrics", str(big)],
+                                "duckdb": [PYTHON, "-c", DUCKDB_SUMMARY, str(big)]}, repeats)
+        wall_big, cpu_big = medians(big_runs, lambda got: got.wall), medians(big_runs, lambda got: got.cpu)
         big_processes = part_count(big.stat().st_size, usable_cores())
-        row(f"orca metrics, lines per second of wall-clock time (1,000,000 lines, {big_processes} process(es), "
-            f"start-up {_start_up():.2f} s of it)", f"{1_000_000 / wall_big:,.0f}", "", "", ">= 150,000",
-            1_000_000 / wall_big >= 150_000)
-        row("orca metrics, CPU per line, every process (1,000,000 lines)", f"{cpu_big / 1_000_000 * 1e6:.2f} us",
-            "", "", "", None)
+        rate_big, duck_big = BIG_LINES / wall_big["orca"], BIG_LINES / wall_big["duckdb"]
+        row(f"orca metrics, lines per second of wall-clock time ({BIG_LINES:,} lines, {big_processes} process(es), "
+            f"start-up {_start_up():.2f} s of it)", f"{rate_big:,.0f}", f"{duck_big:,.0f} (DuckDB)",
+            f"{rate_big / duck_big:.2f}", ">= 150,000 and >= 1x DuckDB", rate_big >= 150_000 and rate_big >= duck_big)
+        row(f"orca metrics, CPU per line, every process ({BIG_LINES:,} lines)",
+            f"{cpu_big['orca'] / BIG_LINES * 1e6:.2f} us", f"{cpu_big['duckdb'] / BIG_LINES * 1e6:.2f} us (DuckDB)",
+            f"{cpu_big['orca'] / cpu_big['duckdb']:.2f}", "", None)
         parent_small, worker_small = peaks(small)
         parent_big, worker_big = peaks(big)
-        peak_small, peak_big = max(parent_small, worker_small), max(parent_big, worker_big)
-        row("orca metrics peak memory, 1,000,000 lines against 10,000 (the larger of the process and its worker)",
-            f"{peak_big:.1f} MiB", f"{peak_small:.1f} MiB", f"+{peak_big - peak_small:.1f} MiB", "within 10 MiB",
-            peak_big - peak_small <= 10)
-        row("orca metrics peak memory of the process and of its worker, 1,000,000 lines",
+        largest_small, largest_big = max(parent_small, worker_small), max(parent_big, worker_big)
+        duck_small, duck_big_peak = duckdb_peak(small), duckdb_peak(big)
+        row(f"orca metrics peak memory, {BIG_LINES:,} lines against 10,000 (the larger of the process and its worker)",
+            f"{largest_big:.1f} MiB", f"{largest_small:.1f} MiB", f"+{largest_big - largest_small:.1f} MiB",
+            "within 10 MiB", largest_big - largest_small <= 10)
+        row(f"orca metrics peak memory of the process and of its worker, {BIG_LINES:,} lines",
             f"{parent_big:.1f} MiB, {worker_big:.1f} MiB", "", "", "", None)
+        row(f"  DuckDB's peak memory, {BIG_LINES:,} lines against 10,000", f"{largest_big:.1f} MiB (orca)",
+            f"{duck_big_peak:.1f} MiB, {duck_small:.1f} MiB (DuckDB)", f"{largest_big / duck_big_peak:.2f}", "", None)
         big.unlink()
 
         hundred = repeated(small, base / "hundred.jsonl", 100 * 2**20 // small.stat().st_size + 1)
@@ -180,7 +234,7 @@ def report(row: Callable[[str, str, str, str, str, bool | None], None], repeats:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--lines", type=int, default=200_000, help="lines of the file summarised")
+    parser.add_argument("--lines", type=int, default=100_000, help="lines of the file summarised beside pandas")
     args = parser.parse_args(argv)
 
     def row(figure: str, orca: str, baseline: str, ratio: str, budget: str, ok: bool | None) -> None:

@@ -2,7 +2,7 @@
 kernel files changed the same way between lines, with clocks that both see alike. Prints how many lines (and
 messages on standard error) differ, and the first differences.
 
-    .venv/bin/python -m bench.same_lines --against DIR [--lines 2000] [--seed 1]
+    .venv/bin/python -m bench.same_lines --against DIR [--lines 2000] [--seed 1] [--without KEY]
 
 For a change that must keep every line's bytes (a restructuring): the fixture machine's capture
 (tests/golden/fixtures/machine) is changed step by step as a machine's files change, and as they break: counters
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -208,12 +209,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--against", type=Path, required=True, help="the other checkout's root")
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--without", action="append", default=[], metavar="KEY",
+                        help="a key this checkout adds last to each line (a number): taken off before comparing")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         scenario(root, args.lines + 1, args.seed)
         this_lines, this_said = lines_of(HERE.parent, root, args.lines + 1)
         other_lines, other_said = lines_of(args.against.resolve(), root, args.lines + 1)
+    for key in args.without:  # a new key is written last, so the lines before it must be the other's bytes
+        added = re.compile(',"' + re.escape(key) + r'":[-0-9.e]+}$')
+        this_lines = [added.sub("}", line) for line in this_lines]
     differ = [(k, a, b) for k, (a, b) in enumerate(zip(this_lines, other_lines, strict=True), 1) if a != b]
     said_differ = [(a, b) for a, b in zip(this_said, other_said, strict=False) if a != b]
     print(f"{len(this_lines)} lines, {len(differ)} differ; {len(this_said)} and {len(other_said)} lines on standard "

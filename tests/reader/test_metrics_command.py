@@ -96,7 +96,7 @@ def test_the_largest_numbers_a_sampler_writes_are_summarised(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     (document,) = [json.loads(line) for line in done.stdout.splitlines()]
     # Each line moved 2^63 - 1 bytes a second for 10^8 s.
-    assert document["io"]["first_total"] == round(2 * (most * 1e8))
+    assert document["io"]["read"] == round(2 * (most * 1e8))
     assert document["disk"] == {"path": "/efs", "peak_percent": 50.0}
     for args in ([str(path)], [str(path), "--plot", str(tmp_path / "big.png")]):
         done = orca("metrics", *args)

@@ -16,7 +16,19 @@ from hypothesis import strategies as st
 from orca.sample.compute.report.as_json import summary_json
 from orca.sample.compute.report.hosts import HostFolds, fold_hosts, summarise_hosts
 from orca.sample.compute.report.text import summary_text
-from orca.sample.line_format import ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
+from orca.sample.line_format import (
+    CgroupSample,
+    CommandExit,
+    ContainerSample,
+    CpuShare,
+    Disk,
+    IoRate,
+    Mem,
+    NetRate,
+    PressureShare,
+    RunSample,
+    Sample,
+)
 from orca.sample.shell.cli import metrics
 from orca.sample.shell.readback import parts
 from orca.sample.shell.readback.backwards import line_start_before
@@ -31,6 +43,17 @@ tenths = st.integers(0, 1000).map(lambda n: n / 10)
 containers = st.builds(
     ContainerSample, name=st.sampled_from(["db", "web"]), mem=small, cpu=tenths, mem_nocache=small,
     oom_kill=st.none() | small, throttled=st.none() | tenths, mem_max=st.none() | small, pids=st.none() | small,
+)
+cgroups = st.builds(
+    CgroupSample, mem=st.none() | small, mem_max=st.none() | small, cpu=st.none() | tenths,
+    cpu_max=st.none() | st.sampled_from([0.5, 1.0, 2.25]), throttled=st.none() | tenths,
+    oom_kill=st.none() | small, pids=st.none() | small, pids_max=st.none() | small,
+)
+runs = st.builds(
+    RunSample, cpu=st.none() | tenths, procs=st.none() | small,
+    command=st.none() | st.sampled_from([("make",), ("sh", "-c", "x")]), argc=st.none() | small,
+    exit=st.none() | st.builds(CommandExit, code=st.none() | small, signal=st.none() | small,
+                               wall=st.none() | tenths, max_rss=st.none() | small),
 )
 close_lines = st.builds(
     Sample,
@@ -49,6 +72,10 @@ close_lines = st.builds(
     self_cpu=(st.integers(0, 50) | st.integers(0, 10**7)).map(lambda n: n / 100),
     pressure=st.none() | st.builds(PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths,
                                    io=st.none() | tenths),
+    cgroup=st.none() | cgroups,
+    run=st.none() | runs,
+    # Two runs of a host, and lines of an older sampler, which have no start.
+    start=st.none() | st.sampled_from([1.0, 2.0]),
 )
 
 
@@ -132,9 +159,11 @@ def test_cuts_at_any_offset_lose_and_repeat_no_line(tmp_path_factory: pytest.Tem
 
 
 def run_file(path: Path, count: int) -> Path:
-    """`count` lines of two hosts, with a pod's own text, bad lines and a last line being written among them."""
+    """`count` lines of two hosts, each host's first half of one run and second half of another (started again with
+    the same file), with a pod's own text, bad lines and a last line being written among them."""
     rows: list[bytes] = []
     for i in range(count):
+        first_half = i < count // 2
         rows.append(text_of(Sample(
             v=1, t=100.0 + i * 5, dt=5.0, host="a" if i % 7 else "b", cores=2,
             cpu=CpuShare(i % 97 + 0.5, 1.0, 0.0, 0.0, float(i % 89)),
@@ -142,7 +171,13 @@ def run_file(path: Path, count: int) -> Path:
             io=IoRate(i % 13, 7), net=NetRate(3, i % 11),
             containers=(ContainerSample(name="db", mem=i % 41, cpu=0.0, mem_nocache=1, oom_kill=i // 100),),
             self_cpu=(i % 50) / 100, pressure=PressureShare(cpu=i % 10 + 0.1, io=0.0),
-        )).encode())
+            cgroup=CgroupSample(mem=i % 37, mem_max=64, cpu=float(i % 101), cpu_max=0.5, throttled=float(i % 3),
+                                oom_kill=i // 300, pids=i % 9, pids_max=100),
+            run=RunSample(cpu=i % 51 + 0.5, procs=i % 5, command=("make", "-j4") if i in (0, count // 2) else None,
+                          exit=CommandExit(code=i % 4, wall=float(i)) if i in (count // 2 - 1, count - 1) else None),
+            start=95.0 if first_half else 95.0 + 5 * (count // 2),
+        ), frozenset({"argc", "code", "command", "error", "exit", "max_rss", "signal", "system", "user",
+                      "wall"})).encode())
         if i % 101 == 0:
             rows.append(b"pod says hello")
         if i % 211 == 0:
@@ -222,7 +257,7 @@ def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: p
     assert metrics.metrics_main([str(path), "--json"]) == 0
     both = capsys.readouterr()
     assert both.out == alone.out and both.err == alone.err
-    assert "2 instances" not in both.out and both.out.count('"host"') == 2
+    assert "instances" not in both.out and both.out.count('"host"') == 4  # two hosts, each of two runs
     # i = 0, 211, ..., 1899: 10 lines of another v.
     assert "10 line(s) skipped (10 v is not 1)" in both.err
     assert forks == [1]

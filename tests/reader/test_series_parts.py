@@ -3,7 +3,6 @@ those of one pass over the whole file, exactly: however the lines are cut or bat
 
 from __future__ import annotations
 
-import os
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from orca.sample.line_format import (
 )
 from orca.sample.shell.readback import parts
 from orca.sample.shell.readback.sources import sources
-from tests.reader.test_parts import pieces, run_file
+from tests.reader.test_parts import counting_forks, pieces, run_file
 
 # Values with the decimals a sampler writes (percentages in tenths, bytes whole), as the exactness needs.
 small = st.integers(0, 6)
@@ -84,24 +83,18 @@ def test_series_of_parts_merged_in_order_are_the_series_of_the_whole(lines: list
 
 
 def test_a_file_drawn_in_parts_by_several_processes_as_in_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`--plot`'s reading: the series and the summaries of 3,000 lines (two hosts) read by three processes are one
-    reader's."""
+    """`--plot`'s reading: the series and the summaries of 3,000 lines (two hosts, each with two runs) read by three
+    processes are one reader's."""
     path = run_file(tmp_path / "run.jsonl", 3000)
     [source] = sources(str(path))
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def counted_fork() -> int:
-        forks.append(1)
-        return real_fork()
-
-    monkeypatch.setattr(os, "fork", counted_fork)
+    forks = counting_forks(monkeypatch)
     one_folds, one_tally, one_runs = parts.fold_source_drawn(source, 1)
     many_folds, many_tally, many_runs = parts.fold_source_drawn(source, 3)
     assert len(forks) == 2
     assert many_tally == one_tally and many_tally.samples == 3000
     assert summary_json(many_folds.summaries("run")) == summary_json(one_folds.summaries("run"))
-    assert [one.name for one in many_runs.series("run")] == ["run (b)", "run (a)"]
+    assert [(one.name, one.start) for one in many_runs.series("run")] == [
+        ("run (b)", 95.0), ("run (a)", 95.0), ("run (a)", 7595.0), ("run (b)", 7595.0)]
     assert shown(many_runs) == shown(one_runs)
 
 

@@ -20,9 +20,10 @@ from orca.sample.compute.report.summary import (
     CpuSummary,
     DiskSummary,
     InstanceSummary,
+    IoSummary,
     MemorySummary,
+    NetSummary,
     PressureSummary,
-    TrafficSummary,
 )
 from orca.sample.compute.report.text import summary_text
 from orca.sample.line_format import Sample
@@ -58,8 +59,8 @@ def test_the_hand_worked_run() -> None:
     # /a 25 %, then /a 50 % and /b 75 %, then /a 75 %: /b reached 75 % first.
     assert summary.disk == DiskSummary(path="/b", peak_percent=75.0)
     # io over 5 s each: read (100 + 200) × 5, write 50 × 5. net 10 × 5 and 20 × 5.
-    assert summary.io == TrafficSummary(first_total=1500, second_total=250, first_peak=200, second_peak=50)
-    assert summary.net == TrafficSummary(first_total=50, second_total=100, first_peak=10, second_peak=20)
+    assert summary.io == IoSummary(read=1500, write=250, read_peak=200, write_peak=50)
+    assert summary.net == NetSummary(received=50, sent=100, received_peak=10, sent_peak=20)
     # cpu (1 + 3) / 2, memory 2 / 1, io 4 / 1.
     assert summary.pressure == PressureSummary(cpu=2.0, memory=2.0, io=4.0)
     # db's oom_kill 0, 1, 3, then 1 (its counter went back: a new container of that name): 1 + 2 + 1 = 4.
@@ -146,7 +147,8 @@ def test_containers_limits_pids_and_throttling() -> None:
     )
 
 
-runs = st.lists(samples.map(lambda sample: msgspec.structs.replace(sample, host="h")), min_size=1, max_size=12)
+runs = st.lists(samples.map(lambda sample: msgspec.structs.replace(sample, host="h", start=7.0)), min_size=1,
+                max_size=12)
 
 
 @settings(max_examples=60, deadline=None)
@@ -177,14 +179,18 @@ def close(a: object, b: object) -> bool:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(samples, st.sampled_from(["a", "b", "c"])), min_size=1, max_size=12))
-def test_each_hosts_summary_is_that_of_its_lines_alone(lines_and_hosts: list[tuple[Sample, str]]) -> None:
-    lines = [msgspec.structs.replace(line, host=host) for line, host in lines_and_hosts]
+@given(st.lists(st.tuples(samples, st.sampled_from(["a", "b", "c"]), st.sampled_from([None, 1.0, 2.0])), min_size=1,
+                max_size=12))
+def test_each_instances_summary_is_that_of_its_lines_alone(
+    lines_hosts_starts: list[tuple[Sample, str, float | None]]
+) -> None:
+    """Each host's lines of each run (its `start`; an older sampler's lines have none) are an instance."""
+    lines = [msgspec.structs.replace(line, host=host, start=start) for line, host, start in lines_hosts_starts]
     summaries = summarise_hosts("x", [lines[:5], lines[5:]])
-    hosts = list(dict.fromkeys(line.host for line in lines))
-    assert [summary.host for summary in summaries] == hosts
+    instances = list(dict.fromkeys((line.host, line.start) for line in lines))
+    assert [(summary.host, summary.start) for summary in summaries] == instances
     for summary in summaries:
-        alone = summarise("x", [line for line in lines if line.host == summary.host])
+        alone = summarise("x", [line for line in lines if (line.host, line.start) == (summary.host, summary.start)])
         assert close(asdict(summary), asdict_of(alone))
 
 

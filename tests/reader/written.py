@@ -10,6 +10,8 @@ import msgspec
 from hypothesis import strategies as st
 
 from orca.sample.line_format import (
+    CgroupSample,
+    CommandExit,
     ContainerSample,
     CpuShare,
     Disk,
@@ -17,6 +19,7 @@ from orca.sample.line_format import (
     Mem,
     NetRate,
     PressureShare,
+    RunSample,
     Sample,
 )
 
@@ -58,6 +61,20 @@ containers = st.builds(
     pids=st.none() | st.integers(0, 2**22), io=st.none() | io_rates, net=st.none() | net_rates,
 )
 pressures = st.builds(PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths, io=st.none() | tenths)
+cgroups = st.builds(
+    CgroupSample, mem=st.none() | counts, mem_max=st.none() | counts, cpu=st.none() | tenths,
+    cpu_max=st.none() | st.integers(0, 10**7).map(lambda n: n / 1000), throttled=st.none() | tenths,
+    oom_kill=st.none() | counts, pids=st.none() | counts, pids_max=st.none() | counts,
+)
+exits = st.builds(
+    CommandExit, code=st.none() | st.integers(0, 255), signal=st.none() | st.integers(1, 64), error=st.none() | texts,
+    wall=st.none() | intervals, user=st.none() | hundredths, system=st.none() | hundredths,
+    max_rss=st.none() | counts,
+)
+runs = st.builds(
+    RunSample, cpu=st.none() | tenths, procs=st.none() | counts,
+    command=st.none() | st.lists(texts, max_size=3).map(tuple), argc=st.none() | counts, exit=st.none() | exits,
+)
 samples = st.builds(
     Sample,
     v=st.just(1),
@@ -74,9 +91,13 @@ samples = st.builds(
         sorted(entries, key=lambda entry: entry.name))),
     self_cpu=st.none() | hundredths,
     pressure=st.none() | pressures,
+    cgroup=st.none() | cgroups,
+    run=st.none() | runs,
+    start=st.none() | times,
 )
 LEFT_OUT = ["pressure", "containers", "cpu", "mem_nocache", "oom_kill", "throttled", "mem_max", "pids", "io", "net",
-            "memory", "cores", "self_cpu"]
+            "memory", "cores", "self_cpu", "cgroup", "cpu_max", "pids_max", "run", "command", "argc", "exit", "code",
+            "signal", "error", "wall", "user", "system", "max_rss", "start"]
 """Keys a line may leave out rather than write `null`: what a reader reads as None either way."""
 left_out = st.frozensets(st.sampled_from(LEFT_OUT))
 written = st.builds(text_of, samples, left_out).map(str.encode)

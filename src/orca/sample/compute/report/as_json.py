@@ -6,22 +6,33 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from orca.sample.compute.report.summary import InstanceSummary
+from orca.sample.compute.report.text import utc
 
-PLACES = {"first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "self_cpu_seconds": 2, "overhead_percent": 2}
+PLACES = {"start": 3, "first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "wall": 3, "self_cpu_seconds": 2,
+          "overhead_percent": 2, "user": 2, "system": 2, "cores_mean": 3, "cores_peak": 3, "cpu_cores": 3,
+          "cpu_max": 3}
 """Decimals of the JSON summary's numbers that are not percentages: times as the lines carry them (milliseconds),
-the sampler's CPU as `self_cpu` carries it, its overhead as the text prints it. Every other number with a fraction
-is a percentage, one decimal like the lines'; byte counts are whole."""
+CPU seconds as `self_cpu` and `run.exit` carry them, the sampler's overhead as the text prints it, CPUs as
+`cgroup.cpu_max` carries them. Every other number with a fraction is a percentage, one decimal like the lines';
+byte counts are whole."""
+JSON_NAMES = {"received": "in", "sent": "out", "received_peak": "in_peak", "sent_peak": "out_peak"}
+"""The keys of `net` as the line names them (`in` and `out` are not names a record's field can have)."""
 
 
 def rounded(value: object, key: str = "") -> object:
-    """A summary's `asdict` with each number at the precision of the lines (see `PLACES`).
+    """A summary's `asdict` with each number at the precision of the lines (see `PLACES`), and `net`'s keys as the
+    line names them (`JSON_NAMES`).
 
     >>> rounded({"cpu": {"mean": 6.039999999999999}, "first_t": 1796032568.5170002, "mem": 5, "p": [12.0]})
     {'cpu': {'mean': 6.0}, 'first_t': 1796032568.517, 'mem': 5, 'p': [12.0]}
+    >>> rounded({"net": {"received": 1, "sent": 2, "received_peak": 3, "sent_peak": 4}})
+    {'net': {'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4}}
     """
     if isinstance(value, float):
         return round(value, PLACES.get(key, 1))
     if isinstance(value, dict):
+        if key == "net":
+            return {JSON_NAMES.get(name, name): rounded(item, name) for name, item in value.items()}
         return {name: rounded(item, name) for name, item in value.items()}
     if isinstance(value, list | tuple):
         return [rounded(item, key) for item in value]
@@ -29,18 +40,25 @@ def rounded(value: object, key: str = "") -> object:
 
 
 def document(summary: InstanceSummary) -> object:
-    """One instance's JSON object, before encoding: every field of the summary and its `duration`."""
-    return rounded({**asdict(summary), "duration": summary.duration})
+    """One instance's JSON object, before encoding: every field of the summary, with `start_utc` after `start` (which
+    run, as the text says it) and `duration` after `last_t`."""
+    document: dict[str, object] = {}
+    for key, value in asdict(summary).items():
+        document[key] = value
+        if key == "start":
+            document["start_utc"] = None if summary.start is None else utc(summary.start)
+        elif key == "last_t":
+            document["duration"] = summary.duration
+    return rounded(document)
 
 
 def summary_json(summaries: list[InstanceSummary]) -> str:
     """The summaries as JSON Lines, one object per instance.
 
     >>> from orca.sample.compute.report.summary import InstanceSummary
-    >>> bare = InstanceSummary("a.jsonl", "h", None, 7.0, 7.0, 1, 0, 0.2, None, None, None, None, None, None, (),
-    ...                        0.0, 0.0)
-    >>> summary_json([bare])[:60]
-    '{"name":"a.jsonl","host":"h","cores":null,"first_t":7.0,"las'
+    >>> bare = InstanceSummary("a.jsonl", "h", 1796016198.5, None, 7.0, 7.0, 1, 0, 0.2, *[None] * 8, (), 0.0, 0.0)
+    >>> summary_json([bare])[:91]
+    '{"name":"a.jsonl","host":"h","start":1796016198.5,"start_utc":"2026-11-30T05:23:18Z","cores'
     """
     return "".join(_encoded(document(summary)) + "\n" for summary in summaries)
 

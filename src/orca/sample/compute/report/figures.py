@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orca.sample.compute.report.distinct import DistinctCount
 from orca.sample.compute.report.exact import ExactSum, rise
-from orca.sample.compute.report.summary import ContainerSummary, TrafficSummary
+from orca.sample.compute.report.summary import ContainerSummary
 
 MAX_CONTAINERS = 1000
 """The containers a summary shows at most: those with the highest memory peak."""
@@ -30,9 +30,9 @@ class Traffic:
         self.first_peak = max(self.first_peak, later.first_peak)
         self.second_peak = max(self.second_peak, later.second_peak)
 
-    def summary(self) -> TrafficSummary:
-        return TrafficSummary(round(self.first.value()), round(self.second.value()), int(self.first_peak),
-                              int(self.second_peak))
+    def figures(self) -> tuple[int, int, int, int]:
+        """Bytes moved each way, then the highest rate each way."""
+        return round(self.first.value()), round(self.second.value()), int(self.first_peak), int(self.second_peak)
 
 
 def merged_traffic(earlier: Traffic | None, later: Traffic | None) -> Traffic | None:

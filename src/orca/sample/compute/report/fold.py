@@ -1,4 +1,5 @@
-"""One instance's summary, folded from its lines in one pass (README, "Looking at a run").
+"""One instance's summary, folded from its lines in one pass (README, "Looking at a run"): the lines of one host and
+one run (one `start`) in one source.
 
 Memory does not grow with the number of lines: percentiles and the median interval come from counts of each distinct
 value (`Histogram`), sums are kept exactly (`ExactSum`), and a fold of some lines merged with the fold of the lines
@@ -12,14 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import sub
 
+from orca.sample.compute.report.cgroup import CgroupFold
 from orca.sample.compute.report.exact import ExactSum, Histogram, add_rise
 from orca.sample.compute.report.figures import ContainerFold, ContainerFolds, Traffic, merged_traffic
+from orca.sample.compute.report.run import RunFold
 from orca.sample.compute.report.summary import (
     PERCENTILE,
     CpuSummary,
     DiskSummary,
     InstanceSummary,
+    IoSummary,
     MemorySummary,
+    NetSummary,
     PressureSummary,
 )
 from orca.sample.line_format import Mem, PressureShare, Sample
@@ -35,6 +40,10 @@ class _Batch:
     mems: list[Mem]
     pressures: list[PressureShare]
     self_cpus: list[float]
+    runs: list[Sample]
+    """The lines with a `run` section."""
+    cgroups: list[Sample]
+    """The lines with a `cgroup` section."""
     disk_peak: float
     disk_path: str | None
     """The fullest file system's path, None when none in the batch was fuller than the fold's fullest."""
@@ -53,6 +62,8 @@ def _gathered(lines: Sequence[Sample], fold: InstanceFold) -> _Batch:  # one loo
     self_cpus: list[float] = []
     mems: list[Mem] = []
     pressures: list[PressureShare] = []
+    runs: list[Sample] = []
+    cgroups: list[Sample] = []
     disk_peak = -1.0 if fold.disk is None else fold.disk.peak_percent
     disk_path = None
     read_total = write_total = received_total = sent_total = 0.0
@@ -114,7 +125,11 @@ def _gathered(lines: Sequence[Sample], fold: InstanceFold) -> _Batch:  # one loo
                     kept.pids_peak = entry.pids
         if line.self_cpu is not None:
             self_cpus.append(line.self_cpu)
-    return _Batch(cores, busy, busiest, mems, pressures, self_cpus, disk_peak, disk_path,
+        if line.run is not None:
+            runs.append(line)
+        if line.cgroup is not None:
+            cgroups.append(line)
+    return _Batch(cores, busy, busiest, mems, pressures, self_cpus, runs, cgroups, disk_peak, disk_path,
                   (read_total, write_total, read_peak, write_peak),
                   (received_total, sent_total, received_peak, sent_peak))
 
@@ -128,6 +143,8 @@ class InstanceFold:
     def __init__(self) -> None:
         self.lines = 0
         self.host = ""
+        self.start: float | None = None
+        """The lines' `start`: which run they are of (None for an older sampler's)."""
         self.cores: int | None = None
         self.first_t = math.inf
         self.last_t = -math.inf
@@ -155,6 +172,8 @@ class InstanceFold:
         self.self_cpu = ExactSum()
         """How far `self_cpu` rose after the first value."""
         self.last_self_cpu: float | None = None
+        self.run = RunFold()
+        self.cgroup = CgroupFold()
 
     def add_lines(self, lines: Sequence[Sample]) -> None:
         """A batch of lines, in the order written."""
@@ -162,7 +181,11 @@ class InstanceFold:
             return
         self._add_times(lines)
         batch = _gathered(lines, self)
-        self.host, self.cores = lines[-1].host, batch.cores
+        self.host, self.start, self.cores = lines[-1].host, lines[-1].start, batch.cores
+        if batch.runs:
+            self.run.add(batch.runs)
+        if batch.cgroups:
+            self.cgroup.add_lines(batch.cgroups)
         if batch.pressures:
             self._add_pressures(batch.pressures)
         self.busy.add_many(batch.busy)
@@ -237,7 +260,7 @@ class InstanceFold:
             self.opening_t = later.opening_t
         self.previous_t = later.previous_t
         self.lines += later.lines
-        self.host = later.host
+        self.host, self.start = later.host, later.start
         if later.cores is not None:
             self.cores = later.cores
         self.first_t, self.last_t = min(self.first_t, later.first_t), max(self.last_t, later.last_t)
@@ -263,6 +286,8 @@ class InstanceFold:
                 add_rise(self.self_cpu, self.last_self_cpu, [later.first_self_cpu])
             self.self_cpu.merge(later.self_cpu)
             self.last_self_cpu = later.last_self_cpu
+        self.run.merge(later.run)
+        self.cgroup.merge(later.cgroup)
 
     def summary(self, name: str) -> InstanceSummary | None:
         """The summary of the lines folded so far, under `name` (the source's); None when there were none."""
@@ -275,17 +300,20 @@ class InstanceFold:
         return InstanceSummary(
             name=name,
             host=self.host,
+            start=self.start,
             cores=self.cores,
             first_t=self.first_t,
             last_t=self.last_t,
             lines=self.lines,
             gaps=self.steps.count_over(2 * median_dt),
             median_dt=median_dt,
+            run=self.run.summary(),
+            cgroup=self.cgroup.summary(),
             cpu=self._cpu(),
             memory=self._memory(),
             disk=self.disk,
-            io=None if self.io is None else self.io.summary(),
-            net=None if self.net is None else self.net.summary(),
+            io=None if self.io is None else IoSummary(*self.io.figures()),
+            net=None if self.net is None else NetSummary(*self.net.figures()),
             pressure=self._pressure(),
             containers=containers,
             self_cpu_seconds=self_cpu,

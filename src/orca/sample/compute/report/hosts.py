@@ -1,5 +1,7 @@
-"""The summaries of one source's lines, one per host: a file or a log can hold several hosts' lines (a pod's log
-collected with others, files joined with `cat`)."""
+"""The summaries of one source's lines, one per instance: each host's lines of each run. A file or a log can hold
+several hosts' lines (a pod's log collected with others, files joined with `cat`) and several runs' (a sampler
+started again with the same `--out`): the lines' `start` tells one run of a host from another (docs/behaviour.md
+§3.2), and lines of an older sampler, which have none, are one instance per host."""
 
 from __future__ import annotations
 
@@ -14,8 +16,12 @@ BATCH_LINES = 1024
 """Lines `summarise` folds at a time."""
 
 
+Instance = tuple[str, float | None]
+"""A line's host and `start`: which instance it is of."""
+
+
 class HostFolds:
-    """The folds of one source's lines, one per host in the order each first appears.
+    """The folds of one source's lines, one per instance (host and run) in the order each first appears.
 
     Parts of a source can be folded apart (by other processes) and merged in the order of their lines: the summaries
     are those of one fold over the whole source."""
@@ -23,35 +29,36 @@ class HostFolds:
     __slots__ = ("folds",)
 
     def __init__(self) -> None:
-        self.folds: dict[str, InstanceFold] = {}
+        self.folds: dict[Instance, InstanceFold] = {}
 
     def add(self, batch: Sequence[Sample]) -> None:
         """The next lines, in the order written."""
         if not batch:
             return
         hosts = [line.host for line in batch]
-        if hosts.count(hosts[0]) == len(hosts):  # one host, the usual case
-            self._fold_of(hosts[0]).add_lines(batch)
+        starts = [line.start for line in batch]
+        if hosts.count(hosts[0]) == len(hosts) and starts.count(starts[0]) == len(starts):  # the usual case
+            self._fold_of((hosts[0], starts[0])).add_lines(batch)
             return
-        per_host: dict[str, list[Sample]] = {}
-        for line, host in zip(batch, hosts, strict=True):
-            per_host.setdefault(host, []).append(line)
-        for host, lines in per_host.items():
-            self._fold_of(host).add_lines(lines)
+        per_instance: dict[Instance, list[Sample]] = {}
+        for line, instance in zip(batch, zip(hosts, starts, strict=True), strict=True):
+            per_instance.setdefault(instance, []).append(line)
+        for instance, lines in per_instance.items():
+            self._fold_of(instance).add_lines(lines)
 
     def merge(self, later: HostFolds) -> None:
         """Take in the folds of the lines that follow these (see `InstanceFold.merge`); `later` is not to be used
         again."""
-        for host, fold in later.folds.items():
-            self._fold_of(host).merge(fold)
+        for instance, fold in later.folds.items():
+            self._fold_of(instance).merge(fold)
 
     def summaries(self, name: str) -> list[InstanceSummary]:
         return [summary for fold in self.folds.values() if (summary := fold.summary(name)) is not None]
 
-    def _fold_of(self, host: str) -> InstanceFold:
-        fold = self.folds.get(host)
+    def _fold_of(self, instance: Instance) -> InstanceFold:
+        fold = self.folds.get(instance)
         if fold is None:
-            fold = self.folds[host] = InstanceFold()
+            fold = self.folds[instance] = InstanceFold()
         return fold
 
 
@@ -64,12 +71,14 @@ def fold_hosts(batches: Iterable[Sequence[Sample]]) -> HostFolds:
 
 
 def summarise_hosts(name: str, batches: Iterable[Sequence[Sample]]) -> list[InstanceSummary]:
-    """The summaries of one source's lines, one per host in the order each first appears (see `HostFolds`)."""
+    """The summaries of one source's lines, one per instance (host and run) in the order each first appears (see
+    `HostFolds`)."""
     return fold_hosts(batches).summaries(name)
 
 
 def summarise(name: str, lines: Iterable[Sample]) -> InstanceSummary | None:
-    """The summary of lines as one instance, whatever their hosts, in the order written; None when there is none.
+    """The summary of lines as one instance, whatever their hosts and runs, in the order written; None when there is
+    none.
 
     >>> from orca.sample.line_format import CpuShare
     >>> lines = [Sample(v=1, t=10.0, dt=5.0, host="a", cpu=CpuShare(10.0, 2.0, 9.0, 0.0, 30.0), self_cpu=0.1),

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from orca.sample.compute.report.cgroup import CgroupSummary
+from orca.sample.compute.report.run import RunSummary
+
 PERCENTILE = 95
 
 
@@ -40,15 +43,24 @@ class DiskSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class TrafficSummary:
-    """Disk io or network: bytes moved over the run (rate × `dt`, line by line) and the highest rates."""
+class IoSummary:
+    """Disk io: bytes moved over the run (rate × `dt`, line by line) and the highest rates, in bytes per second."""
 
-    first_total: int
-    """`io.read` or `net.in` bytes."""
-    second_total: int
-    """`io.write` or `net.out` bytes."""
-    first_peak: int
-    second_peak: int
+    read: int
+    write: int
+    read_peak: int
+    write_peak: int
+
+
+@dataclass(frozen=True, slots=True)
+class NetSummary:
+    """Network traffic, as `IoSummary` counts it; `--json` writes `received` as `in` and `sent` as `out`, as the line
+    does (`as_json.JSON_NAMES`)."""
+
+    received: int
+    sent: int
+    received_peak: int
+    sent_peak: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +87,13 @@ class ContainerSummary:
 
 @dataclass(frozen=True, slots=True)
 class InstanceSummary:
-    """One instance: the lines of one host in one file or object."""
+    """One instance: the lines of one host and one run (one `start`) in one file or object."""
 
     name: str
     """The file, `-` or object the lines came from."""
     host: str
+    start: float | None
+    """The lines' `start` (Unix seconds): which run of that host they are; None for lines of an older sampler."""
     cores: int | None
     """The newest line's `cores`."""
     first_t: float
@@ -88,11 +102,15 @@ class InstanceSummary:
     gaps: int
     """Intervals between consecutive lines over twice the median `dt`: the sampler was stopped, or starved."""
     median_dt: float
+    run: RunSummary | None
+    """The run's own processes and, with `-- COMMAND`, what ran and how it ended; None without a `run` section."""
+    cgroup: CgroupSummary | None
+    """The run against its cgroup's limits; None without a `cgroup` section."""
     cpu: CpuSummary | None
     memory: MemorySummary | None
     disk: DiskSummary | None
-    io: TrafficSummary | None
-    net: TrafficSummary | None
+    io: IoSummary | None
+    net: NetSummary | None
     pressure: PressureSummary | None
     containers: tuple[ContainerSummary, ...]
     self_cpu_seconds: float

@@ -5,8 +5,16 @@ printed with their control characters escaped (`printable`)."""
 from __future__ import annotations
 
 import math
+import shlex
 
-from orca.sample.compute.report.summary import ContainerSummary, InstanceSummary, TrafficSummary
+from orca.sample.compute.report.cgroup import CgroupSummary, cpu_text, memory_text, pids_text
+from orca.sample.compute.report.run import ExitSummary, RunSummary
+from orca.sample.compute.report.summary import ContainerSummary, InstanceSummary, IoSummary, NetSummary
+
+SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 8: "SIGFPE",
+                9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
+"""The signals whose numbers are the same on Linux, macOS and the BSDs: a line does not say where it was written, so
+another number is shown as a number alone."""
 
 
 def printable(text: str) -> str:
@@ -85,16 +93,111 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
 
 
-def _traffic(traffic: TrafficSummary, first: str, second: str) -> str:
-    return (
-        f"{first} {humanised(traffic.first_total)} (peak {humanised(traffic.first_peak)}/s)  "
-        f"{second} {humanised(traffic.second_total)} (peak {humanised(traffic.second_peak)}/s)"
-    )
+def _traffic(first: str, total: int, peak: int, second: str, second_total: int, second_peak: int) -> str:
+    return (f"{first} {humanised(total)} (peak {humanised(peak)}/s)  "
+            f"{second} {humanised(second_total)} (peak {humanised(second_peak)}/s)")
+
+
+def _io(io: IoSummary) -> str:
+    return _traffic("read", io.read, io.read_peak, "write", io.write, io.write_peak)
+
+
+def _net(net: NetSummary) -> str:
+    return _traffic("in", net.received, net.received_peak, "out", net.sent, net.sent_peak)
+
+
+def command_text(run: RunSummary) -> str | None:
+    """The command as a shell would take it, and how many arguments the line left out; None without one.
+
+    >>> command_text(RunSummary(("sh", "-c", "sleep 1; echo $x"), None, *[None] * 6))
+    "sh -c 'sleep 1; echo $x'"
+    >>> command_text(RunSummary(("make", "-j4"), 40, *[None] * 6))
+    'make -j4 ... (40 arguments, 2 shown)'
+    """
+    if run.command is None:
+        return None
+    text = shlex.join(run.command)
+    if run.argc is not None and run.argc > len(run.command):
+        text += f" ... ({run.argc:,} arguments, {len(run.command)} shown)"
+    return text
+
+
+def exit_text(ended: ExitSummary) -> str:
+    """How COMMAND ended, then what `wait4` reported where the line has it.
+
+    >>> exit_text(ExitSummary(0, None, None, 31.25, 20.1, 3.2, 3 * 2**29))
+    'code 0 after 31.2 s  (wait4: user 20.10 s, system 3.20 s, max rss 1.50 GiB)'
+    >>> exit_text(ExitSummary(None, 9, None, 200.0, None, None, None)), exit_text(ExitSummary(None, 64, *[None] * 5))
+    ('killed by signal 9 (SIGKILL) after 3m 20s', 'killed by signal 64')
+    >>> exit_text(ExitSummary(127, None, "No such file or directory", None, None, None, None))
+    'could not start: No such file or directory (code 127)'
+    """
+    if ended.error is not None:
+        code = "" if ended.code is None else f" (code {ended.code})"
+        return f"could not start: {ended.error}{code}"
+    if ended.signal is not None:
+        name = SIGNAL_NAMES.get(ended.signal)
+        text = f"killed by signal {ended.signal}" + ("" if name is None else f" ({name})")
+    else:
+        text = "ended" if ended.code is None else f"code {ended.code}"
+    if ended.wall is not None:
+        text += f" after {duration(ended.wall)}"
+    usage = [f"{what} {seconds:.2f} s" for what, seconds in (("user", ended.user), ("system", ended.system))
+             if seconds is not None]
+    if ended.max_rss is not None:
+        usage.append(f"max rss {humanised(ended.max_rss)}")
+    return text + (f"  (wait4: {', '.join(usage)})" if usage else "")
+
+
+def run_text(run: RunSummary, rss_peak: int | None) -> str:
+    """The run's processes: their CPU as `top` counts it (100% is one core busy), their resident memory at its
+    largest (the lines' `mem.rss`), the most of them at once.
+
+    >>> run_text(RunSummary(None, None, None, 37.4, 99.5, 0.748, 1.99, 7), 2**30)
+    'cpu mean 74.8%  max 199.0% of one core  rss peak 1.00 GiB  processes up to 7'
+    >>> run_text(RunSummary(None, None, None, 37.4, 99.5, None, None, None), None)
+    'cpu mean 37.4%  max 99.5% of all cores'
+    """
+    if run.cores_mean is not None and run.cores_peak is not None:
+        cpu = f"cpu mean {_percent(100 * run.cores_mean)}  max {_percent(100 * run.cores_peak)} of one core"
+    elif run.cpu_mean is not None and run.cpu_peak is not None:
+        cpu = f"cpu mean {_percent(run.cpu_mean)}  max {_percent(run.cpu_peak)} of all cores"
+    else:
+        cpu = "cpu unknown"
+    parts = [cpu]
+    if rss_peak is not None:
+        parts.append(f"rss peak {humanised(rss_peak)}")
+    if run.procs_peak is not None:
+        parts.append(f"processes up to {run.procs_peak:,}")
+    return "  ".join(parts)
+
+
+def _run_rows(summary: InstanceSummary) -> list[str]:
+    """The run's own rows, first: what ran, how it ended, its CPU and memory, and against its cgroup's limits."""
+    rows: list[str] = []
+    run = summary.run
+    if run is not None:
+        command = command_text(run)
+        if command is not None:
+            rows.append(f"  command   {printable(command)}")
+        if run.exit is not None:
+            rows.append(f"  exit      {printable(exit_text(run.exit))}")
+        if run.exit is None or run.exit.error is None:  # a COMMAND that never started had no processes
+            rss = None if summary.memory is None else summary.memory.rss_peak
+            rows.append(f"  run       {run_text(run, rss)}")
+    if summary.cgroup is not None:
+        rows += [f"  cgroup    {text}" for text in _cgroup_texts(summary.cgroup)]
+    return rows
+
+
+def _cgroup_texts(cgroup: CgroupSummary) -> list[str]:
+    return [text for text in (memory_text(cgroup), cpu_text(cgroup), pids_text(cgroup)) if text is not None]
 
 
 def _block(summary: InstanceSummary) -> list[str]:
     cores = "" if summary.cores is None else f", {summary.cores} cores"
-    rows = [f"{printable(summary.name)}  (host {printable(summary.host)}{cores})"]
+    run = "" if summary.start is None else f", run started {utc(summary.start)}"
+    rows = [f"{printable(summary.name)}  (host {printable(summary.host)}{cores}{run})", *_run_rows(summary)]
     rows.append(f"  time      {utc(summary.first_t)} to {utc(summary.last_t)}  ({duration(summary.duration)})")
     gaps = f"{summary.gaps} gap{'' if summary.gaps == 1 else 's'}"
     rows.append(f"  lines     {summary.lines:,}, {gaps} (median interval {summary.median_dt:g} s)")
@@ -106,17 +209,18 @@ def _block(summary: InstanceSummary) -> list[str]:
         )
     if summary.memory is not None:
         memory = summary.memory
+        # The run's rss is in its own row when the lines have a run section.
+        rss = "" if summary.run is not None else f"  run's rss peak {humanised(memory.rss_peak)}"
         rows.append(
             f"  memory    used peak {humanised(memory.used_peak)} ({_percent(memory.used_peak_percent)} of "
-            f"{humanised(memory.total)})  swap peak {humanised(memory.swap_peak)}"
-            f"  run's rss peak {humanised(memory.rss_peak)}"
+            f"{humanised(memory.total)})  swap peak {humanised(memory.swap_peak)}{rss}"
         )
     if summary.disk is not None:
         rows.append(f"  disk      fullest {printable(summary.disk.path)} at {_percent(summary.disk.peak_percent)}")
     if summary.io is not None:
-        rows.append(f"  io        {_traffic(summary.io, 'read', 'write')}")
+        rows.append(f"  io        {_io(summary.io)}")
     if summary.net is not None:
-        rows.append(f"  net       {_traffic(summary.net, 'in', 'out')}")
+        rows.append(f"  net       {_net(summary.net)}")
     if summary.pressure is not None:
         pressure = summary.pressure
         rows.append(

@@ -25,7 +25,41 @@ class Help(Exception):
     """`--help`: print it and exit 0."""
 
 
+SAMPLE_EXAMPLE = """\
+examples:
+  orca sample --out run.jsonl --seconds 1 -- make -j4    sample a command, every second, until it ends
+  orca metrics run.jsonl                                  then look at it"""
+
+
 class Parser(argparse.ArgumentParser):
+    """argparse's parser, but a malformed line raises `Malformed` rather than exiting, and an unknown flag is named
+    before a missing required one (argparse checks the required ones first)."""
+
+    def parsed(self, args: list[str]) -> argparse.Namespace:
+        """The flags of `args`. Raises `Help` once `--help` is printed, `Malformed` with the reason otherwise."""
+        try:
+            return self.parse_args(args)
+        except Malformed:
+            unknown = self._unknown_flags(args)
+            if unknown:
+                raise Malformed(f"unrecognized arguments: {' '.join(unknown)}") from None
+            raise
+
+    def _unknown_flags(self, args: list[str]) -> list[str]:
+        """The words of `args` that look like flags and are none of this parser's, found as argparse finds them
+        with nothing required."""
+        required = [action for action in self._actions if action.required]
+        for action in required:
+            action.required = False
+        try:
+            _, extras = self.parse_known_args(args)
+        except Malformed:  # another fault (a flag's value), told as argparse tells it
+            return []
+        finally:
+            for action in required:
+                action.required = True
+        return [word for word in extras if word.startswith("-") and word != "-"]
+
     # argparse exits the interpreter on its own errors; an embedding pipeline binary must get a status instead.
     def error(self, message: str) -> NoReturn:
         raise Malformed(message)
@@ -62,6 +96,8 @@ def _parser() -> Parser:
         prog="orca sample",
         usage=USAGE,
         description="The machine's metrics, one JSON line every few seconds.",
+        epilog=SAMPLE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     parser.add_argument("--out", required=True, help="a file, s3://BUCKET/KEY, or - for standard output")
@@ -92,7 +128,7 @@ def _check_location(location: str) -> str | None:
 def parse(args: list[str]) -> argparse.Namespace:
     """The flags of `args` (the words before any `--`). Raises `Help` once `--help` is printed, `Malformed` with
     the reason for a line that cannot be run."""
-    namespace = _parser().parse_args(args)
+    namespace = _parser().parsed(args)
     from orca.sample.shell.machine.choice import reader_problem
 
     problem = _check_location(namespace.out) or reader_problem()

@@ -14,7 +14,8 @@ COMMANDS = {
     "sample": "write the machine's metrics, one JSON line every few seconds (or sample a command: -- COMMAND)",
     "metrics": "what a run did, from those lines: a summary per instance, --json, --plot FILE",
 }
-USAGE = "orca COMMAND [ARGS...]   (orca COMMAND --help for one command's flags)"
+USAGE = "orca COMMAND [ARGS...]   (orca COMMAND --help for one command's flags; orca --version)"
+DISTRIBUTION = "orca-sample"
 
 
 def _help() -> str:
@@ -22,6 +23,17 @@ def _help() -> str:
     rows = [f"usage: {USAGE}", "", "commands:"]
     rows += [f"  {name.ljust(width)}  {line}" for name, line in COMMANDS.items()]
     return "\n".join(rows) + "\n"
+
+
+def version() -> str:
+    """The installed distribution's version, as pip knows it (`pyproject.toml`'s)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:  # run from a checkout's src/ that was never installed
+        return "unknown (not installed)"
 
 
 def _runner(command: str) -> Callable[[list[str]], int]:
@@ -46,6 +58,10 @@ def dispatch(argv: list[str]) -> int:
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.write(_help())
         return 0
+    if command in ("-V", "--version"):
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.write(f"{DISTRIBUTION} {version()}\n")
+        return 0
     reason = f"unknown command {command!r}" if command else "no command"
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.write(f"orca: {reason}\n{_help()}")
@@ -53,7 +69,7 @@ def dispatch(argv: list[str]) -> int:
 
 
 def console_main() -> None:
-    """The `orca` console script: `orca sample ARGS`, `orca metrics ARGS`, `orca --help`."""
+    """The `orca` console script: `orca sample ARGS`, `orca metrics ARGS`, `orca --help`, `orca --version`."""
     if sys.argv[1:2] == ["sample"]:
         from orca.sample.shell.cli.sample import process_main
 

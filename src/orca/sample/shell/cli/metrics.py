@@ -3,6 +3,7 @@ at a run")."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import gc
 import sys
@@ -28,6 +29,12 @@ if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+EXAMPLE = """\
+examples:
+  orca metrics run.jsonl                    the summary of each run in the file
+  orca metrics run.jsonl --json             the same as JSON, one object per run and host
+  orca metrics metrics/ --plot run.png      every *.jsonl under metrics/, and a chart
+                                            (--plot needs matplotlib: pip install 'orca-sample[plot]')"""
 
 
 def _parser() -> _Parser:
@@ -35,6 +42,8 @@ def _parser() -> _Parser:
         prog="orca metrics",
         usage=USAGE,
         description="What a run did, per instance, from the lines of `orca sample`.",
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     parser.add_argument(
@@ -57,7 +66,7 @@ def metrics_main(args: list[str]) -> int:
     """`orca metrics ARGS`: the exit status (0; 1 for a location or a file that cannot be read, or no sample line; 2
     for a malformed command line)."""
     try:
-        options = _parser().parse_args(args)
+        options = _parser().parsed(args)
         if options.plot is not None and not options.plot.lower().endswith(PLOT_SUFFIXES):
             raise _Malformed(f"--plot: the file must end with .png, .svg or .pdf: {options.plot!r}")
     except _Help:  # argparse's help action has printed it

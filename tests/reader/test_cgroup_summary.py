@@ -4,10 +4,11 @@ texts."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.compute.own_cgroup_summary import (
+from orca.sample.compute.report.cgroup import (
     CgroupFold,
     CgroupSummary,
     cpu_limit_label,
@@ -16,15 +17,16 @@ from orca.sample.compute.own_cgroup_summary import (
     memory_limit_label,
     memory_text,
 )
-from orca.sample.line_format import CgroupSample
+from orca.sample.line_format import CgroupSample, Sample
 
 GIB = 2**30
 
 
 def folded(sections: list[tuple[CgroupSample, float]]) -> CgroupFold:
+    """The fold of lines with these sections and `dt`s, each line a batch of its own."""
     fold = CgroupFold()
     for section, dt in sections:
-        fold.add(section, dt)
+        fold.add_lines([Sample(v=1, t=0.0, dt=dt, host="h", cgroup=section)])
     return fold
 
 
@@ -40,8 +42,8 @@ def test_a_run_against_its_limits() -> None:
     assert summary is not None
     assert (summary.mem_peak, summary.mem_max, summary.cpu_max, summary.oom_kills, summary.pids_peak) == (
         1932735283, 2 * GIB, 1.0, 1, 9)
-    assert summary.cpu_cores == 98 / 102  # exactly: the fold sums whole numbers
-    assert summary.throttled == 4100 / 102  # (5 × 60 + 5 × 22) / 10.2
+    assert summary.cpu_cores == pytest.approx(98 / 102, rel=1e-12)
+    assert summary.throttled == pytest.approx(4100 / 102, rel=1e-12)  # (5 × 60 + 5 × 22) / 10.2
     assert memory_text(summary) == "memory peak 1.8 GiB of 2.0 GiB limit (90%), 1 OOM kill"
     assert cpu_text(summary) == "CPU 0.96 of 1.0 cores, throttled 40% of periods"
 

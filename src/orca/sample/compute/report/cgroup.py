@@ -1,20 +1,18 @@
-"""What a run's lines say of the sampler's own cgroup against its limits (docs/behaviour.md §3.11), for `orca
+"""What a run's lines say of the sampler's own cgroup against its limits (docs/behaviour.md §3.11, §11.1), for `orca
 metrics`: a fold over the lines' `cgroup` sections, and the summary's and the chart's texts of it.
 
-The fold's sums are whole numbers (each figure at the decimals the line writes it with, scaled), so a file folded
-in parts and merged gives exactly the figures of one fold over it all.
+The fold's sums are taken in exactly once per batch of lines (`ExactSum`), so a file folded in parts and merged gives
+exactly the figures of one fold over it all, read in the same batches.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orca.sample.line_format import CgroupSample
+from orca.sample.compute.report.exact import ExactSum, rise
+from orca.sample.line_format import Sample
 
-_DT = 1000
-"""`dt` is written with 3 decimals, `cpu` and `throttled` with 1, `cpu_max` with 3."""
-_SHARE = 10
-_CORES = 1000
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 
 
@@ -38,10 +36,6 @@ class CgroupSummary:
     pids_max: int | None
 
 
-def _scaled(value: float, scale: int) -> int:
-    return round(value * scale)
-
-
 class CgroupFold:
     """The figures of the `cgroup` sections of a run's lines, in the order of the lines."""
 
@@ -52,45 +46,61 @@ class CgroupFold:
         self.mem_peak: int | None = None
         self.mem_max: int | None = None
         self.cpu_max: float | None = None
-        self.cpu_used = self.cpu_dt = 0
-        """Σ `cpu` × `cpu_max` × `dt`, and Σ `dt`, over the lines with both, scaled to whole numbers."""
-        self.throttled_sum = self.throttled_dt = 0
+        self.cpu_used, self.cpu_dt = ExactSum(), ExactSum()
+        """Σ `cpu` × `cpu_max` × `dt`, and Σ `dt`, over the lines with both."""
+        self.throttled_sum, self.throttled_dt = ExactSum(), ExactSum()
         self.first_oom: int | None = None
         self.last_oom: int | None = None
         self.oom_rise = 0
         self.pids_peak: int | None = None
         self.pids_max: int | None = None
 
-    def add(self, section: CgroupSample, dt: float) -> None:
-        """One line's section, `dt` that line's."""
-        step = _scaled(dt, _DT)
-        if section.mem is not None:
-            self.mem_peak = section.mem if self.mem_peak is None else max(self.mem_peak, section.mem)
-        if section.mem_max is not None:
-            self.mem_max = section.mem_max
-        if section.cpu_max is not None:
-            self.cpu_max = section.cpu_max
-            if section.cpu is not None:
-                self.cpu_used += _scaled(section.cpu, _SHARE) * _scaled(section.cpu_max, _CORES) * step
-                self.cpu_dt += step
-        if section.throttled is not None:
-            self.throttled_sum += _scaled(section.throttled, _SHARE) * step
-            self.throttled_dt += step
-        if section.oom_kill is not None:
-            self._oom(section.oom_kill)
-        if section.pids is not None:
-            self.pids_peak = section.pids if self.pids_peak is None else max(self.pids_peak, section.pids)
-        if section.pids_max is not None:
-            self.pids_max = section.pids_max
+    def add_lines(self, lines: Sequence[Sample]) -> None:  # one loop, on purpose
+        """Lines in the order written, those without the section passed over: one plain loop, its figures in locals
+        (a call or an attribute written per line would cost as much again); the sums taken in exactly once per
+        batch."""
+        mem_peak, mem_max, cpu_max, pids_peak, pids_max = (self.mem_peak, self.mem_max, self.cpu_max, self.pids_peak,
+                                                           self.pids_max)
+        cpu_used = cpu_dt = throttled_sum = throttled_dt = 0.0
+        ooms: list[int] = []
+        for line in lines:
+            section, dt = line.cgroup, line.dt
+            if section is None:
+                continue
+            mem = section.mem
+            if mem is not None and (mem_peak is None or mem > mem_peak):
+                mem_peak = mem
+            if section.mem_max is not None:
+                mem_max = section.mem_max
+            limit = section.cpu_max
+            if limit is not None:
+                cpu_max = limit
+                if section.cpu is not None:
+                    cpu_used += section.cpu * limit * dt
+                    cpu_dt += dt
+            if section.throttled is not None:
+                throttled_sum += section.throttled * dt
+                throttled_dt += dt
+            if section.oom_kill is not None:
+                ooms.append(section.oom_kill)
+            pids = section.pids
+            if pids is not None and (pids_peak is None or pids > pids_peak):
+                pids_peak = pids
+            if section.pids_max is not None:
+                pids_max = section.pids_max
+        self.mem_peak, self.mem_max, self.cpu_max, self.pids_peak, self.pids_max = (mem_peak, mem_max, cpu_max,
+                                                                                   pids_peak, pids_max)
+        for total, term in ((self.cpu_used, cpu_used), (self.cpu_dt, cpu_dt), (self.throttled_sum, throttled_sum),
+                            (self.throttled_dt, throttled_dt)):
+            total.add(term)
+        if ooms:
+            self._ooms(ooms)
 
-    def _oom(self, count: int) -> None:
+    def _ooms(self, counts: list[int]) -> None:
         if self.last_oom is None:
-            self.first_oom = count
-        elif count >= self.last_oom:
-            self.oom_rise += count - self.last_oom
-        else:
-            self.oom_rise += count  # the counter started again (a new cgroup): all of it is new
-        self.last_oom = count
+            self.first_oom = counts[0]
+        self.oom_rise += rise(counts[0] if self.last_oom is None else self.last_oom, counts)
+        self.last_oom = counts[-1]
 
     def merge(self, later: CgroupFold) -> None:
         """`later`'s figures (of the lines after these, folded on their own) taken in."""
@@ -101,12 +111,11 @@ class CgroupFold:
         self.mem_max = later.mem_max if later.mem_max is not None else self.mem_max
         self.cpu_max = later.cpu_max if later.cpu_max is not None else self.cpu_max
         self.pids_max = later.pids_max if later.pids_max is not None else self.pids_max
-        self.cpu_used += later.cpu_used
-        self.cpu_dt += later.cpu_dt
-        self.throttled_sum += later.throttled_sum
-        self.throttled_dt += later.throttled_dt
+        for total, theirs in ((self.cpu_used, later.cpu_used), (self.cpu_dt, later.cpu_dt),
+                              (self.throttled_sum, later.throttled_sum), (self.throttled_dt, later.throttled_dt)):
+            total.merge(theirs)
         if later.first_oom is not None:
-            self._oom(later.first_oom)  # the step from this part's last count to the next part's first
+            self._ooms([later.first_oom])  # the step from this part's last count to the next part's first
             self.oom_rise += later.oom_rise
             self.last_oom = later.last_oom
 
@@ -114,8 +123,9 @@ class CgroupFold:
         """None when no line had the section."""
         if self.mem_max is None and self.cpu_max is None:
             return None
-        cpu = self.cpu_used / (_SHARE * 100 * _CORES * self.cpu_dt) if self.cpu_dt else None
-        throttled = self.throttled_sum / (_SHARE * self.throttled_dt) if self.throttled_dt else None
+        covered, throttled_covered = self.cpu_dt.value(), self.throttled_dt.value()
+        cpu = self.cpu_used.value() / (100 * covered) if covered > 0 else None
+        throttled = self.throttled_sum.value() / throttled_covered if throttled_covered > 0 else None
         return CgroupSummary(mem_peak=self.mem_peak, mem_max=self.mem_max, cpu_cores=cpu, cpu_max=self.cpu_max,
                              throttled=throttled, oom_kills=self.oom_rise, pids_peak=self.pids_peak,
                              pids_max=self.pids_max)
@@ -179,6 +189,17 @@ def cpu_text(summary: CgroupSummary) -> str | None:
     if summary.throttled is not None:
         text += f", throttled {summary.throttled:.0f}% of periods"
     return text
+
+
+def pids_text(summary: CgroupSummary) -> str | None:
+    """The summary's processes against the pids limit; None without one or without a count.
+
+    >>> pids_text(CgroupSummary(None, None, None, None, None, 0, 37, 4096))
+    'pids peak 37 of 4,096 limit'
+    """
+    if summary.pids_max is None or summary.pids_peak is None:
+        return None
+    return f"pids peak {summary.pids_peak:,} of {summary.pids_max:,} limit"
 
 
 def memory_limit_label(limit: int) -> str:

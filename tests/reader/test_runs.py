@@ -1,0 +1,278 @@
+"""Runs told apart and the run in the summary (docs/behaviour.md §3.2, §3.12, §11.1): lines written by hand from the
+line's declarations, every expected figure worked out by hand beside them, read by `orca metrics` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.reader.test_metrics_command import no_traceback, orca
+
+GIB = 2**30
+FIRST_START = 1796016000.0  # 2026-11-30T05:20:00Z
+SECOND_START = 1796019600.0  # 2026-11-30T06:20:00Z, an hour later: the same file, the sampler started again
+
+
+def line(start: float | None, t: float, dt: float, **sections: Any) -> str:
+    document: dict[str, Any] = {"v": 1, "t": t, "dt": dt, "host": "vm", "cores": 4, **sections}
+    if start is not None:
+        document["start"] = start  # the last key, as the sampler writes it
+    return json.dumps(document)
+
+
+def cpu(busy: float) -> dict[str, float]:
+    return {"user": busy, "system": 0.0, "iowait": 0.0, "steal": 0.0, "busiest": busy}
+
+
+def mem(rss: int) -> dict[str, int]:
+    return {"total": 8 * GIB, "used": GIB, "available": 7 * GIB, "cache": 0, "swap_total": 0, "swap_used": 0,
+            "rss": rss}
+
+
+def run_lines(start: float, code: int) -> list[str]:
+    """A `-- COMMAND` of three lines at 0.2 s, then 5 s apart, that exits with `code`.
+
+    The run's CPU, in percent of all 4 cores: 10.0, 25.0, 50.0 over 0.2, 5 and 5 s: (2 + 125 + 250) / 10.2 = 36.96 %
+    on average, 147.8 % of one core (times 4); at most 50.0 %, 200.0 % of one core. Processes 1, 3, 2: up to 3.
+    """
+    return [
+        line(start, start + 0.2, 0.2, cpu=cpu(20.0), mem=mem(10 * 2**20),
+             run={"cpu": 10.0, "procs": 1, "command": ["python3", "work.py", "--size", "500 MB"]}),
+        line(start + 0.0, start + 5.2, 5.0, cpu=cpu(40.0), mem=mem(300 * 2**20), run={"cpu": 25.0, "procs": 3}),
+        line(start, start + 10.2, 5.0, cpu=cpu(60.0), mem=mem(200 * 2**20),
+             run={"cpu": 50.0, "procs": 2, "exit": {"code": code, "wall": 10.1, "user": 14.25, "system": 0.5,
+                                                    "max_rss": 310 * 2**20}}),
+    ]
+
+
+@pytest.fixture
+def two_runs(tmp_path: Path) -> Path:
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join([*run_lines(FIRST_START, 0), *run_lines(SECOND_START, 3)]) + "\n")
+    return path
+
+
+def blocks(text: str) -> list[str]:
+    return text.split("\n\n")
+
+
+def test_a_file_of_two_runs_is_two_summaries(two_runs: Path) -> None:
+    done = orca("metrics", str(two_runs))
+    assert done.returncode == 0, done.stderr
+    first, second, total = blocks(done.stdout)
+    assert first.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
+    assert second.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T06:20:00Z)\n")
+    for block, code in ((first, 0), (second, 3)):
+        assert "  command   python3 work.py --size '500 MB'\n" in block
+        assert (f"  exit      code {code} after 10.1 s  (wait4: user 14.25 s, system 0.50 s, max rss 310.00 MiB)\n"
+                in block)
+        assert "  run       cpu mean 147.8%  max 200.0% of one core  rss peak 300.00 MiB  processes up to 3\n" in block
+        # Each run on its own: three lines 5 s apart after the first, no gap across the hour between the runs.
+        assert "  lines     3, 0 gaps (median interval 5 s)\n" in block
+        # The host's CPU: (20 + 40 + 60) / 3.
+        assert "  cpu       mean 40.0%" in block
+        # The run's rss is in the run's row, not in the host's memory row.
+        assert "  memory    used peak 1.00 GiB (12.5% of 8.00 GiB)  swap peak 0 B\n" in block
+    # The run's rows come first, before the file's time and lines.
+    assert first.index("  command") < first.index("  exit") < first.index("  run ") < first.index("  time")
+    assert total == "total: 2 instances, 6 lines, 2026-11-30T05:20:00Z to 2026-11-30T06:20:10Z (1h 00m 10s)\n"
+    no_traceback(done.stderr)
+
+
+def test_a_file_of_two_runs_is_two_json_documents(two_runs: Path) -> None:
+    done = orca("metrics", "--json", str(two_runs))
+    assert done.returncode == 0, done.stderr
+    first, second = [json.loads(text) for text in done.stdout.splitlines()]
+    assert (first["start"], first["start_utc"]) == (FIRST_START, "2026-11-30T05:20:00Z")
+    assert (second["start"], second["start_utc"]) == (SECOND_START, "2026-11-30T06:20:00Z")
+    for document, code in ((first, 0), (second, 3)):
+        assert (document["lines"], document["gaps"], document["duration"]) == (3, 0, 10.0)
+        assert document["run"] == {
+            "command": ["python3", "work.py", "--size", "500 MB"], "argc": None,
+            "exit": {"code": code, "signal": None, "error": None, "wall": 10.1, "user": 14.25, "system": 0.5,
+                     "max_rss": 310 * 2**20},
+            # 36.96 % of all cores to one decimal; 1.478 CPUs to three; the peak 50.0 %, 2.0 CPUs.
+            "cpu_mean": 37.0, "cpu_peak": 50.0, "cores_mean": 1.478, "cores_peak": 2.0, "procs_peak": 3,
+        }
+        assert document["memory"]["rss_peak"] == 300 * 2**20
+        assert document["cgroup"] is None
+
+
+def test_runs_of_a_stream_are_told_apart_too(two_runs: Path) -> None:
+    prefixed = "".join(f"orca-sample {text}\n" for text in two_runs.read_text().splitlines())
+    done = orca("metrics", "--json", "-", stdin=prefixed.encode())
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(text)["start"] for text in done.stdout.splitlines()] == [FIRST_START, SECOND_START]
+
+
+def test_lines_of_an_older_sampler_stay_one_instance_per_host(tmp_path: Path) -> None:
+    """Lines without `start` (a sampler before it) are grouped by host as before; a newer sampler's lines appended
+    to the same file are a run of their own."""
+    path = tmp_path / "run.jsonl"
+    old = [line(None, 100.0 + 5 * i, 5.0, cpu=cpu(10.0)) for i in range(3)]
+    path.write_text("\n".join([*old, *run_lines(FIRST_START, 0)]) + "\n")
+    done = orca("metrics", str(path))
+    assert done.returncode == 0, done.stderr
+    older, newer, total = blocks(done.stdout)
+    assert older.startswith(f"{path}  (host vm, 4 cores)\n  time      1970-01-01T00:01:40Z to 1970-01-01T00:01:50Z")
+    assert "  lines     3, 0 gaps" in older and "command" not in older and "  run " not in older
+    assert newer.startswith(f"{path}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
+    assert total.startswith("total: 2 instances, 6 lines")
+    documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert [(document["start"], document["start_utc"], document["run"] is None) for document in documents] == [
+        (None, None, True), (FIRST_START, "2026-11-30T05:20:00Z", False)]
+
+
+def one_run(tmp_path: Path, last_run: dict[str, Any], *, first_run: dict[str, Any] | None = None) -> str:
+    """The text summary of a run of two lines whose last line's `run` is `last_run`."""
+    path = tmp_path / "run.jsonl"
+    first = first_run or {"cpu": 5.0, "procs": 1, "command": ["sleep", "60"]}
+    path.write_text(line(FIRST_START, FIRST_START + 0.2, 0.2, run=first) + "\n"
+                    + line(FIRST_START, FIRST_START + 2.5, 2.3, run=last_run) + "\n")
+    done = orca("metrics", str(path))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_command_killed_by_a_signal(tmp_path: Path) -> None:
+    text = one_run(tmp_path, {"cpu": 0.0, "procs": 1, "exit": {"signal": 9, "wall": 2.4, "user": 0.0, "system": 0.01,
+                                                               "max_rss": 2**20}})
+    assert "  command   sleep 60\n" in text
+    assert ("  exit      killed by signal 9 (SIGKILL) after 2.4 s  (wait4: user 0.00 s, system 0.01 s, max rss "
+            "1.00 MiB)\n") in text
+
+
+def test_a_signal_whose_number_differs_between_systems_is_a_number(tmp_path: Path) -> None:
+    """10 is SIGUSR1 on Linux and SIGBUS on macOS: a line does not say which."""
+    text = one_run(tmp_path, {"cpu": 0.0, "procs": 1, "exit": {"signal": 10, "wall": 2.4}})
+    assert "  exit      killed by signal 10 after 2.4 s\n" in text
+
+
+def test_a_command_that_never_started(tmp_path: Path) -> None:
+    """One line, which is also the last: the command, its code and why (docs/behaviour.md §9.2)."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(line(FIRST_START, FIRST_START + 0.2, 0.2, cpu=cpu(1.0), run={
+        "cpu": 0.0, "procs": 0, "command": ["no-such-command", "--flag"],
+        "exit": {"code": 127, "error": "No such file or directory"}}) + "\n")
+    done = orca("metrics", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "  command   no-such-command --flag\n" in done.stdout
+    assert "  exit      could not start: No such file or directory (code 127)\n" in done.stdout
+    assert "  run " not in done.stdout  # it had no processes to speak of
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert document["run"]["exit"] == {"code": 127, "signal": None, "error": "No such file or directory",
+                                       "wall": None, "user": None, "system": None, "max_rss": None}
+
+
+def test_a_command_cut_short_in_the_line_says_how_many_arguments_it_had(tmp_path: Path) -> None:
+    text = one_run(tmp_path, {"cpu": 1.0, "procs": 1},
+                   first_run={"cpu": 1.0, "procs": 1, "command": ["xargs", "-n1", "echo"], "argc": 40})
+    assert "  command   xargs -n1 echo ... (40 arguments, 3 shown)\n" in text
+    assert "  exit" not in text  # not ended yet, or its last line not written
+
+
+def test_a_command_whose_arguments_would_drive_the_terminal_is_escaped(tmp_path: Path) -> None:
+    text = one_run(tmp_path, {"cpu": 1.0, "procs": 1},
+                   first_run={"cpu": 1.0, "procs": 1, "command": ["echo", "\x1b[2J\nexit      code 0"]})
+    assert "  command   echo '\\x1b[2J\\nexit      code 0'\n" in text
+    assert "\x1b" not in text
+
+
+def test_a_pid_run_without_a_command(tmp_path: Path) -> None:
+    """`--pid` or `--match`: the run's CPU and processes, no command and no end."""
+    text = one_run(tmp_path, {"cpu": 12.5, "procs": 4}, first_run={"cpu": 2.5, "procs": 2})
+    # (2.5 × 0.2 + 12.5 × 2.3) / 2.5 = 11.7 % of 4 cores: 46.8 % of one core; at most 12.5 %, 50.0 %.
+    assert "  run       cpu mean 46.8%  max 50.0% of one core  processes up to 4\n" in text
+    assert "command" not in text and "exit" not in text
+
+
+def test_the_run_against_its_cgroups_limits(tmp_path: Path) -> None:
+    """Three lines: 0.2 s, then 5 s and 5 s. CPU used: 0.2 × 0.5 + 5 × 1.0 + 5 × 0.94 = 9.8 CPU-seconds over 10.2 s,
+    0.96 CPUs; throttled (0.2 × 0 + 5 × 60 + 5 × 22) / 10.2 = 40.2 %; memory at most 1932735283 of 2 GiB, 90 %; one
+    OOM kill (0, 0, 1); pids at most 9 of 100."""
+    def limited(t: float, dt: float, mem_: int, cpu_: float, throttled: float, oom: int, pids: int) -> str:
+        return line(FIRST_START, t, dt, cgroup={"mem": mem_, "mem_max": 2 * GIB, "cpu": cpu_, "cpu_max": 1.0,
+                                                "throttled": throttled, "oom_kill": oom, "pids": pids,
+                                                "pids_max": 100})
+
+    path = tmp_path / "pod.jsonl"
+    path.write_text("\n".join([
+        limited(FIRST_START + 0.2, 0.2, GIB, 50.0, 0.0, 0, 3),
+        limited(FIRST_START + 5.2, 5.0, 1932735283, 100.0, 60.0, 0, 9),
+        limited(FIRST_START + 10.2, 5.0, GIB, 94.0, 22.0, 1, 5),
+    ]) + "\n")
+    done = orca("metrics", str(path))
+    assert done.returncode == 0, done.stderr
+    assert ("  cgroup    memory peak 1.8 GiB of 2.0 GiB limit (90%), 1 OOM kill\n"
+            "  cgroup    CPU 0.96 of 1.0 cores, throttled 40% of periods\n"
+            "  cgroup    pids peak 9 of 100 limit\n") in done.stdout
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert document["cgroup"] == {"mem_peak": 1932735283, "mem_max": 2 * GIB, "cpu_cores": 0.961, "cpu_max": 1.0,
+                                  "throttled": 40.2, "oom_kills": 1, "pids_peak": 9, "pids_max": 100}
+
+
+def test_a_line_too_short_to_say_does_not_make_the_peak(tmp_path: Path) -> None:
+    """The line written as COMMAND ends 26 ms after the one before holds a few clock ticks: 78.3 % of all cores
+    there is noise. Its share counts in the mean by its `dt`: (20 × 0.2 + 50 × 1 + 78.3 × 0.026) / 1.226 = 45.71 %,
+    182.8 % of one core (4 cores); the peak is the 1 s line's, 50 %, 200.0 % of one core."""
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join([
+        line(FIRST_START, FIRST_START + 0.2, 0.2, run={"cpu": 20.0, "procs": 1}),
+        line(FIRST_START, FIRST_START + 1.2, 1.0, run={"cpu": 50.0, "procs": 1}),
+        line(FIRST_START, FIRST_START + 1.226, 0.026, run={"cpu": 78.3, "procs": 0, "exit": {"code": 0}}),
+    ]) + "\n")
+    done = orca("metrics", str(path))
+    assert "  run       cpu mean 182.8%  max 200.0% of one core  processes up to 1\n" in done.stdout
+    # Lines that all cover less (--seconds 0.05): the peak is theirs.
+    path.write_text("\n".join([
+        line(FIRST_START, FIRST_START + 0.05, 0.05, run={"cpu": 30.0, "procs": 1}),
+        line(FIRST_START, FIRST_START + 0.1, 0.05, run={"cpu": 60.0, "procs": 1}),
+    ]) + "\n")
+    short = orca("metrics", str(path)).stdout
+    assert "  run       cpu mean 180.0%  max 240.0% of one core  processes up to 1\n" in short
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def keys_of(value: object, into: set[str]) -> set[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            into.add(key)
+            keys_of(item, into)
+    elif isinstance(value, list):
+        for item in value:
+            keys_of(item, into)
+    return into
+
+
+def test_every_key_of_json_is_in_the_readmes_table(tmp_path: Path) -> None:
+    """A summary with every section (a run of a COMMAND under a cgroup's limits, with disks, io, net, pressure and a
+    container): each of its keys, at any depth, is named in the README's table of `--json` keys, in the order the
+    table gives the top level's."""
+    path = tmp_path / "everything.jsonl"
+    section = {"cgroup": {"mem": 1, "mem_max": 2, "cpu": 1.0, "cpu_max": 1.0, "throttled": 0.0, "oom_kill": 0,
+                          "pids": 1, "pids_max": 2},
+               "disk": [{"path": "/", "total": 2, "used": 1, "free": 1}], "io": {"read": 1, "write": 1},
+               "net": {"in": 1, "out": 1}, "pressure": {"cpu": 1.0, "memory": 1.0, "io": 1.0},
+               "containers": [{"name": "db", "mem": 1, "cpu": 0.0, "mem_nocache": 1, "throttled": 1.0, "pids": 1,
+                               "mem_max": 2, "oom_kill": 0}], "self_cpu": 0.1, "cpu": cpu(1.0), "mem": mem(1)}
+    path.write_text("\n".join([
+        line(FIRST_START, FIRST_START + 0.2, 0.2, **section, run={"cpu": 1.0, "procs": 1, "command": ["x"]}),
+        line(FIRST_START, FIRST_START + 1.2, 1.0, **section,
+             run={"cpu": 1.0, "procs": 1, "exit": {"code": 0, "wall": 1.0, "user": 0.1, "system": 0.0, "max_rss": 1}}),
+    ]) + "\n")
+    done = orca("metrics", "--json", str(path))
+    (document,) = [json.loads(text) for text in done.stdout.splitlines()]
+    text = README.read_text()
+    table = text[text.index("`--json` prints the same summaries"):]
+    table = table[:table.index("\n\n", table.index("| key | what it holds |"))]
+    named = set(re.findall(r"`([a-z_0-9]+)`", table))
+    assert keys_of(document, set()) - named == set()
+    rows = [row.split("|")[1] for row in table.splitlines() if row.startswith("| `")]
+    in_table = [key for row in rows for key in re.findall(r"`([a-z_0-9]+)`", row)]
+    assert in_table == list(document)
