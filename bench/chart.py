@@ -13,14 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
 
-from bench.metrics import Run, measured
+from bench.metrics import interleaved, medians
 from bench.runs import line_at
 from orca.sample.compute.encode import encode_line
 from orca.sample.compute.report.parts import part_count
@@ -121,9 +121,8 @@ def write_command_run(path: Path, lines: int, seconds: float = 5.0, start: float
     return path
 
 
-def report(row: object, repeats: int, sizes: list[int]) -> None:
+def report(row: Callable[[str, str, str, str, str, bool | None], None], repeats: int, sizes: list[int]) -> None:
     """Rows of `| figure | orca | baseline | orca/baseline | budget | |` through `row`, as `bench/run.py` prints."""
-    assert callable(row)
     with tempfile.TemporaryDirectory() as tmp:
         for lines in sizes:
             path = write_command_run(Path(tmp) / "run.jsonl", lines)
@@ -133,13 +132,9 @@ def report(row: object, repeats: int, sizes: list[int]) -> None:
                 "orca": [*quiet, PYTHON, "-m", "orca.sample", "metrics", str(path), "--plot", f"{tmp}/orca.png"],
                 "duckdb": [*quiet, PYTHON, "-c", DUCKDB_CHART, str(path), f"{tmp}/duckdb.png"],
             }
-            runs: dict[str, list[Run]] = {name: [] for name in commands}
             load = os.getloadavg()[0]
-            for _ in range(repeats):  # taking turns, so the machine's noise falls on both alike
-                for name, command in commands.items():
-                    runs[name].append(measured(command))
-            wall = {name: statistics.median(run.wall for run in got) for name, got in runs.items()}
-            cpu = {name: statistics.median(run.cpu for run in got) for name, got in runs.items()}
+            runs = interleaved(commands, repeats)
+            wall, cpu = medians(runs, lambda got: got.wall), medians(runs, lambda got: got.cpu)
             size = f"{lines:,} lines of {path.stat().st_size / lines:.0f} bytes, {processes} process(es)"
             budget = lines < 1_000_000 or wall["orca"] <= wall["duckdb"]
             row(f"orca metrics --plot, wall-clock seconds ({size}; load {load:.1f} to {os.getloadavg()[0]:.1f})",
