@@ -151,10 +151,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--lines", default=",".join(map(str, CHART_LINES)), help="the runs' lengths, comma-separated")
     args = parser.parse_args(argv)
-
-    def row(figure: str, orca: str, baseline: str, ratio: str, budget: str, ok: bool | None) -> None:
-        verdict = "" if ok is None else ("ok" if ok else "OVER")
-        print(f"| {figure} | {orca} | {baseline} | {ratio} | {budget} | {verdict} |", flush=True)
+    from bench.run import row  # its table's rows, as `python3 dev.py bench` prints them
 
     print("| figure | orca | baseline | orca/baseline | budget | |")
     print("|---|---|---|---|---|---|")

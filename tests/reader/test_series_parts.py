@@ -13,29 +13,12 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.report.as_json import summary_json
 from orca.sample.compute.report.series import RunSeries, run_series
-from orca.sample.line_format import (
-    CgroupSample,
-    CommandExit,
-    ContainerSample,
-    CpuShare,
-    Disk,
-    IoRate,
-    Mem,
-    NetRate,
-    PressureShare,
-    RunSample,
-    Sample,
-)
+from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
 from orca.sample.shell.readback import parts
 from orca.sample.shell.readback.sources import sources
-from tests.reader.test_parts import counting_forks, pieces, run_file
+from tests.reader.test_parts import cgroups, containers, counting_forks, pieces, run_file, runs, small, tenths
 
 # Values with the decimals a sampler writes (percentages in tenths, bytes whole), as the exactness needs.
-small = st.integers(0, 6)
-tenths = st.integers(0, 1000).map(lambda n: n / 10)
-runs = st.builds(RunSample, cpu=st.none() | tenths, procs=st.none() | small,
-                 command=st.none() | st.just(("make", "-j4")), exit=st.none() | st.builds(CommandExit, code=small))
-groups = st.builds(CgroupSample, mem=st.none() | small, mem_max=st.none() | small, cpu_max=st.none() | tenths)
 line_parts: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries({
     "host": st.sampled_from(["a", "b"]),
     "start": st.sampled_from([None, 10.0, 20.0]),
@@ -46,12 +29,11 @@ line_parts: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries({
                                  max_size=2).map(tuple),
     "io": st.none() | st.builds(IoRate, small, small),
     "net": st.none() | st.builds(NetRate, small, small),
-    "containers": st.none() | st.lists(st.builds(ContainerSample, name=st.sampled_from(["db", "web"]), mem=small),
-                                       max_size=2).map(tuple),
+    "containers": st.none() | st.lists(containers, max_size=2).map(tuple),
     "pressure": st.none() | st.builds(PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths,
                                       io=st.none() | tenths),
     "run": st.none() | runs,
-    "cgroup": st.none() | groups,
+    "cgroup": st.none() | cgroups,
 })
 # Times in whole milliseconds that never go back: 0 apart (one slot), a few ms, or seconds (a gap).
 steps = st.lists(st.sampled_from([0, 1, 7, 1000, 5000, 60_000]), min_size=1, max_size=60)
