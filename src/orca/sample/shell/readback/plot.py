@@ -120,6 +120,8 @@ def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str])
     for curve in panel.curves:
         on = right if curve.right and right is not None else axis
         style: dict[str, Any] = {"linewidth": 1.0}
+        if len(curve.x) == 1:  # a run of one line: a line of one point would draw nothing
+            style |= {"marker": "o", "markersize": 3}
         if several:
             style |= {"color": colours[curve.instance % len(colours)],
                       "linestyle": LINE_STYLES[curve.index % len(LINE_STYLES)]}
