@@ -4,7 +4,7 @@
     python3 dev.py sample --out - --count 3    set up .venv, then run `orca sample ...`
     python3 dev.py test [PYTEST ARGS]          set up the test tools, then ruff, mypy --strict, and pytest on each
                                                supported Python found (this one in .venv, the others in .venv-3.X)
-    python3 dev.py bench                       set up .venv with the test and bench tools (pandas), then bench/
+    python3 dev.py bench                       set up .venv with the test and bench tools (pandas, duckdb), then bench/
 
 The virtual environments are beside this file; each is (re)installed only when pyproject.toml changed.
 """

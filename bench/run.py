@@ -337,6 +337,11 @@ def main(argv: list[str]) -> int:
 
     report(row, 1 if args.quick else 3, 50_000 if args.quick else 200_000)
 
+    from bench.chart import CHART_LINES
+    from bench.chart import report as chart_report
+
+    chart_report(row, 1 if args.quick else 3, list(CHART_LINES))
+
     if args.s3:
         from bench.s3 import main as s3_figures
 

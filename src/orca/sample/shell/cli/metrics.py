@@ -10,25 +10,22 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from orca.sample.compute.report.hosts import fold_hosts
 from orca.sample.compute.report.summary import InstanceSummary
 from orca.sample.compute.report.text import printable, summary_text
-from orca.sample.line_format import Sample
 from orca.sample.shell.cli.flags import Help as _Help
 from orca.sample.shell.cli.flags import Malformed as _Malformed
 from orca.sample.shell.cli.flags import Parser as _Parser
-from orca.sample.shell.readback.parts import fold_source
+from orca.sample.shell.readback.parts import fold_source, fold_source_drawn
 from orca.sample.shell.readback.sources import (
     STREAM_GIVE_UP_BYTES,
     Source,
     SourceError,
     Tally,
-    decoded_batches,
     sources,
 )
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
-    from orca.sample.compute.report.series import Series, SeriesFold
+    from orca.sample.compute.report.series import Series
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -130,18 +127,21 @@ def _read_all(found: list[Source], with_series: bool) -> tuple[list[tuple[Source
 
 
 Read = tuple[list[InstanceSummary], Tally, list["Series"]]
-"""A source's summaries, what was passed over in it, and the series to draw (one summary and series per host)."""
+"""A source's summaries, what was passed over in it, and the series to draw (one summary per host, one series per
+run)."""
 
 
 def _read(source: Source, with_series: bool) -> Read:
-    """One pass over a source: its summaries and the series to draw when asked (one of each per host), and what was
-    passed over. A large file is read by several processes at once, unless there are series to draw."""
-    series: dict[str, SeriesFold] = {}
+    """One pass over a source: its summaries and the series to draw when asked, and what was passed over. A large
+    file is read by several processes at once."""
+    drawn: list[Series] = []
     try:
         with _no_collector():
             if with_series:
-                tally = Tally()
-                folds = fold_hosts(_also(decoded_batches(source, tally), series))
+                from orca.sample.shell.readback.plot import load_plotting
+
+                folds, tally, runs = fold_source_drawn(source, meanwhile=load_plotting)
+                drawn = runs.series(source.name)
             else:
                 folds, tally = fold_source(source)
             summaries = folds.summaries(source.name)
@@ -149,8 +149,7 @@ def _read(source: Source, with_series: bool) -> Read:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
         raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
-    named = {host: source.name if len(series) == 1 else f"{source.name} ({host})" for host in series}
-    return summaries, tally, [fold.series(named[host]) for host, fold in series.items()]
+    return summaries, tally, drawn
 
 
 @contextlib.contextmanager
@@ -165,19 +164,6 @@ def _no_collector() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _also(batches: Iterator[list[Sample]], series: dict[str, SeriesFold]) -> Iterator[list[Sample]]:
-    """`batches`, each line also added to its host's series."""
-    for batch in batches:
-        for line in batch:
-            fold = series.get(line.host)
-            if fold is None:
-                from orca.sample.compute.report.series import SeriesFold
-
-                fold = series[line.host] = SeriesFold()
-            fold.add(line)
-        yield batch
 
 
 def _print(text: str) -> None:

@@ -5,6 +5,8 @@ A regular file of at least `MIN_PART_BYTES` per part is cut at line starts into 
 `MAX_PARTS`: `compute/report/parts.py`); each part but the last is read and folded by a forked process, the last by
 this one, and the folds are merged in the order of the file, which gives the summaries one process reading it all
 would give (`HostFolds.merge`). A worker that cannot be started, or that fails, costs only time: its part is read here.
+For `--plot` each part also folds the chart's series, merged the same way (`RunSeries.merge`), so the chart too is the
+one a single reader draws.
 """
 
 from __future__ import annotations
@@ -14,15 +16,23 @@ import math
 import os
 import pickle
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
+from typing import TYPE_CHECKING, TypeVar
 
 from orca.sample.compute.report.hosts import HostFolds, fold_hosts
 from orca.sample.compute.report.parts import MIN_PART_BYTES, part_count
+from orca.sample.line_format import Sample
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 from orca.sample.shell.readback.sources import Source, Tally, decoded_batches, part_of, part_starts
 
+if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
+    from orca.sample.compute.report.series import RunSeries
+
 Part = tuple[HostFolds, Tally]
+Drawn = tuple[HostFolds, Tally, "RunSeries"]
+"""A part's folds, what it passed over, and the series of its runs to draw."""
+_Folded = TypeVar("_Folded", Part, Drawn)
 
 
 def usable_cores(proc: str = "/proc") -> int:
@@ -40,7 +50,21 @@ def usable_cores(proc: str = "/proc") -> int:
 def fold_source(source: Source, parts: int | None = None) -> Part:
     """The folds of a source's lines and what it passed over; a regular file large enough in `parts` parts
     (default: `part_count` for its size and the usable cores), read at once by that many processes."""
-    starts = [0]
+    return _in_parts(source, parts, _fold, _merged)
+
+
+def fold_source_drawn(source: Source, parts: int | None = None,
+                      meanwhile: Callable[[], object] | None = None) -> Drawn:
+    """`fold_source`, and the series of each run to draw, folded in the same pass over the lines. `meanwhile` (the
+    drawing's imports) is called once this process has read its part, while the others may still read theirs."""
+    return _in_parts(source, parts, _fold_drawn, _merged_drawn, meanwhile)
+
+
+def _in_parts(source: Source, parts: int | None, fold: Callable[[Source], _Folded],
+              merged: Callable[[_Folded, _Folded], _Folded], meanwhile: Callable[[], object] | None = None) -> _Folded:
+    """`fold` of the whole source, made as `merged` folds of its parts when it is a file worth cutting; `meanwhile`
+    called between this process's part and the workers' results, when there are workers."""
+    starts: list[int] = [0]
     if source.path is not None:
         with open(source.path, "rb", buffering=0) as file:
             size = os.fstat(file.fileno()).st_size
@@ -51,37 +75,62 @@ def fold_source(source: Source, parts: int | None = None) -> Part:
             if wanted > 1:
                 starts = part_starts(lambda offset, length: os.pread(file.fileno(), length, offset), size, wanted)
     if len(starts) == 1:
-        return _fold(source)
+        return fold(source)
     ends: list[int | None] = [*starts[1:], None]
     ranges = list(zip(starts, ends, strict=True))
     workers: list[_Worker | None] = []
     try:
         for start, end in ranges[:-1]:
-            workers.append(_Worker.started(partial(_fold_part, source, start, end)))
-        last = _fold_part(source, *ranges[-1])
-        folds, tally = HostFolds(), Tally()
+            workers.append(_Worker.started(partial(_fold_part, fold, source, start, end)))
+        last = _fold_part(fold, source, *ranges[-1])
+        if meanwhile is not None:
+            meanwhile()
+        done: _Folded | None = None
         for worker, (start, end) in zip(workers, ranges, strict=False):
-            part = None if worker is None else worker.result()
+            part = None if worker is None else worker.result(type(last))
             if part is None:
-                part = _fold_part(source, start, end)  # the worker failed: its part read here
-            folds.merge(part[0])
-            tally.add(part[1])
+                part = _fold_part(fold, source, start, end)  # the worker failed: its part read here
+            done = part if done is None else merged(done, part)
     finally:
         for worker in workers:
             if worker is not None:
                 worker.stop()
-    folds.merge(last[0])
-    tally.add(last[1])
-    return folds, tally
+    return last if done is None else merged(done, last)
 
 
-def _fold_part(source: Source, start: int, end: int | None) -> Part:
-    return _fold(part_of(source, start, end))
+def _fold_part(fold: Callable[[Source], _Folded], source: Source, start: int, end: int | None) -> _Folded:
+    return fold(part_of(source, start, end))
 
 
 def _fold(source: Source) -> Part:
     tally = Tally()
     return fold_hosts(decoded_batches(source, tally)), tally
+
+
+def _merged(done: Part, later: Part) -> Part:
+    done[0].merge(later[0])
+    done[1].add(later[1])
+    return done
+
+
+def _fold_drawn(source: Source) -> Drawn:
+    from orca.sample.compute.report.series import RunSeries
+
+    tally, runs = Tally(), RunSeries()
+    return fold_hosts(_also(decoded_batches(source, tally), runs)), tally, runs
+
+
+def _also(batches: Iterator[list[Sample]], runs: RunSeries) -> Iterator[list[Sample]]:
+    """`batches`, each also folded into the runs' series."""
+    for batch in batches:
+        runs.add(batch)
+        yield batch
+
+
+def _merged_drawn(done: Drawn, later: Drawn) -> Drawn:
+    _merged((done[0], done[1]), (later[0], later[1]))
+    done[2].merge(later[2])
+    return done
 
 
 class _Worker:
@@ -93,7 +142,7 @@ class _Worker:
         self.reaped = False
 
     @classmethod
-    def started(cls, work: Callable[[], Part]) -> _Worker | None:
+    def started(cls, work: Callable[[], Part | Drawn]) -> _Worker | None:
         """The worker doing `work`; None when no process can be made (the caller does the work itself)."""
         try:
             reader, writer = os.pipe()
@@ -118,8 +167,9 @@ class _Worker:
         os.close(writer)
         return cls(pid, reader)
 
-    def result(self) -> Part | None:
-        """The worker's fold, once it has ended; None when it failed."""
+    def result(self, kind: type[_Folded]) -> _Folded | None:
+        """The worker's fold, once it has ended, if it is of `kind`'s shape (the caller's own fold's); None when it
+        failed."""
         if self.pipe is None:
             return None
         with open(self.pipe, "rb") as pipe:
@@ -133,7 +183,8 @@ class _Worker:
             part = pickle.loads(data)  # written by our own fork, above
         except Exception:  # cut short
             return None
-        if isinstance(part, tuple) and len(part) == 2 and isinstance(part[0], HostFolds) and isinstance(part[1], Tally):
+        if isinstance(part, kind) and len(part) in (2, 3) and isinstance(part[0], HostFolds) and isinstance(
+                part[1], Tally):
             return part
         return None
 

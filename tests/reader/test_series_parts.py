@@ -1,0 +1,92 @@
+"""The chart's series of a file read in parts, each folded on its own (by another process) and merged in order, are
+those of one pass over the whole file, exactly: however the lines are cut or batched, whenever the slots grow."""
+
+from __future__ import annotations
+
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from orca.sample.compute.report.as_json import summary_json
+from orca.sample.compute.report.series import RunSeries, run_series
+from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
+from orca.sample.shell.readback import parts
+from orca.sample.shell.readback.sources import sources
+from tests.reader.test_parts import cgroups, containers, counting_forks, pieces, run_file, runs, small, tenths
+
+# Values with the decimals a sampler writes (percentages in tenths, bytes whole), as the exactness needs.
+line_parts: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries({
+    "host": st.sampled_from(["a", "b"]),
+    "start": st.sampled_from([None, 10.0, 20.0]),
+    "cores": st.none() | st.integers(1, 4),
+    "cpu": st.none() | st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths),
+    "mem": st.none() | st.builds(Mem, *[small] * 7),
+    "disk": st.none() | st.lists(st.builds(Disk, st.sampled_from(["/a", "/b"]), small, small, small),
+                                 max_size=2).map(tuple),
+    "io": st.none() | st.builds(IoRate, small, small),
+    "net": st.none() | st.builds(NetRate, small, small),
+    "containers": st.none() | st.lists(containers, max_size=2).map(tuple),
+    "pressure": st.none() | st.builds(PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths,
+                                      io=st.none() | tenths),
+    "run": st.none() | runs,
+    "cgroup": st.none() | cgroups,
+})
+# Times in whole milliseconds that never go back: 0 apart (one slot), a few ms, or seconds (a gap).
+steps = st.lists(st.sampled_from([0, 1, 7, 1000, 5000, 60_000]), min_size=1, max_size=60)
+
+
+@st.composite
+def sampled_lines(draw: st.DrawFn) -> list[Sample]:
+    times = list(accumulate(draw(steps)))
+    return [Sample(v=1, t=1000.0 + ms / 1000, dt=1.0, **draw(line_parts)) for ms in times]
+
+
+def shown(folds: RunSeries) -> str:
+    """Everything a chart is drawn from, as text (a NaN is `nan` in it, equal to another)."""
+    return repr(folds.series("run"))
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sampled_lines(), st.data())
+def test_series_of_parts_merged_in_order_are_the_series_of_the_whole(lines: list[Sample],
+                                                                     data: st.DataObject) -> None:
+    max_points = data.draw(st.sampled_from([1, 2, 3, 2000]))
+    whole = run_series([lines], max_points)
+    cuts = data.draw(st.lists(st.integers(0, len(lines)), max_size=3))
+    merged = RunSeries(max_points)
+    for part in pieces(lines, cuts):
+        batches = pieces(part, data.draw(st.lists(st.integers(0, len(part)), max_size=3)))
+        merged.merge(run_series(batches, max_points))
+    assert shown(merged) == shown(whole)
+
+
+def test_a_file_drawn_in_parts_by_several_processes_as_in_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--plot`'s reading: the series and the summaries of 3,000 lines (two hosts, each with two runs) read by three
+    processes are one reader's."""
+    path = run_file(tmp_path / "run.jsonl", 3000)
+    [source] = sources(str(path))
+    forks = counting_forks(monkeypatch)
+    one_folds, one_tally, one_runs = parts.fold_source_drawn(source, 1)
+    many_folds, many_tally, many_runs = parts.fold_source_drawn(source, 3)
+    assert len(forks) == 2
+    assert many_tally == one_tally and many_tally.samples == 3000
+    assert summary_json(many_folds.summaries("run")) == summary_json(one_folds.summaries("run"))
+    assert [(one.name, one.start) for one in many_runs.series("run")] == [
+        ("run (b)", 95.0), ("run (a)", 95.0), ("run (a)", 7595.0), ("run (b)", 7595.0)]
+    assert shown(many_runs) == shown(one_runs)
+
+
+def test_the_drawing_is_prepared_once_this_process_has_read_its_part(tmp_path: Path) -> None:
+    """`meanwhile` (matplotlib's import) runs once when other processes read parts of the file, and not at all when
+    this process reads it alone (then the drawing imports what it needs)."""
+    path = run_file(tmp_path / "run.jsonl", 3000)
+    [source] = sources(str(path))
+    calls: list[int] = []
+    parts.fold_source_drawn(source, 1, meanwhile=lambda: calls.append(1))
+    assert calls == []
+    _, tally, _ = parts.fold_source_drawn(source, 3, meanwhile=lambda: calls.append(1))
+    assert calls == [1] and tally.samples == 3000
