@@ -122,17 +122,18 @@ TEXT = st.lists(st.sampled_from([b"a", b"bc", b"\n", b"{}\n", b"xyz\n"]), max_si
 
 
 @settings(max_examples=150, deadline=None)
-@given(TEXT, st.integers(1, 9), st.integers(1, 5))
-@example(b"", 4, 2)
-@example(b"no newline at all", 4, 3)
-@example(b"ab\ncd\nef", 3, 3)  # cuts right after a newline
+@given(TEXT, st.integers(1, 9), st.integers(1, 5), st.integers(0, 40))
+@example(b"", 4, 2, 0)
+@example(b"no newline at all", 4, 3, 0)
+@example(b"ab\ncd\nef", 3, 3, 0)  # cuts right after a newline
+@example(b"ab\ncd\nef\ngh\n", 1, 2, 1000)  # the last part as short as it may be
 def test_parts_hold_every_line_once_in_the_batches_of_one_reader(
-    tmp_path_factory: pytest.TempPathFactory, text: bytes, chunk: int, count: int
+    tmp_path_factory: pytest.TempPathFactory, text: bytes, chunk: int, count: int, shorter_last: int
 ) -> None:
     path = tmp_path_factory.mktemp("parts") / "lines"
     path.write_bytes(text)
     [source] = sources(str(path))
-    starts = part_starts(lambda offset, length: text[offset:offset + length], len(text), count, chunk)
+    starts = part_starts(lambda offset, length: text[offset:offset + length], len(text), count, chunk, shorter_last)
     assert starts[0] == 0 and starts == sorted(set(starts)) and len(starts) <= count
     assert all(text[start - 1:start] == b"\n" for start in starts[1:])
     ends: list[int | None] = [*starts[1:], None]
