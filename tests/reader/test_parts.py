@@ -144,6 +144,18 @@ def test_parts_hold_every_line_once_in_the_batches_of_one_reader(
     assert b"".join(line for batch in batches for line in batch) == text[:text.rfind(b"\n") + 1]
 
 
+def test_the_last_part_is_shorter_by_what_is_asked_at_most_half_an_even_share() -> None:
+    text = b"abcdefghi\n" * 100  # 1,000 bytes of lines of 10
+
+    def read_at(offset: int, length: int) -> bytes:
+        return text[offset:offset + length]
+
+    assert part_starts(read_at, len(text), 2, 1) == [0, 500]
+    assert part_starts(read_at, len(text), 2, 1, shorter_last=200) == [0, 600]  # parts of 600 and 400 bytes
+    assert part_starts(read_at, len(text), 2, 1, shorter_last=10**6) == [0, 620]  # 250 at most: 625, at a line
+    assert part_starts(read_at, len(text), 3, 1, shorter_last=150) == [0, 380, 760]  # 380, 380 and 240
+
+
 @settings(max_examples=100, deadline=None)
 @given(TEXT, st.lists(st.integers(0, 200), max_size=4))
 def test_cuts_at_any_offset_lose_and_repeat_no_line(tmp_path_factory: pytest.TempPathFactory, text: bytes,
