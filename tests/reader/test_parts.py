@@ -122,17 +122,18 @@ TEXT = st.lists(st.sampled_from([b"a", b"bc", b"\n", b"{}\n", b"xyz\n"]), max_si
 
 
 @settings(max_examples=150, deadline=None)
-@given(TEXT, st.integers(1, 9), st.integers(1, 5))
-@example(b"", 4, 2)
-@example(b"no newline at all", 4, 3)
-@example(b"ab\ncd\nef", 3, 3)  # cuts right after a newline
+@given(TEXT, st.integers(1, 9), st.integers(1, 5), st.integers(0, 40))
+@example(b"", 4, 2, 0)
+@example(b"no newline at all", 4, 3, 0)
+@example(b"ab\ncd\nef", 3, 3, 0)  # cuts right after a newline
+@example(b"ab\ncd\nef\ngh\n", 1, 2, 1000)  # the last part as short as it may be
 def test_parts_hold_every_line_once_in_the_batches_of_one_reader(
-    tmp_path_factory: pytest.TempPathFactory, text: bytes, chunk: int, count: int
+    tmp_path_factory: pytest.TempPathFactory, text: bytes, chunk: int, count: int, shorter_last: int
 ) -> None:
     path = tmp_path_factory.mktemp("parts") / "lines"
     path.write_bytes(text)
     [source] = sources(str(path))
-    starts = part_starts(lambda offset, length: text[offset:offset + length], len(text), count, chunk)
+    starts = part_starts(lambda offset, length: text[offset:offset + length], len(text), count, chunk, shorter_last)
     assert starts[0] == 0 and starts == sorted(set(starts)) and len(starts) <= count
     assert all(text[start - 1:start] == b"\n" for start in starts[1:])
     ends: list[int | None] = [*starts[1:], None]
@@ -141,6 +142,18 @@ def test_parts_hold_every_line_once_in_the_batches_of_one_reader(
     # The same batches as one reader from the start; the last line without its newline is left out, as by one.
     assert batches == [batch.lines for batch in part_of(source, 0, None, chunk).batches()]
     assert b"".join(line for batch in batches for line in batch) == text[:text.rfind(b"\n") + 1]
+
+
+def test_the_last_part_is_shorter_by_what_is_asked_at_most_half_an_even_share() -> None:
+    text = b"abcdefghi\n" * 100  # 1,000 bytes of lines of 10
+
+    def read_at(offset: int, length: int) -> bytes:
+        return text[offset:offset + length]
+
+    assert part_starts(read_at, len(text), 2, 1) == [0, 500]
+    assert part_starts(read_at, len(text), 2, 1, shorter_last=200) == [0, 600]  # parts of 600 and 400 bytes
+    assert part_starts(read_at, len(text), 2, 1, shorter_last=10**6) == [0, 620]  # 250 at most: 625, at a line
+    assert part_starts(read_at, len(text), 3, 1, shorter_last=150) == [0, 380, 760]  # 380, 380 and 240
 
 
 @settings(max_examples=100, deadline=None)

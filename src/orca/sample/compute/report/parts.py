@@ -6,6 +6,9 @@ from __future__ import annotations
 MIN_PART_BYTES = 4 * 2**20
 """Below this much per part, a process of its own costs more than it saves (starting it, sending its fold back)."""
 MAX_PARTS = 4
+DRAWING_HEAD_START_BYTES = 32 * 2**20
+"""For `--plot`, how much shorter the part of the process that draws is: about what a process reads in the time
+matplotlib takes to import, which it does while the others still read theirs (both scale with the machine's speed)."""
 
 
 def part_count(size: int, cores: int, min_part_bytes: int = MIN_PART_BYTES) -> int:

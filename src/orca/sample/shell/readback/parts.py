@@ -21,7 +21,7 @@ from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from orca.sample.compute.report.hosts import HostFolds, fold_hosts
-from orca.sample.compute.report.parts import MIN_PART_BYTES, part_count
+from orca.sample.compute.report.parts import DRAWING_HEAD_START_BYTES, MIN_PART_BYTES, part_count
 from orca.sample.line_format import Sample
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 from orca.sample.shell.readback.sources import Source, Tally, decoded_batches, part_of, part_starts
@@ -56,7 +56,8 @@ def fold_source(source: Source, parts: int | None = None) -> Part:
 def fold_source_drawn(source: Source, parts: int | None = None,
                       meanwhile: Callable[[], object] | None = None) -> Drawn:
     """`fold_source`, and the series of each run to draw, folded in the same pass over the lines. `meanwhile` (the
-    drawing's imports) is called once this process has read its part, while the others may still read theirs."""
+    drawing's imports) is called once this process has read its part, while the others may still read theirs: its
+    part is the shorter for it (`DRAWING_HEAD_START_BYTES`)."""
     return _in_parts(source, parts, _fold_drawn, _merged_drawn, meanwhile)
 
 
@@ -73,7 +74,9 @@ def _in_parts(source: Source, parts: int | None, fold: Callable[[Source], _Folde
             else:  # the cores asked for only when the file is large enough to be cut (a directory of many files)
                 wanted = part_count(size, usable_cores(), MIN_PART_BYTES) if size >= 2 * MIN_PART_BYTES else 1
             if wanted > 1:
-                starts = part_starts(lambda offset, length: os.pread(file.fileno(), length, offset), size, wanted)
+                # This process's part is the last: shorter when it has `meanwhile` to do after it.
+                starts = part_starts(lambda offset, length: os.pread(file.fileno(), length, offset), size, wanted,
+                                     shorter_last=0 if meanwhile is None else DRAWING_HEAD_START_BYTES)
     if len(starts) == 1:
         return fold(source)
     ends: list[int | None] = [*starts[1:], None]

@@ -167,15 +167,19 @@ def part_of(source: Source, start: int, end: int | None, chunk: int = READ_BYTES
     return Source(source.name, lambda: _file_batches(path, start, end, chunk), path)
 
 
-def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chunk: int = READ_BYTES) -> list[int]:
+def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chunk: int = READ_BYTES,
+                shorter_last: int = 0) -> list[int]:
     """Offsets where `parts` parts of a file of `size` bytes start, in order: 0, then a line's start near each
     1/`parts` of the file (fewer parts when lines are too long to cut there). Each cut is the start of the line that
     holds the byte at a multiple of `chunk`, so each part's chunks and batches of lines are the ones a single
-    reader of the whole file has (see `_file_batches`)."""
+    reader of the whole file has (see `_file_batches`). The last part is about `shorter_last` bytes shorter than
+    the others (at most half as short as an even share), for a reader that has more to do after it."""
+    shift = min(shorter_last, size // (2 * parts)) if parts > 1 else 0
     starts = [0]
     for index in range(1, parts):
+        at = index * (size + shift) // parts
         # No cut inside a line too long to be a sample: it is not looked through.
-        start = line_start_before(read_at, size * index // parts // chunk * chunk, give_up_after=LONGEST_LINE_BYTES)
+        start = line_start_before(read_at, at // chunk * chunk, give_up_after=LONGEST_LINE_BYTES)
         if start > starts[-1]:
             starts.append(start)
     return starts
