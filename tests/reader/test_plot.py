@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from orca.sample.compute.report.panels import CONTAINERS, MEMORY, Chart, DrawnPanel, chart, drawn, panels
-from orca.sample.compute.report.series import FIELDS, RunSeries, Series, SeriesFold, run_series
+from orca.sample.compute.report.run_series import RunSeries, run_series
+from orca.sample.compute.report.series import FIELDS, Series, SeriesFold
 from orca.sample.compute.report.titles import title
 from orca.sample.line_format import Sample
 from orca.sample.parse.sample_line import decode_all

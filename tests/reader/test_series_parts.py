@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orca.sample.compute.report.as_json import summary_json
-from orca.sample.compute.report.series import RunSeries, run_series
+from orca.sample.compute.report.run_series import RunSeries, run_series
 from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
 from orca.sample.shell.readback import parts
 from orca.sample.shell.readback.sources import sources

@@ -13,9 +13,9 @@ with the fold of the lines after them is the fold of all of them, however the li
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain, pairwise
 from operator import add
 
 from orca.sample.compute.report.distinct import DistinctCount
@@ -167,46 +167,39 @@ class SeriesFold:
     def add(self, line: Sample) -> None:
         self.add_lines((line,))
 
-    def add_lines(self, lines: Sequence[Sample]) -> None:  # one loop, written out, on purpose
-        """The next lines of the run, in the order written. Each value is read once, into locals summed over the
-        consecutive lines of one slot, which go into its point when the slot changes: a million-line run is drawn at
-        the pace of this loop, so it calls nothing per line."""
+    def add_lines(self, lines: Sequence[Sample]) -> None:
+        """The next lines of the run, in the order written: each stretch of consecutive lines in one slot folded
+        into a point (`_stretch`), which goes into the slot's."""
         if not lines:
             return
         if not self._points:
             self.host, self.start = lines[0].host, lines[0].start
-        # The slot's first millisecond and the one after its last: the slot of `t`, int(1000 t) >> shift, is `slot`
-        # exactly while begin <= 1000 t < end, which is two comparisons a line.
-        slot = -1
-        begin = end = 0.0
-        lines_in = 0
-        first = 0.0
+        rest = iter(lines)
+        line: Sample | None = next(rest)
+        while line is not None:
+            shift = self._shift  # read again after each point: taking one may have made the slots longer
+            slot = int(line.t * 1000) >> shift
+            line, point, containers = self._stretch(line, rest, float(slot << shift), float((slot + 1) << shift))
+            self._take(slot, point, containers)
+
+    def _stretch(  # one loop, written out, on purpose
+        self, first_line: Sample, rest: Iterator[Sample], begin: float, end: float
+    ) -> tuple[Sample | None, _Point, dict[str, int]]:
+        """`first_line` and the lines of `rest` after it in its slot (from millisecond `begin` to before `end`) as a
+        point and their containers' peaks; and the next line of `rest`, None at its end. Each value is read once, into
+        locals: a million-line run is drawn at the pace of this loop, so it calls nothing per line."""
         user = system = iowait = busiest = run_cpu = p_cpu = p_memory = p_io = 0.0
         n_cpu = n_run = n_p_cpu = n_p_memory = n_p_io = 0
         read = write = received = sent = n_io = n_net = 0
         used = cache = rss = -1
         containers: dict[str, int] = {}
-        newest = lines[0]
         cores = self.cores
-        for line in lines:
-            t = line.t
-            ms = t * 1000
+        lines_in, newest, following = 0, None, None
+        for line in chain((first_line,), rest):
+            ms = line.t * 1000
             if ms >= end or ms < begin:
-                if lines_in:
-                    self._take(slot, _point(
-                        lines_in, first, newest, (user, system, iowait, busiest, run_cpu, p_cpu, p_memory, p_io),
-                        (read, write, received, sent, n_cpu, n_cpu, n_cpu, n_cpu, n_run, n_p_cpu, n_p_memory, n_p_io,
-                         n_io, n_io, n_net, n_net), (used, cache, rss)), containers)
-                shift = self._shift
-                slot = int(ms) >> shift
-                begin, end = float(slot << shift), float((slot + 1) << shift)
-                lines_in = 0
-                first = t
-                user = system = iowait = busiest = run_cpu = p_cpu = p_memory = p_io = 0.0
-                n_cpu = n_run = n_p_cpu = n_p_memory = n_p_io = 0
-                read = write = received = sent = n_io = n_net = 0
-                used = cache = rss = -1
-                containers = {}
+                following = line
+                break
             lines_in += 1
             newest = line
             if line.cores is not None:
@@ -264,10 +257,11 @@ class SeriesFold:
                     if mem_now > containers.get(entry.name, -1):
                         containers[entry.name] = mem_now
         self.cores = cores
-        self._take(slot, _point(
-            lines_in, first, newest, (user, system, iowait, busiest, run_cpu, p_cpu, p_memory, p_io),
+        assert newest is not None  # `first_line` is in its own slot
+        return following, _point(
+            lines_in, first_line.t, newest, (user, system, iowait, busiest, run_cpu, p_cpu, p_memory, p_io),
             (read, write, received, sent, n_cpu, n_cpu, n_cpu, n_cpu, n_run, n_p_cpu, n_p_memory, n_p_io, n_io, n_io,
-             n_net, n_net), (used, cache, rss)), containers)
+             n_net, n_net), (used, cache, rss)), containers
 
     def _take(self, slot: int, later: _Point, containers: dict[str, int]) -> None:
         """`later` (of lines that come after those the slot holds) into the slot's point."""
@@ -394,59 +388,3 @@ def _breaks(points: Sequence[_Point]) -> set[int]:
         return set()
     usual = sorted(distances)[(len(distances) - 1) // 2]
     return {index + 1 for index, distance in enumerate(distances) if distance > max(0.0, GAP_FACTOR * usual)}
-
-
-RunKey = tuple[str, float | None]
-"""A run in a source: its host and its sampler's `start` (None for the lines of a sampler older than `start`)."""
-
-
-class RunSeries:
-    """The series folds of one source's lines, one per run (host and `start`) in the order each first appears.
-
-    Parts of a source can be folded apart and merged in the order of their lines (`merge`): the series are those of
-    one fold over the whole source."""
-
-    __slots__ = ("folds", "max_points")
-
-    def __init__(self, max_points: int = MAX_POINTS) -> None:
-        self.folds: dict[RunKey, SeriesFold] = {}
-        self.max_points = max_points
-
-    def add(self, batch: Sequence[Sample]) -> None:
-        """The next lines, in the order written."""
-        if not batch:
-            return
-        host, start = batch[0].host, batch[0].start
-        hosts, starts = [line.host for line in batch], [line.start for line in batch]
-        if hosts.count(host) == len(batch) and starts.count(start) == len(batch):  # one run, the usual case
-            self._fold_of((host, start)).add_lines(batch)
-            return
-        per_run: dict[RunKey, list[Sample]] = {}
-        for line, key in zip(batch, zip(hosts, starts, strict=True), strict=True):
-            per_run.setdefault(key, []).append(line)
-        for key, lines in per_run.items():
-            self._fold_of(key).add_lines(lines)
-
-    def merge(self, later: RunSeries) -> None:
-        """Take in the folds of the lines that follow these; `later` is not to be used again."""
-        for key, fold in later.folds.items():
-            self._fold_of(key).merge(fold)
-
-    def series(self, name: str) -> list[Series]:
-        """Each run's series, named `name`, and the host too when the source holds several."""
-        hosts = {host for host, _ in self.folds}
-        return [fold.series(name if len(hosts) == 1 else f"{name} ({host})") for (host, _), fold in self.folds.items()]
-
-    def _fold_of(self, key: RunKey) -> SeriesFold:
-        fold = self.folds.get(key)
-        if fold is None:
-            fold = self.folds[key] = SeriesFold(self.max_points)
-        return fold
-
-
-def run_series(batches: Iterable[Sequence[Sample]], max_points: int = MAX_POINTS) -> RunSeries:
-    """The series folds of a source's lines, given in batches in the order written."""
-    folds = RunSeries(max_points)
-    for batch in batches:
-        folds.add(batch)
-    return folds

@@ -27,7 +27,7 @@ from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 from orca.sample.shell.readback.sources import Source, Tally, decoded_batches, part_of, part_starts
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
-    from orca.sample.compute.report.series import RunSeries
+    from orca.sample.compute.report.run_series import RunSeries
 
 Part = tuple[HostFolds, Tally]
 Drawn = tuple[HostFolds, Tally, "RunSeries"]
@@ -117,7 +117,7 @@ def _merged(done: Part, later: Part) -> Part:
 
 
 def _fold_drawn(source: Source) -> Drawn:
-    from orca.sample.compute.report.series import RunSeries
+    from orca.sample.compute.report.run_series import RunSeries
 
     tally, runs = Tally(), RunSeries()
     return fold_hosts(_also(decoded_batches(source, tally), runs)), tally, runs
