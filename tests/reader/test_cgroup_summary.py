@@ -109,3 +109,10 @@ def test_chart_texts() -> None:
     assert memory_limit_label(2 * GIB) == "cgroup limit (2.0 GiB)"
     assert cpu_limit_label(1.5) == "cgroup limit (1.5 cores)"
     assert cpu_limit_percent(1.5, 64) == 100.0 * 1.5 / 64
+
+
+def test_throttled_throughout_is_100_percent_not_an_ulp_over() -> None:
+    # 100 * 0.013 / 0.013 is 100.00000000000001 in floats: the mean of shares of at most 100 stays at most 100.
+    summary = folded([(CgroupSample(cpu_max=1.0, throttled=100.0), 0.013)]).summary()
+    assert summary is not None
+    assert summary.throttled == 100.0

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from orca.sample.compute.report.run import RunFold
+from orca.sample.line_format import RunSample, Sample
 from tests.reader.test_metrics_command import no_traceback, orca
 
 GIB = 2**30
@@ -276,3 +278,12 @@ def test_every_key_of_json_is_in_the_readmes_table(tmp_path: Path) -> None:
     rows = [row.split("|")[1] for row in table.splitlines() if row.startswith("| `")]
     in_table = [key for row in rows for key in re.findall(r"`([a-z_0-9]+)`", row)]
     assert in_table == list(document)
+
+
+def test_a_run_busy_throughout_has_a_mean_of_100_percent_not_an_ulp_over() -> None:
+    # 100 * 0.013 / 0.013 is 100.00000000000001 in floats: the dt-weighted mean of shares of at most 100 stays so.
+    fold = RunFold()
+    fold.add([Sample(v=1, t=1.0, dt=0.013, host="h", cores=2, run=RunSample(cpu=100.0, procs=1))])
+    summary = fold.summary()
+    assert summary is not None
+    assert summary.cpu_mean == 100.0

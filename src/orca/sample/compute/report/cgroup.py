@@ -125,7 +125,8 @@ class CgroupFold:
             return None
         covered, throttled_covered = self.cpu_dt.value(), self.throttled_dt.value()
         cpu = self.cpu_used.value() / (100 * covered) if covered > 0 else None
-        throttled = self.throttled_sum.value() / throttled_covered if throttled_covered > 0 else None
+        # Each term is a share times its dt, rounded: the mean of shares of at most 100 can come out an ulp over.
+        throttled = min(100.0, self.throttled_sum.value() / throttled_covered) if throttled_covered > 0 else None
         return CgroupSummary(mem_peak=self.mem_peak, mem_max=self.mem_max, cpu_cores=cpu, cpu_max=self.cpu_max,
                              throttled=throttled, oom_kills=self.oom_rise, pids_peak=self.pids_peak,
                              pids_max=self.pids_max)

@@ -153,7 +153,8 @@ class RunFold:
             argc=self.argc,
             exit=None if ended is None else ExitSummary(ended.code, ended.signal, ended.error, ended.wall, ended.user,
                                                         ended.system, ended.max_rss),
-            cpu_mean=self.cpu_used.value() / cpu_covered if cpu_covered > 0 else None,
+            # (a dt-weighted mean of rounded terms: an ulp over 100 is taken back)
+            cpu_mean=min(100.0, self.cpu_used.value() / cpu_covered) if cpu_covered > 0 else None,
             cpu_peak=cpu_peak if cpu_peak >= 0 else None,
             cores_mean=self.cores_used.value() / (100 * cores_covered) if cores_covered > 0 else None,
             cores_peak=cores_peak / 100 if cores_peak >= 0 else None,
