@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orca.sample.compute.report.exact import ExactSum, rise
+from orca.sample.compute.report.exact import ExactSum, mean_share, rise
 from orca.sample.line_format import Sample
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
@@ -123,10 +123,9 @@ class CgroupFold:
         """None when no line had the section."""
         if self.mem_max is None and self.cpu_max is None:
             return None
-        covered, throttled_covered = self.cpu_dt.value(), self.throttled_dt.value()
+        covered = self.cpu_dt.value()
         cpu = self.cpu_used.value() / (100 * covered) if covered > 0 else None
-        # Each term is a share times its dt, rounded: the mean of shares of at most 100 can come out an ulp over.
-        throttled = min(100.0, self.throttled_sum.value() / throttled_covered) if throttled_covered > 0 else None
+        throttled = mean_share(self.throttled_sum, self.throttled_dt)
         return CgroupSummary(mem_peak=self.mem_peak, mem_max=self.mem_max, cpu_cores=cpu, cpu_max=self.cpu_max,
                              throttled=throttled, oom_kills=self.oom_rise, pids_peak=self.pids_peak,
                              pids_max=self.pids_max)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orca.sample.compute.report.exact import ExactSum
+from orca.sample.compute.report.exact import ExactSum, mean_share
 from orca.sample.line_format import CommandExit, Sample
 
 PEAK_DT = 0.1
@@ -145,7 +145,7 @@ class RunFold:
         if not self.seen:
             return None
         ended = self.exit
-        cpu_covered, cores_covered = self.cpu_dt.value(), self.cores_dt.value()
+        cores_covered = self.cores_dt.value()
         cpu_peak = self.cpu_peak if self.cpu_peak >= 0 else self.short_cpu_peak
         cores_peak = self.cores_peak if self.cores_peak >= 0 else self.short_cores_peak
         return RunSummary(
@@ -153,8 +153,7 @@ class RunFold:
             argc=self.argc,
             exit=None if ended is None else ExitSummary(ended.code, ended.signal, ended.error, ended.wall, ended.user,
                                                         ended.system, ended.max_rss),
-            # (a dt-weighted mean of rounded terms: an ulp over 100 is taken back)
-            cpu_mean=min(100.0, self.cpu_used.value() / cpu_covered) if cpu_covered > 0 else None,
+            cpu_mean=mean_share(self.cpu_used, self.cpu_dt),
             cpu_peak=cpu_peak if cpu_peak >= 0 else None,
             cores_mean=self.cores_used.value() / (100 * cores_covered) if cores_covered > 0 else None,
             cores_peak=cores_peak / 100 if cores_peak >= 0 else None,
