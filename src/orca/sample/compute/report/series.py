@@ -194,7 +194,7 @@ class SeriesFold:
         used = cache = rss = -1
         containers: dict[str, int] = {}
         cores = self.cores
-        lines_in, newest, following = 0, None, None
+        lines_in, newest, following = 0, first_line, None
         for line in chain((first_line,), rest):
             ms = line.t * 1000
             if ms >= end or ms < begin:
@@ -257,7 +257,6 @@ class SeriesFold:
                     if mem_now > containers.get(entry.name, -1):
                         containers[entry.name] = mem_now
         self.cores = cores
-        assert newest is not None  # `first_line` is in its own slot
         return following, _point(
             lines_in, first_line.t, newest, (user, system, iowait, busiest, run_cpu, p_cpu, p_memory, p_io),
             (read, write, received, sent, n_cpu, n_cpu, n_cpu, n_cpu, n_run, n_p_cpu, n_p_memory, n_p_io, n_io, n_io,
