@@ -235,14 +235,21 @@ def test_match_notices_an_exec_after_the_first_scan(started: list[subprocess.Pop
 
 
 def start_sleepers(name: str, count: int, started: list[subprocess.Popen[bytes]]) -> list[subprocess.Popen[bytes]]:
-    """`count` sleeps whose argv[0] is `name`, returned once each has exec'd."""
+    """`count` sleeps whose argv[0] is `name`, returned once each has exec'd and is asleep: until then it is still
+    loading, so its resident size, which the tests compare with psutil's, still grows."""
     sleepers = [subprocess.Popen([name, "600"], executable=SLEEP) for _ in range(count)]
     started.extend(sleepers)
     wait_until(
         lambda: all(Path(f"/proc/{p.pid}/cmdline").read_bytes().startswith(name.encode()) for p in sleepers),
         "the sleepers to exec",
     )
+    wait_until(lambda: all(_state(p.pid) == "S" for p in sleepers), "the sleepers to sleep")
     return sleepers
+
+
+def _state(pid: int) -> str:
+    """The process's state letter, from its `stat` (after the `)` that ends its name)."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
 
 
 def test_match_beyond_the_kept_descriptors_still_sees_every_process_and_its_exec(
