@@ -2,6 +2,8 @@
 matplotlib to draw the same panels (the run's CPU and memory, then the host's CPU, memory, disk, io, net, pressure and
 containers, each thinned to about 2,000 points of time), side by side in the same run, taking turns. The budget: at
 1,000,000 lines `orca metrics --plot` (which also prints the summary) takes at most as long as DuckDB + matplotlib.
+Beside them, the CPU of orca's reading alone (every line decoded and checked, nothing folded or drawn): the part of
+the budget no fold can win back.
 
     .venv/bin/python -m bench.chart [--lines N,N] [--repeats N]      (also run by `python3 dev.py bench`)
 
@@ -94,6 +96,23 @@ figure.savefig(out, dpi=90)
 """
 
 
+# What no fold can go below: every line read, decoded and checked into its records as `orca metrics` does (the
+# collector paused, as there), in one process, nothing folded and nothing drawn. Its CPU beside DuckDB's whole chart
+# says how much of the chart's budget decoding alone takes.
+READING_ALONE = r"""
+import gc
+import sys
+from orca.sample.shell.readback.sources import Tally, decoded_batches, sources
+
+gc.disable()
+tally = Tally()
+for source in sources(sys.argv[1]):
+    for _ in decoded_batches(source, tally):
+        pass
+assert tally.samples > 0 and tally.skipped == 0, tally
+"""
+
+
 def write_command_run(path: Path, lines: int, seconds: float = 5.0, start: float = 1796000000.0) -> Path:
     """`lines` lines of one `-- COMMAND` run at `seconds` apart (the shapes of `bench/runs.py`'s day, with the run's
     CPU and memory): `BLOCK` distinct lines, repeated later and later."""
@@ -131,6 +150,7 @@ def report(row: Callable[[str, str, str, str, str, bool | None], None], repeats:
             commands = {
                 "orca": [*quiet, PYTHON, "-m", "orca.sample", "metrics", str(path), "--plot", f"{tmp}/orca.png"],
                 "duckdb": [*quiet, PYTHON, "-c", DUCKDB_CHART, str(path), f"{tmp}/duckdb.png"],
+                "reading": [PYTHON, "-c", READING_ALONE, str(path)],
             }
             load = os.getloadavg()[0]
             runs = interleaved(commands, repeats)
@@ -143,6 +163,9 @@ def report(row: Callable[[str, str, str, str, str, bool | None], None], repeats:
                 budget if lines >= 1_000_000 else None)
             row(f"orca metrics --plot, CPU seconds of every process ({lines:,} lines)", f"{cpu['orca']:.2f} s",
                 f"{cpu['duckdb']:.2f} s", f"{cpu['orca'] / cpu['duckdb']:.2f}", "", None)
+            row(f"orca's reading alone: every line decoded and checked, nothing folded or drawn, one process, CPU "
+                f"seconds ({lines:,} lines)", f"{cpu['reading']:.2f} s",
+                f"{cpu['duckdb']:.2f} s (DuckDB's whole chart)", f"{cpu['reading'] / cpu['duckdb']:.2f}", "", None)
             path.unlink()
 
 
