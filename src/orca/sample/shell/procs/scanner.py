@@ -11,12 +11,13 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from orca.sample.compute.run import NO_PROCESSES, RunReading
 from orca.sample.compute.tree import run_of, total, trees_of
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pid_stat import ProcessTimes, process_times, stat_fields
+from orca.sample.shell.bounded import OUT_OF_DESCRIPTORS
 from orca.sample.shell.procs.argv0s import Argv0ByImage, Argv0Files
 from orca.sample.shell.procs.tree_files import TreeFiles
 from orca.sample.shell.procs.walk import DEAD_STATES, ProcRoot, walk_tree, walk_tree_within
@@ -41,7 +42,10 @@ def alive(pid: int, proc: str = "/proc") -> bool:
         except (OSError, OverflowError):
             return False
         return True
-    data = ProcRoot.at(proc).read(pid, "stat")
+    try:
+        data = ProcRoot.at(proc).read(pid, "stat")
+    except OSError:  # out of descriptors: not known to have ended, and ending the sampler early loses the run's tail
+        return True
     if data is None:
         return False
     fields = stat_fields(data)
@@ -97,6 +101,10 @@ class ProcessScanner:
         self._page_size = page_size()
         self._ticks_per_second = clock_ticks()
         self._walk = self._root.has_children_files() if walk_children is None else walk_children
+        self.source = f"the run's processes in {proc}"
+        """What a failure of its readings names."""
+        self._keeping = True
+        """Descriptors are kept between lines; not after a reading ran out of them."""
         self._tree_files = TreeFiles(self._root)
         self._argv0_files = Argv0Files(self._root)
         self._argv0_images = Argv0ByImage(self._root)
@@ -115,20 +123,46 @@ class ProcessScanner:
 
     def reading(self, root: int | None, argv0: str, forks: int | None = None) -> Result[RunReading, ParseError]:
         """The run's processes now: `root`'s tree and the processes whose argv[0] is `argv0`, each once (none with
-        neither), their resident bytes and CPU times, and those of the last reading's that left the run."""
+        neither), their resident bytes and CPU times, and those of the last reading's that left the run.
+
+        A failure when no descriptor was left to open a process's file with: the processes are then not known, and
+        none is not the answer. The descriptors kept between lines may be what took them (an embedding program
+        holding most of its limit): they are let go first, and from then on every file is read by path."""
+        try:
+            return Success(self._reading(root, argv0, forks))
+        except OSError as error:
+            if error.errno not in OUT_OF_DESCRIPTORS:
+                raise
+            if not self._keeping:
+                return Failure(ParseError.of(self.source, error))
+        self._keep_none()
+        try:
+            return Success(self._reading(root, argv0, forks))
+        except OSError as error:
+            if error.errno not in OUT_OF_DESCRIPTORS:
+                raise
+            return Failure(ParseError.of(self.source, error))
+
+    def _keep_none(self) -> None:
+        self.close()
+        self._keeping = False
+        self._tree_files = TreeFiles(self._root, share=0)
+        self._argv0_files = Argv0Files(self._root, share=0)
+
+    def _reading(self, root: int | None, argv0: str, forks: int | None) -> RunReading:
         at_ns = time.monotonic_ns()
         clock = boot_ticks(self._ticks_per_second)
         if root is None and not argv0:
-            return Success(self._read(at_ns, clock, [], [], 0))
+            return self._read(at_ns, clock, [], [], 0)
         if not self._walk:
             run, stats = _scan_run(self._root, root, argv0, self._argv0_images)
             pages = total(_resident_pages(self._root, run), run)
             found = list(run)
             gone = self._last.keys() - run
-            return Success(self._read(
+            return self._read(
                 at_ns, clock, found, [stats[pid] for pid in found], pages * self._page_size,
                 self._left(gone, stats.get) if gone else NO_PROCESSES,
-            ))
+            )
         files = self._tree_files
         tree = frozenset() if root is None else files.walk(root, forks)
         members = tree.union(self._argv0_files.matching(argv0)) if argv0 else tree
@@ -137,24 +171,32 @@ class ProcessScanner:
         files.keep_only(tree)
         rss = files.total_pages(members) * self._page_size
         pids, datas = files.stats(members, self._argv0_files.stat if argv0 else None)
-        return Success(self._read(at_ns, clock, pids, datas, rss, left))
+        return self._read(at_ns, clock, pids, datas, rss, left)
 
     def baseline(self, root: int | None, argv0: str) -> Result[RunReading, ParseError]:
         """The run's processes' CPU times, every file read by path and nothing kept open: the baseline's reading,
         taken before the kernel files' descriptors are kept (their resident bytes are not read: no line takes
-        them)."""
+        them). A failure when no descriptor was left to read them with."""
+        try:
+            return Success(self._baseline(root, argv0))
+        except OSError as error:
+            if error.errno not in OUT_OF_DESCRIPTORS:
+                raise
+            return Failure(ParseError.of(self.source, error))
+
+    def _baseline(self, root: int | None, argv0: str) -> RunReading:
         at_ns = time.monotonic_ns()
         clock = boot_ticks(self._ticks_per_second)
         if root is None and not argv0:
-            return Success(self._read(at_ns, clock, [], [], None))
+            return self._read(at_ns, clock, [], [], None)
         if not self._walk:
             run, stats = _scan_run(self._root, root, argv0, self._argv0_images)
-            return Success(self._read(at_ns, clock, list(run), [stats[pid] for pid in run], None))
+            return self._read(at_ns, clock, list(run), [stats[pid] for pid in run], None)
         tree = frozenset() if root is None else walk_tree(self._root, root)
         members = tree.union(self._argv0_files.matching(argv0, keep=False)) if argv0 else tree
         read = self._root.read
         found = [(pid, data) for pid in members if (data := read(pid, "stat"))]
-        return Success(self._read(at_ns, clock, [pid for pid, _ in found], [data for _, data in found], None))
+        return self._read(at_ns, clock, [pid for pid, _ in found], [data for _, data in found], None)
 
     def _left(self, gone: set[int], stat: Callable[[int], bytes | None]) -> Mapping[int, ProcessTimes]:
         """Those of the last reading's processes `gone` from the run that still exist with the same start, their

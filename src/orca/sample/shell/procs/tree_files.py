@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from orca.sample.compute.tree import walk
 from orca.sample.parse.statm import resident_pages, resident_pages_total
-from orca.sample.shell.bounded import read_from
+from orca.sample.shell.bounded import OUT_OF_DESCRIPTORS, read_from
 from orca.sample.shell.procs.walk import ProcRoot, pids_in
 from orca.sample.shell.sysconf import kept_files_at_most
 
@@ -97,12 +97,13 @@ class TreeFiles:
     """`children` files of the other threads of kept processes with more than one, kept open in all; past that,
     they are opened and closed each line."""
 
-    def __init__(self, root: ProcRoot) -> None:
+    def __init__(self, root: ProcRoot, share: int | None = None) -> None:
+        """`share`: the descriptors it may keep (by default, the open-files limit's share)."""
         self._root = root
         self._fds: dict[int, _PidFiles] = {}
         self._columns: _Columns | None = None
         """`_fds` as columns; None once `_fds` changed, until the next batch needs them."""
-        share = kept_files_at_most() if root.trusted else 0
+        share = (kept_files_at_most() if share is None else share) if root.trusted else 0
         self._keep_at_most = min(self.KEPT_AT_MOST, share * 3 // (4 * self.FILES_PER_PROCESS))
         self._threads_at_most = min(self.THREADS_KEPT_AT_MOST, share // 4)
         self._last_walk: _Walked | None = None
@@ -265,7 +266,9 @@ class TreeFiles:
             if fd is not None:
                 return read_from(fd)
             fd = os.open(f"{tid}/children", _FLAGS, dir_fd=task)
-        except OSError:
+        except OSError as error:  # the thread ended; but out of descriptors, its children are not known to be none
+            if error.errno in OUT_OF_DESCRIPTORS:
+                raise
             return b""
         keeping = self._threads_kept < self._threads_at_most
         if keeping:

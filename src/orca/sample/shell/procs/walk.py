@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from orca.sample.parse.cmdline import argv0 as cmdline_argv0
 from orca.sample.parse.pid_stat import stat_fields
 from orca.sample.parse.statm import resident_pages
-from orca.sample.shell.bounded import LIMIT, is_kernel_procfs, read_or_none
+from orca.sample.shell.bounded import LIMIT, OUT_OF_DESCRIPTORS, is_kernel_procfs, read_or_none
 
 KTHREADD = 2
 """kthreadd is pid 2 and the parent of every other kernel thread: their cmdline is empty for good."""
@@ -65,10 +65,13 @@ class ProcRoot:
         return None if data is None else resident_pages(data)
 
     def pid_names(self) -> list[str]:
-        """The process directories (thread group leaders); none when the root cannot be listed (no /proc)."""
+        """The process directories (thread group leaders); none when the root cannot be listed (no /proc). Out of
+        descriptors, the `OSError`: the processes are not known to be none."""
         try:
             names = os.listdir(self.path)
-        except OSError:
+        except OSError as error:
+            if error.errno in OUT_OF_DESCRIPTORS:
+                raise
             return []
         return [name for name in names if name.isdigit() and name.isascii()]
 
@@ -92,7 +95,9 @@ class ProcRoot:
             # needs no listing, one stat instead of five system calls.
             single = os.stat(task).st_nlink == 3
             tids = [str(pid)] if single else os.listdir(task)
-        except OSError:
+        except OSError as error:
+            if error.errno in OUT_OF_DESCRIPTORS:
+                raise
             return []
         kids: list[int] = []
         for tid in tids:
