@@ -7,33 +7,24 @@ then writes `null`s.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
+
+from orca.sample.shell.sysconf import PROC
+from orca.sample.shell.sysconf import psutil_installed as psutil_installed  # the tests make it answer either way
 
 if TYPE_CHECKING:
     from orca.sample.shell.machine.fs import FS
     from orca.sample.shell.machine.psutil_reader import PsutilReader
 
 READER_VARIABLE = "ORCA_SAMPLE_READER"
-PROC = "/proc"
 ReaderName = Literal["proc", "psutil"]
 READERS: tuple[ReaderName, ...] = ("proc", "psutil")
 
 
 class ReaderUnavailable(ValueError):
     """A forced reader that is not one of `READERS`, or `psutil` where psutil is not installed."""
-
-
-@functools.cache
-def psutil_installed() -> bool:
-    """Whether `import psutil` would work, without importing it (it costs milliseconds a start)."""
-    try:
-        return importlib.util.find_spec("psutil") is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def proc_stat_readable(proc: str = PROC) -> bool:

@@ -25,7 +25,7 @@ from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 from orca.sample.shell.machine.fs import FS
 from orca.sample.shell.machine.kernel import read_disks, read_whole_disks
 from orca.sample.shell.machine.source import attempt, host_name, self_cpu_seconds
-from orca.sample.shell.procs.psutil_procs import RunRss
+from orca.sample.shell.procs.psutil_procs import PsutilScanner
 
 T = TypeVar("T")
 
@@ -175,7 +175,7 @@ class PsutilReader:
         self.cgroup = cgroup
         self.fs = FS() if fs is None else fs
         self.host = host_name()
-        self._run = RunRss()
+        self._run = PsutilScanner()
         # Where a /sys/block lists the whole disks (Linux), partitions are not counted twice; it is read again only
         # when the disks psutil names change. Elsewhere psutil names whole disks only (macOS: IOMedia "Whole").
         self._disk_names: frozenset[str] | None = None
@@ -191,7 +191,7 @@ class PsutilReader:
         diskstats = _value(attempt("the disk counters through psutil", _succeeding(read_disk_devices)), "diskstats",
                            failures)
         run_reading = functools.partial(self._run.reading, self.root, self.argv0)
-        run = _value(attempt("the run's processes through psutil", _succeeding(run_reading)), "rss", failures)
+        run = _value(attempt("the run's processes through psutil", run_reading), "rss", failures)
         return Snapshot(
             monotonic_ns=at_ns,
             wall=wall,

@@ -24,9 +24,7 @@ def attempt(source: str, read: Callable[..., Result[T, ParseError]], *args: obje
     """`read(*args)`, or the failure of reading `source` when it raised."""
     try:
         return read(*args)
-    except OSError as error:  # a call that failed (out of descriptors): its reason, as for a file that failed
-        return Failure(ParseError.of(source, error))
-    except Exception as error:  # a reader's bug: said with its type, never fatal, never a traceback
+    except Exception as error:  # a reader's bug, or a call that failed: said, never fatal, never a traceback
         return Failure(ParseError.raised(source, error))
 
 

@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from orca.sample.shell.procs.walk import DEAD_STATES, KTHREADD, ProcRoot
+from orca.sample.shell.procs.states import DEAD_STATES
+from orca.sample.shell.procs.walk import KTHREADD, ProcRoot
 from orca.sample.shell.sysconf import kept_files_at_most
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC

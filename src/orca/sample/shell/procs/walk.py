@@ -4,7 +4,7 @@ A line's cost must not grow with the host's processes when only the run's tree i
 downwards from the root through `/proc/<pid>/task/<tid>/children` (every thread's, since a child belongs to the
 thread that forked it): files are read only for the run's own processes. A kernel without those files
 (CONFIG_PROC_CHILDREN off), or a fixture tree without them, gets the portable way: one pass over every
-/proc/<pid>/stat, parents from `ppid` (`ProcRoot.stats`, summed by compute/tree.py).
+/proc/<pid>/stat, parents from `ppid` (`ProcRoot.stats`, the trees found by compute/tree.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from orca.sample.shell.bounded import LIMIT, OUT_OF_DESCRIPTORS, is_kernel_procf
 
 KTHREADD = 2
 """kthreadd is pid 2 and the parent of every other kernel thread: their cmdline is empty for good."""
-DEAD_STATES = frozenset({"Z", "X", "x"})
-"""proc(5): `Z` zombie, `X` dead; `x` is how 2.6.33-3.13 kernels printed dead."""
 CMDLINE_LIMIT = 32 * 4096
 """One argument is at most MAX_ARG_STRLEN (32 pages) long: a bound on what is read to find argv[0]'s end."""
 
