@@ -112,7 +112,7 @@ class TreeFiles:
         # Only a tree whose every process was read in the batches (kept, one thread, a short `children` list) is
         # the same again when the batches read the same; that needs every kept process in the tree, so that
         # `keep_only` leaves the batches as they are.
-        whole = len(known) == len(tree) == len(self.kept) and tree.issuperset(known)
+        whole = len(known) == len(tree) == len(self.kept.by_pid) and tree.issuperset(known)
         short = not listed or max(map(len, listed)) < CHILDREN_READ // 2
         self._last_walk = _Walked(pid, self.kept.columns(), statuses, listed, tree) if whole and short else None
         return tree
@@ -159,7 +159,7 @@ class TreeFiles:
         kept = self.kept
         # A statm that cannot be read or parsed reads as None: `filter` drops it (and the zeros, which add nothing).
         by_path = sum(filter(None, map(kept.root.resident_pages, pids.difference(kept.by_pid))))
-        if not kept:
+        if not kept.by_pid:
             return by_path
         columns = kept.columns()
         read, self._statm_read = self._statm_read, None
@@ -187,7 +187,7 @@ class TreeFiles:
         must be among `pids` (`keep_only` first)."""
         kept = self.kept
         found, datas = [], []
-        if kept:
+        if kept.by_pid:
             columns = kept.columns()
             try:
                 found, datas = columns.pids, self._kept_stats(columns)
@@ -211,9 +211,12 @@ class TreeFiles:
         if last is None or last.columns is not columns:  # other processes than last read: every one
             datas = list(map(os.pread, columns.stats, repeat(STAT_READ), repeat(0)))
         else:
+            again = read_again(columns.pids, ran, last.ran, self.kept.threaded)
+            if not again:  # none ran (an idle tree): the last reading's, schedstats and all
+                return last.stats
             datas = list(last.stats)
             stats = columns.stats
-            for place in read_again(columns.pids, ran, last.ran, self.kept.threaded):
+            for place in again:
                 datas[place] = os.pread(stats[place], STAT_READ, 0)
         self._ran_at = _RanAt(columns, ran, datas)
         return datas
