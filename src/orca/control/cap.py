@@ -1,10 +1,11 @@
 """A control-placed run's memory cap: each run read whole, and killed whole when it is over the cap.
 
 A run is read as it is killed. Where it has a cgroup of its own with the memory controller, by the kernel's numbers
-(`cgroups`). Else by its processes (`members`: its root's session and group, its mark, their descendants; or the
-processes of its cgroup), frozen first (`procs.Frozen`): a chain of processes that fork and exit, which a pass over
-/proc sees one at a time or not at all, is then read whole, and what was read is what is killed. Their resident
-memory is summed by one `tree_usage`; then the run, still frozen, is killed when it is over the cap, or continued.
+(`cgroups`). Else by its processes, frozen first: those of its cgroup by the kernel (`cgroup.freeze`, where it can),
+else, and for a run without a cgroup (`members`: its root's session and group, its mark, their descendants), by
+signals (`procs.Frozen`). A chain of processes that fork and exit, which a pass over /proc sees one at a time or
+not at all, is then read whole, and what was read is what is killed. Their resident memory is summed by one
+`tree_usage`; then the run is killed when it is over the cap (still frozen, or its cgroup whole), or continued.
 """
 
 from __future__ import annotations

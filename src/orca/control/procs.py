@@ -4,8 +4,9 @@ The table of every process comes from one pass over /proc (`orca.sample.process_
 environment where its run mark is wanted); which of them are a run's is `members`' pure decision. A run is frozen
 before it is read or killed: pass after pass, each of the run's process groups is stopped whole (a signal to a group
 reaches a process being forked in it too) and every other process found is stopped on its own, until a pass made
-after every group was stopped finds no process not yet stopped. Then all of them are killed, or continued (each but
-those stopped before the first pass). Each process is held by a pidfd opened before its start time is checked
+after every group was stopped finds every process of the run stopped or exited (an exiting process cannot be
+stopped, and its children go to another parent). Then all of them are killed, or continued (each but those stopped
+before the first pass). Each process is held by a pidfd opened before its start time is checked
 again, so a signal never reaches a pid reused since the pass that found it. The scheduler's own process, group and
 session are never signalled.
 """
@@ -24,8 +25,8 @@ FREEZE_PASSES = 64
 """A bound on the passes, so that freezing a run always ends; a run forking faster than a pass can read /proc and
 leaving its groups with `setsid` each time is what only a cgroup catches (`cgroups`)."""
 ENVIRON_LIMIT = 1 << 22
-"""The most of a process's environment read for its mark: more than the kernel lets `execve` pass (a quarter of
-the stack limit, and at most 32 pages an entry), so the whole of any usual one."""
+"""The most of a process's environment read for its mark: twice what `execve` passes under the usual 8 MiB stack
+limit (a quarter of it), so that a process's own environment cannot make the scheduler read without end."""
 
 Finder = Callable[[Mapping[int, ProcId]], Members]
 """What a table of every process says a run's processes are."""
