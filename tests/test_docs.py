@@ -259,3 +259,22 @@ def test_the_import_scan_follows_aliases_and_attributes() -> None:
     assert packages == {"msgspec", "toolz", "boto3"}
     assert {"msgspec.inspect.StructType", "toolz.pipe", "boto3.session.Session"} <= names
     assert "toolz.unique" not in names
+
+
+# --- what the code cites ----------------------------------------------------------------------------------------------
+
+CITING = sorted(path for top in ("src", "tests", "bench") for path in (CHECKOUT / top).rglob("*.py"))
+
+
+def test_every_page_the_code_cites_exists() -> None:
+    cited = {(str(path.relative_to(CHECKOUT)), page) for path in CITING
+             for page in re.findall(r"\b((?:docs|bench)/[\w-]+\.md)\b", path.read_text())}
+    assert cited
+    assert {(path, page) for path, page in cited if not (CHECKOUT / page).exists()} == set()
+
+
+def test_no_code_cites_a_readme_section() -> None:
+    """The README is a front page; the reference it held is in docs/ by topic, which code cites instead."""
+    citing = [str(path.relative_to(CHECKOUT)) for path in CITING
+              if re.search(r"README(?:'s)?,? \"", path.read_text()) and path != Path(__file__)]
+    assert citing == []
