@@ -1,6 +1,6 @@
 """`--out s3://BUCKET/KEY` (docs/behaviour.md §4.3, §4.4, §4.5, §2.4): lines go to a local staging file, and a
 background thread brings the object level with it every `ORCA_SAMPLE_UPLOAD_SECONDS` and once more at the end: the
-whole file while the object is under 5 MiB, then only the new lines (README, "Writing to S3").
+whole file while the object is under 5 MiB, then only the new lines (docs/s3.md).
 
 boto3 is imported by the uploader thread at its first upload (docs/behaviour.md §4.3): importing this module, or
 sampling to a file, never pays its start-up time or memory, and a sampler's first lines are not delayed by it.
@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from orca.sample.parse.s3_location import PartLimits, parse_location
+from orca.sample.readback.backwards import line_start_before
 from orca.sample.shell.aws import reason
 from orca.sample.shell.out.files import LineFile
 from orca.sample.shell.out.s3_store import READ_BYTES, AppendRefused, ObjectStore
 from orca.sample.shell.out.staging import StagingFile, open_private_for_reading, stage_root
-from orca.sample.shell.readback.backwards import line_start_before
 from orca.sample.shell.report import FailureReport, say
 
 DEFAULT_UPLOAD_SECONDS = 30.0
