@@ -1,5 +1,5 @@
-"""The memory cap and chains of processes that fork and exit, for real: every reading sees a chain whole, a chain
-over the cap is killed and reported, one under it runs on.
+"""The memory cap and chains of processes that fork and exit, for real (docs/behaviour.md §12.4): every reading sees
+a chain whole, a chain over the cap is killed and reported, one under it runs on.
 
 A chain orphans a process at every generation: each scenario runs in a pid namespace whose init reaps them at once
 (`namespace`), where a host whose pid 1 reaps late (a container's) would fill its pid space with them; the

@@ -1,5 +1,6 @@
-"""How a control-placed run starts: an argv that cannot start is refused before anything is made, and every process
-of a run carries its mark (read back from /proc, never through the code under test)."""
+"""How a control-placed run starts: an argv that cannot start is refused before anything is made (docs/behaviour.md
+§12.2), and every process of a run carries its mark (§12.3; read back from /proc, never through the code under
+test)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A control-placed run's memory cap: each run read whole, and killed whole when it is over the cap.
+"""A control-placed run's memory cap: each run read whole, and killed whole when it is over the cap (docs/behaviour.md
+§12.4).
 
 A run is read as it is killed. Where it has a cgroup of its own with the memory controller, by the kernel's numbers
 (`cgroups`). Else by its processes, frozen first: those of its cgroup by the kernel (`cgroup.freeze`, where it can),

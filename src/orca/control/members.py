@@ -3,7 +3,7 @@
 A run's root is started as the leader of a session of its own (`start_run`), so its session and its process group
 carry the root's pid; and every process of the run carries its mark, `ORCA_CONTROL_RUN=<root pid>:<root start>`
 in its environment, set by the root before it runs anything and inherited whatever a process does with its
-session. Its processes are then, from one table of every process:
+session (docs/behaviour.md §12.3). Its processes are then, from one table of every process:
 
 - the root, while it is the process found at the start (a pid is known by its start time too);
 - every process in the root's session or process group, even when the root has ended: an orphan keeps both, and

@@ -68,7 +68,8 @@ def _root_of(stage: str, environ: Mapping[str, str]) -> str:
 
 def _program(argv: Sequence[str], environment: Mapping[str, str]) -> str:
     """The file `argv` runs: `argv[0]` itself when it holds a `/`, else the first executable file of that name on
-    the run's `PATH`, as `execvp` looks for it. OSError (EINVAL, ENOENT, EACCES) when `argv` cannot start."""
+    the run's `PATH`, as `execvp` looks for it. OSError (EINVAL, ENOENT, EACCES) when `argv` cannot start
+    (docs/behaviour.md §12.2)."""
     if not argv:
         raise OSError(errno.EINVAL, "argv is empty: there is no program to start")
     for index, word in enumerate(argv):
