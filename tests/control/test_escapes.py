@@ -1,6 +1,6 @@
 """Processes that leave a run's session with `setsid` and whose parent is gone, without a cgroup: found by the run's
-mark, measured and killed with the run (docs/behaviour.md §12.3). Each scenario runs in a pid namespace whose init reaps (`namespace`), so
-the parent truly disappears, and nothing of the scenario outlives the test."""
+mark, measured and killed with the run (docs/behaviour.md §12.3). Each scenario runs in a pid namespace whose init
+reaps (`namespace`), so the parent truly disappears, and nothing of the scenario outlives the test."""
 
 from __future__ import annotations
 

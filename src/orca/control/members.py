@@ -114,8 +114,7 @@ def mark_in(environ: bytes) -> str:
     for entry in environ.split(b"\0"):
         if entry.startswith(_MARK_ENTRY):
             root, colon, start = entry[len(_MARK_ENTRY) :].partition(b":")
-            fields = (root, start)
-            if colon and all(field.isdigit() and len(field) <= _DIGITS for field in fields):
+            if colon and all(field.isdigit() and len(field) <= _DIGITS for field in (root, start)):
                 return mark_of(int(root), int(start))
             return ""
     return ""

@@ -6,9 +6,9 @@ before it is read or killed: pass after pass, each of the run's process groups i
 reaches a process being forked in it too) and every other process found is stopped on its own, until a pass made
 after every group was stopped finds every process of the run stopped or exited (an exiting process cannot be
 stopped, and its children go to another parent). Then all of them are killed, or continued (each but those stopped
-before the first pass). Each process is held by a pidfd opened before its start time is checked
-again, so a signal never reaches a pid reused since the pass that found it. The scheduler's own process, group and
-session are never signalled.
+before the first pass). Each process is held by a pidfd opened before its start time is checked again, so a signal
+never reaches a pid reused since the pass that found it. The scheduler's own process, group and session are never
+signalled.
 """
 
 from __future__ import annotations
@@ -39,15 +39,15 @@ def _environ(proc: str, pid: int) -> bytes:
         descriptor = os.open(f"{proc}/{pid}/environ", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return b""
-    chunks: list[bytes] = []
+    data = bytearray()
     try:
-        while (size := sum(map(len, chunks))) < ENVIRON_LIMIT and (chunk := os.read(descriptor, ENVIRON_LIMIT - size)):
-            chunks.append(chunk)
+        while len(data) < ENVIRON_LIMIT and (chunk := os.read(descriptor, ENVIRON_LIMIT - len(data))):
+            data += chunk
     except OSError:
         return b""
     finally:
         os.close(descriptor)
-    return b"".join(chunks)
+    return bytes(data)
 
 
 def process_table(proc: str = "/proc", *, marks_since: int | None = None) -> dict[int, ProcId]:
@@ -125,7 +125,7 @@ class Frozen:
         """Stops what `find` names, pass after pass, until a pass made after all its groups were stopped finds every
         process of it stopped or exited (or `FREEZE_PASSES` passes)."""
         own = own_ids()
-        for first in [True] + [False] * (FREEZE_PASSES - 1):
+        for passes in range(FREEZE_PASSES):
             self.table = process_table(self._proc, marks_since=marks_since)
             self.found = find(self.table)
             groups = self.found.groups - own
@@ -140,7 +140,7 @@ class Frozen:
                 if process is not None:
                     self._held[pid] = process
                     process.send(signal.SIGSTOP)
-                    if first and entry.stopped:
+                    if passes == 0 and entry.stopped:  # before any signal of ours: the run stopped it
                         self._already_stopped.add(pid)
             # A process that ended before it was held may have forked first: only a pass with nothing new settles;
             # and one still running (its stop not yet taken, or exiting, which no signal stops) can still change.

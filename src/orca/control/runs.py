@@ -123,6 +123,8 @@ def _prepare(nice: int, join: Callable[[], None] | None, entries: Mapping[str, s
             join()  # first, so that nothing the run does is outside its cgroup
         os.nice(nice)
         _expose_to_oom()
+        # Python code takes the C library's environment lock only under the GIL, which the fork was made holding:
+        # no thread of the scheduler's held it then.
         for name, value in entries.items():
             os.putenv(name, value)
         _mark_self()  # last: an entry of that name, or the scheduler's own, gives way to it
