@@ -7,6 +7,8 @@ namespace also ends whatever a failing scenario leaves."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import textwrap
 import time
@@ -164,3 +166,37 @@ def test_a_reading_continues_what_it_stopped_and_leaves_stopped_what_was(runs: R
         assert time.monotonic() < deadline, f"the root was left {stat_fields(root)[0]}"
         time.sleep(0.01)
     assert stat_fields(found["stopped"])[0] == "T"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_run_whose_processes_stay_the_same_is_read_without_being_stopped(runs: Runs, tmp_path: Path) -> None:
+    # Each process of the run notes every SIGCONT it receives, and then a real-time signal sent after the readings:
+    # the kernel delivers a pending SIGCONT before any real-time signal, and Python runs handlers in signal order,
+    # so once both marks are there every continue a reading sent has been noted.
+    notes = tmp_path / "notes"
+    code = textwrap.dedent(f"""
+        import os, signal, sys, time
+        def noted(signum, frame):
+            with open({str(notes)!r}, "a") as f:
+                f.write(f"{{'continued' if signum == signal.SIGCONT else 'mark'}} {{os.getpid()}}\\n")
+        signal.signal(signal.SIGCONT, noted)
+        signal.signal(signal.SIGRTMIN, noted)
+        child = os.fork()
+        with open(sys.argv[1], "a") as f:
+            f.write(f"{{'child' if child == 0 else 'root'}} {{os.getpid()}}\\n")
+        while True:
+            time.sleep(300)
+    """)
+    root, found = runs.start("quiet", [sys.executable, "-c", code], ready=2)
+    for _ in range(5):
+        assert over_cap({1: root}, ControlLimits(memory_mb=4096)) == {}
+    got = over_cap({1: root}, ControlLimits(memory_mb=1))  # over a 1 MB cap: read, not killed
+    assert list(got) == [1] and got[1] > 2 * MIB
+    for pid in found.values():
+        os.kill(pid, signal.SIGRTMIN)
+    deadline = time.monotonic() + 20
+    while not notes.exists() or notes.read_text().count("mark") < 2:
+        assert time.monotonic() < deadline, "the processes did not note the mark"
+        time.sleep(0.01)
+    assert "continued" not in notes.read_text()
+    assert {stat_fields(pid)[0] for pid in found.values()} <= set("RS")

@@ -49,7 +49,38 @@ def _tally(table: Mapping[int, ProcId], live: frozenset[int], proc: str) -> _Rea
     return _Reading(sum(usage[pid][0] for pid in heads if pid in usage))
 
 
-def _read_stopped(
+def _live(table: Mapping[int, ProcId], found: Members) -> frozenset[tuple[int, int]]:
+    """The processes of `found` that had not exited, each by its pid and start time."""
+    return frozenset((pid, table[pid].start) for pid in found.pids if not table[pid].ended)
+
+
+def _read_unstopped(find: procs.Finder, proc: str, marks_since: int | None) -> tuple[bool, _Reading | None]:
+    """The processes `find` names read as they run, between two passes over /proc: (True, the reading) when both
+    passes find the same live processes (by pid and start time), so nothing forked or left while their memory was
+    read; (False, None) when the run changed meanwhile, and only a frozen reading sees it whole."""
+    before = procs.process_table(proc, marks_since=marks_since)
+    live = _live(before, find(before))
+    reading = _tally(before, frozenset(pid for pid, _ in live), proc)
+    after = procs.process_table(proc, marks_since=marks_since)
+    return (True, reading) if _live(after, find(after)) == live else (False, None)
+
+
+def _read_processes(
+    find: procs.Finder, limits: ControlLimits, proc: str, marks_since: int | None, *, enforce: bool
+) -> _Reading | None:
+    """The processes `find` names, read whole; with `enforce` killed when over the cap. None when none of them is
+    left.
+
+    Read as they run when they stay the same meanwhile (`_read_unstopped`) and no kill follows: a run is not stopped
+    and continued at every reading, which its processes would see (a parent's SIGCHLD, a call ended by EINTR).
+    Else frozen (`_read_frozen`)."""
+    settled, reading = _read_unstopped(find, proc, marks_since)
+    if settled and not (enforce and reading is not None and reading.over(limits)):
+        return reading
+    return _read_frozen(find, limits, proc, marks_since, enforce=enforce)
+
+
+def _read_frozen(
     find: procs.Finder, limits: ControlLimits, proc: str, marks_since: int | None, *, enforce: bool
 ) -> _Reading | None:
     """The processes `find` names, frozen by signals and read; killed with `enforce` when over the cap, else
@@ -67,14 +98,17 @@ def _read_stopped(
 
 
 def _read_cgroup_processes(path: str, limits: ControlLimits, proc: str) -> _Reading | None:
-    """A run's cgroup without the memory controller, read by the processes it holds, frozen: by the kernel where
-    it can (`cgroup.freeze`), else by signals."""
+    """A run's cgroup without the memory controller, read by the processes it holds: as they run while they stay the
+    same, else frozen, by the kernel where it can (`cgroup.freeze`), else by signals."""
 
     def held(table: Mapping[int, ProcId]) -> Members:
         return Members(cgroups.processes(path) & table.keys(), frozenset())
 
+    settled, reading = _read_unstopped(held, proc, None)
+    if settled:
+        return reading
     if not cgroups.freeze(path):
-        return _read_stopped(held, limits, proc, None, enforce=False)
+        return _read_frozen(held, limits, proc, None, enforce=False)
     try:
         table = procs.process_table(proc)
         return _tally(table, frozenset(pid for pid in held(table).pids if not table[pid].ended), proc)
@@ -90,7 +124,7 @@ def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Rea
         # A run's process starts no earlier than its root: older processes' marks are not read, while it is there.
         start = procs.start_of(root, proc)
         since = 0 if start is None else start
-        return _read_stopped(lambda table: run_members(table, root, None), limits, proc, since, enforce=enforce)
+        return _read_processes(lambda table: run_members(table, root, None), limits, proc, since, enforce=enforce)
     use = cgroups.usage(path)
     if use.current is None:
         reading = _read_cgroup_processes(path, limits, proc)
@@ -103,7 +137,8 @@ def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Rea
 
 def over_cap(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/proc") -> dict[int, int]:
     """run -> resident bytes of the runs (run -> root pid) that hold more than `limits.memory_mb` MB, or whose cgroup
-    reached it; each run read whole (frozen for the reading, then continued, unless its cgroup's numbers are read).
+    reached it; each run read whole (as it runs while it stays the same, else frozen for the reading and then
+    continued, unless its cgroup's numbers are read).
     A run with no process left is not over."""
     own = procs.own_ids()
     over: dict[int, int] = {}
