@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from orca.sample.compute.report.run import RunFold
 from orca.sample.line_format import RunSample, Sample
+from orca.sample.readback.summary.run import RunFold
 from tests.reader.test_metrics_command import no_traceback, orca
 
 GIB = 2**30

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.readback.sources import read_samples
+from orca.sample.readback.shell.sources import read_samples
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import RUN
 from tests.s3.proxy import Authority, FaultProxy, Seen

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orca.sample.compute.report.cgroup import CgroupSummary
-from orca.sample.compute.report.run import RunSummary
+from orca.sample.readback.summary.cgroup import CgroupSummary
+from orca.sample.readback.summary.run import RunSummary
 
 PERCENTILE = 95
 
