@@ -238,19 +238,6 @@ def test_a_cgroup_that_cannot_be_found_is_a_failure_naming_the_file(tmp_path: Pa
     assert isinstance(result, Failure) and result.failure().source == str(tree.proc / "self" / "cgroup")
 
 
-def test_a_process_moved_is_found_in_its_new_cgroup(tmp_path: Path) -> None:
-    tree = Tree(tmp_path, "0::/a\n", V2)
-    tree.write({f"unified/{cgroup}/{name}": text for cgroup in ("a", "b") for name, text in V2_FILES.items()})
-    tree.write({"unified/b/memory.max": "1048576\n"})
-    reader = OwnCgroup(str(tree.proc))
-    first = reader.read().unwrap()
-    tree.own("0::/b\n")
-    second = reader.read().unwrap()
-    reader.close()
-    assert first is not None and second is not None
-    assert (first.memory_limit, second.memory_limit) == (536870912, 1048576)
-
-
 def test_a_cgroup_directory_not_there_is_read_at_the_mount_point(tmp_path: Path) -> None:
     """A container that sees the host's path of its cgroup, its own cgroup mounted as the root."""
     tree = Tree(tmp_path, "0::/system.slice/docker-1a.scope\n", V2)
@@ -259,12 +246,13 @@ def test_a_cgroup_directory_not_there_is_read_at_the_mount_point(tmp_path: Path)
     assert found is not None and found.memory_limit == 536870912
 
 
-def test_a_line_across_a_move_to_another_cgroup_has_no_cpu_or_throttled(tmp_path: Path) -> None:
-    """The sampler moved from `a` to `b` between two readings: their CPU counters are two cgroups', so no difference
-    of them is a share of anything; from the next reading on, `b`'s own."""
+def test_a_process_moved_is_found_in_its_new_cgroup_and_no_cpu_is_taken_across(tmp_path: Path) -> None:
+    """The sampler moved from `a` to `b` between two readings: `b`'s limits, and, the two readings' CPU counters
+    being two cgroups', no `cpu` or `throttled` in the line across the move; from the next reading on, `b`'s own."""
     tree = Tree(tmp_path, "0::/a\n", V2)
     tree.write({f"unified/{cgroup}/{name}": text for cgroup in ("a", "b") for name, text in V2_FILES.items()})
-    tree.write({"unified/b/cpu.stat": "usage_usec 98823474\nnr_periods 9820\nnr_throttled 3856\n"})
+    tree.write({"unified/b/memory.max": "1048576\n",
+                "unified/b/cpu.stat": "usage_usec 98823474\nnr_periods 9820\nnr_throttled 3856\n"})
     reader = OwnCgroup(str(tree.proc))
     in_a = reader.read().unwrap()
     tree.own("0::/b\n")
@@ -272,6 +260,8 @@ def test_a_line_across_a_move_to_another_cgroup_has_no_cpu_or_throttled(tmp_path
     tree.write({"unified/b/cpu.stat": "usage_usec 99323474\nnr_periods 9830\nnr_throttled 3861\n"})
     later_in_b = reader.read().unwrap()
     reader.close()
+    assert in_a is not None and in_b is not None
+    assert (in_a.memory_limit, in_b.memory_limit) == (536870912, 1048576)
     across = cgroup_section(in_a, in_b, 1.0)
     assert across is not None and (across.cpu, across.throttled, across.cpu_max) == (None, None, 0.5)
     # Half a CPU second in 1 s under half a CPU; 5 of 10 periods throttled.
