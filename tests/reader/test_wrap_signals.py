@@ -1,7 +1,7 @@
-"""`orca sample -- COMMAND` and where a signal comes from (README, "Sampling a command"): a terminal's Ctrl-C reaches
-COMMAND once, as the kernel sends it to the whole foreground process group; a signal sent to `orca sample` alone
-is passed on, once; and as pid 1 or a child subreaper, `orca sample` reaps the orphans given to it while COMMAND's
-own status stays COMMAND's. Real processes, a real pseudo-terminal and a real pid namespace."""
+"""`orca sample -- COMMAND` and where a signal comes from (docs/behaviour.md §9.3, §9.5): a terminal's Ctrl-C
+reaches COMMAND once, as the kernel sends it to the whole foreground process group; a signal sent to `orca sample`
+alone is passed on, once; and as pid 1 or a child subreaper, `orca sample` reaps the orphans given to it while
+COMMAND's own status stays COMMAND's. Real processes, a real pseudo-terminal and a real pid namespace."""
 
 from __future__ import annotations
 

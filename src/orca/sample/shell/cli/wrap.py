@@ -1,10 +1,10 @@
 """`orca sample [FLAGS] -- COMMAND [ARGS...]`: run COMMAND as a child, sample it as `--pid` of it, and exit with its
-status (README, "Sampling a command"). The first line says what ran, the last how it ended (`wait4`'s status and
+status (docs/sampling.md). The first line says what ran, the last how it ended (`wait4`'s status and
 resource usage of it and what it waited for).
 
-COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler are
-passed on to COMMAND instead of ending sampling, so the line written when COMMAND ends is still written; one ignored
-when the sampler started stays ignored, and COMMAND inherits it ignored (`nohup orca sample -- job`).
+COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler reach
+COMMAND once each (`relay.py`) instead of ending sampling, so the line written when COMMAND ends is still written;
+one ignored when the sampler started stays ignored, and COMMAND inherits it ignored (`nohup orca sample -- job`).
 """
 
 from __future__ import annotations
