@@ -69,22 +69,35 @@ def controlling_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+class Terminal:
+    """The master side of a pseudo-terminal."""
+
+    def __init__(self, master: int) -> None:
+        self.master = master
+
+    def hang_up(self) -> None:
+        """Close it, the terminal going away (once: its number may be another file's afterwards)."""
+        if self.master >= 0:
+            os.close(self.master)
+            self.master = -1
+
+
 @contextlib.contextmanager
-def at_a_terminal(command: list[str]) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    """`command` started as the session leader of a new pseudo-terminal, as a shell starts a job in the foreground:
-    the process and the terminal's master side."""
+def at_a_terminal(command: list[str]) -> Iterator[tuple[subprocess.Popen[bytes], Terminal]]:
+    """`command` started as the session leader of a new pseudo-terminal, as a shell starts a job in the foreground;
+    its session is killed at the end."""
     master, slave = os.openpty()
+    terminal = Terminal(master)
     process = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
                                preexec_fn=controlling_terminal)
     os.close(slave)
     try:
-        yield process, master
+        yield process, terminal
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-        with contextlib.suppress(OSError):
-            os.close(master)
+        terminal.hang_up()
 
 
 def test_ctrl_c_at_a_terminal_reaches_the_command_once(tmp_path: Path) -> None:
@@ -95,7 +108,8 @@ def test_ctrl_c_at_a_terminal_reaches_the_command_once(tmp_path: Path) -> None:
     with at_a_terminal(command.sampled(out)) as (sampler, terminal):
         wait_for(command.ready, sampler)
         os.kill(sampler.pid, signal.SIGSTOP)
-        os.write(terminal, termios.tcgetattr(terminal)[6][termios.VINTR])  # the terminal's interrupt character
+        interrupt = termios.tcgetattr(terminal.master)[6][termios.VINTR]
+        os.write(terminal.master, interrupt)  # the terminal's Ctrl-C
         wait_for(command.got, sampler)
         os.kill(sampler.pid, signal.SIGCONT)
         command.go.touch()
@@ -109,7 +123,7 @@ def test_a_hangup_of_the_terminal_reaches_the_command_once(tmp_path: Path) -> No
     out, command = tmp_path / "m.jsonl", CleansUp(tmp_path)
     with at_a_terminal(command.sampled(out)) as (sampler, terminal):
         wait_for(command.ready, sampler)
-        os.close(terminal)
+        terminal.hang_up()
         wait_for(command.got, sampler)
         command.go.touch()
         assert sampler.wait(timeout=30) == 0
@@ -119,7 +133,7 @@ def test_a_hangup_of_the_terminal_reaches_the_command_once(tmp_path: Path) -> No
 def test_a_signal_sent_to_orca_sample_alone_reaches_the_command_once(tmp_path: Path, signum: int) -> None:
     """`kill -INT <pid of orca sample>`, a runner's SIGTERM: COMMAND has it only because it is passed on."""
     out, command = tmp_path / "m.jsonl", CleansUp(tmp_path)
-    sampler = subprocess.Popen(command.sampled(out), stderr=subprocess.PIPE)
+    sampler = subprocess.Popen(command.sampled(out), stderr=subprocess.PIPE, start_new_session=True)
     try:
         wait_for(command.ready, sampler)
         sampler.send_signal(signum)
@@ -127,7 +141,8 @@ def test_a_signal_sent_to_orca_sample_alone_reaches_the_command_once(tmp_path: P
         command.go.touch()
         _, err = sampler.communicate(timeout=30)
     finally:
-        sampler.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(sampler.pid, signal.SIGKILL)
     assert sampler.returncode == 0, err
 
 
