@@ -25,9 +25,8 @@ import msgspec
 from bench.metrics import interleaved, medians
 from bench.runs import line_at
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.report.parts import part_count
 from orca.sample.line_format import RunSample
-from orca.sample.shell.readback.parts import usable_cores
+from orca.sample.readback.shell.parts import part_count, usable_cores
 
 PYTHON = sys.executable
 CHART_LINES = (100_000, 1_000_000)
@@ -102,7 +101,7 @@ figure.savefig(out, dpi=90)
 READING_ALONE = r"""
 import gc
 import sys
-from orca.sample.shell.readback.sources import Tally, decoded_batches, sources
+from orca.sample.readback.shell.sources import Tally, decoded_batches, sources
 
 gc.disable()
 tally = Tally()

@@ -22,8 +22,7 @@ from pathlib import Path
 
 from bench.population import python_with_its_own_peak
 from bench.runs import write_run
-from orca.sample.compute.report.parts import part_count
-from orca.sample.shell.readback.parts import usable_cores
+from orca.sample.readback.shell.parts import part_count, usable_cores
 
 PYTHON = sys.executable
 
@@ -149,8 +148,8 @@ def repeated(source: Path, path: Path, times: int) -> Path:
 
 
 def bytes_read_for_newest_minute(path: Path) -> int:
-    from orca.sample.compute.minute import newest_window
-    from orca.sample.shell.readback.newest import samples_backwards
+    from orca.sample.readback.minute import newest_window
+    from orca.sample.readback.shell.newest import samples_backwards
 
     read = 0
     with path.open("rb") as f:

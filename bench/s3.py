@@ -32,9 +32,9 @@ from typing import Any
 import urllib3
 from tests.moto_server import MotoServer, aws_environment
 
+from orca.sample.readback.shell.s3_objects import FETCHES, object_chunks
+from orca.sample.readback.shell.sources import READ_BYTES
 from orca.sample.shell.out.s3 import Uploader, stage_of
-from orca.sample.shell.readback.s3_objects import FETCHES, object_chunks
-from orca.sample.shell.readback.sources import READ_BYTES
 
 LINE_SECONDS = 5
 UPLOAD_SECONDS = 30

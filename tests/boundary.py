@@ -1,28 +1,64 @@
-"""The checker of the sans-I/O boundary (docs/behaviour.md §7): what in a module's source would mean I/O."""
+"""The checker of the sans-I/O boundary (docs/behaviour.md §7): what in a module's source would mean I/O or reading
+the clock. Modules are judged by what is used of them: `io.BytesIO` is memory and `datetime` formats a given time,
+but `io.open` reads a file and `datetime.now()` the clock."""
 
 from __future__ import annotations
 
 import ast
 
-# Modules whose import alone means files, processes, clocks, the network or signals.
-FORBIDDEN_MODULES = {
-    "os", "io", "time", "boto3", "botocore", "subprocess", "socket", "shutil", "pathlib", "signal",
-    "threading", "select", "tempfile", "glob", "resource", "sys", "urllib", "http", "datetime",
+IO_MODULES = {
+    "os", "boto3", "botocore", "subprocess", "socket", "shutil", "pathlib", "signal", "threading", "select",
+    "tempfile", "glob", "resource", "sys", "urllib", "http", "multiprocessing", "asyncio", "mmap", "fcntl",
 }
-FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
+"""Modules that are files, processes, the network, signals or the process's own state, whatever is used of them."""
+IO_NAMES = {
+    "time": {"time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "process_time",
+             "process_time_ns", "thread_time", "thread_time_ns", "sleep", "clock_gettime", "clock_gettime_ns",
+             "gmtime", "localtime", "ctime", "asctime", "mktime"},
+    "io": {"open", "open_code", "FileIO"},
+}
+"""Per module, the names that read the clock, sleep or open files; the rest of it is pure."""
+CLOCK_METHODS = {"now", "today", "utcnow"}
+"""What reads the clock through `datetime`'s classes (`datetime.now()`, `date.today()`)."""
+FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__", "breakpoint"}
+SHELLS = ("orca.sample.shell", "orca.sample.readback.shell")
+"""The packages that do the I/O."""
 
 
 def violations(source: str) -> list[str]:
+    tree = ast.parse(source)
+    modules = _module_names(tree)
     found: list[str] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [f"import {a.name}" for a in node.names if a.name.split(".")[0] in FORBIDDEN_MODULES]
+            found += [f"import {a.name}" for a in node.names if a.name.split(".")[0] in IO_MODULES]
         elif isinstance(node, ast.ImportFrom):
             root = (node.module or "").split(".")[0]
-            if node.level == 0 and root in FORBIDDEN_MODULES:
+            if node.level == 0 and root in IO_MODULES:
                 found.append(f"from {node.module} import ...")
-            if node.module == "orca.sample.shell" or (node.module or "").startswith("orca.sample.shell."):
+            elif node.level == 0 and root in IO_NAMES:
+                found += [f"from {node.module} import {a.name}" for a in node.names if a.name in IO_NAMES[root]]
+            if any(node.module == shell or (node.module or "").startswith(shell + ".") for shell in SHELLS):
                 found.append(f"from {node.module} import ... (the shell)")
+        elif isinstance(node, ast.Attribute):
+            module = modules.get(node.value.id) if isinstance(node.value, ast.Name) else None
+            if module is not None and node.attr in IO_NAMES.get(module, ()):
+                found.append(f"{module}.{node.attr} at line {node.lineno}")
+            elif node.attr in CLOCK_METHODS and "datetime" in modules.values():
+                found.append(f".{node.attr}() at line {node.lineno}")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FORBIDDEN_CALLS:
             found.append(f"{node.func.id}() at line {node.lineno}")
     return found
+
+
+def _module_names(tree: ast.AST) -> dict[str, str]:
+    """Each name a module is bound to by `import` (`import time as clock`: clock -> time), and `datetime` for a
+    module that takes anything from it."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names[alias.asname or alias.name.split(".")[0]] = alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "datetime":
+            names["datetime"] = "datetime"
+    return names

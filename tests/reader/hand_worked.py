@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from orca.sample.compute.minute import Now
+from orca.sample.readback.minute import Now
 
 
 def locked(path: Path) -> Path:

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.compute.report.cgroup import (
+from orca.sample.line_format import CgroupSample, Sample
+from orca.sample.readback.summary.cgroup import (
     CgroupFold,
     CgroupSummary,
     cpu_limit_label,
@@ -17,7 +18,6 @@ from orca.sample.compute.report.cgroup import (
     memory_limit_label,
     memory_text,
 )
-from orca.sample.line_format import CgroupSample, Sample
 
 GIB = 2**30
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.compute.report.hosts import summarise
-from orca.sample.compute.report.text import summary_text
 from orca.sample.line_format import ContainerSample, Sample
-from orca.sample.shell.readback.sources import SourceError, read_samples
+from orca.sample.readback.shell.sources import SourceError, read_samples
+from orca.sample.readback.summary.hosts import summarise
+from orca.sample.readback.summary.text import summary_text
 from tests.reader.hand_worked import RUN, locked, sample
 
 MEMORY_LIMIT = 512 * 2**20

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.shell.readback.lines import line_batches
+from orca.sample.readback.lines import line_batches
 
 pieces = st.lists(st.sampled_from([b"a", b"bc", b"\n", b"{}\n", b"xyz" * 5, b"\n\n"]), max_size=12).map(b"".join)
 chunks = st.lists(pieces | st.integers(1, 12), max_size=12)

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.compute.report.text import humanised, utc
+from orca.sample.readback.shell.sources import SourceError, read_samples, sources
+from orca.sample.readback.summary.text import humanised, utc
 from orca.sample.shell.cli.metrics import metrics_main
-from orca.sample.shell.readback.sources import SourceError, read_samples, sources
 from tests.reader.hand_worked import RUN, disk, locked, mem, sample
 
 ORCA = Path(sys.executable).parent / "orca"
@@ -81,7 +81,7 @@ def test_numbers_no_sampler_writes_are_skipped_and_the_file_beside_is_summarised
 
 
 def test_the_largest_numbers_a_sampler_writes_are_summarised(tmp_path: Path) -> None:
-    """At the bounds (README, "Reading the lines back"): bytes moved beyond 64 bits, a file system of 10^400 bytes."""
+    """At the bounds (docs/line.md): bytes moved beyond 64 bits, a file system of 10^400 bytes."""
     most = 2**63 - 1
     path = tmp_path / "big.jsonl"
     path.write_text("\n".join(
@@ -215,7 +215,7 @@ def test_a_malformed_command_line_is_exit_2(args: list[str], capsys: pytest.Capt
 
 def test_plot_without_matplotlib_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from orca.sample.shell.readback import plot
+    from orca.sample.readback.shell import plot
 
     monkeypatch.setattr(plot, "plotting_available", lambda: False)
     path = tmp_path / "run.jsonl"

@@ -13,9 +13,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from orca.sample.compute.report.as_json import summary_json
-from orca.sample.compute.report.hosts import HostFolds, fold_hosts, summarise_hosts
-from orca.sample.compute.report.text import summary_text
 from orca.sample.line_format import (
     CgroupSample,
     CommandExit,
@@ -29,10 +26,13 @@ from orca.sample.line_format import (
     RunSample,
     Sample,
 )
+from orca.sample.readback.backwards import line_start_before
+from orca.sample.readback.shell import parts
+from orca.sample.readback.shell.sources import Source, part_of, part_starts, sources
+from orca.sample.readback.summary.as_json import summary_json
+from orca.sample.readback.summary.hosts import HostFolds, fold_hosts, summarise_hosts
+from orca.sample.readback.summary.text import summary_text
 from orca.sample.shell.cli import metrics
-from orca.sample.shell.readback import parts
-from orca.sample.shell.readback.backwards import line_start_before
-from orca.sample.shell.readback.sources import Source, part_of, part_starts, sources
 from tests.reader.test_summary import close
 from tests.reader.written import text_of
 

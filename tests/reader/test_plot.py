@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from orca.sample.compute.report.panels import CONTAINERS, MEMORY, Chart, DrawnPanel, chart, drawn, panels
-from orca.sample.compute.report.run_series import RunSeries, run_series
-from orca.sample.compute.report.series import FIELDS, Series, SeriesFold
-from orca.sample.compute.report.titles import title
 from orca.sample.line_format import Sample
 from orca.sample.parse.sample_line import decode_all
-from orca.sample.shell.readback.plot import draw
+from orca.sample.readback.chart.panels import CONTAINERS, MEMORY, Chart, DrawnPanel, chart, drawn, panels
+from orca.sample.readback.chart.run_series import RunSeries, run_series
+from orca.sample.readback.chart.series import FIELDS, Series, SeriesFold
+from orca.sample.readback.chart.titles import title
+from orca.sample.readback.shell.plot import draw
 from tests.reader.hand_worked import RUN, cpu, mem, sample
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-"}
@@ -284,7 +284,7 @@ def test_long_legends_and_notes_stay_inside_the_figure() -> None:
     them)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from orca.sample.shell.readback.plot import chart_figure
+    from orca.sample.readback.shell.plot import chart_figure
 
     name = "/var/lib/orca/runs/" + "a-rather-long-directory-name/" * 3 + "nightly-etl-of-the-warehouse.jsonl"
     text = command_run(10, start=1000.0) + "\n" + command_run(20, start=4600.0, code=1)

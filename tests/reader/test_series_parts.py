@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orca.sample.compute.report.as_json import summary_json
-from orca.sample.compute.report.run_series import RunSeries, run_series
 from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
-from orca.sample.shell.readback import parts
-from orca.sample.shell.readback.sources import sources
+from orca.sample.readback.chart.run_series import RunSeries, run_series
+from orca.sample.readback.shell import parts
+from orca.sample.readback.shell.sources import sources
+from orca.sample.readback.summary.as_json import summary_json
 from tests.reader.test_parts import cgroups, containers, counting_forks, pieces, run_file, runs, small, tenths
 
 # Values with the decimals a sampler writes (percentages in tenths, bytes whole), as the exactness needs.

@@ -10,12 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orca.sample.compute.minute import newest_minute
-from orca.sample.compute.report.as_json import summary_json
-from orca.sample.compute.report.hosts import summarise, summarise_hosts
-from orca.sample.compute.report.panels import drawn, panels
-from orca.sample.compute.report.series import SeriesFold
-from orca.sample.compute.report.summary import (
+from orca.sample.line_format import Sample
+from orca.sample.parse.sample_line import decode_all
+from orca.sample.readback.chart.panels import drawn, panels
+from orca.sample.readback.chart.series import SeriesFold
+from orca.sample.readback.minute import newest_minute
+from orca.sample.readback.summary.as_json import summary_json
+from orca.sample.readback.summary.hosts import summarise, summarise_hosts
+from orca.sample.readback.summary.records import (
     ContainerSummary,
     CpuSummary,
     DiskSummary,
@@ -25,9 +27,7 @@ from orca.sample.compute.report.summary import (
     NetSummary,
     PressureSummary,
 )
-from orca.sample.compute.report.text import summary_text
-from orca.sample.line_format import Sample
-from orca.sample.parse.sample_line import decode_all
+from orca.sample.readback.summary.text import summary_text
 from tests.reader.hand_worked import RUN
 from tests.reader.written import samples
 

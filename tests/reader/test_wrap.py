@@ -131,7 +131,7 @@ def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args
         "from orca.sample.shell.cli.main import dispatch\n"
         f"status = dispatch(['orca', 'sample', '--out', {str(out)!r}, *{args!r}])\n"
         "reader = ('orca.sample.parse.sample_line', 'orca.sample.shell.cli.metrics',\n"
-        "          'orca.sample.shell.readback.sources')\n"
+        "          'orca.sample.readback.shell.sources')\n"
         "others = ('matplotlib', 'boto3', 'botocore', 'pandas')\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in others or m in reader]\n"
         "print(status, sorted(loaded))\n"
@@ -141,7 +141,7 @@ def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args
     assert len(lines(out)) >= 1
 
 
-# --- signals ignored when orca sample started (README, "Sampling a command") ----------------------------------------
+# --- signals ignored when orca sample started (docs/sampling.md, "Sampling a command") -------------------------
 
 
 def _ignoring(*signums: int) -> Callable[[], None]:

@@ -8,9 +8,9 @@ import sys
 import time
 from pathlib import Path
 
-from orca.sample.shell.readback.newest import read_newest_minute
-from orca.sample.shell.readback.s3_objects import FETCHES
-from orca.sample.shell.readback.sources import SourceError, Tally, read_samples, read_source, sources
+from orca.sample.readback.shell.newest import read_newest_minute
+from orca.sample.readback.shell.s3_objects import FETCHES
+from orca.sample.readback.shell.sources import SourceError, Tally, read_samples, read_source, sources
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, RUN, sample
 from tests.s3.proxy import FaultProxy

@@ -1,4 +1,4 @@
-"""How many processes `orca metrics` may read a file with (README, "Performance"): the cores of its affinity, and no
+"""How many processes `orca metrics` may read a file with (docs/metrics.md): the cores of its affinity, and no
 more than its cgroup's CPU limit rounded up, read from fixture trees of `/proc/self/cgroup`, a `/proc/self/mountinfo`
 mounting the fixture's cgroup root, and cgroup files."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from orca.sample.readback.shell import parts
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
-from orca.sample.shell.readback import parts
 
 
 def tree(tmp_path: Path, own: str, files: dict[str, str], v1: str = "") -> str:

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from orca.sample.compute.containers import container_mem as container_mem
     from orca.sample.compute.cpu import cpu_share as cpu_share
     from orca.sample.compute.encode import fixed1 as fixed1
-    from orca.sample.compute.minute import Now as Now
-    from orca.sample.compute.minute import newest_minute as newest_minute
     from orca.sample.compute.names import machine_name as machine_name
     from orca.sample.compute.rates import parse_diskstats as parse_diskstats
     from orca.sample.line_format import PREFIX as PREFIX
@@ -33,6 +31,11 @@ if TYPE_CHECKING:
     from orca.sample.parse.pid_stat import parse_pid_usage as parse_pid_usage
     from orca.sample.parse.proc_stat import parse_proc_stat as parse_proc_stat
     from orca.sample.parse.sample_line import parse_sample_line as parse_sample_line
+    from orca.sample.readback.minute import Now as Now
+    from orca.sample.readback.minute import newest_minute as newest_minute
+    from orca.sample.readback.shell.newest import read_newest_minute as read_newest_minute
+    from orca.sample.readback.shell.sources import SourceError as SourceError
+    from orca.sample.readback.shell.sources import read_samples as read_samples
     from orca.sample.shell.aws import aws_client as aws_client
     from orca.sample.shell.cli.env import default_dirs as default_dirs
     from orca.sample.shell.cli.env import metrics_location as metrics_location
@@ -48,9 +51,6 @@ if TYPE_CHECKING:
     from orca.sample.shell.procs.portable import tree_usage as tree_usage
     from orca.sample.shell.procs.stats import process_stat as process_stat
     from orca.sample.shell.procs.stats import process_stats as process_stats
-    from orca.sample.shell.readback.newest import read_newest_minute as read_newest_minute
-    from orca.sample.shell.readback.sources import SourceError as SourceError
-    from orca.sample.shell.readback.sources import read_samples as read_samples
     from orca.sample.shell.sampler import Sampler as Sampler
 
 _HOMES: dict[str, str] = {
@@ -60,8 +60,8 @@ _HOMES: dict[str, str] = {
     "CpuShare": "orca.sample.line_format",
     "Disk": "orca.sample.line_format",
     "Mem": "orca.sample.line_format",
-    "Now": "orca.sample.compute.minute",
-    "newest_minute": "orca.sample.compute.minute",
+    "Now": "orca.sample.readback.minute",
+    "newest_minute": "orca.sample.readback.minute",
     "PREFIX": "orca.sample.line_format",
     "machine_name": "orca.sample.compute.names",
     "parse_diskstats": "orca.sample.compute.rates",
@@ -81,9 +81,9 @@ _HOMES: dict[str, str] = {
     "metrics_location": "orca.sample.shell.cli.env",
     "sample_seconds": "orca.sample.shell.cli.env",
     "append_line": "orca.sample.shell.out.files",
-    "read_newest_minute": "orca.sample.shell.readback.newest",
-    "SourceError": "orca.sample.shell.readback.sources",
-    "read_samples": "orca.sample.shell.readback.sources",
+    "read_newest_minute": "orca.sample.readback.shell.newest",
+    "SourceError": "orca.sample.readback.shell.sources",
+    "read_samples": "orca.sample.readback.shell.sources",
     "alive": "orca.sample.shell.procs.portable",
     "tree_rss": "orca.sample.shell.procs.portable",
     "tree_usage": "orca.sample.shell.procs.portable",

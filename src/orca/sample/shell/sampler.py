@@ -1,4 +1,4 @@
-"""`Sampler` of the documented API (README, Python API): what a line reads, and the line maker it feeds
+"""`Sampler` of the documented API (docs/api.md): what a line reads, and the line maker it feeds
 (docs/behaviour.md §3).
 
 One path makes every line: the host's counters read at one moment (the kernel files' bytes through descriptors kept

@@ -1,5 +1,4 @@
-"""`orca metrics LOCATION... [--json] [--plot FILE]`: what a run did, per instance, from its lines (README, "Looking
-at a run")."""
+"""`orca metrics LOCATION... [--json] [--plot FILE]`: what a run did, per instance, from its lines (docs/metrics.md)."""
 
 from __future__ import annotations
 
@@ -10,22 +9,22 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from orca.sample.compute.report.summary import InstanceSummary
-from orca.sample.compute.report.text import printable, summary_text
-from orca.sample.shell.cli.flags import Help as _Help
-from orca.sample.shell.cli.flags import Malformed as _Malformed
-from orca.sample.shell.cli.flags import Parser as _Parser
-from orca.sample.shell.readback.parts import fold_source, fold_source_drawn
-from orca.sample.shell.readback.sources import (
+from orca.sample.readback.shell.parts import fold_source, fold_source_drawn
+from orca.sample.readback.shell.sources import (
     STREAM_GIVE_UP_BYTES,
     Source,
     SourceError,
     Tally,
     sources,
 )
+from orca.sample.readback.summary.records import InstanceSummary
+from orca.sample.readback.summary.text import printable, summary_text
+from orca.sample.shell.cli.flags import Help as _Help
+from orca.sample.shell.cli.flags import Malformed as _Malformed
+from orca.sample.shell.cli.flags import Parser as _Parser
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
-    from orca.sample.compute.report.series import Series
+    from orca.sample.readback.chart.series import Series
 
 USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -75,7 +74,7 @@ def metrics_main(args: list[str]) -> int:
         _say(f"orca metrics: {' '.join(str(malformed).split())}\nusage: {USAGE}")
         return 2
     if options.plot is not None:
-        from orca.sample.shell.readback.plot import PLOT_EXTRA, plotting_available
+        from orca.sample.readback.shell.plot import PLOT_EXTRA, plotting_available
 
         if not plotting_available():
             _say(f"orca metrics: --plot needs matplotlib: pip install 'orca-sample[{PLOT_EXTRA}]'")
@@ -91,7 +90,7 @@ def metrics_main(args: list[str]) -> int:
         return 1
     _print(_json(summaries) if options.json else summary_text(summaries))
     if options.plot is not None:
-        from orca.sample.shell.readback.plot import draw
+        from orca.sample.readback.shell.plot import draw
 
         try:
             draw([series for _, (_, _, per_host) in read for series in per_host if series.t], options.plot)
@@ -138,7 +137,7 @@ def _read(source: Source, with_series: bool) -> Read:
     try:
         with _no_collector():
             if with_series:
-                from orca.sample.shell.readback.plot import load_plotting
+                from orca.sample.readback.shell.plot import load_plotting
 
                 folds, tally, runs = fold_source_drawn(source, meanwhile=load_plotting)
                 drawn = runs.series(source.name)
@@ -173,6 +172,6 @@ def _print(text: str) -> None:
 
 
 def _json(summaries: list[InstanceSummary]) -> str:
-    from orca.sample.compute.report.as_json import summary_json  # here: a summary printed as text does without it
+    from orca.sample.readback.summary.as_json import summary_json  # here: a summary printed as text does without it
 
     return summary_json(summaries)

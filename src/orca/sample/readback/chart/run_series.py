@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from orca.sample.compute.report.series import MAX_POINTS, Series, SeriesFold
 from orca.sample.line_format import Sample
+from orca.sample.readback.chart.series import MAX_POINTS, Series, SeriesFold
 
 RunKey = tuple[str, float | None]
 """A run in a source: its host and its sampler's `start` (None for the lines of a sampler older than `start`)."""

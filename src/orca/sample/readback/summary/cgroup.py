@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orca.sample.compute.report.exact import ExactSum, mean_share, rise
 from orca.sample.line_format import Sample
+from orca.sample.readback.exact import ExactSum, mean_share, rise
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 

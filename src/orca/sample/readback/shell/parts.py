@@ -1,8 +1,8 @@
-"""A large file read by several processes at once (README, "Performance"): the time a person waits for `orca metrics`
+"""A large file read by several processes at once (docs/metrics.md): the time a person waits for `orca metrics`
 is the time of one part, not of the whole file.
 
 A regular file of at least `MIN_PART_BYTES` per part is cut at line starts into one part per usable core (at most
-`MAX_PARTS`: `compute/report/parts.py`); each part but the last is read and folded by a forked process, the last by
+`MAX_PARTS`); each part but the last is read and folded by a forked process, the last by
 this one, and the folds are merged in the order of the file, which gives the summaries one process reading it all
 would give (`HostFolds.merge`). A worker that cannot be started, or that fails, costs only time: its part is read here.
 For `--plot` each part also folds the chart's series, merged the same way (`RunSeries.merge`), so the chart too is the
@@ -20,14 +20,30 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from orca.sample.compute.report.hosts import HostFolds, fold_hosts
-from orca.sample.compute.report.parts import DRAWING_HEAD_START_BYTES, MIN_PART_BYTES, part_count
 from orca.sample.line_format import Sample
+from orca.sample.readback.shell.sources import Source, Tally, decoded_batches, part_of, part_starts
+from orca.sample.readback.summary.hosts import HostFolds, fold_hosts
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
-from orca.sample.shell.readback.sources import Source, Tally, decoded_batches, part_of, part_starts
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
-    from orca.sample.compute.report.run_series import RunSeries
+    from orca.sample.readback.chart.run_series import RunSeries
+
+MIN_PART_BYTES = 4 * 2**20
+"""Below this much per part, a process of its own costs more than it saves (starting it, sending its fold back)."""
+MAX_PARTS = 4
+DRAWING_HEAD_START_BYTES = 32 * 2**20
+"""For `--plot`, how much shorter the part of the process that draws is: about what a process reads in the time
+matplotlib takes to import, which it does while the others still read theirs (both scale with the machine's speed)."""
+
+
+def part_count(size: int, cores: int, min_part_bytes: int = MIN_PART_BYTES) -> int:
+    """How many parts to read a file of `size` bytes in, with `cores` usable cores.
+
+    >>> [part_count(size * 2**20, 2) for size in (1, 7, 8, 500)], part_count(500 * 2**20, 1)
+    ([1, 1, 2, 2], 1)
+    """
+    return max(1, min(cores, MAX_PARTS, size // min_part_bytes))
+
 
 Part = tuple[HostFolds, Tally]
 Drawn = tuple[HostFolds, Tally, "RunSeries"]
@@ -117,7 +133,7 @@ def _merged(done: Part, later: Part) -> Part:
 
 
 def _fold_drawn(source: Source) -> Drawn:
-    from orca.sample.compute.report.run_series import RunSeries
+    from orca.sample.readback.chart.run_series import RunSeries
 
     tally, runs = Tally(), RunSeries()
     return fold_hosts(_also(decoded_batches(source, tally), runs)), tally, runs

@@ -1,12 +1,12 @@
-"""What one instance's run did (README, "Looking at a run"): the records a summary is made of. Their field names are
+"""What one instance's run did (docs/metrics.md): the records a summary is made of. Their field names are
 the keys of `orca metrics --json`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orca.sample.compute.report.cgroup import CgroupSummary
-from orca.sample.compute.report.run import RunSummary
+from orca.sample.readback.summary.cgroup import CgroupSummary
+from orca.sample.readback.summary.run import RunSummary
 
 PERCENTILE = 95
 

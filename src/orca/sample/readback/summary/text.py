@@ -1,5 +1,5 @@
 """The summaries as `orca metrics` prints them for a person: one block per instance, then a `total:` line when there
-are several (README, "Looking at a run"). Names from the lines (hosts, paths, containers) and of the files are
+are several (docs/metrics.md). Names from the lines (hosts, paths, containers) and of the files are
 printed with their control characters escaped (`printable`)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 import shlex
 
-from orca.sample.compute.report.cgroup import CgroupSummary, cpu_text, memory_text, pids_text
-from orca.sample.compute.report.run import ExitSummary, RunSummary
-from orca.sample.compute.report.summary import ContainerSummary, InstanceSummary, IoSummary, NetSummary
+from orca.sample.readback.summary.cgroup import CgroupSummary, cpu_text, memory_text, pids_text
+from orca.sample.readback.summary.records import ContainerSummary, InstanceSummary, IoSummary, NetSummary
+from orca.sample.readback.summary.run import ExitSummary, RunSummary
 
 SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 8: "SIGFPE",
                 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}

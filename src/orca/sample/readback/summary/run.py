@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orca.sample.compute.report.exact import ExactSum, mean_share
 from orca.sample.line_format import CommandExit, Sample
+from orca.sample.readback.exact import ExactSum, mean_share
 
 PEAK_DT = 0.1
 """Seconds a line must cover for its `run.cpu` to count towards the peak: the kernel counts a process's time in clock

@@ -1,6 +1,6 @@
-"""What the chart of `orca metrics --plot` shows, as data (README, "Looking at a run"): its panels top to bottom, each
+"""What the chart of `orca metrics --plot` shows, as data (docs/metrics.md, "The chart"): its panels top to bottom, each
 curve's values in the unit its axis is drawn in, against elapsed time, the panels left out because nothing moved in
-them, the ticks and the title. The drawing itself (matplotlib) is `shell/readback/plot.py`'s.
+them, the ticks and the title. The drawing itself (matplotlib) is `readback/shell/plot.py`'s.
 
 When the lines have a run (`run`, or a `mem.rss` above 0), the first panel is the run's: its CPU on the left axis and
 its resident memory on the right, each on a scale of its own, with the own cgroup's limits as their reference lines
@@ -15,10 +15,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from orca.sample.compute.report.series import MAX_CONTAINERS, Series
-from orca.sample.compute.report.text import humanised
-from orca.sample.compute.report.ticks import Ticks, elapsed_ticks
-from orca.sample.compute.report.titles import elapsed_span, labels, origins, title
+from orca.sample.readback.chart.series import MAX_CONTAINERS, Series
+from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
+from orca.sample.readback.chart.titles import elapsed_span, labels, origins, title
+from orca.sample.readback.summary.text import humanised
 
 FLAT_POINTS = 1.0
 FLAT_SHARE = 0.01
@@ -122,7 +122,7 @@ def panels(series: Sequence[Series]) -> list[Panel]:
     """The panels that have values, top to bottom: the run's first when there is one; pressure and the containers'
     memory only when some run has them. Flat ones are among them (`chart` leaves them out).
 
-    >>> from orca.sample.compute.report.series import SeriesFold
+    >>> from orca.sample.readback.chart.series import SeriesFold
     >>> [panel.name for panel in panels([SeriesFold().series("empty")])]
     ['cpu', 'memory', 'disk', 'io', 'net']
     """
@@ -171,7 +171,7 @@ def drawn(panel: Panel, series: Sequence[Series]) -> list[Drawn]:
     """The curves of `panel`, every run's, in the order drawn, in the raw units of the line (bytes, percent); the
     containers' panel: one per container. A curve without any value is left out.
 
-    >>> from orca.sample.compute.report.series import SeriesFold
+    >>> from orca.sample.readback.chart.series import SeriesFold
     >>> drawn(NET, [SeriesFold().series("empty")])
     []
     """

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from orca.sample.compute.report.distinct import DistinctCount
-from orca.sample.compute.report.exact import ExactSum, rise
-from orca.sample.compute.report.summary import ContainerSummary
+from orca.sample.readback.distinct import DistinctCount
+from orca.sample.readback.exact import ExactSum, rise
+from orca.sample.readback.summary.records import ContainerSummary
 
 MAX_CONTAINERS = 1000
 """The containers a summary shows at most: those with the highest memory peak."""

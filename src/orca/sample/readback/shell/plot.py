@@ -1,5 +1,5 @@
 """`orca metrics --plot FILE`: one figure of a run over time, drawn with matplotlib (the `plot` extra) from the pure
-`Chart` of `compute/report/panels.py`. Only this module imports matplotlib, and only when a chart is asked for."""
+`Chart` of `readback/chart/panels.py`. Only this module imports matplotlib, and only when a chart is asked for."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.compute.report.panels import Chart, DrawnPanel, chart
-from orca.sample.compute.report.series import Series
-from orca.sample.compute.report.text import printable
+from orca.sample.readback.chart.panels import Chart, DrawnPanel, chart
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.summary.text import printable
 
 PLOT_EXTRA = "plot"
 LINE_STYLES = ("-", "--", ":", "-.")

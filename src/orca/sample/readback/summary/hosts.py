@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import islice
 
-from orca.sample.compute.report.fold import InstanceFold
-from orca.sample.compute.report.summary import InstanceSummary
 from orca.sample.line_format import Sample
+from orca.sample.readback.summary.fold import InstanceFold
+from orca.sample.readback.summary.records import InstanceSummary
 
 BATCH_LINES = 1024
 """Lines `summarise` folds at a time."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from orca.sample.compute.report.series import Series
-from orca.sample.compute.report.text import printable, utc
-from orca.sample.compute.report.ticks import duration_text
 from orca.sample.line_format import CommandExit
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.chart.ticks import duration_text
+from orca.sample.readback.summary.text import printable, utc
 
 COMMAND_CHARS = 90
 """A command longer than this is cut, with `…`."""
@@ -23,7 +23,7 @@ def origins(series: Sequence[Series]) -> list[float]:
     had all ended: a fleet's instances) share one clock, from the first start; runs one after another (two runs
     written to one file) are each drawn from their own start, one over the other.
 
-    >>> from orca.sample.compute.report.series import SeriesFold
+    >>> from orca.sample.readback.chart.series import SeriesFold
     >>> def run(start, end):
     ...     return Series("x", (start, end), {}, {}, 1, start=start, first=start, last=end)
     >>> origins([run(100, 200), run(150, 300)]), origins([run(100, 200), run(500, 600)])

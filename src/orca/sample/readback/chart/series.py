@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from itertools import chain, pairwise
 from operator import add
 
-from orca.sample.compute.report.distinct import DistinctCount
 from orca.sample.line_format import CommandExit, Sample
+from orca.sample.readback.distinct import DistinctCount
 
 MAX_POINTS = 1000
 """A run is drawn from at most twice this many points: a longer one's points each stand for several lines."""

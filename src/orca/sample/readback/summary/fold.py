@@ -1,4 +1,4 @@
-"""One instance's summary, folded from its lines in one pass (README, "Looking at a run"): the lines of one host and
+"""One instance's summary, folded from its lines in one pass (docs/metrics.md): the lines of one host and
 one run (one `start`) in one source.
 
 Memory does not grow with the number of lines: percentiles and the median interval come from counts of each distinct
@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import sub
 
-from orca.sample.compute.report.cgroup import CgroupFold
-from orca.sample.compute.report.exact import ExactSum, Histogram, add_rise
-from orca.sample.compute.report.figures import ContainerFold, ContainerFolds, Traffic, merged_traffic
-from orca.sample.compute.report.run import RunFold
-from orca.sample.compute.report.summary import (
+from orca.sample.line_format import Mem, PressureShare, Sample
+from orca.sample.readback.exact import ExactSum, Histogram, add_rise
+from orca.sample.readback.summary.cgroup import CgroupFold
+from orca.sample.readback.summary.figures import ContainerFold, ContainerFolds, Traffic, merged_traffic
+from orca.sample.readback.summary.records import (
     PERCENTILE,
     CpuSummary,
     DiskSummary,
@@ -27,7 +27,7 @@ from orca.sample.compute.report.summary import (
     NetSummary,
     PressureSummary,
 )
-from orca.sample.line_format import Mem, PressureShare, Sample
+from orca.sample.readback.summary.run import RunFold
 
 
 @dataclass(slots=True)

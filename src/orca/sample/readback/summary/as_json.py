@@ -1,12 +1,12 @@
 """The summaries as `orca metrics --json` prints them for a script: one JSON object per instance and line, its keys
-the summary's field names, each number at the precision of the lines (README, "Looking at a run")."""
+the summary's field names, each number at the precision of the lines (docs/metrics.md, "--json")."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 
-from orca.sample.compute.report.summary import InstanceSummary
-from orca.sample.compute.report.text import utc
+from orca.sample.readback.summary.records import InstanceSummary
+from orca.sample.readback.summary.text import utc
 
 PLACES = {"start": 3, "first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "wall": 3, "self_cpu_seconds": 2,
           "overhead_percent": 2, "user": 2, "system": 2, "cores_mean": 3, "cores_peak": 3, "cpu_cores": 3,
@@ -55,7 +55,7 @@ def document(summary: InstanceSummary) -> object:
 def summary_json(summaries: list[InstanceSummary]) -> str:
     """The summaries as JSON Lines, one object per instance.
 
-    >>> from orca.sample.compute.report.summary import InstanceSummary
+    >>> from orca.sample.readback.summary.records import InstanceSummary
     >>> bare = InstanceSummary("a.jsonl", "h", 1796016198.5, None, 7.0, 7.0, 1, 0, 0.2, *[None] * 8, (), 0.0, 0.0)
     >>> summary_json([bare])[:91]
     '{"name":"a.jsonl","host":"h","start":1796016198.5,"start_utc":"2026-11-30T05:23:18Z","cores'

@@ -14,10 +14,10 @@ from itertools import chain
 from typing import Any
 
 from orca.sample.line_format import Sample
+from orca.sample.parse.s3_location import SCHEME
 from orca.sample.parse.sample_line import decode_all, looks_like_sample
-from orca.sample.shell.out.sink import S3_SCHEME as SCHEME
-from orca.sample.shell.readback.backwards import line_start_before
-from orca.sample.shell.readback.lines import LONGEST_LINE_BYTES, Batch, line_batches
+from orca.sample.readback.backwards import line_start_before
+from orca.sample.readback.lines import LONGEST_LINE_BYTES, Batch, line_batches
 
 READ_BYTES = 256 * 1024
 """Files, S3 objects and standard input are read this size at a time: the lines of one chunk are checked together."""
@@ -240,7 +240,7 @@ def _chunks(stream: Any) -> Iterator[bytes]:
 
 def _s3_sources(location: str) -> list[Source]:
     """The objects at an `s3://` location (fetched several at once: see `s3_objects`)."""
-    from orca.sample.shell.readback.s3_objects import S3ReadError, object_chunks
+    from orca.sample.readback.shell.s3_objects import S3ReadError, object_chunks
 
     try:
         found = object_chunks(location, READ_BYTES)

@@ -1,0 +1,16 @@
+"""The read side: sample lines read back, summarised and drawn (`orca metrics`, `read_samples`,
+`read_newest_minute`; docs/metrics.md).
+
+Everything here but `shell/` is pure (no I/O, no clock: `tests/test_boundary.py`), in the shape of the write side
+run the other way:
+
+- `lines.py`: a stream's bytes cut into complete lines in bounded memory; `backwards.py`: a line's start found
+  reading backwards; `minute.py`: the newest minute of a file's lines.
+- `exact.py`, `distinct.py`: the exact arithmetic folds are made of (sums, percentiles, counters, distinct names),
+  the same however the lines were batched or cut into parts.
+- `summary/`: one run's summary folded from its lines in one pass, mergeable with the fold of the lines after them
+  (a file read in parts), and the summaries as text and JSON.
+- `chart/`: what `--plot` draws, as data: each run's values over time, thinned; the panels, ticks and title.
+- `shell/`: the I/O: the sources (a file, a directory, standard input, S3 objects), a large file read in parts by
+  several processes, the newest minute read from a file's end, and the drawing (matplotlib).
+"""
