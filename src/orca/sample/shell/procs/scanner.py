@@ -75,23 +75,19 @@ class ProcessScanner:
         try:
             return Success(self._reading(root, argv0, forks))
         except OSError as error:
-            if error.errno not in OUT_OF_DESCRIPTORS:
-                raise
-            if not self._keeping:
-                return Failure(ParseError.of(self.source, error))
-        self._keep_none()
-        try:
-            return Success(self._reading(root, argv0, forks))
-        except OSError as error:
-            if error.errno not in OUT_OF_DESCRIPTORS:
-                raise
-            return Failure(ParseError.of(self.source, error))
-
-    def _keep_none(self) -> None:
+            if error.errno not in OUT_OF_DESCRIPTORS or not self._keeping:
+                return self._failed(error)
         self.close()
         self._keeping = False
         self._tree_files = TreeFiles(self._root, share=0)
         self._argv0_files = Argv0Files(self._root, share=0)
+        return self.reading(root, argv0, forks)
+
+    def _failed(self, error: OSError) -> Result[RunReading, ParseError]:
+        """The failure of a reading that ran out of descriptors; any other `OSError` is a bug, raised on."""
+        if error.errno not in OUT_OF_DESCRIPTORS:
+            raise error
+        return Failure(ParseError.of(self.source, error))
 
     def _reading(self, root: int | None, argv0: str, forks: int | None) -> RunReading:
         at_ns = time.monotonic_ns()
@@ -123,9 +119,7 @@ class ProcessScanner:
         try:
             return Success(self._baseline(root, argv0))
         except OSError as error:
-            if error.errno not in OUT_OF_DESCRIPTORS:
-                raise
-            return Failure(ParseError.of(self.source, error))
+            return self._failed(error)
 
     def _baseline(self, root: int | None, argv0: str) -> RunReading:
         at_ns = time.monotonic_ns()
