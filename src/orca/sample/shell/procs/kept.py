@@ -83,9 +83,6 @@ class KeptProcesses:
         self.schedstats = root.trusted and os.path.exists(f"{root.path}/self/schedstat")
         """The kernel has `schedstat` files: a process's `stat` need not be read again when it did not run."""
 
-    def __len__(self) -> int:
-        return len(self._fds)
-
     def columns(self) -> Columns:
         columns = self._columns
         if columns is None:
