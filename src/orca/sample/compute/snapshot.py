@@ -116,8 +116,8 @@ class ContainerReading(msgspec.Struct, frozen=True, gc=False):
 
 
 class HostReadings(msgspec.Struct, frozen=True, gc=False):
-    """The host's counters at one moment: what every other reading of a line is taken beside, and what some of
-    them follow (the run's walk the fork count, the whole disks the devices named)."""
+    """The host's counters at one moment, and the sampler's own CPU: what every other reading of a line is taken
+    beside, and what some of them follow (the run's walk the fork count, the whole disks the devices named)."""
 
     monotonic_ns: int
     """`time.monotonic_ns()` when they were read: `dt` is the difference of two."""
@@ -129,6 +129,8 @@ class HostReadings(msgspec.Struct, frozen=True, gc=False):
     net: NetDev | None
     pressure: Mapping[str, Pressure] | None
     """Resource (`cpu`, `memory`, `io`) → its pressure file; None on a kernel without PSI (and through psutil)."""
+    self_cpu: float
+    """The sampler's own user + system CPU seconds so far."""
     failures: Mapping[str, ParseError]
     """Source (of `SOURCES`) → why its reading is None."""
 
@@ -185,9 +187,9 @@ class Snapshot(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Source (of `SOURCES`) → why its reading is None."""
 
 
-def host_readings(texts: KernelTexts) -> HostReadings:
+def host_readings(texts: KernelTexts, self_cpu: float = 0.0) -> HostReadings:
     """The kernel files of `texts`, each parsed once into its record, or None and why (naming the path it was read
-    from).
+    from); and `self_cpu`, the sampler's own CPU seconds when they were read.
 
     >>> from types import SimpleNamespace
     >>> gone = FileNotFoundError(2, "No such file or directory")
@@ -207,7 +209,9 @@ reason='No such file or directory')}
     devices = _parsed(texts.diskstats, diskstats.parse, "diskstats", failures)
     net = _parsed(texts.net_dev, net_dev.parse, "net", failures)
     pressures = _pressures(texts.pressure, failures)
-    return HostReadings(texts.monotonic_ns, texts.wall, stat, memory, devices, net, pressures, failures or NO_FAILURES)
+    return HostReadings(
+        texts.monotonic_ns, texts.wall, stat, memory, devices, net, pressures, self_cpu, failures or NO_FAILURES
+    )
 
 
 def snapshot_of(
@@ -227,7 +231,7 @@ def snapshot_of(
     run reading's (None when it failed); without, 0. `command` (the first line's) and `ended` (the last line's):
     COMMAND's argv, and how it ended.
 
-    >>> host = HostReadings(7, 1.5, None, None, None, None, None, {})
+    >>> host = HostReadings(7, 1.5, None, None, None, None, None, 0.25, {})
     >>> snapshot = snapshot_of(host, Readings({"disks": ()}, {}), name="h", run_enabled=True, command=("true",))
     >>> snapshot.wall, snapshot.start, snapshot.disks, snapshot.rss_bytes, snapshot.command
     (1.5, 1.5, (), None, ('true',))
@@ -247,6 +251,7 @@ def snapshot_of(
         diskstats=host.diskstats,
         net=host.net,
         pressure=host.pressure,
+        self_cpu=host.self_cpu,
         rss_bytes=(None if run is None else run.rss_bytes) if run_enabled else 0,
         containers_enabled=containers_enabled,
         run_enabled=run_enabled,

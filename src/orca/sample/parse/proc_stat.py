@@ -91,16 +91,14 @@ def parse(text: str) -> Result[ProcStat, ParseError]:
                 cores.append((int(number), times))
     if total is None:
         return Failure(ParseError("/proc/stat", "no aggregate `cpu` line"))
-    return Success(ProcStat(total=total, cores=tuple(cores), forks=_forks(text, max(end, 0))))
-
-
-def _forks(text: str, start: int) -> int | None:
-    """`processes` after `start`: found by one search, as it comes after the long `intr` line."""
-    at = text.find(_FORKS, start)
-    end = -1 if at < 0 else text.find("\n", at + 1)
-    if end < 0:
-        return None
-    return u64(text[at + len(_FORKS) : end])
+    # `processes` after the `cpu` lines: found by one search, as it comes after the long `intr` line; a count cut
+    # before its newline may be cut short, and is none.
+    at = text.find(_FORKS, max(end, 0))
+    stop = -1 if at < 0 else text.find("\n", at + 1)
+    count = text[at + len(_FORKS) : stop] if stop >= 0 else ""
+    # u64's checks, written out for the usual count of a few digits.
+    forks = int(count) if count.isdigit() and count.isascii() and len(count) < U64_DIGITS else u64(count)
+    return Success(ProcStat(total=total, cores=tuple(cores), forks=forks))
 
 
 def _as_list(times: CpuTimes) -> list[int]:

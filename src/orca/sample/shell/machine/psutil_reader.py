@@ -23,7 +23,7 @@ from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 from orca.sample.shell.machine.fs import FS
 from orca.sample.shell.machine.readers import MachineReaders, WholeDisks, disk_readers, run_readers
-from orca.sample.shell.machine.source import SELF_CPU, attempt
+from orca.sample.shell.machine.source import attempt, self_cpu_seconds
 from orca.sample.shell.procs.psutil_procs import PsutilScanner
 
 T = TypeVar("T")
@@ -168,17 +168,17 @@ def psutil_host() -> HostReadings:
     devices = value_of(attempt("the disk counters through psutil", _succeeding(read_disk_devices)), "diskstats",
                      failures)
     net = value_of(attempt("the network counters through psutil", _succeeding(read_interfaces)), "net", failures)
-    return HostReadings(at_ns, wall, stat, memory, devices, net, None, failures)
+    return HostReadings(at_ns, wall, stat, memory, devices, net, None, self_cpu_seconds(), failures)
 
 
 def psutil_readers(fs: FS, dirs: Sequence[str], root: int | None, argv0: str, *, run: bool) -> MachineReaders:
-    """The readers where there is no /proc: the host's counters through psutil, the sampler's own CPU, the run's
+    """The readers where there is no /proc: the host's counters and the sampler's own CPU through psutil, the run's
     processes (with `run`), the directories.
 
     `containers` and `pressure` come from Linux's cgroup and PSI files: with this reader `containers` is `null`
     when `--cgroup` was given, and `pressure` is absent. Where a /sys/block lists the whole disks (Linux),
     partitions are not counted twice; elsewhere psutil names whole disks only (macOS: IOMedia "Whole")."""
-    table = [SELF_CPU]
+    table = []
     if run:
         scanner = PsutilScanner()
         every, _ = run_readers(scanner, scanner.reading, "the run's processes through psutil", root, argv0)

@@ -3,8 +3,8 @@
 (`psutil_reader.py`) makes the same for a platform without /proc.
 
 The /proc table, in the order it is read: the own cgroup (first: a plain host's limits are looked for by files it
-does not keep, before the run's kept descriptors may have taken what is free), the sampler's own CPU, the run's
-processes, the directories, the containers, and which block devices are whole disks.
+does not keep, before the run's kept descriptors may have taken what is free), the run's processes, the
+directories, the containers, and which block devices are whole disks.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from orca.sample.shell.machine.kernel import (
     read_disks,
     read_whole_disks,
 )
-from orca.sample.shell.machine.source import SELF_CPU, Reader, read_each
+from orca.sample.shell.machine.source import Reader, read_each, self_cpu_seconds
 
 if TYPE_CHECKING:
     from orca.sample.compute.own_cgroup import CgroupReading
@@ -117,12 +117,15 @@ class OwnCgroupWatch:
     def __init__(self, read: Callable[[], Result[CgroupReading | None, ParseError]]) -> None:
         self._read = read
         self._last: Result[CgroupReading | None, ParseError] = Success(None)
+        self._limited = False
+        """The last reading found a limit."""
         self._read_ns = -CGROUP_LIMITS_EVERY_NS
 
     def reading(self, host: HostReadings) -> Result[CgroupReading | None, ParseError]:
         now_ns = host.monotonic_ns
-        if self._last.value_or(None) is not None or now_ns - self._read_ns >= CGROUP_LIMITS_EVERY_NS:
+        if self._limited or now_ns - self._read_ns >= CGROUP_LIMITS_EVERY_NS:
             self._last = self._read()
+            self._limited = self._last.value_or(None) is not None
             self._read_ns = now_ns
         return self._last
 
@@ -163,10 +166,7 @@ def proc_readers(
     kernel_files = KeptFiles(KERNEL_FILES_KEPT_AT_MOST)
     own_cgroup = OwnCgroup(fs.proc)
     whole = WholeDisks(fs, numbers=bool(cgroup))
-    table = [
-        Reader("own_cgroup", "cgroup", "the own cgroup", OwnCgroupWatch(own_cgroup.read).reading),
-        SELF_CPU,
-    ]
+    table = [Reader("own_cgroup", "cgroup", "the own cgroup", OwnCgroupWatch(own_cgroup.read).reading)]
     baseline = list(table)
     closing: list[Callable[[], None]] = [kernel_files.close, own_cgroup.close]
     if run:
@@ -190,11 +190,11 @@ def proc_readers(
         others.append(Reader("container_disks", "container_disks", "/sys/block", whole.numbers))
 
     def host() -> HostReadings:
-        return host_readings(read_kernel_texts(fs, kernel_files.read_each))
+        return host_readings(read_kernel_texts(fs, kernel_files.read_each), self_cpu_seconds())
 
     def early_host(early: KernelTexts) -> HostReadings | None:
         """The host's counters of the command's early readings (`early.py`), when they were read under `fs` and
         cover every rate the line has (the containers' files have no early readings)."""
-        return None if early.fs.proc != fs.proc or cgroup else host_readings(early)
+        return None if early.fs.proc != fs.proc or cgroup else host_readings(early, self_cpu_seconds())
 
     return MachineReaders(host, (*table, *others), (*baseline, *others), tuple(closing), early_host)

@@ -1,6 +1,6 @@
 """A line's readers, as one table walked by one function (`read_each`), and the one place where a reader's exception
-becomes the reason a person reads (`attempt`; psutil's `wrap_exceptions` is the model); the readings every platform
-takes the same way (the host's name, the sampler's own CPU).
+becomes the reason a person reads (`attempt`, which `read_each` follows; psutil's `wrap_exceptions` is the model);
+the readings every platform takes the same way (the host's name, the sampler's own CPU).
 
 Every reading is a `returns` `Result`: the reading, or a `ParseError` naming what was read and why it could not be.
 A reader that raises instead (a bug, a platform call that failed) is read through `attempt`, which makes the
@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
 from orca.sample.compute.snapshot import HostReadings, Readings
 from orca.sample.parse.errors import ParseError
@@ -64,11 +64,7 @@ def host_name() -> str:
         return ""
 
 
-def self_cpu_seconds(_: object = None) -> Result[float, ParseError]:
-    """The sampler's own user + system CPU seconds so far (a `Reader`'s, whatever it is given)."""
+def self_cpu_seconds() -> float:
+    """The sampler's own user + system CPU seconds so far."""
     times = os.times()
-    return Success(times.user + times.system)
-
-
-SELF_CPU = Reader("self_cpu", "self_cpu", "the sampler's CPU", self_cpu_seconds)
-"""Every platform's reader of the sampler's own CPU (`os.times`)."""
+    return times.user + times.system
