@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 from returns.result import Failure, Result, Success
@@ -135,7 +135,7 @@ class HostReadings(msgspec.Struct, frozen=True, gc=False):
     """Source (of `SOURCES`) → why its reading is None."""
 
 
-class Readings(NamedTuple):
+class Readings(msgspec.Struct, frozen=True, gc=False):
     """What the shell's readers read beside the host's counters, as one walk of them gives it."""
 
     values: Mapping[str, Any]
