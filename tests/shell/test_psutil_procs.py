@@ -127,8 +127,18 @@ def test_psutil_and_proc_trees_agree() -> None:
 
 def test_the_platform_is_chosen_once_at_import_and_the_functions_ask_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """The API's functions answer through the platform's readings (here psutil's, as where there is no /proc), and
-    the platform is that of this machine, decided when the module was imported."""
+    the platform is that of this machine, decided when the module was imported: no call asks again."""
     assert ("proc" if os.path.isdir("/proc") else "psutil") == portable.PLATFORM
+    isdir = os.path.isdir
+
+    def asked_again(path: str) -> bool:
+        assert path != "/proc", "asked again whether there is a /proc"
+        return isdir(path)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os.path, "isdir", asked_again)
+        assert portable.alive(os.getpid())
+        assert os.getpid() in portable.tree_usage([os.getpid()])
     asked: list[str] = []
 
     class Recording(PsutilReadings):
