@@ -398,3 +398,26 @@ def test_the_holders_of_a_pipe_are_found_by_the_end_they_hold() -> None:
             process.wait()
         os.close(read_end)
         os.close(write_end)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_run_that_cannot_be_read_for_want_of_descriptors_is_read_again_at_the_next_call(runs: Runs) -> None:
+    # A scheduler at its open-files limit: every open fails with EMFILE. The call reads no run and neither raises nor
+    # kills; once descriptors are free again, the same call finds the run over the cap.
+    root, _ = runs.start("held", [sys.executable, "-c", HOLDER, "root"], ready=1)
+    script = textwrap.dedent(f"""
+        import os, resource, sys
+        from orca.control import ControlLimits, enforce_memory, over_cap
+        limits = ControlLimits(memory_mb=10)
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        lowest_free = os.dup(0)
+        os.close(lowest_free)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (lowest_free, hard))
+        starved = (over_cap({{1: {root}}}, limits), enforce_memory({{1: {root}}}, limits))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        print(starved, sorted(over_cap({{1: {root}}}, limits)))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "({}, {}) [1]"
+    assert stat_fields(root)[0] in "RS"

@@ -11,6 +11,7 @@ not at all, is then read whole, and what was read is what is killed. Their resid
 
 from __future__ import annotations
 
+import errno
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -135,6 +136,22 @@ def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Rea
     return reading
 
 
+def _read_unless_own(
+    root: int, own: frozenset[int], limits: ControlLimits, proc: str, *, enforce: bool
+) -> _Reading | None:
+    """`_read`, but None for the scheduler's own process, group or session, and None for a run that could not be
+    read this time for want of a descriptor (docs/behaviour.md §4.6): the next call reads it again, and the other runs
+    are read and capped meanwhile."""
+    if root in own:
+        return None
+    try:
+        return _read(root, limits, proc, enforce=enforce)
+    except OSError as error:
+        if error.errno in (errno.EMFILE, errno.ENFILE):
+            return None
+        raise
+
+
 def over_cap(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/proc") -> dict[int, int]:
     """run -> resident bytes of the runs (run -> root pid) that hold more than `limits.memory_mb` MB, or whose cgroup
     reached it; each run read whole (as it runs while it stays the same, else frozen for the reading and then
@@ -143,7 +160,7 @@ def over_cap(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/pr
     own = procs.own_ids()
     over: dict[int, int] = {}
     for run, root in runs.items():
-        reading = None if root in own else _read(root, limits, proc, enforce=False)
+        reading = _read_unless_own(root, own, limits, proc, enforce=False)
         if reading is not None and reading.over(limits):
             over[run] = reading.resident
     return over
@@ -160,7 +177,7 @@ def enforce_memory(runs: Mapping[int, int], limits: ControlLimits, *, proc: str 
     own = procs.own_ids()
     reasons: dict[int, str] = {}
     for run, root in runs.items():
-        reading = None if root in own else _read(root, limits, proc, enforce=True)
+        reading = _read_unless_own(root, own, limits, proc, enforce=True)
         if reading is not None and reading.over(limits):
             reasons[run] = reading.reason(limits)
     if limits.cgroup:
