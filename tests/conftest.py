@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -24,6 +26,19 @@ settings.register_profile(
 settings.load_profile(os.environ.get("ORCA_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _one_loader_of_aws_service_descriptions() -> Iterator[None]:
+    """Every boto3 session of the test process (the code under test makes one per client it needs) shares one
+    botocore loader of the service descriptions and endpoint rules, which are the same for every session: parsing
+    them again, tens of JSON files, was most of the time an S3 test took. Everything else of a session (its
+    environment, config files, credentials, endpoint and settings) is still its own."""
+    import botocore.loaders
+    import botocore.session
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(botocore.session, "create_loader", functools.cache(botocore.loaders.create_loader))
+    yield
+    patch.undo()
 
 
 def pytest_configure(config: pytest.Config) -> None:
