@@ -13,7 +13,7 @@ import msgspec
 
 from orca.sample.line_format import Percent, Sample
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
-from orca.sample.readback.gather.section import MEAN, Column, Ends, stretches
+from orca.sample.readback.gather.section import MEAN, Bounds, Column, present
 from orca.sample.readback.summary.records import InstanceSummary
 
 
@@ -43,18 +43,16 @@ class GpuSection:
         self.total = 0.0
         self.count = 0
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
+    def add(self, lines: Sequence[Sample]) -> None:
+        shares = present([getattr(line, "gpu", None) for line in lines])
+        self.total += sum(gpu.busy for gpu in shares)
+        self.count += len(shares)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []
-        for stretch in stretches(lines, ends):
-            busy, count = 0.0, 0
-            for line in stretch:
-                gpu = getattr(line, "gpu", None)
-                if gpu is not None:
-                    busy += gpu.busy
-                    count += 1
-            rows.append((busy, count))
-            self.total += busy
-            self.count += count
+        for begin, end in bounds:
+            shares = present([getattr(line, "gpu", None) for line in lines[begin:end]])
+            rows.append((sum(gpu.busy for gpu in shares), len(shares)))
         return rows
 
     def merge(self, later: GpuSection) -> None:
@@ -105,7 +103,7 @@ def test_each_sections_fields_are_the_summarys() -> None:
 
 def test_every_section_draws_its_columns_and_no_two_share_a_name() -> None:
     fold = RunFold(drawn=True)
-    names = [column.name for section in fold.sections for column in section.columns]
+    names = [column.name for section in fold.sections if not section.keyed for column in section.columns]
     assert len(names) == len(set(names))
     fold.add([Sample(v=1, t=1.0, dt=1.0, host="h")])
     series = fold.series("x")

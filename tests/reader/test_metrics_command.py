@@ -271,3 +271,37 @@ def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path: Path) -> None:
         (document,) = [json.loads(line) for line in stdout.splitlines()]
         assert (document["lines"], document["gaps"]) == (5, 1)
         fifo.unlink()
+
+
+def test_the_help_names_the_command_as_it_was_started_and_that_runs(tmp_path: Path) -> None:
+    """Started by its path with no `orca` on `PATH` (after the Quick start: `.venv/bin/orca`), the help's examples
+    name that path: typed as it is shown, the example runs."""
+    if not ORCA.exists():
+        pytest.skip("no console script beside this interpreter")
+    path = tmp_path / "run.jsonl"
+    path.write_text(RUN)
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([str(ORCA), "metrics", "--help"], capture_output=True, text=True, timeout=30, env=bare)
+    example = next(row for row in done.stdout.splitlines() if row.endswith("the summary of each run in the file"))
+    command = shlex.split(example)[:-8]  # the words before its explanation
+    assert command == [str(ORCA), "metrics", "run.jsonl"]
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=60, env=bare, cwd=tmp_path)
+    assert ran.returncode == 0 and ran.stdout.startswith("run.jsonl  (host h, 2 cores)")
+    # With `orca` on `PATH` (this one), the help says `orca`.
+    found = {**os.environ, "PATH": f"{ORCA.parent}:/usr/bin:/bin"}
+    done = subprocess.run([str(ORCA), "metrics", "--help"], capture_output=True, text=True, timeout=30, env=found)
+    assert "  orca metrics run.jsonl " in done.stdout
+
+
+def test_the_plot_install_is_of_this_interpreter_from_where_it_was_installed() -> None:
+    """The hint installs the `plot` extra with the pip of the interpreter orca runs in, from the project directory
+    it was installed from (editable, as `dev.py` installs it): a directory that exists and declares the extra."""
+    from orca.sample.shell.cli.hints import plot_install
+
+    words = shlex.split(plot_install())
+    assert words[:4] == [sys.executable, "-m", "pip", "install"]
+    installed = json.loads(distribution("orca-sample").read_text("direct_url.json") or "{}")
+    if not installed.get("dir_info", {}).get("editable"):
+        pytest.skip("not installed as editable from a directory")
+    assert words[4:] == ["-e", f"{ROOT}[plot]"]
+    assert "\nplot = [" in (ROOT / "pyproject.toml").read_text()

@@ -293,3 +293,29 @@ def test_a_run_busy_throughout_has_a_mean_of_its_share_not_an_ulp_over() -> None
     summary = fold.summary("x")
     assert summary is not None and summary.run is not None
     assert summary.run.cpu_mean_core_percent == 200.0
+
+
+def test_a_clock_stepped_back_inside_a_run_is_neither_an_hour_nor_a_gap(tmp_path: Path) -> None:
+    """Five lines a second apart, the clock stepped back an hour before the fourth (an NTP step, a VM restored): the
+    run lasted its first line's 1 s and four intervals of 1 s, from 2026-11-30T04:20:04Z (the last line's time less
+    5 s) to its last line; each interval is its line's `dt` when `t` went back, so none is a gap."""
+    path = tmp_path / "run.jsonl"
+    times = [FIRST_START + 1, FIRST_START + 2, FIRST_START + 3, FIRST_START - 3600 + 4, FIRST_START - 3600 + 5]
+    path.write_text("\n".join(line(FIRST_START, t, 1.0, cpu=cpu(10.0)) for t in times) + "\n")
+    done = orca("metrics", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "  time           2026-11-30T04:20:00Z to 2026-11-30T04:20:05Z  (5.0 s)\n" in done.stdout
+    assert "  lines          5, 0 gaps (median interval 1 s)\n" in done.stdout
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert (document["first_t"], document["last_t"], document["duration"], document["gaps"]) == (
+        FIRST_START + 1, FIRST_START - 3600 + 5, 5.0, 0)
+
+
+def test_a_run_shorter_than_a_second_has_no_overhead_share(tmp_path: Path) -> None:
+    """One line 0.2 s after the start, the sampler's 0.1 s of CPU mostly its own start: not said as 50 % of a core."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(line(FIRST_START, FIRST_START + 0.2, 0.2, self_cpu=0.1, run={"cpu": 1.0, "procs": 0}) + "\n")
+    done = orca("metrics", str(path))
+    assert "  sampler        0.10 s of CPU\n" in done.stdout
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert (document["self_cpu_seconds"], document["overhead_percent"]) == (0.1, None)

@@ -8,8 +8,10 @@ written least recently is closed and handed out to be shown, so 100,000 runs cos
 back after it was closed is shown again, from there. Only the first `drawn` runs are folded for the chart.
 
 A part of a file read on its own (`readback/shell/parts.py`) knows a run began in it when it holds the run's first
-line (`opens_run`); a run it closed that may have begun before is handed back rather than shown, and taken into the
-open run it goes on from (`Runs.take`).
+line (`opens_run`), and shows it when it closes; a run it closed that may have begun before is handed back rather
+than shown, and taken into the open run it goes on from (`Runs.take_part`). (A later line of a run whose `t` is its
+`start` plus its `dt` to the millisecond, a clock stepped back to just that, would be taken for its first: its run is
+then two blocks when the file is read in parts.)
 """
 
 from __future__ import annotations
@@ -97,9 +99,10 @@ class Runs:
         """The next lines, in the order written; the runs that closes, the least recently written first."""
         if not batch:
             return []
-        first = run_key(batch[0])
-        keys = [run_key(line) for line in batch]
-        groups = {first: batch} if keys.count(first) == len(keys) else groupby(run_key, batch)
+        first = batch[0]
+        hosts, starts = [line.host for line in batch], [line.start for line in batch]
+        one = hosts.count(first.host) == len(batch) and starts.count(first.start) == len(batch)
+        groups = {run_key(first): batch} if one else groupby(run_key, batch)
         for key, lines in groups.items():
             run = self.open.pop(key, None)
             if run is None:
@@ -144,7 +147,8 @@ class Runs:
         keys: set[RunKey] = set()
         begun = list(shown)
         for run in sorted([*handed, *still], key=lambda run: run.order):
-            if run.new or run.key not in was_open or run.key in keys:
+            # Its host and start open here, the run goes on from there, whatever its first line looked like.
+            if run.key not in was_open or run.key in keys:
                 begun.append(run.order)
             keys.add(run.key)
         fresh = set(begun)

@@ -18,7 +18,7 @@ from orca.sample.readback.chart.series import Series
 from orca.sample.readback.gather.containers import ContainersSection
 from orca.sample.readback.gather.host import CpuSection, DiskSection, MemorySection
 from orca.sample.readback.gather.limits import CgroupSection
-from orca.sample.readback.gather.points import MAX_POINTS, Points, rows_of
+from orca.sample.readback.gather.points import MAX_POINTS, Points
 from orca.sample.readback.gather.pressure import PressureSection
 from orca.sample.readback.gather.processes import RunSection
 from orca.sample.readback.gather.sampler import SamplerSection
@@ -69,13 +69,14 @@ class RunFold:
         self.times.add(lines)
         self.host, self.start = lines[-1].host, lines[-1].start
         self.cores = next((line.cores for line in reversed(lines) if line.cores is not None), self.cores)
+        for section in self.sections:
+            section.add(lines)
         points = self.points
-        ends = [len(lines)] if points is None else points.ends(lines)
-        parts = [section.add(lines, ends) for section in self.sections]
         if points is not None:
-            points.take(lines, ends, rows_of([part for part, section in zip(parts, self.sections, strict=True)
-                                              if not section.keyed]),
-                        [part for part, section in zip(parts, self.sections, strict=True) if section.keyed])
+            times = [line.t for line in lines]
+            bounds = points.cut(times)
+            points.take(times, bounds, [section.rows(lines, bounds) for section in self.sections if not section.keyed],
+                        [section.rows(lines, bounds) for section in self.sections if section.keyed])
 
     def merge(self, later: RunFold) -> None:
         """Take in the fold of the lines that came after these, folded on their own: this fold becomes the fold of

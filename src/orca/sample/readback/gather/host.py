@@ -9,7 +9,7 @@ from typing import Any
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.exact import Histogram
-from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Column, Ends, stretches
+from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column, present
 
 PERCENTILE = 95
 
@@ -40,26 +40,25 @@ class CpuSection:
         self.busy = Histogram(1)
         self.busiest = Histogram(1)
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
-        busy: list[float] = []
-        busiest: list[float] = []
+    def add(self, lines: Sequence[Sample]) -> None:
+        shares = present([line.cpu for line in lines])
+        self.busy.add_many([cpu.user + cpu.system + cpu.steal for cpu in shares])
+        self.busiest.add_many([cpu.busiest for cpu in shares])
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []
-        for stretch in stretches(lines, ends):
-            user = system = iowait = top = 0.0
+        for begin, end in bounds:
+            user = system = iowait = busiest = 0.0
             count = 0
-            for line in stretch:
+            for line in lines[begin:end]:
                 cpu = line.cpu
                 if cpu is not None:
                     user += cpu.user
                     system += cpu.system
                     iowait += cpu.iowait
-                    top += cpu.busiest
+                    busiest += cpu.busiest
                     count += 1
-                    busy.append(cpu.user + cpu.system + cpu.steal)
-                    busiest.append(cpu.busiest)
-            rows.append((user, count, system, count, iowait, count, top, count))
-        self.busy.add_many(busy)
-        self.busiest.add_many(busiest)
+            rows.append((user, count, system, count, iowait, count, busiest, count))
         return rows
 
     def merge(self, later: CpuSection) -> None:
@@ -101,36 +100,38 @@ class MemorySection:
         self.share_peak = 0.0
         self.swap_peak = self.rss_peak = 0
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
-        most, of = self.used_peak if self.used_peak is not None else (-1, 0)
-        share_peak, swap_peak, rss_peak = self.share_peak, self.swap_peak, self.rss_peak
+    def add(self, lines: Sequence[Sample]) -> None:
+        known = present([line.mem for line in lines])
+        if known:
+            used = [mem.used for mem in known]
+            most = max(used)
+            if self.used_peak is None or most > self.used_peak[0]:
+                self.used_peak = (most, known[used.index(most)].total)  # the first line with the most used
+            totals = [mem.total for mem in known]
+            if totals.count(totals[0]) == len(totals):  # one total (the usual case): the most used is the highest share
+                shares = [100.0 * most / totals[0]] if totals[0] > 0 else []
+            else:
+                shares = [100.0 * part / total for part, total in zip(used, totals, strict=True) if total > 0]
+            self.share_peak = max([self.share_peak, *shares])
+            self.swap_peak = max(self.swap_peak, max([mem.swap_used for mem in known]))
+            self.rss_peak = max(self.rss_peak, max([mem.rss for mem in known]))
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []
-        for stretch in stretches(lines, ends):
+        for begin, end in bounds:
             used = cache = rss = -1
-            total = None
-            for line in stretch:
+            for line in lines[begin:end]:
                 mem = line.mem
-                if mem is None:
-                    total = None
-                    continue
-                total = mem.total
-                if mem.used > used:
-                    used = mem.used
-                if mem.cache > cache:
-                    cache = mem.cache
-                if mem.rss > rss:
-                    rss = mem.rss
-                if mem.used > most:
-                    most, of = mem.used, total
-                if total > 0 and 100.0 * mem.used / total > share_peak:
-                    share_peak = 100.0 * mem.used / total
-                if mem.swap_used > swap_peak:
-                    swap_peak = mem.swap_used
-            rows.append((None if used < 0 else used, None if cache < 0 else cache, None if rss < 0 else rss, total))
-            rss_peak = max(rss_peak, rss)
-        if most >= 0:
-            self.used_peak = (most, of)
-        self.share_peak, self.swap_peak, self.rss_peak = share_peak, swap_peak, rss_peak
+                if mem is not None:
+                    if mem.used > used:
+                        used = mem.used
+                    if mem.cache > cache:
+                        cache = mem.cache
+                    if mem.rss > rss:
+                        rss = mem.rss
+            newest = lines[end - 1].mem
+            rows.append((None if used < 0 else used, None if cache < 0 else cache, None if rss < 0 else rss,
+                         None if newest is None else newest.total))
         return rows
 
     def merge(self, later: MemorySection) -> None:
@@ -153,6 +154,12 @@ class DiskSummary:
     """The fullest file system at its fullest: 100 × `used` / (`used` + `free`), as `df` counts Use%."""
 
 
+def _fullest(line: Sample) -> float | None:
+    """The line's fullest file system's percent used, as `df` counts it; None without one of any size."""
+    return max((100 * disk.used / size for disk in line.disk or () if (size := disk.used + disk.free) > 0),
+               default=None)
+
+
 class DiskSection:
     """`disk`: the fullest file system at its fullest (the first to reach it); each point's newest line's fullest."""
 
@@ -164,27 +171,23 @@ class DiskSection:
     def __init__(self) -> None:
         self.fullest: DiskSummary | None = None
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
+    def add(self, lines: Sequence[Sample]) -> None:
         peak = -1.0 if self.fullest is None else self.fullest.peak_percent
         path = None
-        rows = []
-        for stretch in stretches(lines, ends):
-            newest = None
-            for line in stretch:
-                newest = None
-                for disk in line.disk or ():
-                    size = disk.used + disk.free
-                    if size > 0:
-                        # Whole numbers divided, as a file system's sizes have no bound.
-                        share = 100 * disk.used / size
-                        if newest is None or share > newest:
-                            newest = share
-                        if share > peak:
-                            peak, path = share, disk.path
-            rows.append((newest,))
+        for line in lines:
+            disks = line.disk
+            if disks:
+                for disk in disks:
+                    used = disk.used
+                    size = used + disk.free
+                    # Whole numbers divided, as a file system's sizes have no bound.
+                    if size > 0 and 100 * used / size > peak:
+                        peak, path = 100 * used / size, disk.path
         if path is not None:
             self.fullest = DiskSummary(path, peak)
-        return rows
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        return [(_fullest(lines[end - 1]),) for _, end in bounds]
 
     def merge(self, later: DiskSection) -> None:
         fullest = later.fullest

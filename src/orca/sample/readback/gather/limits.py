@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.line_format import Sample
+from orca.sample.line_format import CgroupSample, Sample
 from orca.sample.readback.exact import ExactSum, rise
-from orca.sample.readback.gather.section import NEWEST, Column, Ends, stretches
+from orca.sample.readback.gather.section import NEWEST, Bounds, Column, present
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +31,12 @@ class CgroupSummary:
     """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
     pids_peak: int | None
     pids_max: int | None
+
+
+def _limits(section: CgroupSample | None) -> tuple[int | None, float | None]:
+    if section is None:
+        return None, None
+    return section.mem_max, None if section.cpu_max is None else 100 * section.cpu_max
 
 
 class CgroupSection:
@@ -54,40 +60,40 @@ class CgroupSection:
         self.pids_peak: int | None = None
         self.pids_max: int | None = None
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
+    def add(self, lines: Sequence[Sample]) -> None:
+        sections = [line.cgroup for line in lines]
+        if sections.count(None) < len(sections):
+            self._add(present(sections), [line.dt for line in lines if line.cgroup is not None])
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's newest line's limits: memory in bytes, CPU in percent of one core (the run's CPU's unit)."""
+        return [_limits(lines[end - 1].cgroup) for _, end in bounds]
+
+    def _add(self, sections: list[CgroupSample], dts: list[float]) -> None:
         mem_peak, mem_max, cpu_max, pids_peak, pids_max = (self.mem_peak, self.mem_max, self.cpu_max, self.pids_peak,
                                                            self.pids_max)
         cpu_used = cpu_dt = throttled_sum = throttled_dt = 0.0
         ooms: list[int] = []
-        rows = []
-        for stretch in stretches(lines, ends):
-            memory_limit = cpu_limit = None
-            for line in stretch:
-                section, dt = line.cgroup, line.dt
-                if section is None:
-                    memory_limit = cpu_limit = None
-                    continue
-                memory_limit, limit = section.mem_max, section.cpu_max
-                cpu_limit = None if limit is None else 100 * limit
-                if section.mem is not None and (mem_peak is None or section.mem > mem_peak):
-                    mem_peak = section.mem
-                if memory_limit is not None:
-                    mem_max = memory_limit
-                if limit is not None:
-                    cpu_max = limit
-                    if section.cpu is not None:
-                        cpu_used += section.cpu * limit * dt
-                        cpu_dt += dt
-                if section.throttled is not None:
-                    throttled_sum += section.throttled * dt
-                    throttled_dt += dt
-                if section.oom_kill is not None:
-                    ooms.append(section.oom_kill)
-                if section.pids is not None and (pids_peak is None or section.pids > pids_peak):
-                    pids_peak = section.pids
-                if section.pids_max is not None:
-                    pids_max = section.pids_max
-            rows.append((memory_limit, cpu_limit))
+        for section, dt in zip(sections, dts, strict=True):
+            if section.mem is not None and (mem_peak is None or section.mem > mem_peak):
+                mem_peak = section.mem
+            if section.mem_max is not None:
+                mem_max = section.mem_max
+            limit = section.cpu_max
+            if limit is not None:
+                cpu_max = limit
+                if section.cpu is not None:
+                    cpu_used += section.cpu * limit * dt
+                    cpu_dt += dt
+            if section.throttled is not None:
+                throttled_sum += section.throttled * dt
+                throttled_dt += dt
+            if section.oom_kill is not None:
+                ooms.append(section.oom_kill)
+            if section.pids is not None and (pids_peak is None or section.pids > pids_peak):
+                pids_peak = section.pids
+            if section.pids_max is not None:
+                pids_max = section.pids_max
         self.mem_peak, self.mem_max, self.cpu_max, self.pids_peak, self.pids_max = (mem_peak, mem_max, cpu_max,
                                                                                    pids_peak, pids_max)
         for total, term in ((self.cpu_used, cpu_used), (self.cpu_dt, cpu_dt), (self.throttled_sum, throttled_sum),
@@ -95,7 +101,6 @@ class CgroupSection:
             total.add(term)
         if ooms:
             self._ooms(ooms)
-        return rows
 
     def _ooms(self, counts: list[int]) -> None:
         if self.last_oom is None:

@@ -13,15 +13,16 @@ every fold (they count from the Unix epoch), and only their length k grows.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from itertools import pairwise
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from itertools import chain, pairwise
+from operator import add, itemgetter, le
 from typing import Any
 
-from orca.sample.line_format import Sample
 from orca.sample.readback.distinct import DistinctCount
-from orca.sample.readback.gather.section import MEAN, NEWEST, Column, Ends
+from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column
 
-MAX_POINTS = 1000
+MAX_POINTS = 500
 """A run is drawn from at most twice this many points: a longer one's points each stand for several lines."""
 MAX_KEYED = 20
 """The names a keyed series draws at most (the containers): those of the highest peak (more would fill a legend)."""
@@ -33,20 +34,34 @@ sampler was stopped or starved), as the summary counts a gap."""
 
 
 class _Point:
-    """What the lines of one slot add up to."""
+    """What the lines of one slot add up to: per column of each kind, in the order of the columns of that kind."""
 
-    __slots__ = ("first", "keyed", "last", "lines", "values")
+    __slots__ = ("counts", "first", "keyed", "last", "lines", "newest", "peaks", "sums")
 
-    def __init__(self, lines: int, first: float, last: float, values: list[Any], keyed: list[dict[str, float]]):
+    def __init__(self, lines: int, first: float, last: float, values: tuple[Sequence[Any], ...],
+                 keyed: list[dict[str, float]]) -> None:
         self.lines = lines
         self.first = first
         """The `t` of its first and of its last line, in the order written."""
         self.last = last
-        self.values = values
-        """Per column its values (`Column.width` each): a mean's sum (in whole tenths for a column of them) and count,
-        a peak or newest value or None."""
+        self.sums, self.counts, self.peaks, self.newest = values
+        """Per `MEAN` column its sum (in whole tenths for a column of them) and its count of lines; per `PEAK` column
+        its highest (-inf for none); per `NEWEST` column its newest line's (None for none)."""
         self.keyed = keyed
         """Per keyed section, each name's highest value."""
+
+    def take(self, later: _Point) -> None:
+        """`later`'s lines, which come after these, taken in."""
+        self.lines += later.lines
+        self.last = later.last
+        self.sums = list(map(add, self.sums, later.sums))
+        self.counts = list(map(add, self.counts, later.counts))
+        self.peaks = list(map(max, self.peaks, later.peaks))
+        self.newest = later.newest
+        for held, more in zip(self.keyed, later.keyed, strict=True):
+            for name, value in more.items():
+                if held.get(name, -1) < value:
+                    held[name] = value
 
 
 class _Keyed:
@@ -86,10 +101,11 @@ class _Keyed:
 class Points:
     """The points of one run's chart, from its lines in the order written: see the module's docstring."""
 
-    __slots__ = ("_columns", "_high", "_keyed", "_low", "_max_points", "_points", "_shift", "_tenths")
+    __slots__ = ("_columns", "_high", "_keyed", "_kinds", "_low", "_max_points", "_points", "_shift", "_tenths")
 
     def __init__(self, columns: Sequence[Column], keyed: int, max_points: int = MAX_POINTS) -> None:
         self._columns = tuple(columns)
+        """The columns that are one series each."""
         self._max_points = max(1, max_points)
         self._shift = 0
         """A slot is 2^shift milliseconds."""
@@ -97,39 +113,76 @@ class Points:
         self._low = self._high = 0
         """The first and the last slot that has a point."""
         self._keyed = [_Keyed() for _ in range(keyed)]
-        widths = [column.width for column in self._columns]
-        self._tenths = [sum(widths[:index]) for index, column in enumerate(self._columns) if column.tenths]
-        """Where in a point's values each sum of tenths is."""
+        # Where in a stretch's row (its columns' values one after another) each kind's values are.
+        at = 0
+        sums: list[int] = []
+        counts: list[int] = []
+        peaks: list[int] = []
+        newest: list[int] = []
+        for column in self._columns:
+            if column.kind == MEAN:
+                sums.append(at)
+                counts.append(at + 1)
+            (peaks if column.kind == PEAK else newest if column.kind == NEWEST else []).append(at)
+            at += column.width
+        self._kinds = [_picker(where) for where in (sums, counts, peaks, newest)]
+        self._tenths = [column.tenths for column in self._columns if column.kind == MEAN]
 
-    def ends(self, lines: Sequence[Sample]) -> list[int]:
-        """Where the stretches of `lines` end: consecutive lines in one slot are one stretch."""
+    def cut(self, times: list[float]) -> Bounds:
+        """The stretches of lines at `times` (the next of the run): the slots made as long as these lines and the
+        points so far need, consecutive lines in one slot one stretch."""
+        self._fit(int(min(times) * 1000), int(max(times) * 1000))
+        ends = self._ends(times)
+        return list(zip([0, *ends[:-1]], ends, strict=True))
+
+    def take(self, times: list[float], bounds: Bounds, rows: Sequence[Sequence[Any]],
+             keyed: Sequence[Sequence[dict[str, float]]]) -> None:
+        """The stretches (`bounds`, as `cut` gave them) of lines at `times` as points: per section, its rows (one per
+        stretch, `Section.rows`), and per keyed section, its dicts."""
+        sums, counts, peaks, newest = self._kinds
+        tenths = self._tenths
         shift = self._shift
-        slots = [int(line.t * 1000) >> shift for line in lines]
-        return [index for index in range(1, len(slots)) if slots[index] != slots[index - 1]] + [len(slots)]
+        held_rows = list(zip(*keyed, strict=True)) if keyed else [()] * len(bounds)
+        for (begin, end), parts, held in zip(bounds, zip(*rows, strict=True), held_rows, strict=True):
+            row = tuple(chain.from_iterable(parts))
+            values = ([round(10 * total) if tenth else total for total, tenth in zip(sums(row), tenths, strict=True)],
+                      counts(row), [-math.inf if peak is None else peak for peak in peaks(row)], newest(row))
+            self._take(int(times[begin] * 1000) >> shift, _Point(end - begin, times[begin], times[end - 1], values,
+                                                                  list(held)))
 
-    def take(self, lines: Sequence[Sample], ends: Ends, rows: list[list[Any]],
-             keyed: list[list[dict[str, float]]]) -> None:
-        """The stretches of `lines` (`ends`) as points: per stretch its row of column values and its keyed values."""
-        begin = 0
-        for index, end in enumerate(ends):
-            slot = int(lines[begin].t * 1000) >> self._shift
-            row = rows[index]
-            for at in self._tenths:
-                # Whole tenths, exactly: each value has one decimal, and a stretch is short enough for its float sum
-                # to be within far less than a tenth of the true one.
-                row[at] = round(10 * row[at])
-            point = _Point(end - begin, lines[begin].t, lines[end - 1].t, row, [each[index] for each in keyed])
-            self._take(slot, point)
-            begin = end
-        while self._high - self._low >= 2 * self._max_points:
+    def _fit(self, low_ms: int, high_ms: int) -> None:
+        """Slots as long as the points so far and lines from `low_ms` to `high_ms` need: each stretch is then cut at
+        the length it keeps."""
+        low, high = low_ms >> self._shift, high_ms >> self._shift
+        if self._points:
+            low, high = min(low, self._low), max(high, self._high)
+        while high - low >= 2 * self._max_points:
             self._halve()
+            low, high = low >> 1, high >> 1
+
+    def _ends(self, times: list[float]) -> list[int]:
+        """Where the stretches of lines at `times` end: consecutive lines in one slot are one stretch. Lines in the
+        order of their `t` (the usual case) are cut where the next slot begins, found by bisection."""
+        shift = self._shift
+        first, last = int(times[0] * 1000) >> shift, int(times[-1] * 1000) >> shift
+        if 8 * (last - first) > len(times) or not all(map(le, times, times[1:])):  # many stretches, or out of order
+            slots = [int(t * 1000) >> shift for t in times]
+            return [index for index in range(1, len(slots)) if slots[index] != slots[index - 1]] + [len(slots)]
+        ends = []
+        begin = 0
+        while begin < len(times):
+            # The first line of a later slot: its milliseconds at or past where that slot starts.
+            begin = bisect_left(times, float(((int(times[begin] * 1000) >> shift) + 1) << shift), begin + 1,
+                                key=_milliseconds)
+            ends.append(begin)
+        return ends
 
     def _take(self, slot: int, later: _Point) -> None:
         """`later` (of lines that come after those the slot holds) into the slot's point; the keyed names let go
         taken out of every point."""
         point = self._points.get(slot)
         if point is not None:
-            self._combine(point, later)
+            point.take(later)
         elif self._points:
             self._points[slot] = later
             self._low, self._high = min(self._low, slot), max(self._high, slot)
@@ -143,26 +196,6 @@ class Points:
                 for name in gone & held.keys():
                     del held[name]
 
-    def _combine(self, point: _Point, later: _Point) -> None:
-        """`later`'s lines, which come after `point`'s, taken into it."""
-        point.lines += later.lines
-        point.last = later.last
-        values, theirs = point.values, later.values
-        at = 0
-        for column in self._columns:
-            if column.kind == MEAN:
-                values[at] += theirs[at]
-                values[at + 1] += theirs[at + 1]
-                at += 2
-                continue
-            if column.kind == NEWEST or values[at] is None or (theirs[at] is not None and theirs[at] > values[at]):
-                values[at] = theirs[at]
-            at += 1
-        for held, more in zip(point.keyed, later.keyed, strict=True):
-            for name, value in more.items():
-                if held.get(name, -1) < value:
-                    held[name] = value
-
     def _halve(self) -> None:
         """Slots twice as long: each two consecutive slots' points merged into one."""
         self._shift += 1
@@ -174,7 +207,7 @@ class Points:
             if point is None:
                 self._points[slot >> 1] = points[slot]
             else:
-                self._combine(point, points[slot])
+                point.take(points[slot])
 
     def merge(self, later: Points) -> None:
         """Take in the points of the lines that follow these; `later` is not used again."""
@@ -224,18 +257,14 @@ class Points:
 
     def _row(self, point: _Point) -> list[float]:
         """The point's value of each column, NaN where none of its lines had one."""
-        row: list[float] = []
-        values = point.values
-        at = 0
-        for column in self._columns:
-            if column.kind == MEAN:
-                total, count = values[at], values[at + 1]
-                row.append(total / (10 * count if column.tenths else count) if count else math.nan)
-                at += 2
-            else:
-                row.append(math.nan if values[at] is None else float(values[at]))
-                at += 1
-        return row
+        means = iter([total / (10 * count if column.tenths else count) if count else math.nan
+                      for total, count, column in zip(point.sums, point.counts,
+                                                      [column for column in self._columns if column.kind == MEAN],
+                                                      strict=True)])
+        peaks = iter([math.nan if peak == -math.inf else float(peak) for peak in point.peaks])
+        newest = iter([math.nan if value is None else float(value) for value in point.newest])
+        of_kind = {MEAN: means, PEAK: peaks, NEWEST: newest}
+        return [next(of_kind[column.kind]) for column in self._columns]
 
 
 class Drawn:
@@ -260,11 +289,19 @@ def _breaks(points: Sequence[_Point]) -> set[int]:
     return {index + 1 for index, distance in enumerate(distances) if distance > max(0.0, GAP_FACTOR * usual)}
 
 
-def rows_of(parts: Sequence[list[Any]]) -> list[list[Any]]:
-    """Per stretch, the row of every column: each section's values for that stretch, one after another.
+def _milliseconds(t: float) -> float:
+    return t * 1000
 
-    >>> rows_of([[(1.0, 1), (2.0, 1)], [(5,), (None,)]])
-    [[1.0, 1, 5], [2.0, 1, None]]
+
+def _picker(where: list[int]) -> Callable[[tuple[Any, ...]], list[Any]]:
+    """What takes the values at `where` out of a row, as a list.
+
+    >>> _picker([0, 2])((1, 2, 3)), _picker([1])((1, 2)), _picker([])((1,))
+    ([1, 3], [2], [])
     """
-    return [[value for values in per_section for value in values] for per_section in zip(*parts, strict=True)]
-
+    pick = itemgetter(*where) if where else None
+    if pick is None:
+        return lambda _: []
+    if len(where) == 1:
+        return lambda row: [pick(row)]
+    return lambda row: list(pick(row))

@@ -11,7 +11,7 @@ from typing import Any
 
 from orca.sample.line_format import CommandExit, Sample
 from orca.sample.readback.exact import ExactSum
-from orca.sample.readback.gather.section import MEAN, Column, Ends, stretches
+from orca.sample.readback.gather.section import MEAN, Bounds, Column
 
 PEAK_DT = 0.1
 """Seconds a line must cover for its `run.cpu` to count towards the peak: the kernel counts a process's time in clock
@@ -69,41 +69,50 @@ class RunSection:
         """The highest `cpu` × `cores` of a line covering at least `PEAK_DT`, and of the lines that cover less."""
         self.procs_peak = -1
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
-        seen, command, argc, ended, procs_peak = self.seen, self.command, self.argc, self.exit, self.procs_peak
+    def add(self, lines: Sequence[Sample]) -> None:
+        command, argc, ended, procs_peak = self.command, self.argc, self.exit, self.procs_peak
         peak, short_peak = self.peak, self.short_peak
         used = covered = 0.0
+        seen = False
+        for line in lines:
+            run = line.run
+            if run is None:
+                continue
+            seen = True
+            if run.command is not None and command is None:
+                command, argc = run.command, run.argc
+            if run.exit is not None:
+                ended = run.exit
+            if run.procs is not None and run.procs > procs_peak:
+                procs_peak = run.procs
+            if run.cpu is None or line.cores is None:
+                continue
+            share, dt = run.cpu * line.cores, line.dt
+            used += share * dt
+            covered += dt
+            if dt >= PEAK_DT:
+                if share > peak:
+                    peak = share
+            elif share > short_peak:
+                short_peak = share
+        if seen:
+            self.seen, self.command, self.argc, self.exit, self.procs_peak = True, command, argc, ended, procs_peak
+            self.peak, self.short_peak = peak, short_peak
+            self.used.add(used)
+            self.covered.add(covered)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's CPU in percent of one core, where the lines say it."""
         rows = []
-        for stretch in stretches(lines, ends):
+        for begin, end in bounds:
             total = 0.0
             count = 0
-            for line in stretch:
+            for line in lines[begin:end]:
                 run = line.run
-                if run is None:
-                    continue
-                seen = True
-                if run.command is not None and command is None:
-                    command, argc = run.command, run.argc
-                if run.exit is not None:
-                    ended = run.exit
-                if run.procs is not None and run.procs > procs_peak:
-                    procs_peak = run.procs
-                if run.cpu is None or line.cores is None:
-                    continue
-                share, dt = run.cpu * line.cores, line.dt
-                total += share
-                count += 1
-                used += share * dt
-                covered += dt
-                if dt >= PEAK_DT:
-                    peak = max(peak, share)
-                else:
-                    short_peak = max(short_peak, share)
+                if run is not None and run.cpu is not None and line.cores is not None:
+                    total += run.cpu * line.cores
+                    count += 1
             rows.append((total, count))
-        self.seen, self.command, self.argc, self.exit, self.procs_peak = seen, command, argc, ended, procs_peak
-        self.peak, self.short_peak = peak, short_peak
-        self.used.add(used)
-        self.covered.add(covered)
         return rows
 
     def merge(self, later: RunSection) -> None:

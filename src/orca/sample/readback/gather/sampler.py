@@ -8,7 +8,7 @@ from typing import Any
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.exact import ExactSum, add_rise
-from orca.sample.readback.gather.section import Ends
+from orca.sample.readback.gather.section import Bounds, present
 
 
 class SamplerSection:
@@ -24,14 +24,16 @@ class SamplerSection:
         """How far `self_cpu` rose after the first value."""
         self.last: float | None = None
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
-        values = [line.self_cpu for line in lines if line.self_cpu is not None]
+    def add(self, lines: Sequence[Sample]) -> None:
+        values = present([line.self_cpu for line in lines])
         if values:
             if self.first is None:
                 self.first = values[0]
             add_rise(self.rise, values[0] if self.last is None else self.last, values)
             self.last = values[-1]
-        return [()] * len(ends)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        return [()] * len(bounds)
 
     def merge(self, later: SamplerSection) -> None:
         if later.first is None:

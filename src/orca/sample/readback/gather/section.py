@@ -1,21 +1,23 @@
 """What every section of the one gather is: the figures of one section of the line (`io`, `run`, `cgroup`, ...),
-folded from a run's lines in one pass, for the summary and the chart alike.
+folded from a run's lines, for the summary and the chart alike.
 
-A section is one class in one module: `add` reads each line's section once, keeping what the summary needs (peaks,
-exact sums, counts of values) and giving, per stretch of lines that one point of the chart stands for, the values of
-its `columns`; `merge` takes in the same section folded over the lines that follow (another part of the file);
-`summary` gives its record, which the text and `--json` print. The run's fold (`fold.py`) calls each section of its
-`SECTIONS` in turn and keeps the points (`points.py`); nothing else reads a line's sections.
+A section is one class in one module: `add` reads a batch of lines' section, keeping what the summary needs (peaks,
+exact sums, counts of values); `rows`, when the run is drawn, gives the values of its `columns` over each stretch of
+lines that one point of the chart stands for (`points.py` keeps the points); `merge` takes in the same section
+folded over the lines that follow (another part of the file); `summary` gives its record, which the text and
+`--json` print. The run's fold (`fold.py`) calls
+each section of its `SECTIONS` in turn and keeps the points; nothing else reads a line's sections.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, TypeVar, cast
 
 from orca.sample.line_format import Sample
 
+T = TypeVar("T")
 MEAN, PEAK, NEWEST = "mean", "peak", "newest"
 """How a point of the chart holds a column over the lines it stands for: their mean (a share of time, a rate), the
 highest of them (memory, whose peak is what a limit meets), or the newest line's (a setting: a total, a limit)."""
@@ -38,9 +40,9 @@ class Column:
         return 2 if self.kind == MEAN else 1
 
 
-Ends = Sequence[int]
-"""Where each stretch of a batch of lines ends (the index after its last line), in order; the last is the batch's
-length. A stretch is consecutive lines that one point of the chart stands for; without a chart, the whole batch."""
+Bounds = Sequence[tuple[int, int]]
+"""Each stretch's first line and the line after its last, in a batch: consecutive lines in one slot of time, that one
+point of the chart stands for."""
 
 
 class Section(Protocol):
@@ -53,18 +55,24 @@ class Section(Protocol):
 
     @property
     def columns(self) -> tuple[Column, ...]:
-        """The chart's series this section gives, in the order of the values `add` gives per stretch."""
+        """The chart's series this section gives, in the order of the values `rows` gives per stretch."""
         ...
 
     @property
     def keyed(self) -> bool:
-        """Whether, instead of `columns`, `add` gives per stretch each name's highest value (the containers)."""
+        """Whether its one column is drawn per name of its entries (the containers), each name a series of its own."""
         ...
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
-        """A batch of a run's lines, in the order written; per stretch (`ends`), the values of `columns` in order
-        (a `MEAN` as its sum and its count, a `PEAK` or `NEWEST` as one value, None where no line had one), or, when
-        `keyed`, a dict of each name's highest value."""
+    def add(self, lines: Sequence[Sample]) -> None:
+        """A batch of a run's lines, in the order written, into the summary's figures. A million-line file is read at
+        the pace of these: one plain loop or comprehension over the batch, the figures in locals (a method called
+        per line, even `list.append`, costs more than the loop)."""
+        ...
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """For the chart, per stretch of `lines` (`bounds`), the values of `columns` in order: a `MEAN` as its sum and
+        its count, a `PEAK` as the highest, a `NEWEST` as the stretch's last line's, None where no line had one; for a
+        keyed section, a dict of each name's highest value. One plain loop over each stretch's lines."""
         ...
 
     def merge(self, later: Self) -> None:
@@ -77,8 +85,6 @@ class Section(Protocol):
         ...
 
 
-def stretches(lines: Sequence[Sample], ends: Ends) -> list[Sequence[Sample]]:
-    """The lines of each stretch, in order: the batch itself when it is one stretch (no copy)."""
-    if len(ends) == 1:
-        return [lines]
-    return [lines[begin:end] for begin, end in zip([0, *ends[:-1]], ends, strict=True)]
+def present(values: list[T | None]) -> list[T]:
+    """The values that are not None (a section the line has): the list itself when all are (no copy)."""
+    return cast("list[T]", values) if None not in values else [value for value in values if value is not None]

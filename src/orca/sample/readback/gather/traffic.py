@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.exact import ExactSum
-from orca.sample.readback.gather.section import MEAN, Column, Ends, stretches
+from orca.sample.readback.gather.section import MEAN, Bounds, Column
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,47 +35,27 @@ class NetSummary:
 
 
 class TrafficSection:
-    """A section of two rates (`io`: read and write; `net`: in and out)."""
+    """A section of two rates (`io`: read and write; `net`: in and out): bytes moved each way and the highest rates.
+    Its subclasses read their lines' rates each in a loop of their own (a call per line to pick the two rates out
+    would cost as much as the loop itself)."""
 
     keyed = False
-    __slots__ = ("_pair", "_section", "columns", "first", "first_peak", "key", "second", "second_peak", "seen")
+    __slots__ = ("columns", "first", "first_peak", "key", "second", "second_peak", "seen")
 
-    def __init__(self, key: str, section: str, names: tuple[str, str], columns: tuple[str, str]) -> None:
+    def __init__(self, key: str, columns: tuple[str, str]) -> None:
         self.key = key
         self.columns = (Column(columns[0], MEAN), Column(columns[1], MEAN))
-        self._section = attrgetter(section)
-        self._pair = attrgetter(*names)
         self.seen = False
         self.first, self.second = ExactSum(), ExactSum()
         self.first_peak = self.second_peak = 0
 
-    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
-        section, pair = self._section, self._pair
-        first_peak, second_peak = self.first_peak, self.second_peak
-        first_total = second_total = 0.0
-        rows = []
-        for stretch in stretches(lines, ends):
-            first_sum = second_sum = count = 0
-            for line in stretch:
-                rates = section(line)
-                if rates is not None:
-                    first, second = pair(rates)
-                    dt = line.dt
-                    first_total += first * dt
-                    second_total += second * dt
-                    first_sum += first
-                    second_sum += second
-                    count += 1
-                    if first > first_peak:
-                        first_peak = first
-                    if second > second_peak:
-                        second_peak = second
-            rows.append((first_sum, count, second_sum, count))
-            self.seen = self.seen or count > 0
-        self.first.add(first_total)
-        self.second.add(second_total)
+    def _took(self, moved: tuple[float, float, int, int, int]) -> None:
+        """A batch's bytes moved each way, its highest rates and how many of its lines had the section."""
+        first, second, first_peak, second_peak, count = moved
+        self.first.add(first)
+        self.second.add(second)
         self.first_peak, self.second_peak = first_peak, second_peak
-        return rows
+        self.seen = self.seen or count > 0
 
     def merge(self, later: TrafficSection) -> None:
         self.seen = self.seen or later.seen
@@ -96,7 +75,36 @@ class IoSection(TrafficSection):
     __slots__ = ()
 
     def __init__(self) -> None:
-        super().__init__("io", "io", ("read", "write"), ("io_read", "io_write"))
+        super().__init__("io", ("io_read", "io_write"))
+
+    def add(self, lines: Sequence[Sample]) -> None:
+        read_total = write_total = 0.0
+        read_peak, write_peak, count = self.first_peak, self.second_peak, 0
+        for line in lines:
+            io = line.io
+            if io is not None:
+                read, write, dt = io.read, io.write, line.dt
+                read_total += read * dt
+                write_total += write * dt
+                count += 1
+                if read > read_peak:
+                    read_peak = read
+                if write > write_peak:
+                    write_peak = write
+        self._took((read_total, write_total, read_peak, write_peak, count))
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        rows = []
+        for begin, end in bounds:
+            read = write = count = 0
+            for line in lines[begin:end]:
+                io = line.io
+                if io is not None:
+                    read += io.read
+                    write += io.write
+                    count += 1
+            rows.append((read, count, write, count))
+        return rows
 
     def summary(self) -> dict[str, Any]:
         figures = self.figures()
@@ -107,7 +115,36 @@ class NetSection(TrafficSection):
     __slots__ = ()
 
     def __init__(self) -> None:
-        super().__init__("net", "net", ("received", "sent"), ("net_in", "net_out"))
+        super().__init__("net", ("net_in", "net_out"))
+
+    def add(self, lines: Sequence[Sample]) -> None:
+        received_total = sent_total = 0.0
+        received_peak, sent_peak, count = self.first_peak, self.second_peak, 0
+        for line in lines:
+            net = line.net
+            if net is not None:
+                received, sent, dt = net.received, net.sent, line.dt
+                received_total += received * dt
+                sent_total += sent * dt
+                count += 1
+                if received > received_peak:
+                    received_peak = received
+                if sent > sent_peak:
+                    sent_peak = sent
+        self._took((received_total, sent_total, received_peak, sent_peak, count))
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        rows = []
+        for begin, end in bounds:
+            received = sent = count = 0
+            for line in lines[begin:end]:
+                net = line.net
+                if net is not None:
+                    received += net.received
+                    sent += net.sent
+                    count += 1
+            rows.append((received, count, sent, count))
+        return rows
 
     def summary(self) -> dict[str, Any]:
         figures = self.figures()
