@@ -356,3 +356,24 @@ def test_a_file_too_small_to_cut_does_not_ask_for_the_cores(tmp_path: Path, monk
     monkeypatch.setattr(parts, "usable_cores", asked)
     [source] = sources(str(path))
     assert shown_by(source)[2].samples == 50
+
+
+def test_the_workers_parts_are_not_read_again_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each worker reads its part and hands it back whole: this process reads only the first part (a worker whose
+    result could not come back would have its part read here again, as a failed one)."""
+    path = run_file(tmp_path / "run.jsonl", 3000)
+    [source] = sources(str(path))
+    here = os.getpid()
+    read_here: list[int] = []
+    real = descriptor_batches
+
+    def counted(descriptor: int, start: int = 0, end: int | None = None) -> Any:
+        if os.getpid() == here:
+            read_here.append(start)
+        return real(descriptor, start, end)
+
+    monkeypatch.setattr(parts, "descriptor_batches", counted)
+    for drawn in (0, 6):
+        read_here.clear()
+        documents, _, tally = shown_by(source, 3, drawn=drawn)
+        assert read_here == [0] and tally.samples == 3000 and len(documents) == 4

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import chain, pairwise
 from operator import add, itemgetter, le
 from typing import Any
@@ -125,7 +125,7 @@ class Points:
                 counts.append(at + 1)
             (peaks if column.kind == PEAK else newest if column.kind == NEWEST else []).append(at)
             at += column.width
-        self._kinds = [_picker(where) for where in (sums, counts, peaks, newest)]
+        self._kinds = [_Picker(where) for where in (sums, counts, peaks, newest)]
         self._tenths = [column.tenths for column in self._columns if column.kind == MEAN]
 
     def cut(self, times: list[float]) -> Bounds:
@@ -293,15 +293,21 @@ def _milliseconds(t: float) -> float:
     return t * 1000
 
 
-def _picker(where: list[int]) -> Callable[[tuple[Any, ...]], list[Any]]:
-    """What takes the values at `where` out of a row, as a list.
+class _Picker:
+    """What takes the values at `where` out of a row, as a list (a class, not a closure: a part's points go back
+    pickled).
 
-    >>> _picker([0, 2])((1, 2, 3)), _picker([1])((1, 2)), _picker([])((1,))
+    >>> _Picker([0, 2])((1, 2, 3)), _Picker([1])((1, 2)), _Picker([])((1,))
     ([1, 3], [2], [])
     """
-    pick = itemgetter(*where) if where else None
-    if pick is None:
-        return lambda _: []
-    if len(where) == 1:
-        return lambda row: [pick(row)]
-    return lambda row: list(pick(row))
+
+    __slots__ = ("_one", "_pick")
+
+    def __init__(self, where: list[int]) -> None:
+        self._pick = itemgetter(*where) if where else None
+        self._one = len(where) == 1
+
+    def __call__(self, row: tuple[Any, ...]) -> list[Any]:
+        if self._pick is None:
+            return []
+        return [self._pick(row)] if self._one else list(self._pick(row))

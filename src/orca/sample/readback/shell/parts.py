@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import IO
 
 from orca.sample.line_format import Sample
+from orca.sample.readback.chart.series import Series
 from orca.sample.readback.runs import Run, Runs
-from orca.sample.readback.shell.shown import Shown
+from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, decoded_batches, descriptor_batches, part_starts
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 
@@ -113,12 +114,11 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
             meanwhile()
         for worker in workers:
             part = worker.result()
-            text: Iterable[str] = () if worker.spill is None else _text(worker.spill)
-            if part is None:  # the worker failed: its part read here
-                held: list[str] = []
-                part, text = _Part.read(descriptor, worker.start, worker.end, name, shown.elsewhere(held.append),
-                                        state.drawn), held
-            _take(part, text, state, shown, name, tally)
+            if part is None:  # the worker failed: its part read here, into a file of its own as the worker would
+                worker.close()
+                worker.spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `stop`)
+                part = _Part.read(descriptor, worker.start, worker.end, name, shown, worker.spill, state.drawn)
+            _take(part, _text(worker.spill) if worker.spill is not None else (), state, shown, name, tally)
     finally:
         for worker in workers:
             worker.stop()
@@ -129,10 +129,10 @@ def _take(part: _Part, text: Iterable[str], state: Runs, shown: Shown, name: str
     before it) go on from the open run of theirs and are shown; then what it showed; then its open runs join these,
     the least recently written closing past `OPEN_RUNS`."""
     tally.add(part.tally)
-    taken = state.take_part(part.handed, [order for order, _ in part.shown.series], part.open)
+    taken = state.take_part(part.handed, [order for order, _ in part.series], part.open)
     for run in taken.handed:
         shown.show(name, run)
-    shown.follow(part.shown, text, taken.places)
+    shown.follow(part.totals, part.series, text, taken.places)
     for run in taken.closed:
         shown.show(name, run)
 
@@ -146,15 +146,25 @@ class _Part:
     """The runs it closed that may have begun before it, in the order they closed."""
     open: list[Run]
     """The runs still open at its end, in the order their first lines came."""
-    shown: Shown
-    """What it showed of the runs that began and closed in it: their totals and series (the text is in a file)."""
+    totals: Totals
+    """Of the runs that began and closed in it, which it showed (their text is in a file)."""
+    series: list[tuple[int, Series]]
+    """The series of those drawn, each with its `order` among the part's runs."""
 
     @classmethod
-    def read(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, drawn: int) -> _Part:
+    def read(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, spill: IO[bytes],
+             drawn: int) -> _Part:
+        """The part from `start` to `end` of the open file; the runs that begin and close in it shown as `shown`
+        shows them, into `spill`."""
+        def spilled(text: str) -> None:
+            spill.write(text.encode("utf-8", "surrogateescape"))
+
         tally = Tally()
         runs = Runs(drawn, from_start=False)
-        handed = _read(decoded(descriptor_batches(descriptor, start, end), tally), runs, shown, name)
-        return cls(tally, handed, runs.close(), shown)
+        here = shown.elsewhere(spilled)
+        handed = _read(decoded(descriptor_batches(descriptor, start, end), tally), runs, here, name)
+        spill.flush()
+        return cls(tally, handed, runs.close(), here.totals, here.series)
 
 
 class _Worker:
@@ -193,11 +203,7 @@ class _Worker:
             status = 1
             try:
                 os.close(reader)
-                def spilled(text: str) -> None:
-                    spill.write(text.encode("utf-8", "surrogateescape"))
-
-                part = _Part.read(descriptor, start, end, name, shown.elsewhere(spilled), drawn)
-                spill.flush()
+                part = _Part.read(descriptor, start, end, name, shown, spill, drawn)
                 data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
                 with open(writer, "wb") as pipe:
                     pipe.write(data)
@@ -235,6 +241,10 @@ class _Worker:
                 os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
             self.reaped = True
+        self.close()
+
+    def close(self) -> None:
+        """Its file closed."""
         if self.spill is not None:
             self.spill.close()
             self.spill = None

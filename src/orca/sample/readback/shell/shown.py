@@ -59,13 +59,15 @@ class Shown:
         """The same rendering, written through `write`, from nothing shown (a part's runs, shown in its file)."""
         return Shown(self.render, self.separator, write)
 
-    def follow(self, other: Shown, written: Iterable[str], places: dict[int, int]) -> None:
-        """What `other` showed of the runs after these (its text `written`, a piece at a time), taken in: its text
-        written after this one's, and its runs drawn at their `places` among the source's (`Runs.take_part`)."""
-        separator = self.separator if self.totals.runs and other.totals.runs else ""
+    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
+               places: dict[int, int]) -> None:
+        """What another `Shown` showed of the runs after these (`totals`, `series` each with its `order`, its text
+        `written` a piece at a time), taken in: its text written after this one's, and its runs drawn at their
+        `places` among the source's (`Runs.take_part`)."""
+        separator = self.separator if self.totals.runs and totals.runs else ""
         for piece in written:
             if piece:
                 self.write(separator + piece)
                 separator = ""
-        self.totals.merge(other.totals)
-        self.series += [(places[order], series) for order, series in other.series if order in places]
+        self.totals.merge(totals)
+        self.series += [(places[order], one) for order, one in series if order in places]
