@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.compute.snapshot import snapshot_of
+from orca.sample.compute.snapshot import host_readings
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pressure import Pressure
 from orca.sample.shell.machine.containers import READ_LIMIT, ContainerSource, container_ids, read_bounded
@@ -216,7 +216,7 @@ def test_read_bounded_limits(tmp_path: Path) -> None:
 
 def read_pressure(proc: str = "/proc") -> tuple[dict[str, Pressure] | None, ParseError | None]:
     """The pressure section's reading of `proc` as a line takes it, and why it has none."""
-    readings = snapshot_of(read_kernel_texts(FS(proc)), host="h")
+    readings = host_readings(read_kernel_texts(FS(proc)))
     return (None if readings.pressure is None else dict(readings.pressure)), readings.failures.get("pressure")
 
 

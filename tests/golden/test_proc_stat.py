@@ -20,12 +20,14 @@ CAPTURE = (CAPTURES / f"proc_stat.{MACHINE}.txt").read_bytes().decode()
 # cpu  8454 0 2234 63192 139 0 27 11 0 0
 # cpu0 550 0 627 35808 10 0 4 3 0 0
 # cpu1 7904 0 1607 27383 129 0 22 8 0 0
+# processes 5630
 CAPTURED = ProcStat(
     total=CpuTimes(user=8454, nice=0, system=2234, idle=63192, iowait=139, irq=0, softirq=27, steal=11),
     cores=(
         (0, CpuTimes(user=550, nice=0, system=627, idle=35808, iowait=10, irq=0, softirq=4, steal=3)),
         (1, CpuTimes(user=7904, nice=0, system=1607, idle=27383, iowait=129, irq=0, softirq=22, steal=8)),
     ),
+    forks=5630,
 )
 
 
@@ -83,6 +85,23 @@ def test_a_core_line_with_a_counter_the_kernel_cannot_print_is_skipped(counter: 
 def test_an_aggregate_line_with_a_negative_counter_is_a_failure() -> None:
     assert parse("cpu  10 -5 10 80\ncpu0 5 0 5 40\n").failure().reason == "no aggregate `cpu` line"
     assert parse_proc_stat("cpu  10 -5 10 80\ncpu0 5 0 5 40\n") == []
+
+
+@pytest.mark.parametrize(
+    ("tail", "forks"),
+    [
+        pytest.param("processes 17\nprocs_running 1\n", 17, id="the-kernel's-line"),
+        pytest.param("processes 17", None, id="cut-before-its-newline: the count may be cut short"),
+        pytest.param("", None, id="no-such-line"),
+        pytest.param("processes -1\n", None, id="not-a-count"),
+        pytest.param("processes 18446744073709551616\n", None, id="beyond-an-unsigned-long"),
+        pytest.param("procs_processes 17\n", None, id="another-key-ending-alike"),
+    ],
+)
+def test_the_fork_count_is_the_processes_line(tail: str, forks: int | None) -> None:
+    # proc(5): `processes` is the number of forks since boot, printed after `intr`, `ctxt` and `btime`.
+    text = f"cpu  1 2 3 4\ncpu0 1 2 3 4\nintr 1 2 3\nctxt 9\nbtime 5\n{tail}"
+    assert parse(text).unwrap().forks == forks
 
 
 def test_a_file_cut_mid_line_keeps_the_whole_lines_before_the_cut() -> None:

@@ -1,4 +1,4 @@
-"""shell/procs/scanner.py over fixture /proc trees (docs/behaviour.md §7): `tree_rss`, `tree_usage`, `ProcessScanner`,
+"""shell/procs/ over fixture /proc trees (docs/behaviour.md §7): `tree_rss`, `tree_usage`, `ProcessScanner`,
 `alive`.
 
 The trees and every expected number are described in fixtures/procs/README.md; the sums below were worked out by
@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.procs.scanner import ProcessScanner, alive, tree_rss, tree_usage
+from orca.sample.shell.procs import portable
+from orca.sample.shell.procs.portable import alive, tree_rss, tree_usage
+from orca.sample.shell.procs.scanner import ProcessScanner
 
 FIXTURES = Path(__file__).parent / "fixtures" / "procs"
 HAND = str(FIXTURES / "hand")
@@ -131,10 +133,12 @@ def test_missing_proc_answers_empty(tmp_path: Path) -> None:
     assert ProcessScanner(absent).run_rss(1, "x") == 0
 
 
-def test_missing_proc_falls_back_to_kill(tmp_path: Path) -> None:
-    """docs/behaviour.md §6: without a /proc directory, `os.kill(pid, 0)`: this process exists; a pid past pid_max
-    does not."""
-    absent = str(tmp_path / "no-proc")
-    assert alive(os.getpid(), absent)
-    assert not alive(2**22 + 1, absent)
-    assert not alive(2**40, absent)
+def test_without_proc_nor_psutil_alive_asks_kill(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/behaviour.md §6: on a platform with neither /proc nor psutil, `os.kill(pid, 0)`: this process exists; a
+    pid past pid_max does not; and no tree is found."""
+    monkeypatch.setattr(portable, "machine_readings", portable.KillReadings)
+    assert alive(os.getpid())
+    assert not alive(2**22 + 1)
+    assert not alive(2**40)
+    assert tree_rss(os.getpid()) == 0
+    assert tree_usage([os.getpid()]) == {}

@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from returns.result import Failure, Success
 
 from orca.sample.parse.statm import Statm, parse, resident_pages, resident_pages_total
 
@@ -26,7 +25,7 @@ def capture(name: str) -> bytes:
 
 def test_sleep_capture() -> None:
     data = capture("pid_statm.sleep")
-    assert parse(data.decode()) == Success(Statm(size_pages=730, resident_pages=448, shared_pages=420))
+    assert parse(data.decode()) == Statm(size_pages=730, resident_pages=448, shared_pages=420)
     assert resident_pages(data) == 448
 
 
@@ -38,7 +37,7 @@ def test_resident_pages_agree_with_vmrss_of_the_same_moment() -> None:
 
 def test_zombie_capture_is_all_zero() -> None:
     data = capture("pid_statm.zombie")
-    assert parse(data.decode()) == Success(Statm(0, 0, 0))
+    assert parse(data.decode()) == Statm(0, 0, 0)
     assert resident_pages(data) == 0
 
 
@@ -61,7 +60,7 @@ def test_zombie_capture_is_all_zero() -> None:
     ],
 )
 def test_hostile_statm_fails_in_both_paths(data: bytes) -> None:
-    assert isinstance(parse(data.decode("utf-8", "replace")), Failure)
+    assert parse(data.decode("utf-8", "replace")) is None
     assert resident_pages(data) is None
 
 

@@ -19,7 +19,7 @@ _STAT_TAIL = (
     "intr 122441 0 0 1 1 14\n"
     "ctxt 214872\n"
     "btime 1796015774\n"
-    "processes 5630\n"
+    "{processes}"
     "procs_running 1\n"
     "procs_blocked 0\n"
     "softirq 76207 0 13699 3 7202 11156 0 2 20351 0 23794\n"
@@ -38,10 +38,12 @@ def _cpu_fields(times: CpuTimes, guest: tuple[int, int]) -> str:
 
 
 def render_proc_stat(stat: ProcStat, guest: tuple[int, int] = (0, 0)) -> str:
-    """show_stat(): `cpu  ` and ten counters (guest and guest_nice last), then `cpuN ` lines, then the rest."""
+    """show_stat(): `cpu  ` and ten counters (guest and guest_nice last), then `cpuN ` lines, then the rest, whose
+    `processes` line is left out with no fork count (a kernel before 2.6 had none)."""
     lines = [f"cpu  {_cpu_fields(stat.total, guest)}"]
     lines += [f"cpu{number} {_cpu_fields(times, guest)}" for number, times in stat.cores]
-    return "\n".join(lines) + "\n" + _STAT_TAIL
+    processes = "" if stat.forks is None else f"processes {stat.forks}\n"
+    return "\n".join(lines) + "\n" + _STAT_TAIL.format(processes=processes)
 
 
 def render_meminfo(info: MemInfo, no_space: bool = False) -> str:

@@ -25,7 +25,9 @@ cpu_times = st.builds(CpuTimes, *[counters] * 8)
 @st.composite
 def proc_stats(draw: st.DrawFn, times: st.SearchStrategy[CpuTimes] = cpu_times) -> ProcStat:
     numbers = draw(st.lists(st.integers(min_value=0, max_value=511), unique=True, max_size=6))
-    return ProcStat(total=draw(times), cores=tuple((n, draw(times)) for n in numbers))
+    # proc(5): `processes` counts forks since boot (an unsigned long).
+    forks = draw(st.none() | st.integers(min_value=0, max_value=U64_MAX))
+    return ProcStat(total=draw(times), cores=tuple((n, draw(times)) for n in numbers), forks=forks)
 
 
 # --- /proc/meminfo: kB (unsigned long), given by the parser × 1024; up to 2^44 kB (16 PiB) ----------------------------

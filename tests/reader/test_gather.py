@@ -1,4 +1,4 @@
-"""The one gather (README, "Architecture"): a run's lines are read once, by one fold per section of the line, into the
+"""The one gather (docs/architecture.md): a run's lines are read once, by one fold per section of the line, into the
 summary, `--json` and the chart alike. A new field's read-side figures are one section: shown here by a field the
 line does not have, added in the test itself (a GPU's busy share), whose section is all that is written for it."""
 

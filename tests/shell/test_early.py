@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from orca.sample.compute.snapshot import snapshot_of
+from orca.sample.compute.snapshot import host_readings
 from orca.sample.shell.bounded import KeptFiles
 from orca.sample.shell.cli import sample as cli
 from orca.sample.shell.machine.early import KernelTexts, read_early, read_kernel_texts
@@ -236,10 +236,10 @@ def test_the_early_baseline_is_the_one_read_every_line(proc: Path) -> None:
     """From the same files, the readings parsed from the early bytes and those of a line's read (through kept
     descriptors) are the same; only their moment differs."""
     fs = FS(str(proc))
-    early = snapshot_of(read_early(fs), host="h")
+    early = host_readings(read_early(fs))
     files = KeptFiles(8)
     try:
-        later = snapshot_of(read_kernel_texts(fs, files.read_each), host="h")
+        later = host_readings(read_kernel_texts(fs, files.read_each))
     finally:
         files.close()
     assert early.stat is not None and early.pressure is not None

@@ -68,6 +68,9 @@ class SlowSource:
         time.sleep(self.seconds)
         return b"{}"
 
+    def last_line_bytes(self) -> bytes:
+        return self.line_bytes()
+
 
 class Clocked:
     """A sink that notes when each line arrives."""
@@ -141,6 +144,9 @@ class Noted:
     def line_bytes(self) -> bytes:
         self.events.append("line")
         return b"{}"
+
+    def last_line_bytes(self) -> bytes:
+        return self.line_bytes()
 
 
 class NotingStop(Stop):

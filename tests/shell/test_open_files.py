@@ -1,4 +1,4 @@
-"""The open-files limit (README, "The open-files limit"; docs/behaviour.md §4.6): the descriptors a sampler keeps
+"""The open-files limit (docs/sampling.md; docs/behaviour.md §4.6): the descriptors a sampler keeps
 between lines leave room for its output, so no line is lost to them. Real processes, each started with the limit
 set in the child."""
 
@@ -73,6 +73,30 @@ def test_every_line_is_written_under_a_low_open_files_limit(
     # The tree's 41 processes in every line: at least the 40 sleeps' resident memory, which is far from 0.
     rss = [line["mem"]["rss"] for line in lines]
     assert min(rss) > 40 * 100_000, rss
+
+
+@pytest.mark.requires_proc
+def test_a_run_that_cannot_be_read_for_want_of_descriptors_is_null_and_said_once(
+    tmp_path: Path, tree: tuple[int, str]
+) -> None:
+    """`ulimit -n 12`: the kernel files' kept descriptors, the output and the wake-up pipes leave none to open a
+    process's files with. The run's reading could not be made, so `mem` (whose `rss` it is) and `run`'s figures are
+    `null` in every line (never a 0 that reads as an empty run), and that is said once, not once a line."""
+    pid, _ = tree
+    out = tmp_path / "lines.jsonl"
+    done = subprocess.run(
+        command("--out", str(out), "--pid", str(pid), "--seconds", "0.05", "--count", "4"),
+        capture_output=True, env=environment(), timeout=60, preexec_fn=_limited(12, 12),
+    )
+    assert done.returncode == 0
+    no_traceback(done.stderr)
+    lines = read_lines(out)
+    assert len(lines) == 4
+    assert [(line["mem"], line["run"]) for line in lines] == [(None, {"cpu": None, "procs": None})] * 4
+    assert lines[-1]["cpu"] is not None, "the host's readings are made all the same"
+    assert done.stderr.decode().splitlines() == [
+        "orca sample: cannot read the run's processes in /proc: Too many open files"
+    ]
 
 
 LIMITS_OF = (

@@ -1,4 +1,4 @@
-"""shell/procs/scanner.py against real processes on this machine (docs/behaviour.md §2.3, §3.4, §6).
+"""shell/procs/ against real processes on this machine (docs/behaviour.md §2.3, §3.4, §6).
 
 Every process started here is ended and reaped before its test returns: the trees are built so that killing the
 leaves lets each parent's `wait` return, and the test reaps the root.
@@ -19,11 +19,13 @@ from typing import Any
 import psutil
 import pytest
 
-from orca.sample.shell.procs import scanner as procs
+from orca.sample.shell.procs import procfs
 from orca.sample.shell.procs.argv0s import Argv0Files
-from orca.sample.shell.procs.scanner import ProcessScanner, alive, tree_rss, tree_usage
+from orca.sample.shell.procs.portable import alive, tree_rss, tree_usage
+from orca.sample.shell.procs.scanner import ProcessScanner
 from orca.sample.shell.procs.tree_files import TreeFiles
 from orca.sample.shell.procs.walk import ProcRoot, walk_tree
+from orca.sample.shell.sysconf import page_size
 from tests.shell.descriptors import open_descriptors
 
 MIB = 1024 * 1024
@@ -461,9 +463,8 @@ def test_a_tree_that_is_most_of_the_host_is_scanned_and_gives_what_the_walk_give
         monkeypatch.setattr(ProcRoot, "stats", counted_stats)
         chosen = tree_usage([root.pid])
         assert scans == [1]
-        # The walk forced, to compare its answer with the pass's: the choice between them is the thing under test and
-        # has no public switch.
-        monkeypatch.setattr(procs, "_walked_unless_wide", lambda files, roots: procs._walked(files, roots, 10**9))
+        # The walk forced, to compare its answer with the pass's: the choice between them is the thing under test.
+        monkeypatch.setattr(procfs, "walked_unless_wide", lambda tree, roots: procfs.walked_within(tree, roots, 2**30))
         walked = tree_usage([root.pid])
         assert scans == [1]
         assert chosen == walked
@@ -566,7 +567,7 @@ def test_lines_alike_read_no_process_one_by_one_and_still_see_every_change(
         assert line()[0] == {root.pid, first, second, threaded}
     assert ask(root, "hold") == "held"
     _, grown = line()
-    assert grown >= pages + 64 * MIB // procs.page_size()
+    assert grown >= pages + 64 * MIB // page_size()
     assert int(ask(root, "end")) == first
     assert line()[0] == {root.pid, second, threaded}
     files.close()
@@ -638,7 +639,7 @@ def walk_tree_now(root: int) -> frozenset[int]:
 
 
 def pages_now(root: int) -> int:
-    return procs.tree_rss(root) // procs.page_size()
+    return tree_rss(root) // page_size()
 
 
 def threads_children_held(pid: int) -> set[str]:

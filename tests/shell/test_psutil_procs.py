@@ -1,4 +1,5 @@
-"""The run's processes through psutil (platforms without /proc), with real processes; and the portable pipe."""
+"""The run's processes through psutil (platforms without /proc), with real processes: the API's functions as they
+answer where psutil is the platform, and the sampler's psutil scanner; and the portable pipe."""
 
 from __future__ import annotations
 
@@ -6,20 +7,34 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 
 import pytest
 
 psutil = pytest.importorskip("psutil")
 
-from orca.sample.shell.procs import portable, psutil_procs  # noqa: E402
-from orca.sample.shell.procs.psutil_procs import RunRss, alive, tree_members, tree_rss, tree_usage  # noqa: E402
+from orca.sample.shell.procs import portable  # noqa: E402
+from orca.sample.shell.procs.portable import alive, tree_rss, tree_usage  # noqa: E402
+from orca.sample.shell.procs.psutil_procs import PsutilReadings, PsutilScanner, tree_members  # noqa: E402
+from orca.sample.shell.procs.states import DEAD_STATES  # noqa: E402
 from tests.shell.psutil_trees import HOLDS, MEMBER, MIB, started_tree  # noqa: E402
+
+
+@pytest.fixture
+def through_psutil(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The API's functions answering as on a platform without /proc: psutil is the one chosen at import."""
+    monkeypatch.setattr(portable, "machine_readings", PsutilReadings)
+
+
+def run_rss(scanner: PsutilScanner, root: int | None, argv0: str) -> int:
+    rss = scanner.reading(root, argv0).unwrap().rss_bytes
+    assert rss is not None
+    return rss
 
 # What the process runs after its exec: a line to say it is there, then a wait.
 EXEC = "'echo; sleep 60'"
 
 
+@pytest.mark.usefixtures("through_psutil")
 def test_alive_running_missing_and_zombie() -> None:
     assert alive(os.getpid())
     assert not alive(0) and not alive(-1)
@@ -36,6 +51,7 @@ def test_alive_running_missing_and_zombie() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("through_psutil")
 def test_tree_rss_and_usage_of_a_started_tree() -> None:
     with started_tree() as parent:
         members = tree_members(parent.pid)
@@ -59,16 +75,16 @@ def test_match_counts_each_process_once_and_follows_an_exec() -> None:
     try:
         assert holder.stdout is not None
         holder.stdout.readline()
-        run = RunRss()
-        alone = run.run_rss(None, name)
+        run = PsutilScanner()
+        alone = run_rss(run, None, name)
         assert alone >= HOLDS * MIB
-        both = run.run_rss(holder.pid, name)  # the same process as tree and match: counted once
+        both = run_rss(run, holder.pid, name)  # the same process as tree and match: counted once
         assert abs(both - alone) <= 0.02 * alone
-        assert run.run_rss(None, "no-such-argv0-anywhere") == 0
+        assert run_rss(run, None, "no-such-argv0-anywhere") == 0
     finally:
         holder.kill()
         holder.wait()
-    assert run.run_rss(None, name) == 0
+    assert run_rss(run, None, name) == 0
     # Seen first as a Python interpreter; then the same process (same pid and start time) execs a shell as `name`.
     execing = subprocess.Popen(
         [sys.executable, "-c", f"import os, sys; sys.stdin.readline(); os.execv('/bin/sh', [{name!r}, '-c', {EXEC}])"],
@@ -77,11 +93,11 @@ def test_match_counts_each_process_once_and_follows_an_exec() -> None:
     )
     try:
         assert execing.stdin is not None and execing.stdout is not None
-        assert run.run_rss(None, name) == 0
+        assert run_rss(run, None, name) == 0
         execing.stdin.write(b"go\n")
         execing.stdin.flush()
         execing.stdout.readline()
-        assert run.run_rss(None, name) > 0
+        assert run_rss(run, None, name) > 0
     finally:
         execing.kill()
         execing.wait()
@@ -92,36 +108,57 @@ def test_match_counts_each_process_once_and_follows_an_exec() -> None:
 def test_psutil_and_proc_trees_agree() -> None:
     """The same tree through psutil and through /proc: resident bytes within 2%, the same CPU seconds within 2%
     (the two reads are a few milliseconds apart and the members sleep)."""
-    from orca.sample.shell.procs import scanner as procs
+    from orca.sample.shell.procs.procfs import ProcReadings
 
     with started_tree() as parent:
-        through_proc = procs.tree_usage([parent.pid])[parent.pid]
-        through_psutil = tree_usage([parent.pid])[parent.pid]
+        readings: dict[str, ProcReadings | PsutilReadings] = {"proc": ProcReadings("/proc"), "psutil": PsutilReadings()}
+        usage = {}
+        for name, platform in readings.items():
+            trees, resident, used = platform.tree_figures([parent.pid])
+            [tree] = trees.values()
+            usage[name] = (sum(map(resident.get, tree, [0] * len(tree))), sum(used[pid] for pid in tree)
+                           / platform.ticks_per_second)
+        through_proc, through_psutil = usage["proc"], usage["psutil"]
         assert abs(through_proc[0] - through_psutil[0]) <= 0.02 * through_proc[0]
         assert abs(through_proc[1] - through_psutil[1]) <= max(0.02 * through_proc[1], 0.02)
-        assert procs.alive(parent.pid) == alive(parent.pid) is True
+        states = {name: platform.state(parent.pid) for name, platform in readings.items()}
+        assert all(state is not None and state not in DEAD_STATES for state in states.values()), states
 
 
-def test_portable_functions_ask_psutil_without_proc(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where there is no /proc, the API's functions answer through psutil (here: /proc made to look absent)."""
-    monkeypatch.setattr(portable, "_psutil_instead", lambda proc: True)
+def test_the_platform_is_chosen_once_at_import_and_the_functions_ask_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The API's functions answer through the platform's readings (here psutil's, as where there is no /proc), and
+    the platform is that of this machine, decided when the module was imported: no call asks again."""
+    assert ("proc" if os.path.isdir("/proc") else "psutil") == portable.PLATFORM
+    isdir = os.path.isdir
+
+    def asked_again(path: str) -> bool:
+        assert path != "/proc", "asked again whether there is a /proc"
+        return isdir(path)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os.path, "isdir", asked_again)
+        assert portable.alive(os.getpid())
+        assert os.getpid() in portable.tree_usage([os.getpid()])
     asked: list[str] = []
 
-    def recording(name: str) -> Callable[..., object]:
-        real = getattr(psutil_procs, name)
+    class Recording(PsutilReadings):
+        def state(self, pid: int) -> str | None:
+            asked.append("state")
+            return super().state(pid)
 
-        def record(*args: object) -> object:
-            asked.append(name)
-            return real(*args)
+        def run_resident(self, root: int | None, argv0: str) -> dict[int, int]:
+            asked.append("run_resident")
+            return dict(super().run_resident(root, argv0))
 
-        return record
+        def tree_figures(self, roots: list[int]) -> tuple[dict[int, frozenset[int]], dict[int, int], dict[int, int]]:
+            asked.append("tree_figures")
+            return super().tree_figures(roots)
 
-    for name in ("alive", "tree_rss", "tree_usage"):
-        monkeypatch.setattr(psutil_procs, name, recording(name))
+    monkeypatch.setattr(portable, "machine_readings", Recording)
     assert portable.alive(os.getpid())
     assert portable.tree_rss(os.getpid()) > 0
     assert os.getpid() in portable.tree_usage([os.getpid()])
-    assert asked == ["alive", "tree_rss", "tree_usage"]
+    assert asked == ["state", "run_resident", "tree_figures"]
 
 
 @pytest.mark.parametrize("has_pipe2", [True, False])

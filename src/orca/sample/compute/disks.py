@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
+
+from toolz import unique
 
 from orca.sample.compute.snapshot import DiskReading
 from orca.sample.line_format import Disk
+
+_ST_DEV = attrgetter("st_dev")
 
 
 def disks_by_filesystem(readings: Sequence[DiskReading]) -> tuple[Disk, ...]:
@@ -18,20 +23,17 @@ def disks_by_filesystem(readings: Sequence[DiskReading]) -> tuple[Disk, ...]:
     >>> disks_by_filesystem([tmp, DiskReading("/tmp/spill", 42, 100, 60, 50, 4096)])
     (Disk(path='/tmp', total=409600, used=163840, free=204800),)
     """
-    entries: list[Disk] = []
-    seen: set[int] = set()
-    for reading in readings:
-        if reading.st_dev in seen:
-            continue
-        seen.add(reading.st_dev)
-        frsize = reading.f_frsize
-        entries.append(Disk(
-            path=reading.path,
-            total=reading.f_blocks * frsize,
-            used=max(0, (reading.f_blocks - reading.f_bfree) * frsize),
-            free=reading.f_bavail * frsize,
-        ))
-    return tuple(entries)
+    return tuple(map(_disk, unique(readings, key=_ST_DEV)))
+
+
+def _disk(reading: DiskReading) -> Disk:
+    frsize = reading.f_frsize
+    return Disk(
+        path=reading.path,
+        total=reading.f_blocks * frsize,
+        used=max(0, (reading.f_blocks - reading.f_bfree) * frsize),
+        free=reading.f_bavail * frsize,
+    )
 
 
 def fullness(used: int, free: int) -> float | None:

@@ -1,11 +1,14 @@
-"""Everything the shell reads for one line, at one moment: the input of the pure core.
+"""Everything the shell reads for one line, at one moment: the input of the pure core. Two pure steps make it.
 
-`snapshot_of` is the one way a `Snapshot` is made, what the baseline, every line and the tests use: it parses the
-kernel files' bytes as the shell read them (`KernelTexts`: `/proc/stat`, `meminfo`, `diskstats`, `net/dev` and the
-three pressure files) into one record each, a file that could not be read or parsed giving None and why, and adds
-what is not a kernel file's text, read at the same moment (the directories' `statvfs`, the run's resident bytes,
-the containers' cgroups, the sampler's own CPU), each a `Result` (`shell/machine/source.py` makes what a reader
-raised one).
+`host_readings` parses the kernel files' bytes as the shell read them (`KernelTexts`: `/proc/stat`, `meminfo`,
+`diskstats`, `net/dev` and the three pressure files), each once, into one record each; a file that could not be
+read or parsed gives None and why, naming the path it was read from. The psutil reader makes the same
+`HostReadings` its own way.
+
+`snapshot_of` makes the `Snapshot` from them and from what the shell's readers read beside them at the same moment
+(`Readings`: the directories' `statvfs`, the run's processes, the containers' cgroups, the own cgroup, the sampler's
+own CPU; each reader's failure said by source). It is complete when made: the first line's COMMAND and the last
+line's end are arguments, as the fork count that the run's reading took is a field of `/proc/stat`'s record.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 from returns.result import Failure, Result, Success
@@ -38,7 +41,8 @@ KernelFile = tuple[str, "bytes | OSError"]
 """A kernel file's path (as read: a fixture root's own) and its bytes, or the `OSError` reading it raised."""
 
 SOURCES = ("stat", "meminfo", "rss", "disks", "diskstats", "net", "containers", "pressure", "cgroup")
-"""The sources of a line's readings, each told about on its own when it fails (docs/behaviour.md §3.10)."""
+"""The sources of a line's readings, each told about on its own when it fails (docs/behaviour.md §3.10), in the
+order their failures are told."""
 NO_FAILURES: Mapping[str, ParseError] = MappingProxyType({})
 _WANTED_MEMINFO = functools.partial(meminfo.parse, keys=MEMINFO_KEYS)
 """/proc/meminfo's keys that `mem` reads, and no others."""
@@ -111,7 +115,36 @@ class ContainerReading(msgspec.Struct, frozen=True, gc=False):
     """None when no process of the container is visible, or its network namespace is the host's."""
 
 
-class Snapshot(msgspec.Struct, frozen=True, gc=False):
+class HostReadings(msgspec.Struct, frozen=True, gc=False):
+    """The host's counters at one moment, and the sampler's own CPU: what every other reading of a line is taken
+    beside, and what some of them follow (the run's walk the fork count, the whole disks the devices named)."""
+
+    monotonic_ns: int
+    """`time.monotonic_ns()` when they were read: `dt` is the difference of two."""
+    wall: float
+    """`time.time()` at the same moment: the line's `t`."""
+    stat: ProcStat | None
+    meminfo: MemInfo | None
+    diskstats: DiskStats | None
+    net: NetDev | None
+    pressure: Mapping[str, Pressure] | None
+    """Resource (`cpu`, `memory`, `io`) → its pressure file; None on a kernel without PSI (and through psutil)."""
+    self_cpu: float
+    """The sampler's own user + system CPU seconds so far."""
+    failures: Mapping[str, ParseError]
+    """Source (of `SOURCES`) → why its reading is None."""
+
+
+class Readings(msgspec.Struct, frozen=True, gc=False):
+    """What the shell's readers read beside the host's counters, as one walk of them gives it."""
+
+    values: Mapping[str, Any]
+    """`Snapshot` field → the reading (None for one that failed). Any: each reader's own type is its field's."""
+    failures: Mapping[str, ParseError]
+    """Source → why its reading failed."""
+
+
+class Snapshot(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The readings a line is the difference of (docs/behaviour.md §3). A field is None when its source could not
     be read (§3.10); `failures` says why."""
 
@@ -120,21 +153,21 @@ class Snapshot(msgspec.Struct, frozen=True, gc=False):
     wall: float
     """`time.time()`: the line's `t`."""
     host: str
-    stat: ProcStat | None
-    meminfo: MemInfo | None
-    rss_bytes: int | None
+    stat: ProcStat | None = None
+    meminfo: MemInfo | None = None
+    rss_bytes: int | None = None
     """The resident bytes of the run's processes (docs/behaviour.md §3.4); 0 with neither --pid nor --match."""
-    disks: tuple[DiskReading, ...] | None
-    diskstats: DiskStats | None
-    whole_disks: frozenset[str] | None
+    disks: tuple[DiskReading, ...] | None = None
+    diskstats: DiskStats | None = None
+    whole_disks: frozenset[str] | None = None
     """The whole disks of /sys/block; None when it could not be listed (then the skip list applies)."""
-    net: NetDev | None
-    containers_enabled: bool
+    net: NetDev | None = None
+    containers_enabled: bool = False
     """--cgroup was given: the line has a `containers` key."""
-    containers: tuple[ContainerReading, ...] | None
-    pressure: Mapping[str, Pressure] | None
+    containers: tuple[ContainerReading, ...] | None = None
+    pressure: Mapping[str, Pressure] | None = None
     """Resource (`cpu`, `memory`, `io`) → its pressure file; None on a kernel without PSI."""
-    self_cpu: float
+    self_cpu: float = 0.0
     """The sampler's own user + system CPU seconds so far."""
     container_disks: frozenset[str] | None = None
     """`MAJ:MIN` of each whole disk (`/sys/block/<disk>/dev`), for the containers' `io`; None when unknown."""
@@ -154,113 +187,107 @@ class Snapshot(msgspec.Struct, frozen=True, gc=False):
     """Source (of `SOURCES`) → why its reading is None."""
 
 
-def snapshot_of(
-    texts: KernelTexts,
-    *,
-    host: str,
-    rss: Result[int, ParseError] | None = Success(0),  # noqa: B008 - a frozen value
-    disks: Result[tuple[DiskReading, ...], ParseError] = Success(()),  # noqa: B008 - a frozen value
-    whole_disks: frozenset[str] | None = None,
-    containers: Result[tuple[ContainerReading, ...], ParseError] | None = None,
-    container_disks: frozenset[str] | None = None,
-    self_cpu: float = 0.0,
-    own_cgroup: Result[CgroupReading | None, ParseError] = Success(None),  # noqa: B008 - a frozen value
-    run: Result[RunReading, ParseError] | None = None,
-    start: float | None = None,
-    command: tuple[str, ...] | None = None,
-) -> Snapshot:
-    """The snapshot of `texts` and of the other readings of the same moment: each kernel file parsed into its record,
-    or None and why (naming the path it was read from); `containers` None without --cgroup, `rss` None when the run's
-    processes were not read (the baseline: no line takes its `rss`). `run`, when there is a run: the reading of its
-    processes, which gives the `rss` too when it has one. `start`: the sampler's, None for the baseline itself
-    (whose `wall` it is).
+def host_readings(texts: KernelTexts, self_cpu: float = 0.0) -> HostReadings:
+    """The kernel files of `texts`, each parsed once into its record, or None and why (naming the path it was read
+    from); and `self_cpu`, the sampler's own CPU seconds when they were read.
 
     >>> from types import SimpleNamespace
     >>> gone = FileNotFoundError(2, "No such file or directory")
-    >>> texts = SimpleNamespace(monotonic_ns=0, wall=0.0, stat=("p/stat", b"cpu  1 0 1 8\\n"), meminfo=("p/meminfo",
-    ...     b"MemTotal: 8 kB\\n"), diskstats=("p/diskstats", b"nothing\\n"), net_dev=("p/net/dev", gone),
-    ...     pressure=(("p/pressure/cpu", gone),) * 3)
-    >>> snapshot = snapshot_of(texts, host="h")
-    >>> snapshot.stat.total.idle, snapshot.meminfo.bytes_by_key, snapshot.diskstats, snapshot.net, snapshot.pressure
-    (8, {'MemTotal': 8192}, None, None, None)
-    >>> snapshot.failures
+    >>> texts = SimpleNamespace(monotonic_ns=0, wall=0.0, stat=("p/stat", b"cpu  1 0 1 8\\nprocesses 9\\n"),
+    ...     meminfo=("p/meminfo", b"MemTotal: 8 kB\\n"), diskstats=("p/diskstats", b"nothing\\n"),
+    ...     net_dev=("p/net/dev", gone), pressure=(("p/pressure/cpu", gone),) * 3)
+    >>> host = host_readings(texts)
+    >>> host.stat.total.idle, host.stat.forks, host.meminfo.bytes_by_key, host.diskstats, host.net, host.pressure
+    (8, 9, {'MemTotal': 8192}, None, None, None)
+    >>> host.failures
     {'diskstats': ParseError(source='p/diskstats', reason='no device line'), 'net': ParseError(source='p/net/dev', \
 reason='No such file or directory')}
     """
     failures: dict[str, ParseError] = {}
     stat = _parsed(texts.stat, proc_stat.parse, "stat", failures)
     memory = _parsed(texts.meminfo, _WANTED_MEMINFO, "meminfo", failures)
-    run_reading, rss_bytes = _run_and_rss(run, rss, failures)
-    disk_readings = disks.value_or(None)
-    if disk_readings is None:
-        failures["disks"] = disks.failure()
-    device_stats = _parsed(texts.diskstats, diskstats.parse, "diskstats", failures)
+    devices = _parsed(texts.diskstats, diskstats.parse, "diskstats", failures)
     net = _parsed(texts.net_dev, net_dev.parse, "net", failures)
-    container_readings = None if containers is None else containers.value_or(None)
-    if containers is not None and container_readings is None:
-        failures["containers"] = containers.failure()
     pressures = _pressures(texts.pressure, failures)
-    cgroup = own_cgroup.value_or(None)
-    if cgroup is None and type(own_cgroup) is Failure:  # Failure is final: no ABC check on every line
-        failures["cgroup"] = own_cgroup.failure()
-    return Snapshot(
-        monotonic_ns=texts.monotonic_ns,
-        wall=texts.wall,
-        host=host,
-        stat=stat,
-        meminfo=memory,
-        rss_bytes=rss_bytes,
-        disks=disk_readings,
-        diskstats=device_stats,
-        whole_disks=whole_disks,
-        net=net,
-        containers_enabled=containers is not None,
-        containers=container_readings,
-        pressure=pressures,
-        self_cpu=self_cpu,
-        container_disks=container_disks,
-        own_cgroup=cgroup,
-        start=texts.wall if start is None else start,
-        run_enabled=run is not None,
-        run=run_reading,
-        command=command,
-        failures=failures or NO_FAILURES,
+    return HostReadings(
+        texts.monotonic_ns, texts.wall, stat, memory, devices, net, pressures, self_cpu, failures or NO_FAILURES
     )
 
 
-def _run_and_rss(
-    run: Result[RunReading, ParseError] | None, rss: Result[int, ParseError] | None, failures: dict[str, ParseError]
-) -> tuple[RunReading | None, int | None]:
-    """The run's reading and resident bytes: from `run` when there is one, else `rss`; None and why on failure."""
-    if run is not None:
-        run_reading = run.value_or(None)
-        if run_reading is None:
-            failures["rss"] = run.failure()
-            return None, None
-        return run_reading, run_reading.rss_bytes
-    rss_bytes = None if rss is None else rss.value_or(None)
-    if rss_bytes is None and rss is not None:
-        failures["rss"] = rss.failure()
-    return None, rss_bytes
+def snapshot_of(
+    host: HostReadings,
+    readings: Readings,
+    *,
+    name: str,
+    start: float | None = None,
+    containers_enabled: bool = False,
+    run_enabled: bool = False,
+    command: tuple[str, ...] | None = None,
+    ended: CommandEnd | None = None,
+) -> Snapshot:
+    """The snapshot of the host's readings and of `readings`, taken at the same moment, on the host `name`.
+
+    `start`: the sampler's, None for its baseline itself (whose `wall` it is). With a run, its `rss_bytes` are the
+    run reading's (None when it failed); without, 0. `command` (the first line's) and `ended` (the last line's):
+    COMMAND's argv, and how it ended.
+
+    >>> host = HostReadings(7, 1.5, None, None, None, None, None, 0.25, {})
+    >>> snapshot = snapshot_of(host, Readings({"disks": ()}, {}), name="h", run_enabled=True, command=("true",))
+    >>> snapshot.wall, snapshot.start, snapshot.disks, snapshot.rss_bytes, snapshot.command
+    (1.5, 1.5, (), None, ('true',))
+    """
+    values = readings.values
+    run: RunReading | None = values.get("run")
+    failures = host.failures
+    if readings.failures:
+        every = {**failures, **readings.failures}
+        failures = {source: every[source] for source in SOURCES if source in every} | every
+    return Snapshot(
+        monotonic_ns=host.monotonic_ns,
+        wall=host.wall,
+        host=name,
+        stat=host.stat,
+        meminfo=host.meminfo,
+        diskstats=host.diskstats,
+        net=host.net,
+        pressure=host.pressure,
+        self_cpu=host.self_cpu,
+        rss_bytes=(None if run is None else run.rss_bytes) if run_enabled else 0,
+        containers_enabled=containers_enabled,
+        run_enabled=run_enabled,
+        start=host.wall if start is None else start,
+        command=command,
+        ended=ended,
+        failures=failures,
+        **values,
+    )
 
 
-def _parsed(
-    file: KernelFile, parse: _Parser[T], source: str, failures: dict[str, ParseError]
-) -> T | None:
-    """`file`'s record, or None with why in `failures` (the path the file was read from named in it)."""
+def _parsed(file: KernelFile, parse: _Parser[T], source: str, failures: dict[str, ParseError]) -> T | None:
+    """`file`'s record, or None with why in `failures`: the `OSError` reading it gave, or the parser's failure,
+    naming the path it was read from. A parser that raises (none should) fails its file only, told as the bug it
+    is."""
     path, data = file
     if isinstance(data, OSError):
         failures[source] = ParseError.of(path, data)
         return None
     try:
         parsed = parse(data.decode("utf-8", errors="replace"))
-    except Exception as error:  # no parser should raise: a bug nulls its section only, and is told as one
+    except Exception as error:
         failures[source] = ParseError.raised(path, error)
         return None
     record = parsed.value_or(None)  # a record, never None, when it parsed
     if record is None:
         failures[source] = ParseError(path, parsed.failure().reason)
     return record
+
+
+def value_of(reading: Result[T, ParseError], source: str, failures: dict[str, ParseError]) -> T | None:
+    """The reading, or None with why in `failures` under `source`: where a reading's failure stops travelling."""
+    value = reading.value_or(None)
+    if value is None and type(reading) is Failure:  # Failure is final: no ABC check on every line
+        failures[source] = reading.failure()
+    return value
 
 
 def _pressures(files: tuple[KernelFile, ...], failures: dict[str, ParseError]) -> Mapping[str, Pressure] | None:
@@ -278,16 +305,16 @@ def _pressures(files: tuple[KernelFile, ...], failures: dict[str, ParseError]) -
         text = data.decode("utf-8", errors="replace")
         try:
             printed = pressure.as_printed(text)  # the usual case: the kernel's own text, no `Result` made for it
-            parsed = None if printed is not None else pressure.parse(text)
+            parsed_file = None if printed is not None else pressure.parse(text)
         except Exception as error:  # as in `_parsed`
             failure = failure or ParseError.raised(path, error)
             continue
         if printed is not None:
             found[resource] = printed
-        elif isinstance(parsed, Success):
-            found[resource] = parsed.unwrap()
-        elif parsed is not None:
-            failure = failure or ParseError(path, parsed.failure().reason)
+        elif isinstance(parsed_file, Success):
+            found[resource] = parsed_file.unwrap()
+        elif parsed_file is not None:
+            failure = failure or ParseError(path, parsed_file.failure().reason)
     if found:
         return found
     if failure is not None:

@@ -1,5 +1,11 @@
-"""The one failure convention of every reading: a `returns` `Result` whose failure is a `ParseError`, so results from
-different files compose with `bind`, and one function (`reason_of`) that says what an exception means."""
+"""The one failure of every reading, `ParseError` (what was read, and why it could not be), and one function
+(`reason_of`) that says what an exception means.
+
+A file's parser returns a `returns` `Result` of its record and a `ParseError`, so that reading the file, parsing it
+and taking a figure from the record chain (`bind` in `shell/machine/containers.py`), and the failure travels to
+where it is decided: said once for a line's kernel files (`compute/snapshot.py` gathers them), a part left out for a
+container's. A parser of a process's `stat` or `statm`, which nothing chains and which a line runs for thousands of
+processes, returns its record or None."""
 
 from __future__ import annotations
 

@@ -18,12 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from returns.result import Failure, Result, Success
-
-from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import all_u64, u64
-
-SOURCE = "/proc/<pid>/stat"
 
 # Index of proc(5)'s field N in the whitespace-split text after the last `)`: field 3 (state) is index 0.
 _STATE, _PPID, _UTIME, _STIME, _CUTIME, _CSTIME, _STARTTIME, _RSS = 0, 1, 11, 12, 13, 14, 19, 21
@@ -136,32 +131,31 @@ def process_times(data: bytes) -> tuple[str, ProcessTimes] | None:
     return None if fields is None else (fields[0], (fields[6], fields[1], fields[2] + fields[3], fields[4] + fields[5]))
 
 
-def parse(text: str) -> Result[PidStat, ParseError]:
-    """The fields of one /proc/<pid>/stat line the sampler uses.
+def parse(text: str) -> PidStat | None:
+    """The fields of one /proc/<pid>/stat line the sampler uses; None for a line not of the kernel's shape. A plain
+    union, not a `Result`: nothing chains a process's stat, and the shell reads it by `stat_fields`.
 
-    >>> parse("7 (a ) (b) Z 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 15 -5 1 0 99 0 0").unwrap().comm
+    >>> parse("7 (a ) (b) Z 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 15 -5 1 0 99 0 0").comm
     'a ) (b'
     """
     # surrogatepass: any str encodes, so the parse is total; the structure is the same in bytes as in text.
     scanned = _scan(text.encode("utf-8", "surrogatepass"))
     if scanned is None:
-        return Failure(ParseError(SOURCE, "not `pid (comm) state ...` with numbers up to field 24"))
+        return None
     state, ppid, utime, stime, cutime, cstime, starttime, rss = scanned
     # The same `(` and `)` _scan found: both are ASCII, so they sit at the same places in the text.
     opening, close = text.find("("), text.rfind(")")
-    return Success(
-        PidStat(
-            pid=int(text[:opening]),
-            comm=text[opening + 1 : close],
-            state=state,
-            ppid=ppid,
-            utime=utime,
-            stime=stime,
-            cutime=cutime,
-            cstime=cstime,
-            starttime=starttime,
-            rss_pages=rss,
-        )
+    return PidStat(
+        pid=int(text[:opening]),
+        comm=text[opening + 1 : close],
+        state=state,
+        ppid=ppid,
+        utime=utime,
+        stime=stime,
+        cutime=cutime,
+        cstime=cstime,
+        starttime=starttime,
+        rss_pages=rss,
     )
 
 
@@ -173,13 +167,13 @@ def parse_pid_stat(text: str) -> tuple[int, int]:
     >>> parse_pid_stat("garbage")
     (-1, 0)
     """
-    return parse(text).map(lambda stat: (stat.ppid, stat.rss_pages)).value_or((-1, 0))
+    stat = parse(text)
+    return (-1, 0) if stat is None else (stat.ppid, stat.rss_pages)
 
 
 def parse_pid_usage(text: str) -> PidUsage:
     """The documented API's adapter: parent, resident pages and CPU ticks; parent -1 if malformed."""
-    return (
-        parse(text)
-        .map(lambda stat: PidUsage(parent=stat.ppid, rss_pages=stat.rss_pages, cpu_ticks=stat.cpu_ticks))
-        .value_or(PidUsage(parent=-1, rss_pages=0, cpu_ticks=0))
-    )
+    stat = parse(text)
+    if stat is None:
+        return PidUsage(parent=-1, rss_pages=0, cpu_ticks=0)
+    return PidUsage(parent=stat.ppid, rss_pages=stat.rss_pages, cpu_ticks=stat.cpu_ticks)

@@ -37,22 +37,28 @@ class ProcStat(msgspec.Struct, frozen=True, gc=False):
     """The aggregate `cpu` line."""
     cores: tuple[tuple[int, CpuTimes], ...]
     """`(N, times)` for each `cpuN` line, in file order."""
+    forks: int | None = None
+    """`processes`: the tasks (processes and threads) created since boot; None without the line. While it stands
+    still, no process has been made anywhere: the run's tree is walked again only when it moved
+    (`shell/procs/tree_files.py`)."""
 
 
-_FORKS = b"\nprocesses "
+_FORKS = "\nprocesses "
 _times = functools.partial(tuple.__new__, CpuTimes)
 """`CpuTimes` of eight counters, made in C (what the named tuple's own `_make` does, without its Python frame): one
 is made per core every line."""
 
 
 def parse(text: str) -> Result[ProcStat, ParseError]:
-    """The aggregate `cpu` line and every `cpuN` line; other lines are ignored.
+    """The aggregate `cpu` line, every `cpuN` line and the `processes` count; other lines are ignored.
 
     A `cpu` line whose first eight fields are not all unsigned decimals (a `-5`, a cut-off line with fewer than
     four counters) is skipped, never read as a negative or partial counter. No valid aggregate line is a failure.
 
     >>> parse("cpu  10 0 5 100\\ncpu0 10 0 5 100\\nintr 1 2\\n").unwrap().cores[0]
     (0, CpuTimes(user=10, nice=0, system=5, idle=100, iowait=0, irq=0, softirq=0, steal=0))
+    >>> parse("cpu  1 2 3 4\\nintr 5 6\\nctxt 7\\nprocesses 12345\\nprocs_running 2\\n").unwrap().forks
+    12345
     >>> parse("intr 1 2\\n").failure().reason
     'no aggregate `cpu` line'
     """
@@ -85,23 +91,14 @@ def parse(text: str) -> Result[ProcStat, ParseError]:
                 cores.append((int(number), times))
     if total is None:
         return Failure(ParseError("/proc/stat", "no aggregate `cpu` line"))
-    return Success(ProcStat(total=total, cores=tuple(cores)))
-
-
-def forks(data: bytes) -> int | None:
-    """`processes` of /proc/stat's raw bytes: the tasks (processes and threads) created since boot; None without it.
-
-    Found by one search, as it comes after the long `intr` line: the run's process tree is walked again only when
-    it moved (`shell/procs/tree_files.py`).
-
-    >>> forks(b"cpu  1 2 3 4\\nintr 5 6\\nctxt 7\\nprocesses 12345\\nprocs_running 2\\n"), forks(b"cpu  1 2 3 4\\n")
-    (12345, None)
-    """
-    at = data.find(_FORKS)
-    end = -1 if at < 0 else data.find(b"\n", at + 1)
-    if end < 0:
-        return None
-    return u64(data[at + len(_FORKS) : end])
+    # `processes` after the `cpu` lines: found by one search, as it comes after the long `intr` line; a count cut
+    # before its newline may be cut short, and is none.
+    at = text.find(_FORKS, max(end, 0))
+    stop = -1 if at < 0 else text.find("\n", at + 1)
+    count = text[at + len(_FORKS) : stop] if stop >= 0 else ""
+    # u64's checks, written out for the usual count of a few digits.
+    forks = int(count) if count.isdigit() and count.isascii() and len(count) < U64_DIGITS else u64(count)
+    return Success(ProcStat(total=total, cores=tuple(cores), forks=forks))
 
 
 def _as_list(times: CpuTimes) -> list[int]:

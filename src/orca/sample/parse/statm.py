@@ -12,12 +12,8 @@ from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
 
-from returns.result import Failure, Result, Success
-
-from orca.sample.parse.errors import ParseError
 from orca.sample.parse.numbers import U64_DIGITS, all_u64
 
-SOURCE = "/proc/<pid>/statm"
 _FIELDS = 7
 _RESIDENT = itemgetter(1)
 
@@ -68,13 +64,14 @@ def resident_pages_total(datas: Sequence[bytes]) -> int | None:
     return sum(map(int, map(_RESIDENT, fields)))
 
 
-def parse(text: str) -> Result[Statm, ParseError]:
-    """Size, resident and shared pages.
+def parse(text: str) -> Statm | None:
+    """Size, resident and shared pages; None unless the text is seven numbers of pages. A plain union, not a
+    `Result`: nothing chains a process's statm, and the shell reads it by `resident_pages`.
 
-    >>> parse("0 0 0 0 0 0 0\\n").unwrap()
+    >>> parse("0 0 0 0 0 0 0\\n")
     Statm(size_pages=0, resident_pages=0, shared_pages=0)
     """
     fields = _numbers(text.encode("utf-8", "surrogatepass"))
     if fields is None:
-        return Failure(ParseError(SOURCE, "not seven numbers of pages"))
-    return Success(Statm(size_pages=int(fields[0]), resident_pages=int(fields[1]), shared_pages=int(fields[2])))
+        return None
+    return Statm(size_pages=int(fields[0]), resident_pages=int(fields[1]), shared_pages=int(fields[2]))

@@ -22,6 +22,9 @@ _CHUNK = 1 << 16
 _SHORTER_MEANS_THE_END = 2048
 # O_NONBLOCK: even a FIFO or device swapped in after the check can neither block the open nor the read.
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+OUT_OF_DESCRIPTORS = frozenset({errno.EMFILE, errno.ENFILE})
+"""An open that failed for want of a descriptor (the process's limit, or the system's) says nothing about the file:
+the reading could not be made, which is not the file being gone."""
 
 
 class NotRegularFile(OSError):
@@ -103,10 +106,15 @@ def read_or_none(path: str, limit: int = LIMIT, up_to: bytes = b"", trusted: boo
     """`read_file`, or None when the file cannot be read: for files whose absence is ordinary (a process that
     exited between two reads). Written out rather than calling `read_file`: it runs for every process a line
     reads. `trusted`: the path is a process's file in the kernel's procfs, a regular file by construction, opened
-    without the check (`is_kernel_procfs`)."""
+    without the check (`is_kernel_procfs`).
+
+    Raises the `OSError` when no descriptor was left to open it with (`OUT_OF_DESCRIPTORS`): then nothing is known
+    about the file, and a caller must not take it for gone."""
     try:
         descriptor = os.open(path, _FLAGS) if trusted else open_regular(path)[0]
-    except OSError:
+    except OSError as error:
+        if error.errno in OUT_OF_DESCRIPTORS:
+            raise
         return None
     try:
         first = os.pread(descriptor, _CHUNK, 0)

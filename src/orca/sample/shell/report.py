@@ -1,4 +1,5 @@
-"""Messages to a person on standard error, and the rule that a failure is told once until it recovers.
+"""Messages to a person on standard error; and the outputs' use of the rule that a failure is told once until it
+recovers (`failing.py`, which the line maker follows for the readings).
 
 A sampler that cannot write a line, upload its file or read a source says so once, then nothing more until that
 thing has worked again: a failure that lasts a day is one message, not seventeen thousand.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from orca.sample.failing import Failing
 from orca.sample.shell.stdio import NonBlockingWriter
 
 PROGRAM = "orca sample"
@@ -49,18 +51,17 @@ def tell(text: str) -> None:
 
 
 class FailureReport:
-    """Tells a run of failures of one thing once: the first failure says its reason, later ones are silent until
-    `worked()` has been called in between."""
+    """Tells a run of failures of one thing once (`failing.py`'s rule): the first failure says its reason,
+    later ones are silent until `worked()` has been called in between."""
 
-    __slots__ = ("failing",)
+    __slots__ = ("_failing",)
 
     def __init__(self) -> None:
-        self.failing = False
+        self._failing = Failing()
 
     def failed(self, message: str) -> None:
-        if not self.failing:
-            self.failing = True
-            say(message)
+        for told in self._failing.news({"": message}):
+            say(told)
 
     def worked(self) -> None:
-        self.failing = False
+        self._failing.news({})

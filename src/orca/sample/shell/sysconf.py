@@ -1,12 +1,28 @@
-"""The platform's constants the process readings are scaled by, read once; the open-files limit the kept descriptors
-are bounded by."""
+"""The platform's facts, read once: where its processes are (/proc, or psutil to ask), the constants the process
+readings are scaled by, and the open-files limit the kept descriptors are bounded by.
+
+Light to import (`os` and the standard library's smallest modules): the process functions decide their platform
+from it as they are imported."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 from collections.abc import Iterator
+
+PROC = "/proc"
+"""The machine's own /proc."""
+
+
+@functools.cache
+def psutil_installed() -> bool:
+    """Whether `import psutil` would work, without importing it (it costs milliseconds a start)."""
+    try:
+        return importlib.util.find_spec("psutil") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 @functools.cache

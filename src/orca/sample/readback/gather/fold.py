@@ -1,5 +1,5 @@
-"""The one gather: one run's lines folded in one pass into everything `orca metrics` shows of it (README, "Looking at
-a run"): the summary (text and `--json`) and, when drawn, the chart's points, from the same reading of each line.
+"""The one gather: one run's lines folded into everything `orca metrics` shows of it (docs/metrics.md): the summary
+(text and `--json`) and, when the run is drawn, the chart's points, each section of each line read by one fold.
 
 A run's fold holds its times (`times.py`), one fold per section of the line (`SECTIONS`, each in a module of its
 own: `section.py` says what one is), and the chart's points (`points.py`). Memory does not grow with the number of

@@ -1,5 +1,5 @@
-"""A source's runs read and shown (README, "Performance"): a large file by several processes at once, so that the time
-a person waits for `orca metrics` is the time of one part, not of the whole file.
+"""A source's runs read and shown (docs/metrics.md, "Large files"): a large file by several processes at once, so that
+the time a person waits for `orca metrics` is the time of one part, not of the whole file.
 
 A regular file is opened once, and every part is read from that one open file (`pread`), so a file replaced while
 it is read (`--keep`'s rename) gives the old file's runs, never a mix. With at least `MIN_PART_BYTES` per part it is

@@ -1,4 +1,4 @@
-"""What is shown of a source's runs, each as it closes (README, "Looking at a run"): its summary rendered (a text
+"""What is shown of a source's runs, each as it closes (docs/metrics.md): its summary rendered (a text
 block or a JSON line) and written at once, so memory does not grow with the number of runs; the runs, lines and
 times the `total:` line counts; and the series of the runs drawn, for the chart."""
 

@@ -1,4 +1,4 @@
-"""What one run did (README, "Looking at a run"): the records a summary is made of, one per section of the line
+"""What one run did (docs/metrics.md, "The summary"): the records a summary is made of, one per section of the line
 (each defined beside the section's fold in `readback/gather/`), and `InstanceSummary`, which holds them. Their field
 names are the keys of `orca metrics --json`."""
 

@@ -1,5 +1,5 @@
 """The summaries as `orca metrics` prints them for a person: one block per run, then a `total:` line when there are
-several (README, "Looking at a run"). The run's rows come first, its CPU in percent of one core as `top` counts it;
+several (docs/metrics.md, "The summary"). The run's rows come first, its CPU in percent of one core as `top` counts it;
 the host's rows say they are the host's, its CPU in percent of all its cores. Names from the lines (hosts, paths,
 containers) and of the files are printed with their control characters escaped (`printable`)."""
 

@@ -1,22 +1,28 @@
 """Hints that work as typed: `orca` named as this person can run it, and an install of the `plot` extra that works
-from where orca-sample was installed (README, "Looking at a run")."""
+from where orca-sample was installed (docs/metrics.md)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
-import shutil
 import sys
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, distribution
-from urllib.parse import unquote, urlparse
 
 COMMAND = "orca"
 
 
+def which(name: str) -> str | None:
+    """The file `name` is when typed: the first executable of that name on PATH (what `shutil.which` gives, without
+    loading shutil into a help's start)."""
+    for directory in os.get_exec_path():
+        path = os.path.join(directory, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
 def orca_command(argv0: str | None = None, python: str | None = None,
-                 which: Callable[[str], str | None] = shutil.which) -> str:
+                 which: Callable[[str], str | None] = which) -> str:
     """How to type `orca` here: `orca` when that is what `PATH` finds (the script this process was started as, or
     another install's when this one was started as a module), else the path it was started by (`.venv/bin/orca`),
     else this interpreter with `-m orca.sample`.
@@ -46,6 +52,8 @@ def plot_install(python: str | None = None) -> str:
     """The command that installs what `--plot` needs into the environment orca-sample runs in: pip of its own
     interpreter, from the directory it was installed from (as editable when it was), else matplotlib as the `plot`
     extra asks for it (an install from a package index)."""
+    from importlib.metadata import PackageNotFoundError, distribution  # here: only a missing matplotlib asks
+
     pip = f"{shlex.quote(sys.executable if python is None else python)} -m pip install"
     try:
         installed = distribution("orca-sample")
@@ -69,6 +77,9 @@ def _installed_from(direct_url: str | None) -> tuple[str, bool] | None:
     >>> _installed_from(None), _installed_from('{"archive_info": {}, "url": "file:///tmp/x.whl"}')
     (None, None)
     """
+    import json
+    from urllib.parse import unquote, urlparse
+
     if not direct_url:
         return None
     try:

@@ -28,10 +28,8 @@ class LineSource(Protocol):
     def line_bytes(self) -> bytes:
         """The next line, encoded, without its newline: it stays bytes all the way to the output."""
 
-
-LAST_LINE = "last_line_bytes"
-"""A source's method for the line written because an end condition became true (`Sampler.last_line_bytes`: how
-COMMAND ended); a source without one writes that line as any other."""
+    def last_line_bytes(self) -> bytes:
+        """The line written because an end condition became true (`Sampler`'s says how COMMAND ended)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +93,7 @@ def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions,
             ended = readable if watched >= 0 else None
         if stop.is_requested():
             return written
-        last = getattr(source, LAST_LINE, None) if ending else None
-        line: bytes = source.line_bytes() if last is None else last()
+        line = source.last_line_bytes() if ending else source.line_bytes()
         if stop.is_requested():
             return written  # a signal during the readings: no further line (docs/behaviour.md §2.4)
         sink.write(line)

@@ -1,5 +1,5 @@
-"""`orca metrics LOCATION... [--json] [--plot FILE]`: what each run did, from its lines (README, "Looking at a
-run"). Each run's summary is printed as soon as its lines end, so memory does not grow with the number of runs."""
+"""`orca metrics LOCATION... [--json] [--plot FILE]`: what each run did, from its lines (docs/metrics.md). Each run's
+summary is printed as soon as its lines end, so memory does not grow with the number of runs."""
 
 from __future__ import annotations
 
@@ -25,9 +25,10 @@ DRAWN_RUNS = 6
 """A chart draws at most this many runs (the first ones): the rest are counted in its notes."""
 EXAMPLE = """\
 examples:
-  {orca} run.jsonl                    the summary of each run in the file
-  {orca} run.jsonl --json             the same as JSON, one object per run
-  {orca} metrics/ --plot run.png      every *.jsonl under metrics/, and a chart"""
+  {orca} metrics run.jsonl                    the summary of each run in the file
+  {orca} metrics run.jsonl --json             the same as JSON, one object per run
+  {orca} metrics metrics/ --plot run.png      every *.jsonl under metrics/, and a chart"""
+"""`{orca}` is `orca` as this person can type it (`flags.Parser.format_help`)."""
 
 
 def _parser(orca: str) -> _Parser:
@@ -35,7 +36,7 @@ def _parser(orca: str) -> _Parser:
         prog=orca,
         usage=USAGE.format(orca=orca),
         description="What each run did, from the lines of `orca sample`.",
-        epilog=EXAMPLE.format(orca=orca),
+        epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
@@ -46,8 +47,8 @@ def _parser(orca: str) -> _Parser:
         help="a file, a directory (every *.jsonl under it), - (standard input), s3://BUCKET/KEY or s3://BUCKET/PREFIX/",
     )
     parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per run")
-    parser.add_argument("--plot", metavar="FILE", help="draw the run over time to FILE (.png, .svg or .pdf); needs "
-                        f"matplotlib: {plot_install()}")
+    parser.add_argument("--plot", metavar="FILE", help="draw the run over time to FILE (.png, .svg or .pdf; needs "
+                        "matplotlib)")
     return parser
 
 

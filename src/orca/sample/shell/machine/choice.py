@@ -7,33 +7,24 @@ then writes `null`s.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
+from orca.sample.shell.sysconf import PROC
+from orca.sample.shell.sysconf import psutil_installed as psutil_installed  # the tests make it answer either way
+
 if TYPE_CHECKING:
     from orca.sample.shell.machine.fs import FS
-    from orca.sample.shell.machine.psutil_reader import PsutilReader
+    from orca.sample.shell.machine.readers import MachineReaders
 
 READER_VARIABLE = "ORCA_SAMPLE_READER"
-PROC = "/proc"
 ReaderName = Literal["proc", "psutil"]
 READERS: tuple[ReaderName, ...] = ("proc", "psutil")
 
 
 class ReaderUnavailable(ValueError):
     """A forced reader that is not one of `READERS`, or `psutil` where psutil is not installed."""
-
-
-@functools.cache
-def psutil_installed() -> bool:
-    """Whether `import psutil` would work, without importing it (it costs milliseconds a start)."""
-    try:
-        return importlib.util.find_spec("psutil") is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def proc_stat_readable(proc: str = PROC) -> bool:
@@ -91,13 +82,15 @@ def choose_reader(reader: str = "", proc: str = PROC, environ: Mapping[str, str]
     return "psutil" if psutil_instead_of(proc) else "proc"
 
 
-def psutil_reader_for(
-    reader: str, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str, fs: FS, run: bool | None = None
-) -> PsutilReader | None:
-    """The psutil reader when that is the choice (see `choose_reader`); None for the /proc readers. `run`: the line
-    has a `run` (by default, with a `root` or an `argv0`)."""
-    if choose_reader(reader, fs.proc) != "psutil":
-        return None
-    from orca.sample.shell.machine.psutil_reader import PsutilReader
+def machine_readers(
+    reader: str, fs: FS, dirs: Sequence[str], root: int | None, argv0: str, cgroup: str, names: str, *, run: bool
+) -> MachineReaders:
+    """A sampler's readers: psutil's when that is the choice (see `choose_reader`), else the /proc readers. `run`:
+    the line has a `run` (--pid, --match, or a COMMAND)."""
+    if choose_reader(reader, fs.proc) == "psutil":
+        from orca.sample.shell.machine.psutil_reader import psutil_readers
 
-    return PsutilReader(root, argv0, dirs, cgroup, fs=fs, run=run)
+        return psutil_readers(fs, dirs, root, argv0, run=run)
+    from orca.sample.shell.machine.readers import proc_readers
+
+    return proc_readers(fs, dirs, root, argv0, cgroup, names, run=run)

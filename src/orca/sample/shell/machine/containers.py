@@ -10,9 +10,12 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from returns.result import Failure, Result, Success
+from toolz import keyfilter
 
 from orca.sample.compute.snapshot import ContainerNet, ContainerReading
 from orca.sample.parse import net_dev
@@ -42,6 +45,7 @@ PIDS_TRIED = 8
 the first few cannot be read, the sampler does not see the container's pid namespace, and the rest cannot be read
 either."""
 _HOST_PID = "1"
+T = TypeVar("T")
 KEPT_AT_MOST = 1024
 """Cgroup files kept open (each holds a page of kernel memory), and within the open-files limit's share
 (`kept_files_at_most`, docs/behaviour.md §4.6): the sampler must never run out of descriptors for its output and its
@@ -50,17 +54,21 @@ own reads."""
 
 def read_bounded(path: str, limit: int = READ_LIMIT) -> str | None:
     """The text of the regular file at `path`, or None if it is not one, cannot be read, or holds over `limit` bytes
-    (a device or FIFO is never opened: small_files.py)."""
+    (a device or FIFO is never opened: `shell/bounded.py`)."""
     data = read_or_none(path, limit)
     return None if data is None else data.decode("utf-8", errors="replace")
 
 
-def _text(files: KeptFiles, path: str) -> str | None:
-    """A cgroup or proc file read every line through a kept descriptor; None when it cannot be read."""
+def _text(files: KeptFiles, path: str) -> Result[str, ParseError]:
+    """A cgroup or proc file read every line through a kept descriptor: the first step of its chain to a record."""
     try:
-        return files.read(path, READ_LIMIT).decode("utf-8", errors="replace")
-    except OSError:
-        return None
+        return Success(files.read(path, READ_LIMIT).decode("utf-8", errors="replace"))
+    except OSError as error:
+        return Failure(ParseError.of(path, error))
+
+
+def _usage_usec(cpu_stat: Mapping[str, int]) -> int | None:
+    return cpu_stat.get("usage_usec")
 
 
 def _namespace_link(proc: str, pid: str) -> str | None:
@@ -101,12 +109,6 @@ class _NetChoice:
     """None: the host's namespace (or one that can't be told from it): the container has no `net`."""
 
 
-def _limit(memory_max_text: str) -> int | None:
-    """`memory.max` in bytes; None for `max` (no limit) as for text that does not parse."""
-    parsed = memory_max(memory_max_text)
-    return parsed.unwrap() if isinstance(parsed, Success) else None
-
-
 def _subdirectories(path: str) -> list[str] | None:
     """Names of the directories in `path`; None when it cannot be listed."""
     try:
@@ -134,7 +136,7 @@ def _listing(root: str) -> list[tuple[str, str]]:
 
 
 def container_ids(root: str) -> list[tuple[str, str]]:
-    """The documented API's (README, Python API): the Docker containers' cgroups under `root` as (id, directory),
+    """The documented API's (docs/api.md): the Docker containers' cgroups under `root` as (id, directory),
     sorted by id (docs/behaviour.md §6).
 
     Both layouts: the systemd driver's `system.slice/docker-<id>.scope` and cgroupfs's `docker/<id>`; ids are 64
@@ -174,8 +176,9 @@ class ContainerSource:
         except OSError as error:
             return Failure(ParseError(self._cgroup, reason_of(error)))
         # Forget containers that are gone, so a sampler that never ends does not grow with container churn.
-        self._known = {identifier: self._known[identifier] for identifier, _ in listing if identifier in self._known}
-        self._net = {identifier: self._net[identifier] for identifier, _ in listing if identifier in self._net}
+        listed = frozenset(identifier for identifier, _ in listing).__contains__
+        self._known = keyfilter(listed, self._known)
+        self._net = keyfilter(listed, self._net)
         self._files.keep_only(tuple(directory + os.sep for _, directory in listing) + self._net_paths())
         readings = (self._reading(identifier, directory) for identifier, directory in listing)
         return Success(tuple(reading for reading in readings if reading is not None))
@@ -185,42 +188,39 @@ class ContainerSource:
         self._files.close()
 
     def _reading(self, identifier: str, directory: str) -> ContainerReading | None:
-        """None for a container that vanished or whose memory files don't parse: it is left out, silently."""
-        read = functools.partial(_text, self._files)
-        current_text = read(os.path.join(directory, "memory.current"))
-        stat_text = read(os.path.join(directory, "memory.stat"))
-        if current_text is None or stat_text is None:
-            return None
-        current = memory_current(current_text).value_or(None)
-        memory_stat = flat_keyed(stat_text, "memory.stat").value_or(None)
+        """None for a container that vanished or whose memory files don't parse: it is left out, silently. Each of
+        its files is read and parsed in one chain (`bind`): a failure on the way leaves that part None."""
+
+        def parsed(name: str, parse: Callable[[str], Result[T, ParseError]]) -> Result[T, ParseError]:
+            return _text(self._files, os.path.join(directory, name)).bind(parse)
+
+        current = parsed("memory.current", memory_current).value_or(None)
+        memory_stat = parsed("memory.stat", functools.partial(flat_keyed, source="memory.stat")).value_or(None)
         if current is None or memory_stat is None:
             return None
-        events_text = read(os.path.join(directory, "memory.events"))
-        events = None if events_text is None else flat_keyed(events_text, "memory.events").value_or(None)
-        cpu_text = read(os.path.join(directory, "cpu.stat"))
-        cpu = None if cpu_text is None else flat_keyed(cpu_text, "cpu.stat").value_or(None)
-        max_text = read(os.path.join(directory, "memory.max"))
-        pids_text = read(os.path.join(directory, "pids.current"))
-        io_text = read(os.path.join(directory, "io.stat"))
+        events = parsed("memory.events", functools.partial(flat_keyed, source="memory.events")).value_or(None)
+        cpu = parsed("cpu.stat", functools.partial(flat_keyed, source="cpu.stat"))
+        usage: int | None = cpu.map(_usage_usec).value_or(None)
+        limit: int | None = parsed("memory.max", memory_max).value_or(None)  # None too for `max`: no limit
         return ContainerReading(
             container_id=identifier,
             name=self._name(identifier),
             memory_current=current,
             memory_stat=memory_stat,
             memory_events=events,
-            cpu_usage_usec=None if cpu is None else cpu.get("usage_usec"),
-            cpu_periods=None if cpu is None else cpu_periods(cpu).value_or(None),
-            memory_max=None if max_text is None else _limit(max_text),
-            pids=None if pids_text is None else pids_current(pids_text).value_or(None),
-            io=None if io_text is None else io_stat(io_text).value_or(None),
+            cpu_usage_usec=usage,
+            cpu_periods=cpu.bind(cpu_periods).value_or(None),
+            memory_max=limit,
+            pids=parsed("pids.current", pids_current).value_or(None),
+            io=parsed("io.stat", io_stat).value_or(None),
             net=self._container_net(identifier, directory),
         )
 
     def _container_net(self, identifier: str, directory: str) -> ContainerNet | None:
         """The network of the container's namespace, through the first of its processes whose `net/dev` can be read
         (kept while it stays in the container); None when none can, or when it shares the host's namespace."""
-        procs_text = _text(self._files, os.path.join(directory, "cgroup.procs"))
-        pids = [] if procs_text is None else [pid for pid in procs_text.split() if u64(pid) is not None]
+        procs_text = _text(self._files, os.path.join(directory, "cgroup.procs")).value_or("")
+        pids = [pid for pid in procs_text.split() if u64(pid) is not None]
         choice = self._net.get(identifier)
         if choice is None or choice.pid not in pids:
             self._net.pop(identifier, None)
@@ -230,8 +230,7 @@ class ContainerSource:
             self._net[identifier] = choice
         if choice.namespace is None:
             return None
-        text = _text(self._files, self._net_dev(choice.pid))
-        dev = None if text is None else net_dev.parse(text).value_or(None)
+        dev = _text(self._files, self._net_dev(choice.pid)).bind(net_dev.parse).value_or(None)
         return None if dev is None else ContainerNet(namespace=choice.namespace, dev=dev)
 
     def _choose(self, pids: list[str]) -> _NetChoice | None:

@@ -1,31 +1,30 @@
 """The readings of a line through psutil, for platforms without /proc (macOS, the BSDs).
 
-It fills the same `Snapshot` the /proc readers fill, so the line is computed and encoded by the same pure code: the
-same keys, units and meanings wherever it was written. Where psutil has no such counter on a platform (macOS has no
-`iowait`, `steal` or irq time) the counter is 0, and a section psutil cannot give is `null` (see the README's
-"Platforms" section for each field's source).
+It gives the same readings the /proc readers give (the host's counters, then a table of readers), so the line is
+computed and encoded by the same pure code: the same keys, units and meanings wherever it was written. Where psutil
+has no such counter on a platform (macOS has no `iowait`, `steal` or irq time) the counter is 0, and a section
+psutil cannot give is `null` (see docs/platforms.md for each field's source).
 """
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 import psutil
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
-from orca.sample.compute.snapshot import Snapshot
+from orca.sample.compute.snapshot import HostReadings, value_of
 from orca.sample.parse.diskstats import DiskIo, DiskStats
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 from orca.sample.shell.machine.fs import FS
-from orca.sample.shell.machine.kernel import read_disks, read_whole_disks
-from orca.sample.shell.machine.source import attempt, host_name, self_cpu_seconds
-from orca.sample.shell.procs.psutil_procs import RunRss
+from orca.sample.shell.machine.readers import MachineReaders, WholeDisks, disk_readers, run_readers
+from orca.sample.shell.machine.source import attempt, self_cpu_seconds
+from orca.sample.shell.procs.psutil_procs import PsutilScanner
 
 T = TypeVar("T")
 
@@ -157,75 +156,32 @@ def interface_bytes(counters: Mapping[str, object]) -> NetDev | None:
     )
 
 
-class PsutilReader:
-    """Takes a `Snapshot` through psutil: what `Sampler.snapshot()` gives where there is no /proc.
+def psutil_host() -> HostReadings:
+    """The host's counters through psutil, now: CPU times, memory, disks and interfaces, each read through `attempt`,
+    as the /proc readers are, so a psutil call that raises (a permission refused, a platform call that failed) makes
+    its section null and is told once until it reads again. No pressure: that is Linux's PSI files."""
+    at_ns = time.monotonic_ns()
+    wall = time.time()
+    failures: dict[str, ParseError] = {}
+    stat = value_of(attempt("the CPU times through psutil", _succeeding(read_cpu)), "stat", failures)
+    memory = value_of(attempt("the memory figures through psutil", _succeeding(read_memory)), "meminfo", failures)
+    devices = value_of(attempt("the disk counters through psutil", _succeeding(read_disk_devices)), "diskstats",
+                     failures)
+    net = value_of(attempt("the network counters through psutil", _succeeding(read_interfaces)), "net", failures)
+    return HostReadings(at_ns, wall, stat, memory, devices, net, None, self_cpu_seconds(), failures)
+
+
+def psutil_readers(fs: FS, dirs: Sequence[str], root: int | None, argv0: str, *, run: bool) -> MachineReaders:
+    """The readers where there is no /proc: the host's counters and the sampler's own CPU through psutil, the run's
+    processes (with `run`), the directories.
 
     `containers` and `pressure` come from Linux's cgroup and PSI files: with this reader `containers` is `null`
-    when `--cgroup` was given, and `pressure` is absent."""
-
-    def __init__(
-        self, root: int | None, argv0: str, dirs: Sequence[str], cgroup: str = "", *, fs: FS | None = None,
-        run: bool | None = None,
-    ):
-        self.root = root
-        self.run = root is not None or bool(argv0) if run is None else run
-        """The line has a `run` (--pid, --match, or a COMMAND)."""
-        self.argv0 = argv0
-        self.dirs = tuple(dirs)
-        self.cgroup = cgroup
-        self.fs = FS() if fs is None else fs
-        self.host = host_name()
-        self._run = RunRss()
-        # Where a /sys/block lists the whole disks (Linux), partitions are not counted twice; it is read again only
-        # when the disks psutil names change. Elsewhere psutil names whole disks only (macOS: IOMedia "Whole").
-        self._disk_names: frozenset[str] | None = None
-        self._whole_disks: frozenset[str] | None = None
-
-    def snapshot(self, start: float | None = None) -> Snapshot:
-        """Everything one line needs, read now (`start`: the sampler's, None for the baseline itself). Never raises:
-        each section is read through `attempt`, as the /proc readers are, so a psutil call that raises (a permission
-        refused, a platform call that failed) makes its section null and is told once until it reads again."""
-        at_ns = time.monotonic_ns()
-        wall = time.time()
-        failures: dict[str, ParseError] = {}
-        diskstats = _value(attempt("the disk counters through psutil", _succeeding(read_disk_devices)), "diskstats",
-                           failures)
-        run_reading = functools.partial(self._run.reading, self.root, self.argv0)
-        run = _value(attempt("the run's processes through psutil", _succeeding(run_reading)), "rss", failures)
-        return Snapshot(
-            monotonic_ns=at_ns,
-            wall=wall,
-            host=self.host,
-            stat=_value(attempt("the CPU times through psutil", _succeeding(read_cpu)), "stat", failures),
-            meminfo=_value(attempt("the memory figures through psutil", _succeeding(read_memory)), "meminfo",
-                           failures),
-            rss_bytes=None if run is None else run.rss_bytes,
-            disks=_value(attempt("--dirs", functools.partial(read_disks, self.dirs)), "disks", failures),
-            diskstats=diskstats,
-            whole_disks=self._current_whole_disks(diskstats),
-            net=_value(attempt("the network counters through psutil", _succeeding(read_interfaces)), "net",
-                       failures),
-            containers_enabled=bool(self.cgroup),
-            containers=None,
-            pressure=None,
-            self_cpu=attempt("the sampler's CPU", _succeeding(self_cpu_seconds)).value_or(0.0),
-            start=wall if start is None else start,
-            run_enabled=self.run,
-            run=run if self.run else None,
-            failures=failures,
-        )
-
-    def _current_whole_disks(self, diskstats: DiskStats | None) -> frozenset[str] | None:
-        names = None if diskstats is None else frozenset(device.name for device in diskstats.devices)
-        if names is None or names != self._disk_names:
-            self._whole_disks = attempt("/sys/block", _succeeding(lambda: read_whole_disks(self.fs))).value_or(None)
-            self._disk_names = names
-        return self._whole_disks
-
-
-def _value(reading: Result[T, ParseError], source: str, failures: dict[str, ParseError]) -> T | None:
-    """The reading, or None with why in `failures`."""
-    if isinstance(reading, Failure):
-        failures[source] = reading.failure()
-        return None
-    return reading.unwrap()
+    when `--cgroup` was given, and `pressure` is absent. Where a /sys/block lists the whole disks (Linux),
+    partitions are not counted twice; elsewhere psutil names whole disks only (macOS: IOMedia "Whole")."""
+    table = []
+    if run:
+        scanner = PsutilScanner()
+        every, _ = run_readers(scanner, scanner.reading, "the run's processes through psutil", root, argv0)
+        table.append(every)
+    table += disk_readers(dirs, WholeDisks(fs))
+    return MachineReaders(psutil_host, tuple(table), tuple(table))

@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from orca.sample.shell.procs.walk import DEAD_STATES, KTHREADD, ProcRoot
+from orca.sample.shell.procs.states import DEAD_STATES
+from orca.sample.shell.procs.walk import KTHREADD, ProcRoot
 from orca.sample.shell.sysconf import kept_files_at_most
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
@@ -50,11 +51,13 @@ class Argv0Files:
 
     KEPT_AT_MOST = 1024
 
-    def __init__(self, root: ProcRoot) -> None:
+    def __init__(self, root: ProcRoot, share: int | None = None) -> None:
+        """`share`: the descriptors it may keep (by default, the open-files limit's share)."""
         self._root = root
         self._seen: dict[int, _Seen] = {}
         self._kept = 0
-        self._keep_at_most = min(self.KEPT_AT_MOST, kept_files_at_most()) if root.trusted else 0
+        share = kept_files_at_most() if share is None else share
+        self._keep_at_most = min(self.KEPT_AT_MOST, share) if root.trusted else 0
 
     def matching(self, argv0: str, keep: bool = True) -> list[int]:
         """The pids of the processes whose argv[0] is `argv0` now; without `keep`, every file read by path and
@@ -138,8 +141,8 @@ class Argv0Files:
                 return self._root.read(pid, "stat")
             try:
                 seen.stat_fd = os.open(f"{self._root.path}/{pid}/stat", _FLAGS)
-            except OSError:
-                return None
+            except OSError:  # gone (then by path too); or out of descriptors, which the read by path tells
+                return self._root.read(pid, "stat")
             self._kept += 1
         try:
             return os.pread(seen.stat_fd, STAT_READ, 0) or None

@@ -1,8 +1,10 @@
-"""The run's processes through psutil, for platforms without /proc: `alive`, `tree_rss`, `tree_usage`, `RunRss`.
+"""The run's processes through psutil, for platforms without /proc: the API's readings (`PsutilReadings`, what
+`portable.py` computes `alive`, `tree_rss` and `tree_usage` from there) and the sampler's run reader
+(`PsutilScanner`).
 
-The same answers as the /proc functions of `procs`: a tree is `root` and its descendants, `--match` counts the
-processes whose argv[0] (first element of the command line) is the given one, each process is counted once, and a
-zombie counts as ended. psutil reads the platform's own calls (on macOS `sysctl(KERN_PROC)` and `proc_pidinfo`).
+The same answers as the /proc readers: a tree is `root` and its descendants, `--match` counts the processes whose
+argv[0] (first element of the command line) is the given one, each process is counted once, and a zombie counts as
+ended. psutil reads the platform's own calls (on macOS `sysctl(KERN_PROC)` and `proc_pidinfo`).
 """
 
 from __future__ import annotations
@@ -11,29 +13,63 @@ import time
 from collections.abc import Mapping
 
 import psutil
+from returns.result import Result, Success
 
 from orca.sample.compute.run import NO_PROCESSES, RunReading
+from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pid_stat import ProcessTimes
 
-_ENDED = frozenset({psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD})
 MICROSECONDS = 1_000_000
 """The run's CPU times and starts are whole microseconds here (`RunReading.ticks_per_second`)."""
 START_SLACK = 1.0
 """Seconds by which psutil may place a start early: on Linux it adds the boot time in whole seconds (`btime`) to
 the start after boot. A process new to the run counts all its time when it started after the previous reading less
 this."""
+STATES = {psutil.STATUS_ZOMBIE: "Z", psutil.STATUS_DEAD: "X"}
+"""psutil's states that proc(5) letters tell apart from a running process: the ended ones."""
+_RUNNING = "R"
 
 
-def alive(pid: int) -> bool:
-    """Whether `pid` is running; a process that does not exist, or is a zombie, is dead."""
-    if pid <= 0:  # 0 and negatives name process groups, never one process
-        return False
-    try:
-        return psutil.Process(pid).status() not in _ENDED
-    except psutil.AccessDenied:  # it exists, owned by someone else
-        return True
-    except (psutil.Error, OverflowError, ValueError):
-        return False
+class PsutilReadings:
+    """The API's readings through psutil."""
+
+    ticks_per_second = MICROSECONDS
+
+    def state(self, pid: int) -> str | None:
+        """`Z` or `X` for an ended process, another letter for one that runs, "" for one owned by someone else
+        (it exists); None when there is no such process."""
+        try:
+            return STATES.get(psutil.Process(pid).status(), _RUNNING)
+        except psutil.AccessDenied:
+            return ""
+        except (psutil.Error, OverflowError, ValueError):
+            return None
+
+    def run_resident(self, root: int | None, argv0: str) -> Mapping[int, int]:
+        """pid -> resident bytes of `root`'s tree and of the processes whose argv[0] is `argv0`, each once."""
+        return {pid: _rss(process) for pid, process in PsutilScanner().members(root, argv0).items()}
+
+    def tree_figures(self, roots: list[int]) -> tuple[dict[int, frozenset[int]], dict[int, int], dict[int, int]]:
+        """Each present root's tree; and pid -> resident bytes, pid -> CPU microseconds (own and, where the
+        platform counts them, waited-for children's: psutil's `children_user` and `children_system`, 0 on macOS)."""
+        trees: dict[int, frozenset[int]] = {}
+        resident: dict[int, int] = {}
+        used: dict[int, int] = {}
+        for root in roots:
+            members = tree_members(root)
+            if not members:
+                continue
+            trees[root] = frozenset(members)
+            for pid, process in members.items():
+                try:
+                    with process.oneshot():
+                        memory, times = process.memory_info(), process.cpu_times()
+                except psutil.Error:
+                    continue  # ended between the listing and this read
+                resident[pid] = int(memory.rss)
+                seconds = times.user + times.system + times.children_user + times.children_system
+                used[pid] = round(seconds * MICROSECONDS)
+        return trees, resident, used
 
 
 def tree_members(root: int) -> dict[int, psutil.Process]:
@@ -70,7 +106,7 @@ def _reading(process: psutil.Process) -> tuple[bool, int, ProcessTimes] | None:
     """(whether it has ended, its resident bytes, its times in microseconds) of one process; None when gone."""
     try:
         with process.oneshot():
-            memory, times, ended = process.memory_info(), process.cpu_times(), process.status() in _ENDED
+            memory, times, ended = process.memory_info(), process.cpu_times(), process.status() in STATES
             start, parent = process.create_time(), process.ppid()
     except psutil.Error:  # gone meanwhile, or not ours to read
         return None
@@ -79,7 +115,7 @@ def _reading(process: psutil.Process) -> tuple[bool, int, ProcessTimes] | None:
     return ended, int(memory.rss), (round(start * MICROSECONDS), parent, own, children)
 
 
-class RunRss:
+class PsutilScanner:
     """Resident bytes and CPU times of the run's processes once per line, remembering each process's argv[0]
     between lines, and the last reading's processes (docs/behaviour.md §3.12).
 
@@ -92,18 +128,12 @@ class RunRss:
         self._known: dict[int, tuple[psutil.Process, str | None, str]] = {}
         self._last: Mapping[int, ProcessTimes] = NO_PROCESSES
 
-    def run_rss(self, root: int | None, argv0: str) -> int:
-        """Resident bytes of `root`'s tree plus the processes whose argv[0] is `argv0`, each once; 0 with neither."""
-        if root is None and not argv0:
-            return 0
-        return sum(_rss(process) for process in self._members(root, argv0).values())
-
-    def reading(self, root: int | None, argv0: str) -> RunReading:
+    def reading(self, root: int | None, argv0: str, forks: int | None = None) -> Result[RunReading, ParseError]:
         """The run's processes now (`root`'s tree and the `argv0` matches, each once): their resident bytes, CPU
-        times, and those of the last reading's that left the run but still exist."""
+        times, and those of the last reading's that left the run but still exist. (`forks` is the /proc reader's.)"""
         at_ns = time.monotonic_ns()
         clock = round((time.time() - START_SLACK) * MICROSECONDS)
-        members = {} if root is None and not argv0 else self._members(root, argv0)
+        members = self.members(root, argv0)
         processes: dict[int, ProcessTimes] = {}
         procs = rss = 0
         for pid, process in members.items():
@@ -121,9 +151,10 @@ class RunRss:
             if read is not None and read[2][0] == self._last[pid][0]:
                 left[pid] = read[2]
         self._last = processes
-        return RunReading(at_ns, clock, MICROSECONDS, processes, procs, left or NO_PROCESSES, rss)
+        return Success(RunReading(at_ns, clock, MICROSECONDS, processes, procs, left or NO_PROCESSES, rss))
 
-    def _members(self, root: int | None, argv0: str) -> dict[int, psutil.Process]:
+    def members(self, root: int | None, argv0: str) -> dict[int, psutil.Process]:
+        """pid -> process of `root`'s tree and of the processes whose argv[0] is `argv0`."""
         members = {} if root is None else tree_members(root)
         if argv0:
             members.update(self._matching(argv0))
@@ -143,29 +174,3 @@ class RunRss:
                 matched[process.pid] = process
         self._known = seen  # forget the processes that are gone
         return matched
-
-
-def tree_rss(root: int, argv0: str = "") -> int:
-    """Resident bytes of `root`'s tree and of the processes whose argv[0] is `argv0`, each counted once."""
-    return RunRss().run_rss(root if root > 0 else None, argv0)
-
-
-def tree_usage(roots: list[int]) -> dict[int, tuple[int, float]]:
-    """root -> (resident bytes, CPU seconds) of each existing root's tree; CPU includes waited-for children where
-    the platform counts them (psutil's `children_user` and `children_system`: 0 on macOS)."""
-    usage: dict[int, tuple[int, float]] = {}
-    for root in roots:
-        members = tree_members(root)
-        if not members:
-            continue
-        resident, seconds = 0, 0.0
-        for process in members.values():
-            try:
-                with process.oneshot():
-                    memory, times = process.memory_info(), process.cpu_times()
-            except psutil.Error:
-                continue  # ended between the listing and this read
-            resident += int(memory.rss)
-            seconds += times.user + times.system + times.children_user + times.children_system
-        usage[root] = (resident, seconds)
-    return usage

@@ -1,81 +1,28 @@
-"""The run's processes, read from /proc (docs/behaviour.md §2.3, §3.4, §3.12, §6): `alive`, `tree_rss`,
-`tree_usage`, and `ProcessScanner`, which reads the run's resident bytes and CPU times every line.
+"""The run's processes, read from /proc every line (docs/behaviour.md §3.4 `rss`, §3.12 `run`): `ProcessScanner`.
 
-The parts: process_tree.py finds the processes (a process's files by path, the walk), tree_files.py and argv0s.py
-keep what a line can reuse for the next one, compute/tree.py sums.
+The parts: walk.py finds the processes (a process's files by path, the walk), tree_files.py and argv0s.py keep
+what a line can reuse for the next one, compute/run.py makes the figures of two readings.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from orca.sample.compute.run import NO_PROCESSES, RunReading
-from orca.sample.compute.tree import run_of, total, trees_of
+from orca.sample.compute.tree import total
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.pid_stat import ProcessTimes, process_times, stat_fields
+from orca.sample.parse.pid_stat import ProcessTimes, process_times
+from orca.sample.shell.bounded import OUT_OF_DESCRIPTORS
 from orca.sample.shell.procs.argv0s import Argv0ByImage, Argv0Files
+from orca.sample.shell.procs.procfs import ProcReadings, scan_run
+from orca.sample.shell.procs.states import DEAD_STATES
 from orca.sample.shell.procs.tree_files import TreeFiles
-from orca.sample.shell.procs.walk import DEAD_STATES, ProcRoot, walk_tree, walk_tree_within
+from orca.sample.shell.procs.walk import ProcRoot, walk_tree
 from orca.sample.shell.sysconf import clock_ticks
 from orca.sample.shell.sysconf import page_size as page_size  # the tests and bench scale pages by it
-
-
-def alive(pid: int, proc: str = "/proc") -> bool:
-    """Whether process `pid` is running (docs/behaviour.md §2.3, §6): one that does not exist, or shows state Z or
-    X, is dead.
-
-    A zombie counts as dead: a shell running the sampler in front does not reap the job it watches until the
-    sampler ends. Without a `proc` directory (not Linux), `os.kill(pid, 0)`, which cannot tell a zombie.
-    """
-    if pid <= 0:  # 0 and negatives name process groups to kill(2), never one process
-        return False
-    if not os.path.isdir(proc):
-        try:
-            os.kill(pid, 0)
-        except PermissionError:  # it exists, owned by someone else
-            return True
-        except (OSError, OverflowError):
-            return False
-        return True
-    data = ProcRoot.at(proc).read(pid, "stat")
-    if data is None:
-        return False
-    fields = stat_fields(data)
-    # A stat that exists but does not parse is still a process: ending the sampler early would lose the run's tail.
-    if fields is None:
-        return True
-    state, _, _, _ = fields
-    return state not in DEAD_STATES
-
-
-def _resident_pages(root: ProcRoot, pids: Iterable[int]) -> dict[int, int]:
-    """pid -> statm's resident pages, for those of `pids` still there."""
-    return {pid: pages for pid in pids if (pages := root.resident_pages(pid)) is not None}
-
-
-def _scan_run(
-    root: ProcRoot, pid: int | None, argv0: str, argv0s: Argv0ByImage
-) -> tuple[frozenset[int], dict[int, bytes]]:
-    """The run's processes by the portable way: one pass over every `stat` for the parents (and, with `argv0`,
-    each process's argv[0], read as `argv0s` allows); and every process's `stat` as the pass read it."""
-    parents: dict[int, int] = {}
-    matched: list[int] = []
-    stats: dict[int, bytes] = {}
-    for member, data in root.stats():
-        fields = stat_fields(data)
-        if fields is None:
-            continue
-        state, ppid, _, starttime = fields
-        parents[member] = ppid
-        stats[member] = data
-        if argv0 and argv0s.argv0(member, data, state, ppid, starttime) == argv0:
-            matched.append(member)
-    argv0s.pass_done()
-    return run_of(parents, pid, matched), stats
 
 
 def boot_ticks(ticks_per_second: int) -> int:
@@ -94,9 +41,14 @@ class ProcessScanner:
 
     def __init__(self, proc: str = "/proc", *, walk_children: bool | None = None) -> None:
         self._root = ProcRoot.at(proc)
+        self._by_path = ProcReadings(proc)
         self._page_size = page_size()
         self._ticks_per_second = clock_ticks()
         self._walk = self._root.has_children_files() if walk_children is None else walk_children
+        self.source = f"the run's processes in {proc}"
+        """What a failure of its readings names."""
+        self._keeping = True
+        """Descriptors are kept between lines; not after a reading ran out of them."""
         self._tree_files = TreeFiles(self._root)
         self._argv0_files = Argv0Files(self._root)
         self._argv0_images = Argv0ByImage(self._root)
@@ -115,20 +67,41 @@ class ProcessScanner:
 
     def reading(self, root: int | None, argv0: str, forks: int | None = None) -> Result[RunReading, ParseError]:
         """The run's processes now: `root`'s tree and the processes whose argv[0] is `argv0`, each once (none with
-        neither), their resident bytes and CPU times, and those of the last reading's that left the run."""
+        neither), their resident bytes and CPU times, and those of the last reading's that left the run.
+
+        A failure when no descriptor was left to open a process's file with: the processes are then not known, and
+        none is not the answer. The descriptors kept between lines may be what took them (an embedding program
+        holding most of its limit): they are let go first, and from then on every file is read by path."""
+        try:
+            return Success(self._reading(root, argv0, forks))
+        except OSError as error:
+            if error.errno not in OUT_OF_DESCRIPTORS or not self._keeping:
+                return self._failed(error)
+        self.close()
+        self._keeping = False
+        self._tree_files = TreeFiles(self._root, share=0)
+        self._argv0_files = Argv0Files(self._root, share=0)
+        return self.reading(root, argv0, forks)
+
+    def _failed(self, error: OSError) -> Result[RunReading, ParseError]:
+        """The failure of a reading that ran out of descriptors; any other `OSError` is a bug, raised on."""
+        if error.errno not in OUT_OF_DESCRIPTORS:
+            raise error
+        return Failure(ParseError.of(self.source, error))
+
+    def _reading(self, root: int | None, argv0: str, forks: int | None) -> RunReading:
         at_ns = time.monotonic_ns()
         clock = boot_ticks(self._ticks_per_second)
         if root is None and not argv0:
-            return Success(self._read(at_ns, clock, [], [], 0))
+            return self._read(at_ns, clock, [], [], 0)
         if not self._walk:
-            run, stats = _scan_run(self._root, root, argv0, self._argv0_images)
-            pages = total(_resident_pages(self._root, run), run)
+            run, stats = scan_run(self._root, root, argv0, self._argv0_images)
             found = list(run)
             gone = self._last.keys() - run
-            return Success(self._read(
-                at_ns, clock, found, [stats[pid] for pid in found], pages * self._page_size,
+            return self._read(
+                at_ns, clock, found, [stats[pid] for pid in found], total(self._by_path.resident(run), run),
                 self._left(gone, stats.get) if gone else NO_PROCESSES,
-            ))
+            )
         files = self._tree_files
         tree = frozenset() if root is None else files.walk(root, forks)
         members = tree.union(self._argv0_files.matching(argv0)) if argv0 else tree
@@ -137,24 +110,30 @@ class ProcessScanner:
         files.keep_only(tree)
         rss = files.total_pages(members) * self._page_size
         pids, datas = files.stats(members, self._argv0_files.stat if argv0 else None)
-        return Success(self._read(at_ns, clock, pids, datas, rss, left))
+        return self._read(at_ns, clock, pids, datas, rss, left)
 
     def baseline(self, root: int | None, argv0: str) -> Result[RunReading, ParseError]:
         """The run's processes' CPU times, every file read by path and nothing kept open: the baseline's reading,
         taken before the kernel files' descriptors are kept (their resident bytes are not read: no line takes
-        them)."""
+        them). A failure when no descriptor was left to read them with."""
+        try:
+            return Success(self._baseline(root, argv0))
+        except OSError as error:
+            return self._failed(error)
+
+    def _baseline(self, root: int | None, argv0: str) -> RunReading:
         at_ns = time.monotonic_ns()
         clock = boot_ticks(self._ticks_per_second)
         if root is None and not argv0:
-            return Success(self._read(at_ns, clock, [], [], None))
+            return self._read(at_ns, clock, [], [], None)
         if not self._walk:
-            run, stats = _scan_run(self._root, root, argv0, self._argv0_images)
-            return Success(self._read(at_ns, clock, list(run), [stats[pid] for pid in run], None))
+            run, stats = scan_run(self._root, root, argv0, self._argv0_images)
+            return self._read(at_ns, clock, list(run), [stats[pid] for pid in run], None)
         tree = frozenset() if root is None else walk_tree(self._root, root)
         members = tree.union(self._argv0_files.matching(argv0, keep=False)) if argv0 else tree
         read = self._root.read
         found = [(pid, data) for pid in members if (data := read(pid, "stat"))]
-        return Success(self._read(at_ns, clock, [pid for pid, _ in found], [data for _, data in found], None))
+        return self._read(at_ns, clock, [pid for pid, _ in found], [data for _, data in found], None)
 
     def _left(self, gone: set[int], stat: Callable[[int], bytes | None]) -> Mapping[int, ProcessTimes]:
         """Those of the last reading's processes `gone` from the run that still exist with the same start, their
@@ -204,89 +183,3 @@ class ProcessScanner:
 
     def __exit__(self, *_: object) -> None:
         self.close()
-
-
-def tree_rss(root: int, argv0: str = "", *, proc: str = "/proc") -> int:
-    """Resident bytes of `root`'s tree and of the processes whose argv[0] is `argv0`, each counted once
-    (docs/behaviour.md §6). One reading: nothing is kept open for a next one."""
-    files = ProcRoot.at(proc)
-    pid = root if root > 0 else None
-    if pid is None and not argv0:
-        return 0
-    if files.has_children_files():
-        members = set() if pid is None else set(walk_tree(files, pid))
-        if argv0:
-            members.update(int(name) for name in files.pid_names() if files.argv0(name) == argv0)
-    else:
-        members = set(_scan_run(files, pid, argv0, Argv0ByImage(files))[0])
-    return total(_resident_pages(files, members), members) * page_size()
-
-
-# A walk reads about three files per member (its task directory, a `children` file, its stat), a scan one per host
-# process: trees up to this many members are walked without counting the host's processes first.
-_WALK_ALWAYS = 64
-_WALK_READS_PER_MEMBER = 3
-
-
-def _walked(files: ProcRoot, roots: list[int], most: int) -> dict[int, frozenset[int]] | None:
-    """Each present root's tree, or None once the trees hold more than `most` processes in all."""
-    trees: dict[int, frozenset[int]] = {}
-    known = 0
-    for root in roots:
-        tree = walk_tree_within(files, root, most - known)
-        if tree is None:
-            return None
-        known += len(tree)
-        if tree:
-            trees[root] = tree
-    return trees
-
-
-def _walked_unless_wide(files: ProcRoot, roots: list[int]) -> dict[int, frozenset[int]] | None:
-    """Each present root's tree by walking down `children` files, or None when the trees prove to be so much of the
-    host that one pass over every process's stat costs less than walking them."""
-    trees = _walked(files, roots, _WALK_ALWAYS)
-    if trees is None:
-        # Larger than a small tree: worth walking only while it is a small share of the host.
-        most = len(files.pid_names()) // _WALK_READS_PER_MEMBER
-        trees = _walked(files, roots, most) if most > _WALK_ALWAYS else None
-    return trees
-
-
-def tree_usage(roots: Iterable[int], *, proc: str = "/proc") -> dict[int, tuple[int, float]]:
-    """root -> (resident bytes, CPU seconds) of each root's tree (docs/behaviour.md §6).
-
-    CPU seconds include what each process's waited-for children used (cutime + cstime), so a child's time stays
-    counted after it ends. A root that does not exist is absent; without /proc the answer is empty. Small trees are
-    walked down from the roots (reading only their processes' files); trees that prove to be a large share of the
-    host, or any tree where the kernel has no `children` files, are found in one pass over every process's stat,
-    which then costs less than the walk.
-    """
-    wanted = list(roots)
-    if not wanted:
-        return {}
-    files = ProcRoot.at(proc)
-    ticks: dict[int, int] = {}
-    walked = _walked_unless_wide(files, wanted) if files.has_children_files() else None
-    if walked is not None:
-        trees = walked
-        for pid in frozenset().union(*trees.values()):
-            fields = files.stat_fields(pid)
-            if fields is not None:
-                _, _, cpu_ticks, _ = fields
-                ticks[pid] = cpu_ticks
-    else:
-        parents: dict[int, int] = {}
-        for pid, data in files.stats():
-            fields = stat_fields(data)
-            if fields is not None:
-                _, ppid, cpu_ticks, _ = fields
-                parents[pid] = ppid
-                ticks[pid] = cpu_ticks
-        trees = trees_of(parents, wanted)
-    pages = _resident_pages(files, frozenset().union(*trees.values()))
-    bytes_per_page, ticks_per_second = page_size(), clock_ticks()
-    return {
-        root: (total(pages, tree) * bytes_per_page, total(ticks, tree) / ticks_per_second)
-        for root, tree in trees.items()
-    }

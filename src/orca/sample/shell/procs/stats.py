@@ -11,12 +11,14 @@ from orca.sample.shell.procs.walk import ProcRoot
 
 
 def process_stats(proc: str = "/proc") -> dict[int, bytes]:
-    """pid -> the raw `stat` of every process under `proc`, from one pass; empty where there is no such root."""
+    """pid -> the raw `stat` of every process under `proc`, from one pass; empty where there is no such root.
+    `OSError` when no descriptor was left to read with (docs/behaviour.md §4.6)."""
     return dict(ProcRoot.at(proc).stats())
 
 
 def process_stat(pid: int, proc: str = "/proc") -> bytes | None:
-    """The raw `stat` of process `pid`; None when it does not exist (or cannot be read, or `pid` is not positive)."""
+    """The raw `stat` of process `pid`; None when it does not exist (or cannot be read, or `pid` is not positive).
+    `OSError` when no descriptor was left to read it with (docs/behaviour.md §4.6)."""
     if pid <= 0:
         return None
     return ProcRoot.at(proc).read(pid, "stat")

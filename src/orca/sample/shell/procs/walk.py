@@ -4,7 +4,7 @@ A line's cost must not grow with the host's processes when only the run's tree i
 downwards from the root through `/proc/<pid>/task/<tid>/children` (every thread's, since a child belongs to the
 thread that forked it): files are read only for the run's own processes. A kernel without those files
 (CONFIG_PROC_CHILDREN off), or a fixture tree without them, gets the portable way: one pass over every
-/proc/<pid>/stat, parents from `ppid` (`ProcRoot.stats`, summed by compute/tree.py).
+/proc/<pid>/stat, parents from `ppid` (`ProcRoot.stats`, the trees found by compute/tree.py).
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ from dataclasses import dataclass
 from orca.sample.parse.cmdline import argv0 as cmdline_argv0
 from orca.sample.parse.pid_stat import stat_fields
 from orca.sample.parse.statm import resident_pages
-from orca.sample.shell.bounded import LIMIT, is_kernel_procfs, read_or_none
+from orca.sample.shell.bounded import LIMIT, OUT_OF_DESCRIPTORS, is_kernel_procfs, read_or_none
 
 KTHREADD = 2
 """kthreadd is pid 2 and the parent of every other kernel thread: their cmdline is empty for good."""
-DEAD_STATES = frozenset({"Z", "X", "x"})
-"""proc(5): `Z` zombie, `X` dead; `x` is how 2.6.33-3.13 kernels printed dead."""
 CMDLINE_LIMIT = 32 * 4096
 """One argument is at most MAX_ARG_STRLEN (32 pages) long: a bound on what is read to find argv[0]'s end."""
 
@@ -65,10 +63,13 @@ class ProcRoot:
         return None if data is None else resident_pages(data)
 
     def pid_names(self) -> list[str]:
-        """The process directories (thread group leaders); none when the root cannot be listed (no /proc)."""
+        """The process directories (thread group leaders); none when the root cannot be listed (no /proc). Out of
+        descriptors, the `OSError`: the processes are not known to be none."""
         try:
             names = os.listdir(self.path)
-        except OSError:
+        except OSError as error:
+            if error.errno in OUT_OF_DESCRIPTORS:
+                raise
             return []
         return [name for name in names if name.isdigit() and name.isascii()]
 
@@ -92,7 +93,9 @@ class ProcRoot:
             # needs no listing, one stat instead of five system calls.
             single = os.stat(task).st_nlink == 3
             tids = [str(pid)] if single else os.listdir(task)
-        except OSError:
+        except OSError as error:
+            if error.errno in OUT_OF_DESCRIPTORS:
+                raise
             return []
         kids: list[int] = []
         for tid in tids:
