@@ -233,8 +233,11 @@ def test_a_run_of_one_line_is_drawn_as_points_and_said() -> None:
     assert [panel.name for panel in drawing.panels][:2] == ["run cpu", "cpu"]  # the run's memory is 0: a note
     assert "run memory: run's resident memory 0 B" in drawing.flat
     assert all(len(curve.x) == 1 for panel in drawing.panels for curve in panel.curves)
+    assert drawing.span == pytest.approx(0.2) and drawing.end > 0.21  # the point inside the frame, not on its edge
     figure = chart_figure(drawing)
     assert figure.axes[0].get_lines()[0].get_marker() == "o"
+    assert figure.axes[0].get_xlim() == (0.0, drawing.end)
+    assert figure.axes[0].get_ylim()[1] > drawing.panels[0].curves[0].values[0] == 80.0  # not on the top edge
 
 
 def test_two_runs_in_one_file_are_two_series_never_joined() -> None:
@@ -287,8 +290,9 @@ def test_lines_of_a_sampler_older_than_the_run_key_still_have_a_run_panel() -> N
     panel has nothing to draw."""
     series = folded(RUN)
     assert [panel.name for panel in panels([series])][:3] == ["run cpu", "run memory", "cpu"]
-    first = chart([series]).panels[0]
-    assert [curve.legend for curve in first.curves] == ["run's resident memory"]
+    drawing = chart([series])
+    assert [curve.legend for curve in drawing.panels[0].curves] == ["run's resident memory"]
+    assert not [note for note in drawing.flat if note.startswith("run cpu")]  # nothing to draw is not flat
 
 
 def test_without_a_run_the_host_panels_alone() -> None:

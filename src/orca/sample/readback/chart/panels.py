@@ -28,6 +28,8 @@ SHARE_MOST = 100.0
 """The most a share of a whole can be: a share pinned there is drawn, not left out as flat."""
 GREY = -1
 """The colour of a reference line that belongs to no curve (a total)."""
+POINTS_MARGIN = 1.1
+"""How far past the last line the time axis goes when a run is drawn as points, in spans."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +122,10 @@ class Chart:
     """With several runs, each one's label, in its colour's place."""
     ticks: Ticks
     span: float
-    """The elapsed seconds the time axis covers."""
+    """The elapsed seconds from the earliest start drawn to the last line."""
+    end: float
+    """Where the time axis ends: the span, or a little past it when a run is drawn as points, which would otherwise
+    sit on the frame."""
 
 
 def has_run(series: Sequence[Series]) -> bool:
@@ -159,25 +164,23 @@ def _containers(series: Sequence[Series]) -> Panel:
 
 def chart(series: Sequence[Series], runs: int | None = None) -> Chart:
     """Everything the figure of `series` (the runs drawn, overlaid, of `runs` in all) shows, top to bottom."""
-    kept: list[tuple[Panel, list[Drawn]]] = []
-    flat: list[str] = []
-    every = panels(series)
-    for panel in every:
+    measured: list[tuple[Panel, list[Drawn]]] = []
+    for panel in panels(series):
         curves = drawn(panel, series)
         if panel is MEMORY:
             curves = _total_shown(curves)
-        if _all_flat(panel, curves):
-            flat.append(_note(panel, curves))
-        else:
-            kept.append((panel, curves))
-    if not kept and every:  # nothing moved at all: the first panel still shows when the run was
-        kept.append((every[0], drawn(every[0], series)))
-        flat.pop(0)
+        if not all(curve.reference for curve in curves):  # else nothing measured to draw (an old sampler's run CPU)
+            measured.append((panel, curves))
+    kept = [(panel, curves) for panel, curves in measured if not _all_flat(panel, curves)]
+    if not kept and measured:  # nothing moved at all: the first panel still shows when the run was
+        kept = measured[:1]
+    flat = [_note(panel, curves) for panel, curves in measured if (panel, curves) not in kept]
     drawn_panels = tuple(_labelled(panel, curves) for panel, curves in kept)
     span = elapsed_span(series)
     total = len(series) if runs is None else runs
+    end = span * POINTS_MARGIN if any(one.lines == 1 for one in series) else span
     return Chart(title(series, total), drawn_panels, tuple(flat), tuple(_notes(series, total)),
-                 tuple(labels(series)) if len(series) > 1 else (), elapsed_ticks(span), span)
+                 tuple(labels(series)) if len(series) > 1 else (), elapsed_ticks(span), span, end)
 
 
 def _notes(series: Sequence[Series], runs: int) -> list[str]:

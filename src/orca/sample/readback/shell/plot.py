@@ -121,7 +121,7 @@ def chart_figure(drawing: Chart) -> Any:
         _draw_panel(axes[row][0], panel, bool(drawing.runs), colours)
     bottom = axes[-1][0]
     bottom.set_xticks(drawing.ticks.seconds, drawing.ticks.labels)
-    bottom.set_xlim(0, drawing.span if drawing.span > 0 else 1)
+    bottom.set_xlim(0, drawing.end if drawing.end > 0 else 1)
     bottom.set_xlabel(drawing.ticks.axis_label)
     figure.suptitle("\n".join(size.title), fontsize="medium", y=1 - 0.12 / size.height, va="top")
     if drawing.runs:
@@ -162,9 +162,9 @@ def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str])
         axis.tick_params(axis="y", colors=colour)
     if panel.shares:
         axis.set_ylim(0, 105)  # a line at 100 % stays visible above the frame
-    else:  # a panel of zeros alone: 0 to 1 of its unit, not matplotlib's -0.05 to 0.05
+    else:  # from 0; a panel of zeros alone: 0 to 1 of its unit, not matplotlib's -0.05 to 0.05
         highest = max((value for curve in panel.curves for value in curve.values if value == value), default=0.0)
-        axis.set_ylim(0, None if highest > 0 else 1)
+        axis.set_ylim(0, highest * 1.05 if highest > 0 else 1)  # a point at the highest inside the frame
     if named and (not several or len(named) > 1):
         handles = list(named.values())
         if several:  # the styles alone, in grey: the colours are the runs'
