@@ -52,18 +52,20 @@ def plot_install(python: str | None = None) -> str:
     """The command that installs what `--plot` needs into the environment orca-sample runs in: pip of its own
     interpreter, from the directory it was installed from (as editable when it was), else matplotlib as the `plot`
     extra asks for it (an install from a package index)."""
-    from importlib.metadata import PackageNotFoundError, distribution  # here: only a missing matplotlib asks
+    from importlib.metadata import distributions  # here: only a missing matplotlib asks
 
     pip = f"{shlex.quote(sys.executable if python is None else python)} -m pip install"
-    try:
-        installed = distribution("orca-sample")
-    except PackageNotFoundError:  # run from a checkout's src/ that was never installed
+    # Every record of it on the path: a checkout's src/ can hold a stale `orca_sample.egg-info` from a build, which
+    # says nothing of where it was installed from, ahead of the install's own.
+    found = list(distributions(name="orca-sample"))
+    for installed in found:
+        origin = _installed_from(installed.read_text("direct_url.json"))
+        if origin is not None:
+            path, editable = origin
+            return f"{pip} {'-e ' if editable else ''}{shlex.quote(path + '[plot]')}"
+    if not found:  # run from a checkout's src/ that was never installed
         return f"{pip} matplotlib"
-    origin = _installed_from(installed.read_text("direct_url.json"))
-    if origin is not None:
-        path, editable = origin
-        return f"{pip} {'-e ' if editable else ''}{shlex.quote(path + '[plot]')}"
-    wanted = [requirement.split(";")[0].strip() for requirement in installed.requires or ()
+    wanted = [requirement.split(";")[0].strip() for requirement in found[0].requires or ()
               if "extra" in requirement and "plot" in requirement.split(";", 1)[-1]]
     return f"{pip} {shlex.quote(wanted[0] if wanted else 'matplotlib')}"
 
