@@ -1,11 +1,11 @@
-"""The chart's benchmark: `orca metrics FILE --plot FILE.png` against what a user would write with DuckDB and
-matplotlib to draw the same panels (the run's CPU and memory, then the host's CPU, memory, disk, io, net, pressure and
-containers, each thinned to about 2,000 points of time), side by side in the same run, taking turns. The budgets: at
-300,000 lines `orca metrics --plot` takes at most as long as DuckDB + matplotlib drawing the chart; at 1,000,000,
-as long as DuckDB computing the summary's figures and the chart from one load, and matplotlib drawing it (`orca
-metrics --plot` prints the summary too). Beside them, the CPU of orca's reading alone (every line decoded and
-checked, nothing folded or drawn): the part of the budget no fold can win back. Then files of 1,000 and 5,000 runs
-of one line each: how long their chart takes, and its size.
+"""The chart's benchmark: `orca metrics FILE --plot FILE.png` against what a user would write with DuckDB and matplotlib
+to draw the same panels (the run's CPU and memory, then the host's CPU, memory, disk, io, net, pressure and
+containers, each thinned to about 1,000 points of time, as `orca metrics` draws at most), side by side in the same
+run, taking turns. The budgets: at 300,000 lines `orca metrics --plot` takes at most as long as DuckDB + matplotlib
+drawing the chart; at 1,000,000, as long as DuckDB computing the summary's figures and the chart from one load, and
+matplotlib drawing it (`orca metrics --plot` prints the summary too). Beside them, the CPU of orca's reading alone
+(every line decoded and checked, nothing folded or drawn): the part of the budget no fold can win back. Then files of
+1,000 and 5,000 runs of one line each: how long their chart takes, and its size.
 
     .venv/bin/python -m bench.chart [--lines N,N] [--repeats N]      (also run by `python3 dev.py bench`)
 
@@ -39,7 +39,7 @@ MANY_RUNS = (1_000, 5_000)
 BLOCK = 20_000
 """Distinct lines made; a longer run repeats them, each copy later by the block's length."""
 
-# The baseline: the lines loaded into DuckDB, each panel's series averaged (memory: its peak) over 2,000 slots of
+# The baseline: the lines loaded into DuckDB, each panel's series averaged (memory: its peak) over 1,000 slots of
 # time, and drawn with matplotlib as the figure of `orca metrics --plot` is: one panel under another, the run's
 # memory on an axis of its own. The columns are named, as a user who knows the line would (and must: the last line's
 # `run.exit` is not in the first lines DuckDB looks at to guess them), so DuckDB reads only what the chart needs.
@@ -85,7 +85,7 @@ if SUMMARY:
     print(db.execute("SELECT c.name, max(c.mem) FROM (SELECT unnest(containers) AS c FROM lines) GROUP BY 1"
                      ).fetchall())
 low, high = db.execute("SELECT min(t), max(t) FROM lines").fetchone()
-width = max((high - low) / 2000, 0.001)
+width = max((high - low) / 1000, 0.001)
 slot = f"floor((t - {low}) / {width})"
 rows = db.execute(f'''
     SELECT avg(t), avg(run.cpu), max(mem.rss),
