@@ -16,10 +16,8 @@ then two blocks when the file is read in parts.)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-
-from toolz import groupby
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.gather.fold import RunFold
@@ -102,7 +100,13 @@ class Runs:
         first = batch[0]
         hosts, starts = [line.host for line in batch], [line.start for line in batch]
         one = hosts.count(first.host) == len(batch) and starts.count(first.start) == len(batch)
-        groups = {run_key(first): batch} if one else groupby(run_key, batch)
+        groups: Mapping[RunKey, Sequence[Sample]]
+        if one:
+            groups = {run_key(first): batch}
+        else:
+            from toolz import groupby  # here: toolz's import is a tenth of the start-up, and most files are one run
+
+            groups = groupby(run_key, batch)
         for key, lines in groups.items():
             run = self.open.pop(key, None)
             if run is None:
