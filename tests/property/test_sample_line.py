@@ -14,7 +14,7 @@ from orca.sample.compute.encode import encode_line
 from orca.sample.line_format import PressureShare, Sample
 from orca.sample.parse.sample_line import decode_all, parse
 from tests.examples import costly
-from tests.reader.written import LEFT_OUT, left_out, samples, text_of, written
+from tests.lines import LEFT_OUT, left_out, samples, text_of, written
 
 
 @given(samples, left_out)
