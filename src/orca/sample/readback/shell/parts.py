@@ -11,16 +11,14 @@ one a single reader draws.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import pickle
-import signal
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from orca.sample.line_format import Sample
+from orca.sample.readback.shell.forked import Worker
 from orca.sample.readback.shell.sources import Source, Tally, decoded_batches, part_of, part_starts
 from orca.sample.readback.summary.hosts import HostFolds, fold_hosts
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
@@ -97,16 +95,16 @@ def _in_parts(source: Source, parts: int | None, fold: Callable[[Source], _Folde
         return fold(source)
     ends: list[int | None] = [*starts[1:], None]
     ranges = list(zip(starts, ends, strict=True))
-    workers: list[_Worker | None] = []
+    workers: list[Worker | None] = []
     try:
         for start, end in ranges[:-1]:
-            workers.append(_Worker.started(partial(_fold_part, fold, source, start, end)))
+            workers.append(Worker.started(partial(_fold_part, fold, source, start, end)))
         last = _fold_part(fold, source, *ranges[-1])
         if meanwhile is not None:
             meanwhile()
         done: _Folded | None = None
         for worker, (start, end) in zip(workers, ranges, strict=False):
-            part = None if worker is None else worker.result(type(last))
+            part = None if worker is None else _checked(worker.result(), type(last))
             if part is None:
                 part = _fold_part(fold, source, start, end)  # the worker failed: its part read here
             done = part if done is None else merged(done, part)
@@ -115,6 +113,14 @@ def _in_parts(source: Source, parts: int | None, fold: Callable[[Source], _Folde
             if worker is not None:
                 worker.stop()
     return last if done is None else merged(done, last)
+
+
+def _checked(part: object, kind: type[_Folded]) -> _Folded | None:
+    """A worker's fold, if it is of `kind`'s shape (the caller's own fold's)."""
+    if isinstance(part, kind) and len(part) in (2, 3) and isinstance(part[0], HostFolds) and isinstance(
+            part[1], Tally):
+        return part
+    return None
 
 
 def _fold_part(fold: Callable[[Source], _Folded], source: Source, start: int, end: int | None) -> _Folded:
@@ -150,70 +156,3 @@ def _merged_drawn(done: Drawn, later: Drawn) -> Drawn:
     _merged((done[0], done[1]), (later[0], later[1]))
     done[2].merge(later[2])
     return done
-
-
-class _Worker:
-    """A forked process folding one part; its fold comes back pickled through a pipe."""
-
-    def __init__(self, pid: int, pipe: int) -> None:
-        self.pid = pid
-        self.pipe: int | None = pipe
-        self.reaped = False
-
-    @classmethod
-    def started(cls, work: Callable[[], Part | Drawn]) -> _Worker | None:
-        """The worker doing `work`; None when no process can be made (the caller does the work itself)."""
-        try:
-            reader, writer = os.pipe()
-        except OSError:
-            return None
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(reader)
-            os.close(writer)
-            return None
-        if pid == 0:  # the worker: whatever happens, it leaves by `_exit`, never by the caller's code
-            status = 1
-            try:
-                os.close(reader)
-                data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-                with open(writer, "wb") as pipe:
-                    pipe.write(data)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(writer)
-        return cls(pid, reader)
-
-    def result(self, kind: type[_Folded]) -> _Folded | None:
-        """The worker's fold, once it has ended, if it is of `kind`'s shape (the caller's own fold's); None when it
-        failed."""
-        if self.pipe is None:
-            return None
-        with open(self.pipe, "rb") as pipe:
-            self.pipe = None
-            data = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
-        self.reaped = True
-        if os.waitstatus_to_exitcode(status) != 0:
-            return None
-        try:
-            part = pickle.loads(data)  # written by our own fork, above
-        except Exception:  # cut short
-            return None
-        if isinstance(part, kind) and len(part) in (2, 3) and isinstance(part[0], HostFolds) and isinstance(
-                part[1], Tally):
-            return part
-        return None
-
-    def stop(self) -> None:
-        """Ended and reaped, if it still runs (this process is leaving early)."""
-        if self.pipe is not None:
-            os.close(self.pipe)
-            self.pipe = None
-        if not self.reaped:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.reaped = True
