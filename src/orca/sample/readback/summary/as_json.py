@@ -60,10 +60,10 @@ def summary_json(summaries: list[InstanceSummary]) -> str:
     >>> summary_json([bare])[:91]
     '{"name":"a.jsonl","host":"h","start":1796016198.5,"start_utc":"2026-11-30T05:23:18Z","cores'
     """
-    return "".join(_encoded(document(summary)) + "\n" for summary in summaries)
+    return "".join(encoded(document(summary)) + "\n" for summary in summaries)
 
 
-def _encoded(value: object) -> str:
+def encoded(value: object) -> str:
     """`value` as compact JSON; a whole number beyond 64 bits (bytes moved: a rate times a long `dt`), which orjson
     does not write, written as its digits."""
     import orjson  # here: a summary printed as text does without it
