@@ -6,16 +6,16 @@ A regular file of at least `MIN_PART_BYTES` per part is cut at line starts into 
 this one, and the folds are merged in the order of the file, which gives the summaries one process reading it all
 would give (`HostFolds.merge`). A worker that cannot be started, or that fails, costs only time: its part is read here.
 For `--plot` each part also folds the chart's series, merged the same way (`RunSeries.merge`), so the chart too is the
-one a single reader draws.
+one a single reader draws; so is what else is folded alongside (`fold_source_with`: a fleet's usage).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.shell.forked import Worker
@@ -43,10 +43,21 @@ def part_count(size: int, cores: int, min_part_bytes: int = MIN_PART_BYTES) -> i
     return max(1, min(cores, MAX_PARTS, size // min_part_bytes))
 
 
+class Alongside(Protocol):
+    """What else is folded from a source's lines in the same pass as its summaries (the chart's series, a fleet's
+    usage): batches in the order written, and the fold of the lines after these merged in."""
+
+    def add(self, batch: Sequence[Sample]) -> None: ...
+
+    def merge(self, later: Any) -> None: ...
+
+
 Part = tuple[HostFolds, Tally]
+Along = tuple[HostFolds, Tally, Alongside]
+"""A part's folds, what it passed over, and what was folded alongside."""
 Drawn = tuple[HostFolds, Tally, "RunSeries"]
 """A part's folds, what it passed over, and the series of its runs to draw."""
-_Folded = TypeVar("_Folded", Part, Drawn)
+_Folded = TypeVar("_Folded", Part, Along)
 
 
 def usable_cores(proc: str = "/proc") -> int:
@@ -72,7 +83,18 @@ def fold_source_drawn(source: Source, parts: int | None = None,
     """`fold_source`, and the series of each run to draw, folded in the same pass over the lines. `meanwhile` (the
     drawing's imports) is called once this process has read its part, while the others may still read theirs: its
     part is the shorter for it (`DRAWING_HEAD_START_BYTES`)."""
-    return _in_parts(source, parts, _fold_drawn, _merged_drawn, meanwhile)
+    from orca.sample.readback.chart.run_series import RunSeries
+
+    folds, tally, runs = fold_source_with(source, RunSeries, parts, meanwhile)
+    assert isinstance(runs, RunSeries)
+    return folds, tally, runs
+
+
+def fold_source_with(source: Source, alongside: Callable[[], Alongside], parts: int | None = None,
+                     meanwhile: Callable[[], object] | None = None) -> Along:
+    """`fold_source`, and a new `alongside()` folded from the same batches of lines (merged as the summaries' folds
+    are); `meanwhile` as for `fold_source_drawn`."""
+    return _in_parts(source, parts, partial(_fold_with, alongside), _merged_with, meanwhile)
 
 
 def _in_parts(source: Source, parts: int | None, fold: Callable[[Source], _Folded],
@@ -138,21 +160,19 @@ def _merged(done: Part, later: Part) -> Part:
     return done
 
 
-def _fold_drawn(source: Source) -> Drawn:
-    from orca.sample.readback.chart.run_series import RunSeries
-
-    tally, runs = Tally(), RunSeries()
-    return fold_hosts(_also(decoded_batches(source, tally), runs)), tally, runs
+def _fold_with(alongside: Callable[[], Alongside], source: Source) -> Along:
+    tally, also = Tally(), alongside()
+    return fold_hosts(_also(decoded_batches(source, tally), also)), tally, also
 
 
-def _also(batches: Iterator[list[Sample]], runs: RunSeries) -> Iterator[list[Sample]]:
-    """`batches`, each also folded into the runs' series."""
+def _also(batches: Iterator[list[Sample]], also: Alongside) -> Iterator[list[Sample]]:
+    """`batches`, each also folded into `also`."""
     for batch in batches:
-        runs.add(batch)
+        also.add(batch)
         yield batch
 
 
-def _merged_drawn(done: Drawn, later: Drawn) -> Drawn:
+def _merged_with(done: Along, later: Along) -> Along:
     _merged((done[0], done[1]), (later[0], later[1]))
     done[2].merge(later[2])
     return done
