@@ -8,9 +8,13 @@ import contextlib
 import gc
 import sys
 from collections.abc import Iterator
+from functools import partial
 from typing import TYPE_CHECKING
 
-from orca.sample.readback.shell.parts import fold_source, fold_source_drawn
+from orca.sample.readback.fleet.records import SORT_COLUMNS
+from orca.sample.readback.fleet.usage import Usage, UsageAndSeries
+from orca.sample.readback.shell.many import read_each
+from orca.sample.readback.shell.parts import fold_source_with
 from orca.sample.readback.shell.sources import (
     STREAM_GIVE_UP_BYTES,
     Source,
@@ -26,9 +30,12 @@ from orca.sample.shell.cli.flags import Parser as _Parser
 
 if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
     from orca.sample.readback.chart.series import Series
+    from orca.sample.readback.fleet.records import Fleet
 
-USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
+USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf] [--sort COLUMN] [--each]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+FLEET_CHART_RUNS = 5
+"""A chart of more runs than this is the fleet's (one row per run), not the runs overlaid."""
 EXAMPLE = """\
 examples:
   orca metrics run.jsonl                    the summary of each run in the file
@@ -54,6 +61,10 @@ def _parser() -> _Parser:
     )
     parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per instance")
     parser.add_argument("--plot", metavar="FILE", help="draw the run over time to FILE (.png, .svg or .pdf)")
+    parser.add_argument("--sort", choices=SORT_COLUMNS, default="name", metavar="COLUMN",
+                        help=f"the order of a fleet's rows: {', '.join(SORT_COLUMNS)} (name and start ascending, the "
+                        "rest largest first; default: name)")
+    parser.add_argument("--each", action="store_true", help="for a fleet, each run's summary too, after the table")
     return parser
 
 
@@ -85,16 +96,21 @@ def metrics_main(args: list[str]) -> int:
     except SourceError as error:
         _say(f"orca metrics: {printable(str(error))}")
         return 1
-    read, unread = _read_all(found, with_series=options.plot is not None)
-    summaries = [summary for _, (per_host, _, _) in read for summary in per_host]
+    plot = options.plot is not None
+    read, unread = _read_all(found, with_series=plot and len(found) <= FLEET_CHART_RUNS, buckets=plot)
+    summaries = [summary for _, (per_host, _, _, _) in read for summary in per_host]
     if not summaries:
         return 1
-    _print(_json(summaries) if options.json else summary_text(summaries))
+    the_fleet = None
+    if len(summaries) > 1:
+        the_fleet = _fleet(read, unread, options.sort)
+        text = _fleet_json(the_fleet) if options.json else _fleet_text(the_fleet)
+        _print(text + ("\n" + summary_text(summaries) if options.each and not options.json else ""))
+    else:
+        _print(_json(summaries) if options.json else summary_text(summaries))
     if options.plot is not None:
-        from orca.sample.readback.shell.plot import draw
-
         try:
-            draw([series for _, (_, _, per_host) in read for series in per_host if series.t], options.plot)
+            _draw(read, the_fleet if len(summaries) > FLEET_CHART_RUNS else None, options.plot)
         except OSError as error:
             _say(f"orca metrics: {printable(options.plot)}: {error.strerror or error}")
             return 1
@@ -102,19 +118,31 @@ def metrics_main(args: list[str]) -> int:
     return 1 if unread else 0
 
 
-def _read_all(found: list[Source], with_series: bool) -> tuple[list[tuple[Source, Read]], int]:
+def _draw(read: list[tuple[Source, Read]], the_fleet: Fleet | None, path: str) -> None:
+    """The runs' chart to `path`: the fleet's when there is one of more than a few runs, else the runs overlaid."""
+    if the_fleet is not None:
+        from orca.sample.readback.shell.fleet_plot import draw_fleet
+
+        draw_fleet(the_fleet, path)
+        return
+    from orca.sample.readback.shell.plot import draw
+
+    draw([series for _, (_, _, per_host, _) in read for series in per_host if series.t], path)
+
+
+def _read_all(found: list[Source], with_series: bool, buckets: bool) -> tuple[list[tuple[Source, Read]], list[str]]:
     """Each source read, and what was passed over in it said; a source that cannot be read is said and the others
-    are still read. Also how many could not be read."""
+    are still read. Also the names of those that could not be read."""
     read: list[tuple[Source, Read]] = []
-    unread = 0
-    for source in found:
-        try:
-            per_host, tally, series = _read(source, with_series)
-        except SourceError as error:
-            _say(f"orca metrics: {printable(str(error))}")
-            unread += 1
+    unread: list[str] = []
+    for source, outcome in zip(found, read_each(found, partial(_read, with_series=with_series, buckets=buckets)),
+                               strict=True):
+        if isinstance(outcome, SourceError):
+            _say(f"orca metrics: {printable(str(outcome))}")
+            unread.append(source.name)
             continue
-        read.append((source, (per_host, tally, series)))
+        per_host, tally, _, _ = outcome
+        read.append((source, outcome))
         name = printable(source.name)
         if tally.skipped:
             reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
@@ -126,30 +154,36 @@ def _read_all(found: list[Source], with_series: bool) -> tuple[list[tuple[Source
     return read, unread
 
 
-Read = tuple[list[InstanceSummary], Tally, list["Series"]]
-"""A source's summaries, what was passed over in it, and the series to draw (one summary per host, one series per
-run)."""
+Read = tuple[list[InstanceSummary], Tally, list["Series"], dict[tuple[str, float | None], Usage]]
+"""A source's summaries, what was passed over in it, the series to draw (one summary per host, one series per
+run), and each run's usage (by host and start)."""
 
 
-def _read(source: Source, with_series: bool) -> Read:
-    """One pass over a source: its summaries and the series to draw when asked, and what was passed over. A large
-    file is read by several processes at once."""
+def _read(source: Source, parts: int | None, with_series: bool, buckets: bool) -> Read:
+    """One pass over a source: its summaries, each run's usage and the series to draw when asked, and what was
+    passed over. A large file is read by several processes at once unless `parts` says otherwise."""
     drawn: list[Series] = []
     try:
         with _no_collector():
+            series = None
+            meanwhile = None
             if with_series:
+                from orca.sample.readback.chart.run_series import RunSeries
                 from orca.sample.readback.shell.plot import load_plotting
 
-                folds, tally, runs = fold_source_drawn(source, meanwhile=load_plotting)
-                drawn = runs.series(source.name)
-            else:
-                folds, tally = fold_source(source)
+                series, meanwhile = RunSeries(), load_plotting
+            folds, tally, along = fold_source_with(source, partial(UsageAndSeries, buckets, series), parts,
+                                                   meanwhile)
+            assert isinstance(along, UsageAndSeries)
+            if along.series is not None:
+                drawn = along.series.series(source.name)
             summaries = folds.summaries(source.name)
+            usages = along.usage.usages()
     except OSError as error:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
         raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
-    return summaries, tally, drawn
+    return summaries, tally, drawn, usages
 
 
 @contextlib.contextmanager
@@ -170,6 +204,27 @@ def _print(text: str) -> None:
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.write(text)
         sys.stdout.flush()
+
+
+def _fleet(read: list[tuple[Source, Read]], unread: list[str], sort: str) -> Fleet:
+    """The fleet of the runs read; the sources without a sample line (or that could not be read) among its rows."""
+    from orca.sample.readback.fleet.table import Run, fleet  # here: one run's summary does without it
+
+    runs = [Run(summary, usages.get((summary.host, summary.start))) for _, (per_host, _, _, usages) in read
+            for summary in per_host]
+    return fleet(runs, [source.name for source, (per_host, _, _, _) in read if not per_host] + unread, sort)
+
+
+def _fleet_text(the_fleet: Fleet) -> str:
+    from orca.sample.readback.fleet.text import fleet_text
+
+    return fleet_text(the_fleet)
+
+
+def _fleet_json(the_fleet: Fleet) -> str:
+    from orca.sample.readback.fleet.as_json import fleet_json  # here: a fleet printed as text does without it
+
+    return fleet_json(the_fleet)
 
 
 def _json(summaries: list[InstanceSummary]) -> str:
