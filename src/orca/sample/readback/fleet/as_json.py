@@ -11,11 +11,12 @@ from orca.sample.readback.summary.text import utc
 
 LISTS = {"idle": IDLE, "saturated": SATURATED, "stragglers": STRAGGLER, "gaps": GAPS, "no_lines": NO_LINES}
 """The keys of who stands out, and the flag each lists."""
-PLACES = {"instance_hours": 3, "cpu_hours_used": 3, "cpu_hours_available": 3, "memory_gib_hours_used": 3,
-          "memory_gib_hours_available": 3, "cpus": 3, "start": 3, "end": 3, "duration": 3, "first_start": 3,
+PLACES = {"instance_hours": 6, "cpu_hours_used": 6, "cpu_hours_available": 6, "memory_gib_hours_used": 6,
+          "memory_gib_hours_available": 6, "cpus": 3, "start": 3, "end": 3, "duration": 3, "first_start": 3,
           "last_end": 3}
 """Decimals of the fleet's numbers that are not percentages (one decimal) or bytes (whole): times to the millisecond,
-as the lines carry them, CPUs to the thousandth, as `cgroup.cpu_max`, and hours to the thousandth."""
+as the lines carry them, CPUs to the thousandth, as `cgroup.cpu_max`, and hours to the millionth (3.6 ms: a short
+fleet's hours are small)."""
 
 
 def _rounded(fields: dict[str, object]) -> dict[str, object]:

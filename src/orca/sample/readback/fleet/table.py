@@ -96,7 +96,7 @@ def _lines(row: FleetRow) -> float | None:
 
 
 SORTS: dict[str, Callable[[FleetRow], tuple[bool, float] | tuple[str, str, float]]] = {  # as `SORT_COLUMNS`
-    "name": lambda row: (row.label, row.name, row.begin or 0.0),
+    "name": lambda row: (row.name, "" if row.summary is None else row.summary.host, row.begin or 0.0),
     "start": lambda row: _optional_key(row.begin, descending=False),
     "end": lambda row: _optional_key(row.end),
     "span": lambda row: _optional_key(_span(row)),
@@ -129,14 +129,14 @@ def net_bytes(summary: InstanceSummary | None) -> int | None:
     return None if summary is None or summary.net is None else summary.net.received + summary.net.sent
 
 
-def fleet(runs: Sequence[Run], empty: Sequence[str] = (), sort: str = "name") -> Fleet:
-    """The fleet of `runs`, and of the sources in `empty`, which had no sample line, its rows sorted by `sort` (a key
-    of `SORTS`)."""
+def fleet(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort: str = "name") -> Fleet:
+    """The fleet of `runs`, and of the sources in `empty` that gave none (each with why: it had no sample line, it
+    could not be read), its rows sorted by `sort` (a key of `SORTS`)."""
     labels = run_labels([(run.summary.name, run.summary.host, run.summary.start) for run in runs])
     ends = _straggler_bound(runs)
     rows = [FleetRow(label, run.summary, run.usage, _flags(run, ends), run.summary.name)
             for label, run in zip(labels, runs, strict=True)]
-    rows += [FleetRow(_short(name, [name]), None, None, (Flag(NO_LINES, "no sample line"),), name) for name in empty]
+    rows += [FleetRow(_short(name, [name]), None, None, (Flag(NO_LINES, why),), name) for name, why in empty]
     rows.sort(key=SORTS[sort])
     return Fleet(tuple(rows), _totals(runs), sort)
 
