@@ -212,7 +212,8 @@ def _fleet(read: list[tuple[Source, Read]], unread: list[str], sort: str) -> Fle
 
     runs = [Run(summary, usages.get((summary.host, summary.start))) for _, (per_host, _, _, usages) in read
             for summary in per_host]
-    return fleet(runs, [source.name for source, (per_host, _, _, _) in read if not per_host] + unread, sort)
+    empty = [(source.name, "no sample line") for source, (per_host, _, _, _) in read if not per_host]
+    return fleet(runs, empty + [(name, "could not be read") for name in unread], sort)
 
 
 def _fleet_text(the_fleet: Fleet) -> str:
