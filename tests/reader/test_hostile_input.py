@@ -80,10 +80,11 @@ def test_a_file_that_cannot_be_read_in_a_directory_is_named_and_the_rest_summari
     (run / "a.jsonl").write_text(RUN)
     bad = unreadable(run / "b.jsonl")
     (run / "c.jsonl").write_text(sample(200.0) + "\n")
-    done = orca_metrics(str(run))
+    done = orca_metrics("--each", str(run))
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == f"orca metrics: {bad}: Input/output error"
     assert f"{run / 'a.jsonl'}  (host h, 2 cores)" in done.stdout and f"{run / 'c.jsonl'}" in done.stdout
+    assert "no lines (1):\n  b  could not be read\n" in done.stdout  # the fleet's table names it
     assert "total: 2 instances, 6 lines" in done.stdout
     samples = read_samples(str(run))
     assert [next(samples).t for _ in range(5)] == [100.0, 105.0, 110.0, 125.0, 130.0]

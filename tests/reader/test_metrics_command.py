@@ -131,7 +131,7 @@ def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tm
     lines = [line("a", 1.0, 6.0, 1), line("b", 1.5, 1.0, 1), line("a", 2.0, 6.1, 1), line("a", 3.0, 6.02, 2)]
     path = tmp_path / "pods.log"
     path.write_text("\n".join(lines) + "\n")
-    documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    documents = [row["summary"] for row in json.loads(orca("metrics", "--json", str(path)).stdout)["rows"]]
     assert [(document["name"], document["host"], document["lines"]) for document in documents] == [
         (str(path), "a", 3), (str(path), "b", 1)]
     a = documents[0]
@@ -140,7 +140,7 @@ def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tm
     assert (a["cpu"]["mean"], a["memory"]["used_peak_percent"]) == (6.0, 66.7)
     assert a["containers"] == [{"name": "db", "mem_peak": 7, "oom_kills": 0, "mem_max": 1024, "pids_peak": 4,
                                 "throttled_mean": 12.0}]
-    text = orca("metrics", str(path)).stdout
+    text = orca("metrics", "--each", str(path)).stdout
     assert f"{path}  (host a)" in text and f"{path}  (host b)" in text
     assert "container db: mem peak 7 B of 1.00 KiB limit  throttled mean 12.0%  pids peak 4\n" in text
     assert "total: 2 instances, 4 lines" in text
@@ -154,9 +154,9 @@ def test_a_directory_is_every_jsonl_under_it_then_a_total(tmp_path: Path) -> Non
     (run / "notes.txt").write_text(sample(999.0) + "\n")  # not a *.jsonl: not read
     done = orca("metrics", "--json", str(tmp_path / "pipeline"))
     assert done.returncode == 0, done.stderr
-    names = [json.loads(line)["name"] for line in done.stdout.splitlines()]
+    names = [row["name"] for row in json.loads(done.stdout)["rows"]]
     assert names == [str(run / "worker-a.jsonl"), str(run / "worker-b.jsonl")]
-    text = orca("metrics", str(tmp_path / "pipeline")).stdout
+    text = orca("metrics", "--each", str(tmp_path / "pipeline")).stdout
     # 5 + 2 lines, from t 100 (00:01:40) to t 205 (00:03:25): 1m 45s.
     assert "total: 2 instances, 7 lines, 1970-01-01T00:01:40Z to 1970-01-01T00:03:25Z (1m 45s)" in text
 

@@ -59,11 +59,17 @@ def two_runs(tmp_path: Path) -> Path:
 
 
 def blocks(text: str) -> list[str]:
-    return text.split("\n\n")
+    """The blocks after a fleet's table (`--each`): one per run, then the total."""
+    return text.split("\n\n")[2:]
+
+
+def summaries(text: str) -> list[dict[str, Any]]:
+    """The runs' summaries in a fleet's `--json`."""
+    return [row["summary"] for row in json.loads(text)["rows"]]
 
 
 def test_a_file_of_two_runs_is_two_summaries(two_runs: Path) -> None:
-    done = orca("metrics", str(two_runs))
+    done = orca("metrics", "--each", str(two_runs))
     assert done.returncode == 0, done.stderr
     first, second, total = blocks(done.stdout)
     assert first.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
@@ -88,7 +94,7 @@ def test_a_file_of_two_runs_is_two_summaries(two_runs: Path) -> None:
 def test_a_file_of_two_runs_is_two_json_documents(two_runs: Path) -> None:
     done = orca("metrics", "--json", str(two_runs))
     assert done.returncode == 0, done.stderr
-    first, second = [json.loads(text) for text in done.stdout.splitlines()]
+    first, second = summaries(done.stdout)
     assert (first["start"], first["start_utc"]) == (FIRST_START, "2026-11-30T05:20:00Z")
     assert (second["start"], second["start_utc"]) == (SECOND_START, "2026-11-30T06:20:00Z")
     for document, code in ((first, 0), (second, 3)):
@@ -108,7 +114,7 @@ def test_runs_of_a_stream_are_told_apart_too(two_runs: Path) -> None:
     prefixed = "".join(f"orca-sample {text}\n" for text in two_runs.read_text().splitlines())
     done = orca("metrics", "--json", "-", stdin=prefixed.encode())
     assert done.returncode == 0, done.stderr
-    assert [json.loads(text)["start"] for text in done.stdout.splitlines()] == [FIRST_START, SECOND_START]
+    assert [summary["start"] for summary in summaries(done.stdout)] == [FIRST_START, SECOND_START]
 
 
 def test_lines_of_an_older_sampler_stay_one_instance_per_host(tmp_path: Path) -> None:
@@ -117,14 +123,14 @@ def test_lines_of_an_older_sampler_stay_one_instance_per_host(tmp_path: Path) ->
     path = tmp_path / "run.jsonl"
     old = [line(None, 100.0 + 5 * i, 5.0, cpu=cpu(10.0)) for i in range(3)]
     path.write_text("\n".join([*old, *run_lines(FIRST_START, 0)]) + "\n")
-    done = orca("metrics", str(path))
+    done = orca("metrics", "--each", str(path))
     assert done.returncode == 0, done.stderr
     older, newer, total = blocks(done.stdout)
     assert older.startswith(f"{path}  (host vm, 4 cores)\n  time      1970-01-01T00:01:40Z to 1970-01-01T00:01:50Z")
     assert "  lines     3, 0 gaps" in older and "command" not in older and "  run " not in older
     assert newer.startswith(f"{path}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
     assert total.startswith("total: 2 instances, 6 lines")
-    documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    documents = summaries(orca("metrics", "--json", str(path)).stdout)
     assert [(document["start"], document["start_utc"], document["run"] is None) for document in documents] == [
         (None, None, True), (FIRST_START, "2026-11-30T05:20:00Z", False)]
 
