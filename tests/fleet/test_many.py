@@ -4,11 +4,12 @@ one process reads them all, a worker that fails costs only time, and a file that
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import pytest
 
-from orca.sample.readback.shell import forked, many
+from orca.sample.readback.shell import many
 from orca.sample.shell.cli.metrics import metrics_main
 from tests.fleet.fleets import mixed, write_fleet
 
@@ -58,7 +59,7 @@ def test_a_worker_that_fails_costs_only_time(fleet_dir: Path, monkeypatch: pytes
     def broken(value: object, protocol: int) -> bytes:
         raise RuntimeError("the worker's result cannot be sent")
 
-    monkeypatch.setattr(forked.pickle, "dumps", broken)  # only a worker pickles: each fails, after reading its files
+    monkeypatch.setattr(pickle, "dumps", broken)  # only a worker pickles: each fails, after reading its files
     monkeypatch.setattr(many, "usable_cores", lambda: 2)
     forks = forks_counted(monkeypatch)
     assert printed(["--json", str(fleet_dir)], capsys) == alone
