@@ -44,7 +44,7 @@ def test_the_schema_follows_the_declaration() -> None:
     added to the declaration is in the schema by itself."""
     schema = line_schema()
     definitions = schema["$defs"]
-    records = [Sample]
+    records: list[type[msgspec.Struct]] = [Sample]
     seen = set()
     while records:
         kind = records.pop()
@@ -53,7 +53,7 @@ def test_the_schema_follows_the_declaration() -> None:
         seen.add(kind.__name__)
         assert list(definitions[kind.__name__]["properties"]) == encoded_names(kind), kind
         for field in msgspec.structs.fields(kind):
-            records += list(_records_in(field.type))
+            records += _records_in(field.type)
     assert seen == set(definitions)
     assert [name for name, _ in columns(DUCKDB)] == [name for name, _ in columns(HIVE)] == encoded_names(Sample)
 
