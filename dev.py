@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Set-up and entry point for a fresh clone: needs nothing but python3 3.11+.
 
-    python3 dev.py sample --out - --count 3    set up .venv, then run `orca sample ...`
+    python3 dev.py sample --out run.jsonl -- COMMAND
+                                               set up .venv, then run `orca sample ...` (here: sample COMMAND; then
+                                               `.venv/bin/orca metrics run.jsonl` to look at it)
     python3 dev.py test [PYTEST ARGS]          set up the test tools, then ruff, mypy --strict, and pytest on each
                                                supported Python found (this one in .venv, the others in .venv-3.X)
     python3 dev.py bench                       set up .venv with the test and bench tools (pandas, duckdb), then bench/

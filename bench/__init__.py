@@ -1,1 +1,1 @@
-"""Benchmarks of orca-sample against a psutil sampler (README, Performance); run with `python3 dev.py bench`."""
+"""Benchmarks of orca-sample against a psutil sampler (bench/README.md); run with `python3 dev.py bench`."""

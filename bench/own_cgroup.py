@@ -1,4 +1,4 @@
-"""What the `cgroup` section costs per line (README, Performance; docs/behaviour.md §3.11): the own cgroup's reading
+"""What the `cgroup` section costs per line (bench/README.md; docs/behaviour.md §3.11): the own cgroup's reading
 and its section, against the whole line of a `Sampler` taken in the same process, in the same run.
 
     .venv/bin/python -m bench.own_cgroup [--repeats N] [--reads N]

@@ -1,4 +1,4 @@
-"""The baseline of the benchmarks (README, Performance): the sampler a Python user writes with psutil, writing the
+"""The baseline of the benchmarks (bench/README.md): the sampler a Python user writes with psutil, writing the
 line of docs/behaviour.md §3 (without the extensions) to a file.
 
 It takes the same readings as `orca sample` (per-core CPU times, memory, swap, disk usage of the directories, whole

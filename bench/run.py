@@ -1,4 +1,4 @@
-"""The benchmarks (README, Performance): `orca sample` against a psutil sampler, interleaved in one run, medians of
+"""The benchmarks (bench/README.md): `orca sample` against a psutil sampler, interleaved in one run, medians of
 repeats.
 
     python3 dev.py bench [--repeats N] [--quick]      (that is: .venv/bin/python -m bench.run ...)

@@ -15,13 +15,13 @@ import orca.sample
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 INIT = CHECKOUT / "src" / "orca" / "sample" / "__init__.py"
-# The documented API as the README's Python API table lists it (docs/behaviour.md §6).
+# The documented API as docs/api.md's table lists it (docs/behaviour.md §6).
 DOCUMENTED = {
     "Sampler", "sample_main", "sample_seconds", "metrics_location", "machine_name", "stage_of", "default_dirs",
     "append_line", "alive", "tree_rss", "tree_usage", "parse_proc_stat", "parse_meminfo", "parse_diskstats",
     "parse_net_dev", "parse_pid_stat", "parse_pid_usage", "PidUsage", "cpu_share", "CpuShare", "fixed1",
     "container_mem", "container_name", "container_ids", "PREFIX",
-    # What orca.control and other modules take from orca.sample (README, Python API).
+    # What orca.control and other modules take from orca.sample (docs/api.md).
     "stage_root", "open_private", "aws_client", "process_stat", "process_stats", "read_newest_minute", "Now",
 }
 

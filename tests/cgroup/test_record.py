@@ -1,4 +1,4 @@
-"""The `cgroup` section's declaration in the line's shape (README, "The line"; docs/behaviour.md §3.11): its keys in
+"""The `cgroup` section's declaration in the line's shape (docs/line.md; docs/behaviour.md §3.11): its keys in
 order, its decimals, what is left out, and a line decoded back into it, nulls and absent keys included."""
 
 from __future__ import annotations

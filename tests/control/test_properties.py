@@ -1,4 +1,4 @@
-"""Properties of the control runner's rules (hypothesis), drawn from the alphabets and ranges the README gives."""
+"""Properties of the control runner's rules (hypothesis), drawn from the alphabets and ranges docs/control.md gives."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The control runner's pure rules, from examples worked by hand from what the README's `orca.control` says."""
+"""The control runner's pure rules, from examples worked by hand from what docs/control.md says."""
 
 from __future__ import annotations
 

@@ -262,7 +262,7 @@ def test_a_fetch_that_exits_at_once_is_done_and_what_it_left_is_killed(
     child = int(marker.read_text())
     if "closed" in how and "session of its own" in how:
         # Out of the command's group and session, not holding its output: nothing ties it to the fetch (only a
-        # cgroup could); the README says so. Ended here by the test.
+        # cgroup could); docs/control.md says so. Ended here by the test.
         os.kill(child, signal.SIGKILL)
         return
     assert _gone(child), f"a child {how} outlived the fetch"

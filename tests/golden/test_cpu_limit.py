@@ -1,4 +1,4 @@
-"""A process's cgroup and its CPU bandwidth limit (README, "Performance": how many processes `orca metrics` reads a
+"""A process's cgroup and its CPU bandwidth limit (docs/metrics.md: how many processes `orca metrics` reads a
 file with).
 
 `/proc/self/cgroup` and the v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us` are real captures of this machine (cgroup v1

@@ -1,6 +1,6 @@
 """Whole lines, byte for byte, worked out by hand (docs/behaviour.md §3.1-3.10).
 
-The expected bytes are written from docs/behaviour.md and the README's example line (whose numbers the snapshots
+The expected bytes are written from docs/behaviour.md and docs/line.md's example line (whose numbers the snapshots
 below are chosen to reproduce), never from running the encoder.
 """
 
@@ -146,7 +146,7 @@ def test_the_host_and_paths_are_json_strings() -> None:
 
 
 def test_a_container_entry_with_every_field_is_the_readmes() -> None:
-    """The README's example entry: the new fields after oom_kill, in the order throttled, mem_max, pids, io, net;
+    """docs/line.md's example entry: the new fields after oom_kill, in the order throttled, mem_max, pids, io, net;
     throttled with one decimal (61.96 → 62.0), io and net as `{"read","write"}` and `{"in","out"}` like the host's.
     A field that is None is left out, the others keep their order."""
     full = ContainerSample(name="postgres", mem=412000000, cpu=12.5, mem_nocache=380000000, oom_kill=0,

@@ -1,4 +1,4 @@
-"""The line's shape declared once (`line_format.py`, README "Architecture"): the encoder writes each record as its
+"""The line's shape declared once (`line_format.py`, docs/architecture.md): the encoder writes each record as its
 declaration says and the typed decoder reads the same records back, for every field, one added later included.
 
 Samples are drawn from the declarations themselves (every field of every record, each value as a line carries it:

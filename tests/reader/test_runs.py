@@ -244,7 +244,7 @@ def test_a_line_too_short_to_say_does_not_make_the_peak(tmp_path: Path) -> None:
     assert "  run       cpu mean 180.0%  max 240.0% of one core  processes up to 1\n" in short
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+METRICS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 
 
 def keys_of(value: object, into: set[str]) -> set[str]:
@@ -258,9 +258,9 @@ def keys_of(value: object, into: set[str]) -> set[str]:
     return into
 
 
-def test_every_key_of_json_is_in_the_readmes_table(tmp_path: Path) -> None:
+def test_every_key_of_json_is_in_the_docs_table(tmp_path: Path) -> None:
     """A summary with every section (a run of a COMMAND under a cgroup's limits, with disks, io, net, pressure and a
-    container): each of its keys, at any depth, is named in the README's table of `--json` keys, in the order the
+    container): each of its keys, at any depth, is named in docs/metrics.md's table of `--json` keys, in the order the
     table gives the top level's."""
     path = tmp_path / "everything.jsonl"
     section = {"cgroup": {"mem": 1, "mem_max": 2, "cpu": 1.0, "cpu_max": 1.0, "throttled": 0.0, "oom_kill": 0,
@@ -276,7 +276,7 @@ def test_every_key_of_json_is_in_the_readmes_table(tmp_path: Path) -> None:
     ]) + "\n")
     done = orca("metrics", "--json", str(path))
     (document,) = [json.loads(text) for text in done.stdout.splitlines()]
-    text = README.read_text()
+    text = METRICS_PAGE.read_text()
     table = text[text.index("`--json` prints the same summaries"):]
     table = table[:table.index("\n\n", table.index("| key | what it holds |"))]
     named = set(re.findall(r"`([a-z_0-9]+)`", table))

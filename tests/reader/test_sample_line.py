@@ -1,4 +1,4 @@
-"""The sample line parser on lines written by hand: the README's example, nulls, extensions, and bad lines."""
+"""The sample line parser on lines written by hand: docs/line.md's example, nulls, extensions, and bad lines."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from returns.result import Failure, Success
 from orca.sample.line_format import ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
 from orca.sample.parse.sample_line import looks_like_sample, parse
 
-# The README's example line, on one line.
-README_LINE = (
+# docs/line.md's example line as it was before `throttled` and the sections after `pressure`, on one line.
+EXAMPLE_LINE = (
     '{"v":1,"t":1796016198.738,"dt":5.0,"host":"ip-10-0-1-5","cores":4,'
     '"cpu":{"user":61.2,"system":4.1,"iowait":0.3,"steal":0.0,"busiest":99.0},'
     '"mem":{"total":8053063680,"used":3221225472,"available":4831838208,"cache":2147483648,"swap_total":0,'
@@ -20,7 +20,7 @@ README_LINE = (
     '"self_cpu":0.42,"pressure":{"cpu":1.2,"memory":0.0,"io":3.4}}'
 )
 
-README_SAMPLE = Sample(
+EXAMPLE_SAMPLE = Sample(
     v=1,
     t=1796016198.738,
     dt=5.0,
@@ -53,13 +53,13 @@ SEED_LINE = (
 )
 
 
-def test_the_readme_line_reads_to_every_field() -> None:
-    assert parse(README_LINE) == Success(README_SAMPLE)
+def test_the_example_line_reads_to_every_field() -> None:
+    assert parse(EXAMPLE_LINE) == Success(EXAMPLE_SAMPLE)
 
 
 def test_bytes_with_newline_and_the_stdout_prefix_read_the_same() -> None:
-    assert parse(("orca-sample " + README_LINE + "\n").encode()) == Success(README_SAMPLE)
-    assert parse("orca-sample " + README_LINE) == Success(README_SAMPLE)
+    assert parse(("orca-sample " + EXAMPLE_LINE + "\n").encode()) == Success(EXAMPLE_SAMPLE)
+    assert parse("orca-sample " + EXAMPLE_LINE) == Success(EXAMPLE_SAMPLE)
 
 
 def test_null_sections_are_none_and_seed_containers_lack_the_extensions() -> None:
@@ -81,7 +81,7 @@ def test_unknown_keys_are_ignored_and_absent_keys_are_none() -> None:
 TIME = "a finite number from 0 to 10,000,000,000"
 PERCENT = "a finite number from 0 to 1,000,000"
 COUNT = "a whole number from 0 to 9,223,372,036,854,775,807"
-"""What a field must be, as a refusal says it (README, "Reading the lines back")."""
+"""What a field must be, as a refusal says it (docs/line.md, "Reading the lines yourself")."""
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ def test_bad_lines_say_why(line: str, reason: str) -> None:
     assert result.failure().source == "sample line"
 
 
-# What a sampler can write (README, "The line"): numbers beyond are not a sample's.
+# What a sampler can write (docs/line.md): numbers beyond are not a sample's.
 @pytest.mark.parametrize(
     ("field", "reason"),
     [

@@ -141,7 +141,7 @@ def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args
     assert len(lines(out)) >= 1
 
 
-# --- signals ignored when orca sample started (README, "Sampling a command") ----------------------------------------
+# --- signals ignored when orca sample started (docs/sampling.md, "Sampling a command") -------------------------
 
 
 def _ignoring(*signums: int) -> Callable[[], None]:

@@ -39,7 +39,7 @@ def _without(value: Any, left_out: frozenset[str]) -> Any:
     return value
 
 
-# Values as a line carries them, up to the bounds a reader takes (README, "Reading the lines back"): percentages with
+# Values as a line carries them, up to the bounds a reader takes (docs/line.md): percentages with
 # one decimal (a container may use many cores), times with three, self_cpu with two, counts up to 2^63 - 1 and a file
 # system's sizes beyond, text without lone surrogates (which the encoder replaces).
 tenths = st.integers(0, 10**7).map(lambda n: n / 10)

@@ -1,4 +1,4 @@
-"""How an upload brings the object level with the staging file (README, "Writing to S3"): the whole file below 5 MiB,
+"""How an upload brings the object level with the staging file (docs/s3.md): the whole file below 5 MiB,
 then only the new lines (a multipart upload whose first part is the object copied inside the store), and the whole
 file again whenever the object is not what the last upload left. Against the real moto server of conftest.py; the
 uploader's rounds are called one by one here, with no thread and no timing."""

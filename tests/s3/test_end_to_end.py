@@ -1,5 +1,5 @@
 """The real sampler (`python -m orca.sample --out s3://...`) as a subprocess against the real moto server of
-conftest.py: what the README promises of `s3://` (docs/behaviour.md §4.3, §4.5, §2.4)."""
+conftest.py: what docs/s3.md promises of `s3://` (docs/behaviour.md §4.3, §4.5, §2.4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Where the S3 output and the reader send their requests (README, "Writing to S3"): AWS's endpoint and addressing
+"""Where the S3 output and the reader send their requests (docs/s3.md): AWS's endpoint and addressing
 settings, certificate bundles and proxies, honoured as boto3 honours them.
 
 The requests go through the proxy of proxy.py as an HTTPS proxy: it answers TLS for AWS's host names with a

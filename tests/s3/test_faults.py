@@ -1,4 +1,4 @@
-"""What the S3 output does when the store or the network misbehaves (README, "Writing to S3"): a store that cannot
+"""What the S3 output does when the store or the network misbehaves (docs/s3.md): a store that cannot
 copy, credentials that may write but not read, errors worth a retry, connections that drop, answers that are lost,
 a copy that takes its time, objects past the largest part, and the multipart uploads all of these could leave open.
 

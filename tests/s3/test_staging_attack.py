@@ -1,4 +1,4 @@
-"""Another local user who gets to the staging root first (README, "Writing to S3"): a symbolic link planted where
+"""Another local user who gets to the staging root first (docs/s3.md): a symbolic link planted where
 the staging file will be must not receive the sampler's lines, nor have its target uploaded; the sampler says so
 once and goes on to its end. The real sampler as a subprocess against the moto server; `--keep`'s rewrite in this
 process."""

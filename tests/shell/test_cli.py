@@ -87,7 +87,7 @@ def test_seconds_zero_flag_writes_nothing(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("sample_reader")
 def test_count_on_standard_output() -> None:
-    """The README's command: `--out - --count 3` prints three well-formed lines."""
+    """`--out - --count 3` prints three well-formed lines."""
     done = run("--out", "-", "--count", "3", "--seconds", "0.2")
     assert done.returncode == 0
     assert done.stderr == b""

@@ -1,5 +1,5 @@
 """The line as text, from the real command on each reader: keys and their order, decimals, nulls, the prefix and
-the newline. The README's "The line" section is the reference."""
+the newline. docs/line.md is the reference."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The open-files limit (README, "The open-files limit"; docs/behaviour.md §4.6): the descriptors a sampler keeps
+"""The open-files limit (docs/sampling.md; docs/behaviour.md §4.6): the descriptors a sampler keeps
 between lines leave room for its output, so no line is lost to them. Real processes, each started with the limit
 set in the child."""
 

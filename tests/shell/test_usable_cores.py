@@ -1,4 +1,4 @@
-"""How many processes `orca metrics` may read a file with (README, "Performance"): the cores of its affinity, and no
+"""How many processes `orca metrics` may read a file with (docs/metrics.md): the cores of its affinity, and no
 more than its cgroup's CPU limit rounded up, read from fixture trees of `/proc/self/cgroup`, a `/proc/self/mountinfo`
 mounting the fixture's cgroup root, and cgroup files."""
 

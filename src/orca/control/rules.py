@@ -1,8 +1,8 @@
 """The control runner's rules: placements, limits, the reasons a run waits, and a run's environment entries.
 
 Pure: text and numbers in, text and records out. Only `ControlLimits.from_env` looks at the process's environment,
-and only when no mapping is given; everything else is a function of its arguments (the README's `orca.control`
-section says what each one is for).
+and only when no mapping is given; everything else is a function of its arguments (docs/control.md
+says what each one is for).
 
 >>> parse_placement("worker:gpu-a"), pool_of("worker:gpu-a"), pool_of("control")
 ('worker:gpu-a', 'gpu-a', '')

@@ -1,4 +1,4 @@
-"""The line's shape, declared once (README, "The line"): the records a line is made of, their keys in order, the
+"""The line's shape, declared once (docs/line.md): the records a line is made of, their keys in order, the
 decimals each number is written with, and what is left out when it is None.
 
 The sampler builds a `Sample` from two readings (`compute/build.py`), the encoder writes it (`compute/encode.py`), and
@@ -15,7 +15,7 @@ How a field is written, from its declaration:
 - a tuple of text (`RunSample.command`) is a JSON array of strings.
 
 How a line is read back, from the same declarations: a number is refused when negative (the `ge=0` of its `Meta`),
-beyond what a sampler writes (its `le`: README, "Reading the lines back"), a whole number where a fraction is
+beyond what a sampler writes (its `le`: docs/line.md, "Reading the lines yourself"), a whole number where a fraction is
 written, or text where a number is; a field with a default may be missing; keys this version does not know are
 ignored.
 

@@ -24,7 +24,7 @@ def cpu_share_between(prev: ProcStat, cur: ProcStat) -> CpuShare:
     CpuShare(user=25.0, system=15.0, iowait=5.0, steal=0.0, busiest=90.0)
     """
     # One function, each counter's increase taken by `map` in C: it runs every line, after seconds asleep, when
-    # every function it calls is fetched again (README, "Performance").
+    # every function it calls is fetched again (bench/README.md).
     increase = list(map(sub, cur.total, prev.total))
     if min(increase) < 0:  # a counter went backwards (a reset, a core brought back): it counts 0
         increase = list(map(max, increase, repeat(0)))

@@ -74,7 +74,7 @@ def encode_line(line: Sample) -> bytes:
 
 def _document(record: Any, plan: Plan) -> dict[str, Any]:
     """`record` as the JSON object its plan writes. One function for every record of a line, on purpose: a line is
-    encoded after seconds asleep, when every function it touches is fetched again (README, "Performance")."""
+    encoded after seconds asleep, when every function it touches is fetched again (bench/README.md)."""
     document: dict[str, Any] = {}
     for attribute, key, how, detail, left_out_when_none in plan:
         value = getattr(record, attribute)

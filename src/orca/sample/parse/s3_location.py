@@ -1,5 +1,5 @@
 """`s3://` locations and what an S3 store's answers mean, without I/O: which locations the output accepts, how an
-object is cut into parts, and how an error answer reads and what it means for an append (README, "Writing to S3").
+object is cut into parts, and how an error answer reads and what it means for an append (docs/s3.md).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""One sample line read back: the JSON the sampler writes (README, "The line") decoded into the records it was
+"""One sample line read back: the JSON the sampler writes (docs/line.md) decoded into the records it was
 written from, `line_format.Sample` and its parts.
 
 One rule decides whether a line is good: one typed decoder built from `line_format`'s declarations checks the line
 as it decodes it (the keys and their types, the bounds of each number), and a line it refuses is not a sample; the
-reason says which field, in the declaration's terms (`mem.total is not a whole number >= 0`). Tolerant as the
-README's "Reading the lines back" asks: the `orca-sample ` prefix of `--out -` is stripped, keys this version does
-not know are ignored, a section written `null` or left out is None.
+reason says which field, in the declaration's terms (`mem.total is not a whole number >= 0`). Tolerant as
+docs/line.md asks: the `orca-sample ` prefix of `--out -` is stripped, keys this version does not know are ignored,
+a section written `null` or left out is None.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The read side: sample lines read back, summarised and drawn (`orca metrics`, `read_samples`,
-`read_newest_minute`; README, "Looking at a run").
+`read_newest_minute`; docs/metrics.md).
 
 Everything here but `shell/` is pure (no I/O, no clock: `tests/test_boundary.py`), in the shape of the write side
 run the other way:

@@ -1,4 +1,4 @@
-"""`Sampler` of the documented API (README, Python API): the readings a line is the difference of, and what to read
+"""`Sampler` of the documented API (docs/api.md): the readings a line is the difference of, and what to read
 (docs/behaviour.md §3).
 
 One path makes every line: the kernel files' bytes read through descriptors kept open (`machine/early.py`), parsed

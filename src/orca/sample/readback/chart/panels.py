@@ -1,4 +1,4 @@
-"""What the chart of `orca metrics --plot` shows, as data (README, "Looking at a run"): its panels top to bottom, each
+"""What the chart of `orca metrics --plot` shows, as data (docs/metrics.md, "The chart"): its panels top to bottom, each
 curve's values in the unit its axis is drawn in, against elapsed time, the panels left out because nothing moved in
 them, the ticks and the title. The drawing itself (matplotlib) is `readback/shell/plot.py`'s.
 

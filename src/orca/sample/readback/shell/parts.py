@@ -1,4 +1,4 @@
-"""A large file read by several processes at once (README, "Performance"): the time a person waits for `orca metrics`
+"""A large file read by several processes at once (docs/metrics.md): the time a person waits for `orca metrics`
 is the time of one part, not of the whole file.
 
 A regular file of at least `MIN_PART_BYTES` per part is cut at line starts into one part per usable core (at most

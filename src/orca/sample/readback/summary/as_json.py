@@ -1,5 +1,5 @@
 """The summaries as `orca metrics --json` prints them for a script: one JSON object per instance and line, its keys
-the summary's field names, each number at the precision of the lines (README, "Looking at a run")."""
+the summary's field names, each number at the precision of the lines (docs/metrics.md, "--json")."""
 
 from __future__ import annotations
 

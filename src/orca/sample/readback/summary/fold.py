@@ -1,4 +1,4 @@
-"""One instance's summary, folded from its lines in one pass (README, "Looking at a run"): the lines of one host and
+"""One instance's summary, folded from its lines in one pass (docs/metrics.md): the lines of one host and
 one run (one `start`) in one source.
 
 Memory does not grow with the number of lines: percentiles and the median interval come from counts of each distinct

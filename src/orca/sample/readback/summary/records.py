@@ -1,4 +1,4 @@
-"""What one instance's run did (README, "Looking at a run"): the records a summary is made of. Their field names are
+"""What one instance's run did (docs/metrics.md): the records a summary is made of. Their field names are
 the keys of `orca metrics --json`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The summaries as `orca metrics` prints them for a person: one block per instance, then a `total:` line when there
-are several (README, "Looking at a run"). Names from the lines (hosts, paths, containers) and of the files are
+are several (docs/metrics.md). Names from the lines (hosts, paths, containers) and of the files are
 printed with their control characters escaped (`printable`)."""
 
 from __future__ import annotations

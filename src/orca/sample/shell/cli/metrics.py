@@ -1,5 +1,4 @@
-"""`orca metrics LOCATION... [--json] [--plot FILE]`: what a run did, per instance, from its lines (README, "Looking
-at a run")."""
+"""`orca metrics LOCATION... [--json] [--plot FILE]`: what a run did, per instance, from its lines (docs/metrics.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`orca sample [FLAGS] -- COMMAND [ARGS...]`: run COMMAND as a child, sample it as `--pid` of it, and exit with its
-status (README, "Sampling a command"). The first line says what ran, the last how it ended (`wait4`'s status and
+status (docs/sampling.md). The first line says what ran, the last how it ended (`wait4`'s status and
 resource usage of it and what it waited for).
 
 COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler are

@@ -134,7 +134,7 @@ def _listing(root: str) -> list[tuple[str, str]]:
 
 
 def container_ids(root: str) -> list[tuple[str, str]]:
-    """The documented API's (README, Python API): the Docker containers' cgroups under `root` as (id, directory),
+    """The documented API's (docs/api.md): the Docker containers' cgroups under `root` as (id, directory),
     sorted by id (docs/behaviour.md §6).
 
     Both layouts: the systemd driver's `system.slice/docker-<id>.scope` and cgroupfs's `docker/<id>`; ids are 64

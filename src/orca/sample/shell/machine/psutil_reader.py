@@ -2,8 +2,8 @@
 
 It fills the same `Snapshot` the /proc readers fill, so the line is computed and encoded by the same pure code: the
 same keys, units and meanings wherever it was written. Where psutil has no such counter on a platform (macOS has no
-`iowait`, `steal` or irq time) the counter is 0, and a section psutil cannot give is `null` (see the README's
-"Platforms" section for each field's source).
+`iowait`, `steal` or irq time) the counter is 0, and a section psutil cannot give is `null` (see docs/platforms.md
+for each field's source).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`--out s3://BUCKET/KEY` (docs/behaviour.md §4.3, §4.4, §4.5, §2.4): lines go to a local staging file, and a
 background thread brings the object level with it every `ORCA_SAMPLE_UPLOAD_SECONDS` and once more at the end: the
-whole file while the object is under 5 MiB, then only the new lines (README, "Writing to S3").
+whole file while the object is under 5 MiB, then only the new lines (docs/s3.md).
 
 boto3 is imported by the uploader thread at its first upload (docs/behaviour.md §4.3): importing this module, or
 sampling to a file, never pays its start-up time or memory, and a sampler's first lines are not delayed by it.

@@ -1,4 +1,4 @@
-"""The requests of an `s3://` output's uploads (README, "Writing to S3"), on boto3 clients made by `shell.aws`.
+"""The requests of an `s3://` output's uploads (docs/s3.md), on boto3 clients made by `shell.aws`.
 
 An upload leaves the object equal to the staging file's first bytes up to a line's end; one that fails leaves it
 what it was, or (a complete whose answer was lost) already the new bytes: a prefix of the staging file, never
@@ -60,7 +60,7 @@ class Span:
 
 
 class AppendRefused(Exception):
-    """The store will not let an append check or copy the object (README, "Writing to S3": permissions): uploads
+    """The store will not let an append check or copy the object (docs/s3.md, "Permissions"): uploads
     must send the whole file. The message says which request and the store's answer."""
 
 

@@ -1,5 +1,5 @@
 """Staging files: an `s3://` output's lines before they are uploaded (docs/behaviour.md §4.3), and a control-placed
-run's output before it is masked (README, `orca.control`). Both live under one root, by default in the shared `/tmp`,
+run's output before it is masked (docs/control.md). Both live under one root, by default in the shared `/tmp`,
 where another local user may have been first: a directory made there in advance, or a symbolic link planted where a
 staging file will be, would otherwise receive the lines (and, for an `s3://` output, have its whole content
 uploaded).
@@ -10,7 +10,7 @@ link, must be a regular file of this user's, and is made readable by this user a
 uploaded) only under the same conditions. Anything else is refused with an `OSError` naming the path and why, which
 the caller reports as it reports any failure to write.
 
-A `--out FILE` the user names is not a staging file: it may be a symbolic link, as the README says.
+A `--out FILE` the user names is not a staging file: it may be a symbolic link, as docs/sampling.md says.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Each line reads, for every process of the tree, whether it has more than one thr
 pages and its CPU times (`stat`). By path that is eleven system calls and four /proc lookups a process; through
 descriptors kept open it is four `fstat`/`pread`s, and fewer: `stat`, the dearest of them for the kernel to make, is
 read again only for a process that ran since it was last read (its `schedstat`, a much cheaper file, moved) or has
-more than one thread (README, "Performance"). A descriptor is bound to its process, not to the pid: once the
+more than one thread (bench/README.md). A descriptor is bound to its process, not to the pid: once the
 process is gone, reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
 
 A line runs after seconds of sleep, with the CPU's and the interpreter's caches cold, so every call costs several
