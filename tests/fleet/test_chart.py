@@ -1,4 +1,4 @@
-"""The fleet chart as data (README, "Looking at a fleet"): its rows and their order, each run's heat map row, and the
+"""The fleet chart as data (docs/metrics.md, "A fleet"): its rows and their order, each run's heat map row, and the
 fleet's CPUs and memory over time, from synthetic fleets built from real lines; then the drawing's size, which does
 not depend on the number of runs. Expected figures are worked out from the captured lines with json."""
 

@@ -1,4 +1,4 @@
-"""A fleet read as a user reads it (README, "Looking at a fleet"): synthetic fleets built from real lines (`fleets.py`:
+"""A fleet read as a user reads it (docs/metrics.md, "A fleet"): synthetic fleets built from real lines (`fleets.py`:
 busy instances, and an idle, a saturated, an OOM-killed and a straggling one among them), through `orca metrics` run
 as a process. Each expected figure is worked out here from the captured lines with the standard library's json, not
 by the code under test."""

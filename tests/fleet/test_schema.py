@@ -1,4 +1,4 @@
-"""The line's schema (README, "Looking at a fleet"): generated from the line's one declaration, shipped as
+"""The line's schema (docs/line.md, "The line's schema"): generated from the line's one declaration, shipped as
 `docs/line.schema.json` and printed by `orca schema`, all three equal; and the columns it gives loading real lines
 into DuckDB as they are, every field of every line."""
 

@@ -1,4 +1,4 @@
-"""A fleet under an `s3://` prefix (README, "Looking at a fleet"): its instances' objects read as a directory's files
+"""A fleet under an `s3://` prefix (docs/metrics.md, "A fleet"): its instances' objects read as a directory's files
 are, and an object that vanished between the listing and its reading one message, the rest of the fleet summarised."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The line's JSON Schema, generated from its one declaration (`line_format.Sample`, by msgspec), and the columns of a
 table over lines that it gives for the engines that read a fleet's lines where no one machine should: DuckDB's
-`read_ndjson(..., columns = ...)` and an Athena (Trino) or Spark `CREATE EXTERNAL TABLE` (README, "Looking at a
-fleet"). `orca schema` prints them; `docs/line.schema.json` is the schema, held equal to this by a test. A field added
+`read_ndjson(..., columns = ...)` and an Athena (Trino) or Spark `CREATE EXTERNAL TABLE` (docs/line.md, "The line's
+schema"). `orca schema` prints them; `docs/line.schema.json` is the schema, held equal to this by a test. A field added
 to the declaration is in all of them with no edit here.
 
 Types, from the schema: a `number` is a double; an `integer` with a maximum (every count, at most 2^63 - 1) a 64-bit

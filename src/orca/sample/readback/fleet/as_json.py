@@ -1,4 +1,4 @@
-"""A fleet as `orca metrics --json` prints it for a script (README, "Looking at a fleet"): one JSON object with the
+"""A fleet as `orca metrics --json` prints it for a script (docs/metrics.md, "A fleet"): one JSON object with the
 table's rows (each run's summary inside its row, as `--json` prints one run's), the totals, and who stands out, each
 a list of labels. Numbers at the lines' precision, as for one run's summary."""
 

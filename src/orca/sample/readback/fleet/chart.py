@@ -1,4 +1,4 @@
-"""What the fleet chart of `orca metrics --plot` shows, as data (README, "Looking at a fleet"): over the fleet's
+"""What the fleet chart of `orca metrics --plot` shows, as data (docs/metrics.md, "A fleet"): over the fleet's
 wall-clock time, cut into `COLUMNS` columns, each run's CPU and memory as a share of what it had (a row of each heat
 map, in the table's order), and the fleet's CPUs busy and memory used beside what it had. The drawing itself
 (matplotlib) is `readback/shell/fleet_plot.py`'s; its size does not depend on the number of runs: more runs make

@@ -1,4 +1,4 @@
-"""What a fleet is made of (README, "Looking at a fleet"): a row per run, the totals, and who stands out. Their field
+"""What a fleet is made of (docs/metrics.md, "A fleet"): a row per run, the totals, and who stands out. Their field
 names are the keys of `orca metrics --json` for a fleet."""
 
 from __future__ import annotations

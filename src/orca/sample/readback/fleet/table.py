@@ -1,5 +1,5 @@
-"""A fleet from its runs' summaries and usages (README, "Looking at a fleet"): the rows in order, the totals, and
-each run's flags by the README's rules, stated here once:
+"""A fleet from its runs' summaries and usages (docs/metrics.md, "A fleet"): the rows in order, the totals, and
+each run's flags by the rules the page states, here once in code:
 
 - idle: its CPU over `IDLE_CPU` % of what it had for at most `IDLE_TIME_PERCENT` % of the time, and its memory never
   over `IDLE_MEMORY_PERCENT` % (a smaller instance, or fewer, would do);

@@ -1,4 +1,4 @@
-"""A fleet as `orca metrics` prints it for a person (README, "Looking at a fleet"): one row per run in columns that
+"""A fleet as `orca metrics` prints it for a person (docs/metrics.md, "A fleet"): one row per run in columns that
 fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then who stands out, by name and why."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What of its capacity one run used (README, "Looking at a fleet"): its CPUs and its memory, of its own cgroup's
+"""What of its capacity one run used (docs/metrics.md, "A fleet"): its CPUs and its memory, of its own cgroup's
 limits when the lines have them (a pod, a container: what was paid for) and else of its host's (`cores`,
 `mem.total`), folded from its lines in one pass, in memory that does not grow with them.
 

@@ -1,4 +1,4 @@
-"""A fleet's files read on several cores at once (README, "Looking at a fleet"): the time a person waits for `orca
+"""A fleet's files read on several cores at once (docs/metrics.md, "A fleet"): the time a person waits for `orca
 metrics metrics/` over hundreds of instances' files is about that of one core's share of them.
 
 When the regular files among the sources hold at least `MIN_SPREAD_BYTES` together and there is more than one usable

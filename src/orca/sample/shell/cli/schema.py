@@ -1,5 +1,6 @@
 """`orca schema [--duckdb | --athena]`: the line's JSON Schema, or the columns of a table over lines for DuckDB, or
-for Athena and Spark, all from the line's one declaration (`orca.sample.line_schema`; README, "Looking at a fleet")."""
+for Athena and Spark, all from the line's one declaration (`orca.sample.line_schema`; docs/line.md, "The line's
+schema")."""
 
 from __future__ import annotations
 
