@@ -2,9 +2,10 @@
 together as a fleet's instances are, each in a cgroup of its own limited to 1 CPU and 512 MiB (as a pod of the kube
 runner is), on cgroup v1, as root. Run from the repository's root:
 
-    sudo .venv/bin/python -m tests.fleet.capture tests/fleet/captures
+    sudo .venv/bin/python -m tests.fleet.capture tests/fleet/captures [KIND...]
 
-Each instance's command, its lines in `<kind>.jsonl` (`uname -r` and the cores named in the file's name):
+Each instance's command, its lines in `<kind>.jsonl` (`uname -r` and the cores named in the file's name; with KINDs
+named, one instance of each named, `<kind>-<n>.jsonl` for a kind named more than once):
 - `busy`: holds 120 MiB and spins a quarter of every half second (about half a CPU) for 20 s;
 - `idle`: `sleep 20`;
 - `saturated`: two processes spinning for 20 s against the 1-CPU quota (throttled);
@@ -88,16 +89,19 @@ def limited_cgroup(name: str) -> list[Path]:
 def main(argv: list[str]) -> None:
     out = Path(argv[1])
     out.mkdir(parents=True, exist_ok=True)
+    kinds = argv[2:] or list(COMMANDS)
     suffix = f"linux-{platform.release()}-{os.cpu_count()}cores"
     cgroups: list[Path] = []
     started = []
     try:
-        for kind, command in COMMANDS.items():
-            directories = limited_cgroup(f"orca-fleet-{kind}-{os.getpid()}")
+        for index, kind in enumerate(kinds):
+            command = COMMANDS[kind]
+            name = kind if kinds.count(kind) == 1 else f"{kind}-{index}"
+            directories = limited_cgroup(f"orca-fleet-{name}-{os.getpid()}")
             cgroups += directories
             procs = " ".join(str(directory / "cgroup.procs") for directory in directories)
             script = f'for procs in {procs}; do echo $$ > "$procs"; done; exec "$@"'
-            lines = out / f"{kind}.{suffix}.jsonl"
+            lines = out / f"{name}.{suffix}.jsonl"
             lines.unlink(missing_ok=True)
             sample = [sys.executable, "-m", "orca.sample", "--out", str(lines), "--seconds", "1", "--dirs", "/tmp",
                       "--", *command]
