@@ -96,7 +96,8 @@ def metrics_main(args: list[str]) -> int:
         _say(f"orca metrics: {printable(str(error))}")
         return 1
     plot = options.plot is not None
-    read, unread = _read_all(found, with_series=plot and len(found) <= FLEET_CHART_RUNS, buckets=plot)
+    with_series = plot and len(found) <= FLEET_CHART_RUNS  # more sources than that: the fleet's chart, whatever
+    read, unread = _read_all(found, with_series=with_series, buckets=plot)
     summaries = [summary for _, (per_host, _, _, _) in read for summary in per_host]
     if not summaries:
         return 1
@@ -109,7 +110,8 @@ def metrics_main(args: list[str]) -> int:
         _print(_json(summaries) if options.json else summary_text(summaries))
     if options.plot is not None:
         try:
-            _draw(read, the_fleet if len(summaries) > FLEET_CHART_RUNS else None, options.plot)
+            fleet_drawn = len(summaries) > FLEET_CHART_RUNS or not with_series
+            _draw(read, (the_fleet or _fleet(read, unread, options.sort)) if fleet_drawn else None, options.plot)
         except OSError as error:
             _say(f"orca metrics: {printable(options.plot)}: {error.strerror or error}")
             return 1
