@@ -10,7 +10,9 @@ named, one instance of each named, `<kind>-<n>.jsonl` for a kind named more than
 - `idle`: `sleep 20`;
 - `saturated`: two processes spinning for 20 s against the 1-CPU quota (throttled);
 - `oom`: takes 40 MiB more every half second until the kernel kills it for passing 512 MiB;
-- `straggler`: `busy`, for 40 s.
+- `straggler`: `busy`, for 40 s;
+- `throttled` (not among the five): `saturated` under a quota of half a CPU, which it reaches however busy the
+  machine is.
 The cgroups are removed afterwards.
 """
 
@@ -64,10 +66,13 @@ COMMANDS = {
     "saturated": [sys.executable, "-c", SATURATED],
     "oom": [sys.executable, "-c", OOM],
     "straggler": [sys.executable, "-c", BUSY.format(seconds=40)],
+    "throttled": [sys.executable, "-c", SATURATED],
 }
+QUOTAS_US = {"throttled": QUOTA_US // 2}
+"""The kinds whose CPU quota is not `QUOTA_US`."""
 
 
-def limited_cgroup(name: str) -> list[Path]:
+def limited_cgroup(name: str, quota_us: int = QUOTA_US) -> list[Path]:
     """A child of this process's cgroup in each v1 hierarchy of `CONTROLLERS`, limited; its directories."""
     points = {controller: point for fstype, point, options in mounts() if fstype == "cgroup"
               for controller in CONTROLLERS if controller in options}
@@ -81,7 +86,7 @@ def limited_cgroup(name: str) -> list[Path]:
     if (made["memory"] / "memory.memsw.limit_in_bytes").exists():
         write(made["memory"] / "memory.memsw.limit_in_bytes", str(MEMORY_LIMIT))
     write(made["cpu"] / "cpu.cfs_period_us", str(PERIOD_US))
-    write(made["cpu"] / "cpu.cfs_quota_us", str(QUOTA_US))
+    write(made["cpu"] / "cpu.cfs_quota_us", str(quota_us))
     write(made["cpu"] / "cpu.shares", "8192")  # the quota, not the machine's other work, is what holds it back
     return list(dict.fromkeys(made.values()))
 
@@ -89,7 +94,7 @@ def limited_cgroup(name: str) -> list[Path]:
 def main(argv: list[str]) -> None:
     out = Path(argv[1])
     out.mkdir(parents=True, exist_ok=True)
-    kinds = argv[2:] or list(COMMANDS)
+    kinds = argv[2:] or [kind for kind in COMMANDS if kind not in QUOTAS_US]
     suffix = f"linux-{platform.release()}-{os.cpu_count()}cores"
     cgroups: list[Path] = []
     started = []
@@ -97,7 +102,7 @@ def main(argv: list[str]) -> None:
         for index, kind in enumerate(kinds):
             command = COMMANDS[kind]
             name = kind if kinds.count(kind) == 1 else f"{kind}-{index}"
-            directories = limited_cgroup(f"orca-fleet-{name}-{os.getpid()}")
+            directories = limited_cgroup(f"orca-fleet-{name}-{os.getpid()}", QUOTAS_US.get(kind, QUOTA_US))
             cgroups += directories
             procs = " ".join(str(directory / "cgroup.procs") for directory in directories)
             script = f'for procs in {procs}; do echo $$ > "$procs"; done; exec "$@"'

@@ -81,9 +81,11 @@ def _heat_map(axis: Any, chart: FleetChart, rows: tuple[Sequence[float], ...], w
 
     colours = colormaps["magma"].with_extremes(bad="#ececec")
     right = chart.span if chart.span > 0 else 1
-    image = axis.imshow(rows or [[float("nan")]], aspect="auto", interpolation="antialiased", cmap=colours, vmin=0,
-                        vmax=100, extent=(0, right, len(rows), 0))
     pixels = axis.get_position().height * axis.figure.get_figheight() * axis.figure.dpi
+    # Rows at least a pixel each are drawn as they are; more runs than pixels are averaged into them.
+    image = axis.imshow(rows or [[float("nan")]], aspect="auto", cmap=colours, vmin=0, vmax=100,
+                        interpolation="nearest" if len(rows) <= pixels else "antialiased",
+                        extent=(0, right, len(rows), 0))
     if rows and len(rows) > pixels / NAMED_PIXELS:
         # Rows thinner than a few pixels: each named run's row drawn again over them, that many pixels thick, so a
         # run that stands out is seen among a thousand.
