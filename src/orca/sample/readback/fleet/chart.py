@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from orca.sample.readback.chart.ticks import Ticks, duration_text, elapsed_ticks
 from orca.sample.readback.fleet.records import GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
+from orca.sample.readback.fleet.text import number
 from orca.sample.readback.fleet.usage import Buckets
 from orca.sample.readback.summary.text import utc
 
@@ -143,9 +144,9 @@ def _title(fleet: Fleet, origin: float, span: float) -> str:
     totals = fleet.totals
     facts = [f"{totals.runs:,} run{'' if totals.runs == 1 else 's'}", f"started {utc(origin)}", duration_text(span)]
     if totals.cpu_percent is not None:
-        facts.append(f"CPU {totals.cpu_percent:.1f}% used of {totals.cpu_hours_available:,.3g} CPU-hours")
+        facts.append(f"CPU {totals.cpu_percent:.1f}% used of {number(totals.cpu_hours_available)} CPU-hours")
     if totals.memory_percent is not None:
-        facts.append(f"memory {totals.memory_percent:.1f}% of {totals.memory_gib_hours_available:,.3g} GiB-hours")
+        facts.append(f"memory {totals.memory_percent:.1f}% of {number(totals.memory_gib_hours_available)} GiB-hours")
     return " · ".join(facts)
 
 

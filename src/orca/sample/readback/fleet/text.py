@@ -150,8 +150,12 @@ def table_rows(fleet: Fleet) -> list[str]:
     return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
 
 
-def _number(value: float) -> str:
-    """A total at three significant figures or more: `0.0312`, `4.17`, `1,234`."""
+def number(value: float) -> str:
+    """A total at three significant figures or more: `0.0312`, `4.17`, `1,234`.
+
+    >>> [number(value) for value in (0.031234, 4.1666, 9600.0, 0.0)]
+    ['0.0312', '4.17', '9,600', '0']
+    """
     if value == 0 or not math.isfinite(value):
         return "0"
     if abs(value) >= 100:
@@ -167,10 +171,10 @@ def totals_rows(fleet: Fleet) -> list[str]:
     cpu = "" if totals.cpu_percent is None else f" ({totals.cpu_percent:.1f}%)"
     memory = "" if totals.memory_percent is None else f" ({totals.memory_percent:.1f}%)"
     return [
-        f"total: {totals.runs:,} run{'' if totals.runs == 1 else 's'}, {_number(totals.instance_hours)} "
+        f"total: {totals.runs:,} run{'' if totals.runs == 1 else 's'}, {number(totals.instance_hours)} "
         f"instance-hours{when}",
-        f"  cpu {_number(totals.cpu_hours_used)} of {_number(totals.cpu_hours_available)} CPU-hours used{cpu}, "
-        f"memory {_number(totals.memory_gib_hours_used)} of {_number(totals.memory_gib_hours_available)} "
+        f"  cpu {number(totals.cpu_hours_used)} of {number(totals.cpu_hours_available)} CPU-hours used{cpu}, "
+        f"memory {number(totals.memory_gib_hours_used)} of {number(totals.memory_gib_hours_available)} "
         f"GiB-hours{memory}",
     ]
 
