@@ -38,8 +38,8 @@ FLEET_CHART_RUNS = 5
 EXAMPLE = """\
 examples:
   orca metrics run.jsonl                    the summary of each run in the file
-  orca metrics run.jsonl --json             the same as JSON, one object per run and host
-  orca metrics metrics/ --plot run.png      every *.jsonl under metrics/, and a chart
+  orca metrics run.jsonl --json             the same as JSON
+  orca metrics metrics/ --plot fleet.png    every *.jsonl under metrics/: a fleet's table, and its chart
                                             (--plot needs matplotlib: pip install 'orca-sample[plot]')"""
 
 
@@ -47,7 +47,8 @@ def _parser() -> _Parser:
     parser = _Parser(
         prog="orca metrics",
         usage=USAGE,
-        description="What a run did, per instance, from the lines of `orca sample`.",
+        description="What a run did, from the lines of `orca sample`.\nOf several runs, the fleet: a row each, the "
+        "totals, and who stands out.",
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
@@ -58,8 +59,9 @@ def _parser() -> _Parser:
         metavar="LOCATION",
         help="a file, a directory (every *.jsonl under it), - (standard input), s3://BUCKET/KEY or s3://BUCKET/PREFIX/",
     )
-    parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per instance")
-    parser.add_argument("--plot", metavar="FILE", help="draw the run over time to FILE (.png, .svg or .pdf)")
+    parser.add_argument("--json", action="store_true", help="the summary as JSON (a fleet's: one object)")
+    parser.add_argument("--plot", metavar="FILE",
+                        help="draw the run (of more than 5 runs, the fleet) over time to FILE (.png, .svg or .pdf)")
     parser.add_argument("--sort", choices=SORT_COLUMNS, default="name", metavar="COLUMN",
                         help=f"the order of a fleet's rows: {', '.join(SORT_COLUMNS)} (name and start ascending, the "
                         "rest largest first; default: name)")
