@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -186,3 +187,28 @@ def test_a_source_without_lines_is_a_row_of_its_own(tmp_path: Path) -> None:
     row = document["rows"][2]
     assert (row["summary"], row["lines"], row["flags"]) == (None, 0, [{"flag": "no lines", "why": "no sample line"}])
     assert document["totals"]["runs"] == 2
+
+
+METRICS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
+
+
+def test_every_key_of_a_fleets_json_is_in_the_docs_table(document: dict[str, Any]) -> None:
+    """Each key of the fleet's object, at any depth but inside a run's `summary` (the run's own table holds those),
+    is named in docs/metrics.md's table of a fleet's `--json`, the top level in the table's order."""
+    text = METRICS_PAGE.read_text()
+    table = text[text.index("### A fleet's `--json`"):]
+    table = table[:table.index("\n\n", table.index("| key | what it holds |"))]
+    named = set(re.findall(r"`([a-z_0-9]+)`", table))
+
+    def keys(value: object) -> set[str]:
+        if isinstance(value, dict):
+            return set(value) | {inner for key, item in value.items() if key != "summary"
+                                             for inner in keys(item)}
+        if isinstance(value, list):
+            return {inner for item in value for inner in keys(item)}
+        return set()
+
+    assert keys(document) - named == set()
+    rows = [row.split("|")[1] for row in table.splitlines() if row.startswith("| `")]
+    assert [key for row in rows for key in re.findall(r"`([a-z_0-9]+)`", row)] == list(document)
+    assert set(document["rows"][0]) <= named

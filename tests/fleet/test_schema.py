@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca.sample.line_format import Sample
-from orca.sample.line_schema import DUCKDB, HIVE, columns, duckdb_columns, line_schema, schema_text
+from orca.sample.line_schema import DUCKDB, HIVE, columns, duckdb_columns, hive_columns, line_schema, schema_text
 from tests.fleet.fleets import CAPTURES
 from tests.reader.written import samples, text_of
 
@@ -118,3 +118,9 @@ def test_any_line_loads_with_the_declared_columns(tmp_path_factory: pytest.TempP
     path = tmp_path_factory.mktemp("lines") / "lines.jsonl"
     path.write_text("".join(text_of(line) + "\n" for line in lines))
     assert loaded([path]) == expected([path])
+
+
+def test_the_readmes_athena_table_has_the_declared_columns() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    shown = readme[readme.index("CREATE EXTERNAL TABLE orca_lines (\n") + len("CREATE EXTERNAL TABLE orca_lines (\n"):]
+    assert shown[:shown.index("\n)\nPARTITIONED BY")] == hive_columns()
