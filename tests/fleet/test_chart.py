@@ -27,8 +27,8 @@ def read_fleet(directory: Path, sort: str = "name") -> Fleet:
     """The fleet at `directory`, read as `orca metrics --plot` reads it: each run's usage with its buckets."""
     runs = []
     for source in sources(str(directory)):
-        folds, _, along = fold_source_with(source, partial(UsageAndSeries, True))
-        assert isinstance(along, UsageAndSeries)
+        folds, _, along = fold_source_with(source, partial(UsageAndSeries, usage=True, buckets=True))
+        assert isinstance(along, UsageAndSeries) and along.usage is not None
         usages = along.usage.usages()
         runs += [Run(summary, usages[(summary.host, summary.start)]) for summary in folds.summaries(source.name)]
     return fleet(runs, sort=sort)

@@ -212,3 +212,18 @@ def test_every_key_of_a_fleets_json_is_in_the_docs_table(document: dict[str, Any
     rows = [row.split("|")[1] for row in table.splitlines() if row.startswith("| `")]
     assert [key for row in rows for key in re.findall(r"`([a-z_0-9]+)`", row)] == list(document)
     assert set(document["rows"][0]) <= named
+
+
+def test_one_file_of_several_runs_is_a_fleet_with_their_usage(tmp_path: Path) -> None:
+    """One file holding three runs (a sampler started again with the same --out): a fleet, each run's CPU and
+    memory of what it had as when each is a file of its own (the file is read again for them)."""
+    write_fleet(tmp_path / "apart", ["busy", "idle", "saturated"])
+    joined = tmp_path / "run.jsonl"
+    joined.write_text("".join(path.read_text() for path in sorted((tmp_path / "apart").iterdir())))
+    apart = json.loads(orca("--json", str(tmp_path / "apart")).stdout)
+    together = json.loads(orca("--json", str(joined)).stdout)
+    figures = ("cpu_percent", "cpu_p95_percent", "memory_peak_percent", "memory_percent", "cpus", "flags")
+    assert [[row[name] for name in figures] for row in together["rows"]] == [
+        [row[name] for name in figures] for row in apart["rows"]]
+    assert together["totals"]["cpu_hours_used"] == apart["totals"]["cpu_hours_used"]
+    assert [row["label"] for row in together["rows"]] == ["run (worker-000)", "run (worker-001)", "run (worker-002)"]

@@ -339,20 +339,27 @@ class UsageFolds:
 
 
 class UsageAndSeries:
-    """A source's usage folds, and its runs' chart series when asked for, fed the same batches of lines."""
+    """What is folded of a source's lines beside its summaries: its runs' usage, their chart series, or both, each
+    when asked for (a new fold of each, for every part of a file read in parts)."""
 
     __slots__ = ("series", "usage")
 
-    def __init__(self, buckets: bool = False, series: RunSeries | None = None) -> None:
-        self.usage = UsageFolds(buckets)
-        self.series = series
+    def __init__(self, usage: bool = True, buckets: bool = False, series: bool = False) -> None:
+        self.usage = UsageFolds(buckets) if usage else None
+        self.series: RunSeries | None = None
+        if series:
+            from orca.sample.readback.chart.run_series import RunSeries  # here: loaded by --plot only
+
+            self.series = RunSeries()
 
     def add(self, batch: Sequence[Sample]) -> None:
-        self.usage.add(batch)
+        if self.usage is not None:
+            self.usage.add(batch)
         if self.series is not None:
             self.series.add(batch)
 
     def merge(self, later: UsageAndSeries) -> None:
-        self.usage.merge(later.usage)
+        if self.usage is not None and later.usage is not None:
+            self.usage.merge(later.usage)
         if self.series is not None and later.series is not None:
             self.series.merge(later.series)
