@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from orca.sample.readback.fleet.records import SORT_COLUMNS
 from orca.sample.readback.fleet.usage import Usage, UsageAndSeries
-from orca.sample.readback.shell.many import read_each
-from orca.sample.readback.shell.parts import fold_source_with
+from orca.sample.readback.shell.many import read_each, usages_of
+from orca.sample.readback.shell.parts import fold_source, fold_source_with
 from orca.sample.readback.shell.sources import (
     STREAM_GIVE_UP_BYTES,
     Source,
@@ -135,11 +135,19 @@ def _draw(read: list[tuple[Source, Read]], the_fleet: Fleet | None, path: str) -
 
 def _read_all(found: list[Source], with_series: bool, buckets: bool) -> tuple[list[tuple[Source, Read]], list[str]]:
     """Each source read, and what was passed over in it said; a source that cannot be read is said and the others
-    are still read. Also the names of those that could not be read."""
+    are still read. Also the names of those that could not be read.
+
+    The runs' usage is for a fleet: folded in the same pass when there are several sources, or one that cannot be
+    read twice; a single file is read again for it only when it turned out to hold several runs (one run's summary,
+    the usual case, costs nothing more)."""
     read: list[tuple[Source, Read]] = []
     unread: list[str] = []
-    for source, outcome in zip(found, read_each(found, partial(_read, with_series=with_series, buckets=buckets)),
-                               strict=True):
+    usage = len(found) > 1 or any(source.path is None for source in found)
+    outcomes = read_each(found, partial(_read, with_series=with_series, buckets=buckets, usage=usage))
+    if not usage and isinstance(outcomes[0], tuple) and len(outcomes[0][0]) > 1:
+        summaries, tally, drawn, _ = outcomes[0]
+        outcomes = [(summaries, tally, drawn, usages_of(found[0], buckets))]
+    for source, outcome in zip(found, outcomes, strict=True):
         if isinstance(outcome, SourceError):
             _say(f"orca metrics: {printable(str(outcome))}")
             unread.append(source.name)
@@ -162,26 +170,26 @@ Read = tuple[list[InstanceSummary], Tally, list["Series"], dict[tuple[str, float
 run), and each run's usage (by host and start)."""
 
 
-def _read(source: Source, parts: int | None, with_series: bool, buckets: bool) -> Read:
+def _read(source: Source, parts: int | None, with_series: bool, buckets: bool, usage: bool) -> Read:
     """One pass over a source: its summaries, each run's usage and the series to draw when asked, and what was
     passed over. A large file is read by several processes at once unless `parts` says otherwise."""
     drawn: list[Series] = []
+    usages: dict[tuple[str, float | None], Usage] = {}
     try:
         with _no_collector():
-            series = None
-            meanwhile = None
-            if with_series:
-                from orca.sample.readback.chart.run_series import RunSeries
+            if not (usage or with_series):
+                folds, tally = fold_source(source, parts)
+            else:
                 from orca.sample.readback.shell.plot import load_plotting
 
-                series, meanwhile = RunSeries(), load_plotting
-            folds, tally, along = fold_source_with(source, partial(UsageAndSeries, buckets, series), parts,
-                                                   meanwhile)
-            assert isinstance(along, UsageAndSeries)
-            if along.series is not None:
-                drawn = along.series.series(source.name)
+                folds, tally, along = fold_source_with(source, partial(UsageAndSeries, usage, buckets, with_series),
+                                                       parts, load_plotting if with_series else None)
+                assert isinstance(along, UsageAndSeries)
+                if along.series is not None:
+                    drawn = along.series.series(source.name)
+                if along.usage is not None:
+                    usages = along.usage.usages()
             summaries = folds.summaries(source.name)
-            usages = along.usage.usages()
     except OSError as error:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
