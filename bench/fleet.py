@@ -22,7 +22,7 @@ from pathlib import Path
 
 import msgspec
 
-from bench.metrics import PYTHON, interleaved, medians
+from bench.metrics import PEAKS, PYTHON, interleaved, medians
 from bench.population import python_with_its_own_peak
 from bench.runs import line_at
 from orca.sample.compute.encode import encode_line
@@ -61,20 +61,6 @@ found = {name: con.execute(query).fetchall() for name, query in
          (("figures", figures), ("gaps", gaps), ("disk", disk), ("containers", containers))}
 print(len(found["figures"]), "instances")
 """
-
-# The command run as a user runs it, then the peak resident MiB of this process and of the largest worker it forked.
-PEAKS = r"""
-import resource, runpy, sys, io, contextlib
-sys.argv = ["orca.sample", "metrics", *sys.argv[1:]]
-with contextlib.redirect_stdout(io.StringIO()):
-    try:
-        runpy.run_module("orca.sample", run_name="__main__", alter_sys=True)
-    except SystemExit:
-        pass
-peak = lambda who: resource.getrusage(who).ru_maxrss / 1024
-print(f"{peak(resource.RUSAGE_SELF):.1f} {peak(resource.RUSAGE_CHILDREN):.1f}", file=sys.stderr)
-"""
-
 
 def instance_lines(index: int, lines: int) -> bytes:
     """An instance's day of lines (`bench/runs.py`), its host and start its own."""

@@ -3,7 +3,6 @@ one process reads them all, a worker that fails costs only time, and a file that
 
 from __future__ import annotations
 
-import os
 import pickle
 from pathlib import Path
 
@@ -12,24 +11,13 @@ import pytest
 from orca.sample.readback.shell import many
 from orca.sample.shell.cli.metrics import metrics_main
 from tests.fleet.fleets import mixed, write_fleet
+from tests.reader.test_parts import counting_forks
 
 
 def printed(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     status = metrics_main(arguments)
     out = capsys.readouterr()
     return status, out.out, out.err
-
-
-def forks_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def counted() -> int:
-        forks.append(1)
-        return real_fork()
-
-    monkeypatch.setattr(os, "fork", counted)
-    return forks
 
 
 @pytest.fixture
@@ -45,7 +33,7 @@ def test_spread_over_cores_as_read_by_one(fleet_dir: Path, monkeypatch: pytest.M
     monkeypatch.setattr(many, "usable_cores", lambda: 1)
     alone = printed([*arguments, str(fleet_dir)], capsys)
     monkeypatch.setattr(many, "usable_cores", lambda: 3)
-    forks = forks_counted(monkeypatch)
+    forks = counting_forks(monkeypatch)
     spread = printed([*arguments, str(fleet_dir)], capsys)
     assert spread == alone and alone[0] == 0
     assert forks == [1, 1]  # two workers; this process reads the third group
@@ -61,7 +49,7 @@ def test_a_worker_that_fails_costs_only_time(fleet_dir: Path, monkeypatch: pytes
 
     monkeypatch.setattr(pickle, "dumps", broken)  # only a worker pickles: each fails, after reading its files
     monkeypatch.setattr(many, "usable_cores", lambda: 2)
-    forks = forks_counted(monkeypatch)
+    forks = counting_forks(monkeypatch)
     assert printed(["--json", str(fleet_dir)], capsys) == alone
     assert forks == [1]
 
