@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -212,3 +213,87 @@ def test_v1_the_sampler_in_a_limited_cgroup_writes_the_section(tmp_path: Path) -
         assert 0 < section["mem"] < MEMORY_LIMIT and 1 <= section["pids"] <= PIDS_LIMIT
         assert section["cpu"] is not None and section["cpu"] >= 0.0
     assert all("cgroup" not in json.loads(line) for line in outside.read_text().splitlines())
+
+
+def v1_points(*controllers: str) -> dict[str, Path]:
+    """Controller -> this process's own cgroup directory in its v1 hierarchy; the test is skipped without root or
+    without such a hierarchy for each."""
+    if os.geteuid() != 0:
+        pytest.skip("making cgroups needs root")
+    points = {controller: point for fstype, point, options in mounts() if fstype == "cgroup"
+              for controller in controllers if controller in options}
+    if len(set(points.values())) < len(controllers):
+        pytest.skip(f"{', '.join(controllers)} are not each on a v1 hierarchy of their own on this machine")
+    own = own_paths()
+    return {controller: Path(point) / own[controller].lstrip("/") for controller, point in points.items()}
+
+
+def sampler_lines(out: Path, count: int, sampler: subprocess.Popen[bytes]) -> list[dict[str, Any]]:
+    """The sampler's lines once it has written at least `count`."""
+    while True:
+        found = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        if len(found) >= count:
+            return found
+        assert sampler.poll() is None, "the sampler ended early"
+        time.sleep(0.05)
+
+
+def test_v1_cpu_and_cpuacct_apart_a_sampler_at_the_cpuacct_root_has_no_cpu(tmp_path: Path) -> None:
+    """This machine mounts cpu and cpuacct apart: a sampler in a cpu cgroup with a quota of a quarter of a CPU but
+    left at the cpuacct root would count every process of the machine against that quarter."""
+    own = v1_points("cpu", "cpuacct")
+    limited = own["cpu"] / f"orca-live-{os.getpid()}"
+    limited.mkdir()
+    out = tmp_path / "m.jsonl"
+    try:
+        write(limited / "cpu.cfs_period_us", str(PERIOD_US))
+        write(limited / "cpu.cfs_quota_us", str(PERIOD_US // 4))
+        script = f'echo $$ > {limited / "cgroup.procs"}; exec "$@"'
+        done = subprocess.run(["sh", "-c", script, "sh", sys.executable, "-m", "orca.sample", "--count", "2",
+                               "--seconds", "0.2", "--dirs", str(tmp_path), "--out", str(out)],
+                              capture_output=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr.decode()
+    finally:
+        removed([limited])
+    sections = [json.loads(line)["cgroup"] for line in out.read_text().splitlines()]
+    assert [(section["cpu_max"], section["cpu"]) for section in sections] == [(0.25, None), (0.25, None)]
+    assert all(section["throttled"] is not None for section in sections)  # the periods are the quota's own
+
+
+def test_v1_the_line_after_the_sampler_is_moved_has_no_cpu(tmp_path: Path) -> None:
+    """A sampler moved from one limited cgroup to another: the line across the move would take the first cgroup's
+    CPU counter from the second's (here the second has a spinner's CPU second in it); it has no `cpu` or
+    `throttled`, and the lines before and after it are the sampler's own small share."""
+    own = v1_points("cpu", "cpuacct")
+    name = f"orca-live-{os.getpid()}"
+    cgroups = {which: [own["cpu"] / f"{name}-{which}", own["cpuacct"] / f"{name}-{which}"] for which in "ab"}
+    out, until = tmp_path / "m.jsonl", tmp_path / "until"
+    sampler = None
+    try:
+        for directory in [*cgroups["a"], *cgroups["b"]]:
+            directory.mkdir()
+        write(cgroups["a"][0] / "cpu.cfs_quota_us", str(QUOTA_US))
+        into = {which: " ".join(f'echo $$ > {directory / "cgroup.procs"};' for directory in cgroups[which])
+                for which in "ab"}
+        spin = "import time\nend = time.process_time() + 1.0\nwhile time.process_time() < end:\n    pass\n"
+        spinner = subprocess.Popen(["sh", "-c", into["b"] + ' exec "$@"', "sh", sys.executable, "-c", spin])
+        sampler = subprocess.Popen(["sh", "-c", into["a"] + ' exec "$@"', "sh", sys.executable, "-m", "orca.sample",
+                                    "--seconds", "0.2", "--until", str(until), "--dirs", str(tmp_path),
+                                    "--out", str(out)], stderr=subprocess.PIPE)
+        assert spinner.wait(timeout=60) == 0
+        write(cgroups["b"][0] / "cpu.cfs_quota_us", str(QUOTA_US))
+        before = len(sampler_lines(out, 2, sampler))
+        for directory in cgroups["b"]:
+            write(directory / "cgroup.procs", str(sampler.pid))
+        sampler_lines(out, before + 3, sampler)
+        until.touch()
+        _, err = sampler.communicate(timeout=60)
+        assert sampler.returncode == 0, err.decode()
+    finally:
+        if sampler is not None and sampler.poll() is None:
+            sampler.kill()
+            sampler.wait()
+        removed([*cgroups["a"], *cgroups["b"]])
+    shares = [json.loads(line)["cgroup"]["cpu"] for line in out.read_text().splitlines()]
+    assert shares.count(None) == 1, shares
+    assert all(share is None or 0.0 <= share <= 150.0 for share in shares), shares

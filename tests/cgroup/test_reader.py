@@ -42,6 +42,7 @@ def test_v2_at_a_namespace_root(tmp_path: Path) -> None:
     assert reading(tree) == CgroupReading(
         memory_used=434765824, inactive_file=152125440, memory_limit=536870912, oom_kills=1,
         cpu_usage_usec=8823474, cpu_limit=0.5, cpu_periods=CpuPeriods(4820, 3856), pids=17, pids_limit=None,
+        cpu_usage_of=str(tree.cgroups / "unified/cpu.stat"), cpu_periods_of=str(tree.cgroups / "unified/cpu.stat"),
     )
 
 
@@ -115,9 +116,12 @@ def v1_tree(tmp_path: Path) -> Tree:
 
 
 def test_v1_nested_as_captured(tmp_path: Path) -> None:
-    assert reading(v1_tree(tmp_path)) == CgroupReading(
+    tree = v1_tree(tmp_path)
+    assert reading(tree) == CgroupReading(
         memory_used=112959488, inactive_file=20480, memory_limit=268435456, oom_kills=1,
         cpu_usage_usec=1471490, cpu_limit=0.5, cpu_periods=CpuPeriods(31, 28), pids=3, pids_limit=64,
+        cpu_usage_of=str(tree.cgroups / f"cpuacct/{CHILD}/cpuacct.usage"),
+        cpu_periods_of=str(tree.cgroups / f"cpu/{CHILD}/cpu.stat"),
     )
 
 
@@ -234,22 +238,86 @@ def test_a_cgroup_that_cannot_be_found_is_a_failure_naming_the_file(tmp_path: Pa
     assert isinstance(result, Failure) and result.failure().source == str(tree.proc / "self" / "cgroup")
 
 
-def test_a_process_moved_is_found_in_its_new_cgroup(tmp_path: Path) -> None:
-    tree = Tree(tmp_path, "0::/a\n", V2)
-    tree.write({f"unified/{cgroup}/{name}": text for cgroup in ("a", "b") for name, text in V2_FILES.items()})
-    tree.write({"unified/b/memory.max": "1048576\n"})
-    reader = OwnCgroup(str(tree.proc))
-    first = reader.read().unwrap()
-    tree.own("0::/b\n")
-    second = reader.read().unwrap()
-    reader.close()
-    assert first is not None and second is not None
-    assert (first.memory_limit, second.memory_limit) == (536870912, 1048576)
-
-
 def test_a_cgroup_directory_not_there_is_read_at_the_mount_point(tmp_path: Path) -> None:
     """A container that sees the host's path of its cgroup, its own cgroup mounted as the root."""
     tree = Tree(tmp_path, "0::/system.slice/docker-1a.scope\n", V2)
     tree.write({f"unified/{name}": text for name, text in V2_FILES.items()})
     found = reading(tree)
     assert found is not None and found.memory_limit == 536870912
+
+
+def test_a_process_moved_is_found_in_its_new_cgroup_and_no_cpu_is_taken_across(tmp_path: Path) -> None:
+    """The sampler moved from `a` to `b` between two readings: `b`'s limits, and, the two readings' CPU counters
+    being two cgroups', no `cpu` or `throttled` in the line across the move; from the next reading on, `b`'s own."""
+    tree = Tree(tmp_path, "0::/a\n", V2)
+    tree.write({f"unified/{cgroup}/{name}": text for cgroup in ("a", "b") for name, text in V2_FILES.items()})
+    tree.write({"unified/b/memory.max": "1048576\n",
+                "unified/b/cpu.stat": "usage_usec 98823474\nnr_periods 9820\nnr_throttled 3856\n"})
+    reader = OwnCgroup(str(tree.proc))
+    in_a = reader.read().unwrap()
+    tree.own("0::/b\n")
+    in_b = reader.read().unwrap()
+    tree.write({"unified/b/cpu.stat": "usage_usec 99323474\nnr_periods 9830\nnr_throttled 3861\n"})
+    later_in_b = reader.read().unwrap()
+    reader.close()
+    assert in_a is not None and in_b is not None
+    assert (in_a.memory_limit, in_b.memory_limit) == (536870912, 1048576)
+    across = cgroup_section(in_a, in_b, 1.0)
+    assert across is not None and (across.cpu, across.throttled, across.cpu_max) == (None, None, 0.5)
+    # Half a CPU second in 1 s under half a CPU; 5 of 10 periods throttled.
+    after = cgroup_section(in_b, later_in_b, 1.0)
+    assert after is not None and (after.cpu, after.throttled) == (100.0, 50.0)
+
+
+def test_a_quota_set_on_another_directory_starts_its_throttling_afresh(tmp_path: Path) -> None:
+    """The tightest quota moves from the cgroup to its parent: the periods counted are the parent's from then on."""
+    tree = Tree(tmp_path, "0::/pod/ctr\n", V2)
+    tree.write({
+        **{f"unified/pod/ctr/{name}": text for name, text in V2_FILES.items()},
+        "unified/pod/cpu.max": "max 100000\n",
+        "unified/pod/cpu.stat": "usage_usec 900\nnr_periods 9000\nnr_throttled 9000\n",
+    })
+    reader = OwnCgroup(str(tree.proc))
+    own_quota = reader.read().unwrap()
+    tree.write({"unified/pod/cpu.max": "25000 100000\n"})
+    parents_quota = reader.read().unwrap()
+    reader.close()
+    section = cgroup_section(own_quota, parents_quota, 1.0)
+    assert section is not None and (section.cpu_max, section.throttled) == (0.25, None)
+
+
+V1_APART = [Mount("cpu", controllers="cpu"), Mount("cpuacct", controllers="cpuacct")]
+
+
+def test_v1_cpuacct_mounted_apart_counts_only_when_it_is_the_quotas_cgroup(tmp_path: Path) -> None:
+    """cpu and cpuacct on two hierarchies (this machine's layout): a sampler in a cpu cgroup with a quota of a
+    quarter of a CPU but at the cpuacct root would count the whole machine's CPU against that quarter."""
+    files = {
+        "cpu/limited/cpu.cfs_quota_us": "25000\n",
+        "cpu/limited/cpu.cfs_period_us": "100000\n",
+        "cpu/limited/cpu.stat": v1_capture("cgroup_v1_cpu.stat.throttled"),
+        "cpu/cpu.cfs_quota_us": "-1\n",
+        "cpu/cpu.cfs_period_us": "100000\n",
+        "cpuacct/cpuacct.usage": "987654321000\n",
+        "cpuacct/limited/cpuacct.usage": v1_capture("cgroup_v1_cpuacct.usage"),  # 1471490652
+    }
+    at_the_root = Tree(tmp_path / "apart", "2:cpuacct:/\n1:cpu:/limited\n", V1_APART)
+    at_the_root.write(files)
+    found = reading(at_the_root)
+    assert found is not None and (found.cpu_limit, found.cpu_usage_usec) == (0.25, None)
+    assert found.cpu_periods == CpuPeriods(31, 28)
+    same_path = Tree(tmp_path / "same", "2:cpuacct:/limited\n1:cpu:/limited\n", V1_APART)
+    same_path.write(files)
+    found = reading(same_path)
+    assert found is not None and (found.cpu_limit, found.cpu_usage_usec) == (0.25, 1471490)
+
+
+def test_a_hybrid_machine_counts_cpu_where_its_quota_is(tmp_path: Path) -> None:
+    """The cpu controller on v2, cpuacct still on a v1 hierarchy: the usage is v2's `cpu.stat`, beside the quota."""
+    tree = Tree(tmp_path, "2:cpuacct:/\n0::/a\n", [Mount("cpuacct", controllers="cpuacct"), *V2])
+    tree.write({
+        **{f"unified/a/{name}": text for name, text in V2_FILES.items()},
+        "cpuacct/cpuacct.usage": "987654321000\n",
+    })
+    found = reading(tree)
+    assert found is not None and (found.cpu_limit, found.cpu_usage_usec) == (0.5, 8823474)

@@ -155,13 +155,16 @@ HOLDER = textwrap.dedent("""
     time.sleep(300)
 """)
 
-# The one the process path cannot see: a grandchild that leaves the run's session with `setsid` and whose parent
-# then exits, so that no parent, group or session ties it to the run. It holds the 100 MB.
+# The one the process path cannot see: a grandchild that leaves the run's session with `setsid`, drops the run's mark
+# from its environment, and whose parent then exits, so that no parent, group, session or mark ties it to the run.
+# It holds the 100 MB.
 ESCAPER = textwrap.dedent(f"""
     import os, subprocess, sys, time
     if os.fork() == 0:
         os.setsid()
-        subprocess.Popen([sys.executable, "-c", {HOLDER!r}, "escaper", sys.argv[1]], start_new_session=True)
+        unmarked = {{name: value for name, value in os.environ.items() if name != "ORCA_CONTROL_RUN"}}
+        holder = [sys.executable, "-c", {HOLDER!r}, "escaper", sys.argv[1]]
+        subprocess.Popen(holder, start_new_session=True, env=unmarked)
         os._exit(0)
     with open(sys.argv[1], "a") as f:
         f.write(f"root {{os.getpid()}}\\n")
@@ -225,6 +228,7 @@ def test_live_a_run_in_its_cgroup_is_measured_and_killed_with_what_no_session_ho
         cgroup = live / f"run-{root}"
         assert {int(pid) for pid in (cgroup / "cgroup.procs").read_text().split()} >= {root, found["escaper"]}
         # Without its cgroup the run would not be over: nothing but the cgroup ties the escaper to it.
+        assert b"ORCA_CONTROL_RUN=" not in Path(f"/proc/{found['escaper']}/environ").read_bytes()
         assert over_cap({7: root}, ControlLimits(memory_mb=64)) == {}
         assert over_cap({7: root}, limits)[7] > 100 * MIB
         reasons = enforce_memory({7: root}, limits)

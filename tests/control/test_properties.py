@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+from dataclasses import replace
 
 import pytest
 from hypothesis import example, given
@@ -21,7 +22,7 @@ from orca.control import (
     run_members,
     secrets_env,
 )
-from orca.control.members import NONE
+from orca.control.members import NONE, mark_of
 from orca.control.rules import environment_of
 from orca.sample import Now
 
@@ -112,25 +113,51 @@ def _reached(table: dict[int, ProcId], pid: int, known: int, since: int) -> bool
     return pid != known and known in (entry.ppid, entry.pgrp, entry.session) and entry.start >= since
 
 
-@given(proc_tables, st.integers(min_value=1, max_value=30), st.booleans())
-def test_run_members_is_the_closure_of_root_session_group_and_children(
-    table: dict[int, ProcId], root: int, start_known: bool
-) -> None:
+def _expected_start(table: dict[int, ProcId], root: int) -> int | None:
+    """The run's start when none is given, as the README says: the root's; else the newest a mark naming it carries."""
     if root in table:
-        root_start: int | None = table[root].start
-        assert run_members(table, root, table[root].start + 1) == NONE  # the pid is another process now
+        return table[root].start
+    starts = [int(entry.mark.split(":")[1]) for entry in table.values() if entry.mark.split(":")[0] == str(root)]
+    return max(starts, default=None)
+
+
+@given(proc_tables, st.integers(min_value=1, max_value=30), st.sampled_from(["given", "other", "unknown"]), st.data())
+@example({5: ProcId(1, 5, 5, 9, mark="3:7")}, 3, "unknown", None)  # only a marked process is left
+def test_run_members_is_the_closure_of_root_session_group_mark_and_children(
+    table: dict[int, ProcId], root: int, how: str, data: st.DataObject | None
+) -> None:
+    # The root's start as the scheduler gives it: the process's own, another's (its pid was reused), or not known.
+    if how == "unknown":
+        root_start = None
+    elif root in table:
+        root_start = table[root].start + (1 if how == "other" else 0)
     else:
-        root_start = 7 if start_known else None
+        root_start = 7
+    start = _expected_start(table, root) if root_start is None else root_start
+    if data is not None and start is not None and table:
+        # Some processes carry the run's mark: as many as hypothesis likes, wherever they are.
+        marked = data.draw(st.sets(st.sampled_from(sorted(table))))
+        mark = mark_of(root, start)
+        table = {pid: replace(entry, mark=mark) if pid in marked else entry for pid, entry in table.items()}
     found = run_members(table, root, root_start)
     assert found.pids <= table.keys()
-    assert (root in found.pids) == (root in table)
-    since = {root: -1 if root_start is None else root_start} | {pid: table[pid].start for pid in found.pids}
-    # Each member is found through the root or another member; and every process that is, is a member.
+    # The root's ids are the run's unless its pid is another process's now.
+    by_ids = root not in table or start is None or table[root].start == start
+    # The seeds: what carries the run's mark and started no earlier than its root.
+    seeds: set[int] = set()
+    if start is not None:
+        seeds = {pid for pid, entry in table.items() if entry.mark == mark_of(root, start) and entry.start >= start}
+    since = {pid: table[pid].start for pid in found.pids}
+    if by_ids:
+        since[root] = -1 if start is None else start
+    # Each member is a seed, the root, or found through the root or another member; and every process that is, is one.
     for pid in table:
         through = any(_reached(table, pid, known, since[known]) for known in since if known != pid)
-        assert (pid in found.pids) == (pid == root or through), pid
-    # The groups to signal whole are the members' groups that the root or a member made.
-    assert found.groups == {table[pid].pgrp for pid in found.pids} & (found.pids | {root})
+        assert (pid in found.pids) == (pid in seeds or (by_ids and pid == root) or through), pid
+    # The groups to signal whole are the members' groups that a member made, or the root while its ids are the run's.
+    assert found.groups == {table[pid].pgrp for pid in found.pids} & (found.pids | ({root} if by_ids else set()))
+    if not seeds and not by_ids:
+        assert found == NONE  # another process has the root's pid, and nothing carries the run's mark
 
 
 # --- reasons and the kernel's text ----------------------------------------------------------------------------------

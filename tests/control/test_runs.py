@@ -16,7 +16,7 @@ import pytest
 
 from orca.control import ControlLimits, control_stage, enforce_memory, kill_run, over_cap, start_run
 from orca.control.procs import Held, pipe_holders, process_table
-from tests.control.processes import MIB, Runs, ended, in_session_or_group, stat_fields, wait_for_lines
+from tests.control.processes import MIB, Runs, ended, stat_fields, wait_for_lines
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -288,37 +288,6 @@ def test_a_setsid_child_and_its_children_are_measured_with_the_run(runs: Runs) -
         assert runs.started[0].wait(timeout=20) == -9
     finally:
         os.close(grandchild)
-
-
-# Each generation forks the next and exits at once, for good; the root holds 100 MB, so the run is over the cap.
-CHAIN = textwrap.dedent("""
-    import os, sys, time
-    if os.fork() == 0:
-        while True:
-            if os.fork() != 0:
-                os._exit(0)
-    hold = bytearray(b"\\x01") * (100 << 20)
-    with open(sys.argv[1], "a") as f:
-        f.write(f"root {os.getpid()}\\n")
-    time.sleep(300)
-""")
-CHAIN_ROUNDS = 40
-"""Enough rounds that a kill that lets a chain escape one time in nine all but surely fails one of them."""
-
-
-def test_a_forking_chain_leaves_nothing_behind(runs: Runs) -> None:
-    for round_ in range(CHAIN_ROUNDS):
-        root, _ = runs.start(f"chain-{round_}", [sys.executable, "-c", CHAIN], ready=1)
-        assert list(enforce_memory({1: root}, CAP_64)) == [1]
-        # Killed processes take a moment to end; a survivor keeps forking, and is seen in the run's session or
-        # group again and again.
-        deadline = time.monotonic() + 10
-        while in_session_or_group({root}):
-            assert time.monotonic() < deadline, f"round {round_}: the chain escaped the kill"
-            time.sleep(0.02)
-        for _ in range(3):
-            assert not in_session_or_group({root}), f"round {round_}: the chain escaped the kill"
-            time.sleep(0.02)
 
 
 def _v1_pids_cgroup() -> Path | None:

@@ -227,8 +227,20 @@ def test_lone_surrogates_are_replaced_not_fatal() -> None:
     line = line_of(0.0, 0.0, "host\udcff", None, None, None, (Disk("/tmp/\ud800x", 1, 0, 1),), None, None, False,
                    None, 0.0, None)
     document = decode(encode_line(line))
-    assert document["host"] == "host?"
-    assert document["disk"][0]["path"] == "/tmp/?x"
+    assert document["host"] == "host\ufffd"
+    assert document["disk"][0]["path"] == "/tmp/\ufffdx"
+
+
+@given(st.binary(max_size=40))
+@example(b"nu\xff")
+@example(b"caf\xc3\xa9 \xe9\x80")  # valid UTF-8, then a byte that starts nothing, then a stray continuation byte
+@example(b"\xed\xa0\x80")  # a surrogate encoded in UTF-8: not valid UTF-8
+def test_text_python_decoded_with_surrogateescape_is_written_as_a_utf_8_decoder_reads_its_bytes(raw: bytes) -> None:
+    """docs/behaviour.md §3.1: an undecodable byte of a path or an argument (which Python decodes to a surrogate)
+    is written as U+FFFD, the rest as it was: what decoding the bytes with replacement characters gives."""
+    line = line_of(0.0, 0.0, raw.decode("utf-8", "surrogateescape"), None, None, None, None, None, None, False,
+                   None, 0.0, None)
+    assert decode(encode_line(line))["host"] == raw.decode("utf-8", "replace")
 
 
 @given(st.one_of(any_float, st.floats(min_value=-1e15, max_value=1e15), st.integers(-(10**15), 10**15)),

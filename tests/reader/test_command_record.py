@@ -110,6 +110,18 @@ def test_the_command_is_bounded_in_the_first_line(tmp_path: Path) -> None:
     assert run["argc"] == 42
 
 
+def test_bytes_that_are_not_utf_8_are_written_as_the_replacement_character(tmp_path: Path) -> None:
+    """docs/behaviour.md §3.1: a `--dirs` path and an argument of COMMAND with a byte that is not UTF-8."""
+    out = tmp_path / "m.jsonl"
+    directory = os.fsencode(tmp_path) + b"/nu\xff"
+    done = subprocess.run([PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--dirs", directory,
+                           "--", "true", b"a\xffb", b"caf\xc3\xa9"], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    first = lines(out)[0]
+    assert first["run"]["command"] == ["true", "a\ufffdb", "caf\u00e9"]
+    assert [disk["path"] for disk in first["disk"]] == [os.fsdecode(tmp_path) + "/nu\ufffd"]
+
+
 def test_no_exit_when_sampling_ends_before_the_command(tmp_path: Path) -> None:
     out = tmp_path / "m.jsonl"
     done = sample(out, "sleep", "0.8", extra=("--count", "2"))

@@ -55,7 +55,7 @@ def test_malformed_command_line_process(args: list[str]) -> None:
     assert done.stderr.startswith(b"orca sample: ")
 
 
-@pytest.mark.parametrize("value", ["1e10", "1000001", "0.0009", "5e-324"])
+@pytest.mark.parametrize("value", ["1e10", "1000001", "0.0009", "5e-324", "1e-400", "1E-999"])
 def test_seconds_out_of_range_is_refused_naming_the_range(value: str, capsys: pytest.CaptureFixture[str]) -> None:
     """An interval the schedule cannot keep (beyond the clock's range, or so small it divides to infinity) is a
     malformed command line, not a sampler that stops after its first line."""
@@ -121,7 +121,8 @@ def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
     ("value", "expected"),
     [
         (None, 5.0), ("", 5.0), ("2.5", 2.5), ("0", 0.0), ("-1", 5.0), ("nan", 5.0), ("inf", 5.0), ("five", 5.0),
-        ("1e10", 5.0), ("5e-324", 5.0), ("0.001", 0.001), ("1000000", 1e6),
+        ("1e10", 5.0), ("5e-324", 5.0), ("0.001", 0.001), ("1000000", 1e6), ("1e-400", 5.0), ("1e-5", 5.0),
+        ("0.0", 0.0), ("0e-400", 0.0), ("-0", 0.0),
     ],
 )
 def test_sample_seconds(monkeypatch: pytest.MonkeyPatch, value: str | None, expected: float) -> None:

@@ -1,11 +1,14 @@
-"""Finding processes in /proc and ending them, for a run's memory cap and for a secret's fetch command.
+"""Finding processes in /proc and stopping or ending them, for a run's memory cap and for a secret's fetch command.
 
-The table of every process comes from one pass over /proc (`orca.sample.process_stats`); which of them are a run's
-is `members`' pure decision. Ending them freezes first: pass after pass, each of the run's process groups is
-stopped whole (a signal to a group reaches a process being forked in it too) and every other process found is
-stopped on its own, until a pass finds no process not yet stopped; then all of them are killed. Each process is
-held by a pidfd opened before its start time is checked again, so a signal never reaches a pid reused since the
-pass that found it. The scheduler's own process, group and session are never signalled.
+The table of every process comes from one pass over /proc (`orca.sample.process_stats`, and each process's
+environment where its run mark is wanted); which of them are a run's is `members`' pure decision. A run is frozen
+before it is read or killed: pass after pass, each of the run's process groups is stopped whole (a signal to a group
+reaches a process being forked in it too) and every other process found is stopped on its own, until a pass made
+after every group was stopped finds every process of the run stopped or exited (an exiting process cannot be
+stopped, and its children go to another parent). Then all of them are killed, or continued (each but those stopped
+before the first pass). Each process is held by a pidfd opened before its start time is checked again, so a signal
+never reaches a pid reused since the pass that found it. The scheduler's own process, group and session are never
+signalled.
 """
 
 from __future__ import annotations
@@ -15,22 +18,46 @@ import os
 import signal
 from collections.abc import Callable, Mapping
 
-from orca.control.members import Members, ProcId, proc_id
+from orca.control.members import NONE, Members, ProcId, mark_in, proc_id
 from orca.sample import process_stat, process_stats
 
 FREEZE_PASSES = 64
-"""A bound on the passes, so that ending a run always ends; a run forking faster than a pass can read /proc and
+"""A bound on the passes, so that freezing a run always ends; a run forking faster than a pass can read /proc and
 leaving its groups with `setsid` each time is what only a cgroup catches (`cgroups`)."""
+ENVIRON_LIMIT = 1 << 22
+"""The most of a process's environment read for its mark: twice what `execve` passes under the usual 8 MiB stack
+limit (a quarter of it), so that a process's own environment cannot make the scheduler read without end."""
 
 Finder = Callable[[Mapping[int, ProcId]], Members]
 """What a table of every process says a run's processes are."""
 
 
-def process_table(proc: str = "/proc") -> dict[int, ProcId]:
-    """Every process's `ProcId`, from one pass over `proc`; a process that ends mid-pass is left out."""
+def _environ(proc: str, pid: int) -> bytes:
+    """/proc/<pid>/environ, up to `ENVIRON_LIMIT`; empty when it cannot be read (another user's process, one made
+    undumpable, a kernel thread, a process that ended)."""
+    try:
+        descriptor = os.open(f"{proc}/{pid}/environ", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return b""
+    data = bytearray()
+    try:
+        while len(data) < ENVIRON_LIMIT and (chunk := os.read(descriptor, ENVIRON_LIMIT - len(data))):
+            data += chunk
+    except OSError:
+        return b""
+    finally:
+        os.close(descriptor)
+    return bytes(data)
+
+
+def process_table(proc: str = "/proc", *, marks_since: int | None = None) -> dict[int, ProcId]:
+    """Every process's `ProcId`, from one pass over `proc`; a process that ends mid-pass is left out. With
+    `marks_since`, each live process started then or later carries the run mark its environment holds."""
     table: dict[int, ProcId] = {}
     for pid, data in process_stats(proc).items():
         found = proc_id(data)
+        if found is not None and marks_since is not None and not found.ended and found.start >= marks_since:
+            found = proc_id(data, mark_in(_environ(proc, pid)))
         if found is not None:
             table[pid] = found
     return table
@@ -80,41 +107,86 @@ class Held:
             self._pidfd = -1
 
 
+class Frozen:
+    """A run stopped whole (see the module docstring), until it is killed or continued: `release`."""
+
+    def __init__(self, proc: str = "/proc") -> None:
+        self._proc = proc
+        self._held: dict[int, Held] = {}
+        self._already_stopped: set[int] = set()
+        self._groups: set[int] = set()
+        self._settled = False
+        self.table: dict[int, ProcId] = {}
+        """The last pass's table: every process of the run in it is stopped."""
+        self.found: Members = NONE
+        """The run's processes and groups in the last pass."""
+
+    def stop(self, find: Finder, marks_since: int | None = None) -> None:
+        """Stops what `find` names, pass after pass, until a pass made after all its groups were stopped finds every
+        process of it stopped or exited (or `FREEZE_PASSES` passes)."""
+        own = own_ids()
+        for passes in range(FREEZE_PASSES):
+            self.table = process_table(self._proc, marks_since=marks_since)
+            self.found = find(self.table)
+            groups = self.found.groups - own
+            # A pass read before one of these groups was stopped may have missed a process forking in it.
+            settled = groups <= self._groups
+            _signal_groups(groups, signal.SIGSTOP)
+            self._groups |= groups
+            new = [pid for pid in self.live() - self._held.keys() if pid not in own]
+            for pid in new:
+                entry = self.table[pid]
+                process = Held.of(pid, entry.start, self._proc)
+                if process is not None:
+                    self._held[pid] = process
+                    process.send(signal.SIGSTOP)
+                    if passes == 0 and entry.stopped:  # before any signal of ours: the run stopped it
+                        self._already_stopped.add(pid)
+            # A process that ended before it was held may have forked first: only a pass with nothing new settles;
+            # and one still running (its stop not yet taken, or exiting, which no signal stops) can still change.
+            running = [pid for pid in self.live() if not self.table[pid].stopped]
+            if settled and not new and not running:
+                self._settled = True
+                return
+
+    def live(self) -> frozenset[int]:
+        """The run's processes in the last pass that had not exited."""
+        return frozenset(pid for pid in self.found.pids if not self.table[pid].ended)
+
+    def release(self, signal_number: int) -> int:
+        """SIGKILL: kills every process stopped, and its groups whole; SIGCONT: continues each but those stopped
+        before the first pass (and the groups whole, unless the last pass found every process in them stopped).
+        Returns how many processes were held."""
+        if signal_number == signal.SIGKILL or not self._settled:
+            _signal_groups(frozenset(self._groups), signal_number)
+        for pid, process in self._held.items():
+            if signal_number != signal.SIGCONT or pid not in self._already_stopped:
+                process.send(signal_number)
+            process.close()
+        count = len(self._held)
+        self._held.clear()
+        self._groups.clear()
+        return count
+
+
 def _signal_groups(groups: frozenset[int], signal_number: int) -> None:
     for group in groups:
         with contextlib.suppress(OSError):
             os.killpg(group, signal_number)
 
 
-def end_all(find: Finder, proc: str = "/proc") -> int:
-    """Freezes, then SIGKILLs, every process `find` names in a table of every process (see the module docstring);
-    returns how many processes were stopped and killed.
+def end_all(find: Finder, proc: str = "/proc", *, marks_since: int | None = None) -> int:
+    """Freezes, then SIGKILLs, every process `find` names in a table of every process (see the module docstring),
+    whatever happens meanwhile; returns how many processes were stopped and killed.
 
-    A group is signalled only while a pass has just found a process in it, and the kernel does not give a group's
-    id to another while the group has a process: it is the run's group that is signalled."""
-    own = own_ids()
-    held: dict[int, Held] = {}
-    groups: frozenset[int] = frozenset()
+    A group is signalled only while a pass has found a process in it, and the kernel does not give a group's id to
+    another while the group has a process: it is the run's group that is signalled."""
+    frozen = Frozen(proc)
     try:
-        for _ in range(FREEZE_PASSES):
-            table = process_table(proc)
-            found = find(table)
-            groups = found.groups - own
-            _signal_groups(groups, signal.SIGSTOP)
-            new = [pid for pid in found.pids if pid not in held and pid not in own and not table[pid].ended]
-            for pid in new:
-                process = Held.of(pid, table[pid].start, proc)
-                if process is not None:
-                    held[pid] = process
-                    process.send(signal.SIGSTOP)
-            if not new:
-                break
+        frozen.stop(find, marks_since)
     finally:
-        _signal_groups(groups, signal.SIGKILL)
-        for process in held.values():
-            process.send(signal.SIGKILL)
-            process.close()
-    return len(held)
+        killed = frozen.release(signal.SIGKILL)
+    return killed
 
 
 def pipe_holders(inode: int, proc: str = "/proc", *, writing: bool = False) -> frozenset[int]:

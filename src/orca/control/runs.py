@@ -1,25 +1,21 @@
-"""A control-placed run's process: where its output is staged, how it is started, and its memory cap.
+"""A control-placed run's process: where its output is staged, and how it is started.
 
-The shell of `orca.control`: it starts processes, reads /proc and cgroup files and sends signals. The rules it
-applies (the cap, the reason a person reads, which processes are the run's) are the pure functions of `rules`,
-`members` and `cgroup_text`; finding and ending processes is `procs`', a run's own cgroup `cgroups`'.
-
-A run is measured as it is killed: where it has a cgroup of its own, that cgroup (the kernel's numbers); else its
-root's session and process group (the root leads both) and every descendant of theirs, found again at each reading,
-so an orphan, a `setsid` child and what is left of a run whose root ended first are all counted and all killed.
+The shell of `orca.control` that starts processes; the rules it applies (the environment entries, the mark every
+process of a run carries) are the pure functions of `rules` and `members`, a run's own cgroup `cgroups`'. Its memory
+cap is `cap`'s.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
-from orca.control import cgroups, procs
-from orca.control.members import NONE, Members, run_members, tops
-from orca.control.rules import ControlLimits, cap_reason, environment_of, kernel_cap_reason
-from orca.sample import open_private, stage_root, tree_usage
+from orca.control import cgroups
+from orca.control.members import MARK, mark_of, proc_id
+from orca.control.rules import ControlLimits, environment_of
+from orca.sample import open_private, stage_root
 
 OOM_SCORE_ADJ = b"1000"
 """The most the kernel's OOM killer can prefer a process: a control-placed run goes before the scheduler."""
@@ -70,161 +66,108 @@ def _root_of(stage: str, environ: Mapping[str, str]) -> str:
 # --- starting a run -------------------------------------------------------------------------------------------------
 
 
-def _prepare(nice: int, join: Callable[[], None] | None) -> Callable[[], None]:
-    """What the child runs between fork and exec: only system calls, since the scheduler may have threads."""
+def _program(argv: Sequence[str], environment: Mapping[str, str]) -> str:
+    """The file `argv` runs: `argv[0]` itself when it holds a `/`, else the first executable file of that name on
+    the run's `PATH`, as `execvp` looks for it. OSError (EINVAL, ENOENT, EACCES) when `argv` cannot start
+    (docs/behaviour.md §12.2)."""
+    if not argv:
+        raise OSError(errno.EINVAL, "argv is empty: there is no program to start")
+    for index, word in enumerate(argv):
+        if "\0" in word:
+            raise OSError(errno.EINVAL, f"argv[{index}] holds a NUL byte, which no argument of a program can hold")
+    name = argv[0]
+    places = [name] if "/" in name else [os.path.join(directory, name) for directory in os.get_exec_path(environment)]
+    files = [place for place in places if name and os.path.isfile(place)]
+    for place in files:
+        if os.access(place, os.X_OK):
+            return os.path.abspath(place)  # so that nothing looks for it on a PATH again
+    if files:
+        raise PermissionError(errno.EACCES, "not executable", name)
+    raise FileNotFoundError(errno.ENOENT, "no such program", name)
+
+
+def _mark_self() -> None:
+    """Sets this process's run mark (`members.MARK`) from its own pid and start time, for all it will start."""
+    try:
+        descriptor = os.open("/proc/self/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return  # no /proc: nothing could read a mark either
+    try:
+        found = proc_id(os.read(descriptor, 4096))
+    finally:
+        os.close(descriptor)
+    if found is not None:
+        os.putenv(MARK, mark_of(os.getpid(), found.start))
+
+
+def _expose_to_oom() -> None:
+    # Raising one's own oom_score_adj needs no privilege; a kernel without the file (not Linux) has no OOM score.
+    try:
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.write(fd, OOM_SCORE_ADJ)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _prepare(nice: int, join: Callable[[], None] | None, entries: Mapping[str, str]) -> Callable[[], None]:
+    """What the child runs between fork and exec: system calls, and its environment set for the exec (the mark
+    holds its own pid, which only it knows before it runs anything)."""
 
     def prepare() -> None:
         if join is not None:
             join()  # first, so that nothing the run does is outside its cgroup
         os.nice(nice)
-        # Raising one's own oom_score_adj needs no privilege; a kernel without the file (not Linux) has no OOM score.
-        try:
-            fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
-        except OSError:
-            return
-        try:
-            os.write(fd, OOM_SCORE_ADJ)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        _expose_to_oom()
+        # Python code takes the C library's environment lock only under the GIL, which the fork was made holding:
+        # no thread of the scheduler's held it then.
+        for name, value in entries.items():
+            os.putenv(name, value)
+        _mark_self()  # last: an entry of that name, or the scheduler's own, gives way to it
 
     return prepare
 
 
 def start_run(argv: list[str], env: Sequence[str], limits: ControlLimits, stage: str) -> subprocess.Popen[bytes]:
     """Starts a control-placed run's process: `argv`, with the scheduler's environment plus the `NAME=value`
-    entries of `env` (`run_env`'s), at nice `limits.nice` relative to the scheduler, `oom_score_adj` 1000 (the
+    entries of `env` (`run_env`'s) and the run's mark (`ORCA_CONTROL_RUN=<its pid>:<its start time>`, which every
+    process it starts inherits), at nice `limits.nice` relative to the scheduler, `oom_score_adj` 1000 (the
     kernel's first choice if memory runs out), the leader of a session and process group of its own, in a cgroup
     of its own under `limits.cgroup` when one is given, its standard output and error appended to `stage`. Its
-    standard input is empty.
+    standard input is empty. The program is `argv[0]`, looked for on the run's `PATH` when it holds no `/`.
 
     `stage` is opened as a staging file (`orca.sample.open_private`): its directories below the staging root made
     0700, never through a symbolic link, only a regular file of this user's, made 0600 before the run writes (it
-    is not masked yet). Returns the process handle. Raises TypeError or ValueError for `env` that is not a list of
-    `NAME=value` entries (before anything starts), OSError when `stage` is refused or cannot be opened, the cgroup
-    directory cannot hold runs, or `argv` cannot be started.
+    is not masked yet). Returns the process handle. Before anything is made or started, raises TypeError or
+    ValueError for `env` that is not a list of `NAME=value` entries, and OSError for an `argv` that cannot start
+    (empty, a NUL byte in an argument, no such program, not executable). Raises OSError when `stage` is refused or
+    cannot be opened, when the cgroup directory cannot hold runs, or when the program fails to start all the same.
     """
-    environment = {**os.environ, **environment_of(env)}
+    entries = environment_of(env)
+    program = _program(argv, {**os.environ, **entries})
     join = None
     if limits.cgroup:
         join = cgroups.joiner(limits.cgroup, limits, cgroups.prepare(limits.cgroup))
     output = open_private(_root_of(stage, os.environ), stage)
     try:
+        # The environment is the scheduler's, which the child completes itself (`_prepare`): the mark is its own.
         return subprocess.Popen(
             argv,
-            env=environment,
+            executable=program,
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_prepare(limits.nice, join),
+            preexec_fn=_prepare(limits.nice, join, entries),
             close_fds=True,
         )
     except subprocess.SubprocessError:
-        # Only the cgroup step raises in the child; Python reports no more than that it did.
-        raise OSError(f"could not start the run in a cgroup of its own under {limits.cgroup}") from None
+        # Only the preparation raises in the child (its cgroup, in practice); Python reports no more than that it did.
+        where = f" in a cgroup of its own under {limits.cgroup}" if limits.cgroup else ""
+        raise OSError(f"could not prepare the run's process{where}") from None
     finally:
         os.close(output)
-
-
-# --- the memory cap -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Reading:
-    """One run as one reading found it."""
-
-    resident: int
-    """Bytes: its cgroup's `memory.current`, else its processes' resident memory."""
-    cgroup: str | None
-    """Its own cgroup, if it has one."""
-    members: Members
-    """Its processes, when it has no cgroup."""
-    root_start: int | None
-    """Its root's start time, None when the root had ended."""
-    kernel_ended: bool = False
-    """Its cgroup's memory reached `memory.max`: the kernel ended it."""
-
-
-def _readings(runs: Mapping[int, int], limits: ControlLimits, proc: str) -> dict[int, _Reading]:
-    """run -> what one reading of every process (and of each run's cgroup) finds of it; a run with nothing left is
-    absent. The runs measured by their processes' resident memory are measured together, by one `tree_usage`."""
-    table = procs.process_table(proc)
-    own = procs.own_ids()
-    readings: dict[int, _Reading] = {}
-    by_processes: dict[int, _Reading] = {}
-    for run, root in runs.items():
-        if root in own:
-            continue
-        root_start = table[root].start if root in table else None
-        path = cgroups.of_run(limits.cgroup, root) if limits.cgroup else None
-        if path is None:
-            members = run_members(table, root, root_start)
-        else:
-            use = cgroups.usage(path)
-            if use.current is not None:
-                resident = max(use.current, use.peak or 0) if use.reached_cap else use.current
-                readings[run] = _Reading(resident, path, NONE, root_start, use.reached_cap)
-                continue
-            members = Members(cgroups.processes(path) & table.keys(), frozenset())
-        if members.pids:
-            by_processes[run] = _Reading(0, path, members, root_start)
-    heads = {run: tops(table, reading.members.pids) for run, reading in by_processes.items()}
-    usage = tree_usage(frozenset().union(*heads.values()), proc=proc)
-    for run, reading in by_processes.items():
-        resident = sum(usage[pid][0] for pid in heads[run] if pid in usage)
-        readings[run] = _Reading(resident, reading.cgroup, reading.members, reading.root_start)
-    return readings
-
-
-def over_cap(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/proc") -> dict[int, int]:
-    """run -> resident bytes of the runs (run -> root pid) that hold more than `limits.memory_mb` MB, or whose cgroup
-    reached it, from one reading of all of them. A run with no process left is not over."""
-    return {
-        run: reading.resident
-        for run, reading in _readings(runs, limits, proc).items()
-        if reading.kernel_ended or reading.resident > limits.memory_bytes
-    }
-
-
-def enforce_memory(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/proc") -> dict[int, str]:
-    """Kills each run (run -> root pid) over the cap, every process of it (SIGKILL). Returns run -> the reason a
-    person reads on its page. A run under the cap is never signalled. Afterwards removes the cgroups of runs that
-    have no process left.
-
-    Each run is killed as it was measured (its cgroup, or its session, group and descendants); a root that ended
-    and whose pid went to another process is left alone, as is any other pid reused while the run is killed.
-    """
-    reasons: dict[int, str] = {}
-    for run, reading in _readings(runs, limits, proc).items():
-        if not (reading.kernel_ended or reading.resident > limits.memory_bytes):
-            continue
-        if reading.cgroup is not None:
-            killed = cgroups.kill(reading.cgroup)
-        else:
-            killed = kill_run(runs[run], reading.root_start, proc=proc)
-        if reading.kernel_ended and reading.resident <= limits.memory_bytes:
-            reasons[run] = kernel_cap_reason(limits.memory_mb)
-        elif killed or reading.kernel_ended:
-            reasons[run] = cap_reason(reading.resident, limits.memory_mb)
-    if limits.cgroup:
-        cgroups.sweep(limits.cgroup)
-    return reasons
-
-
-def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str = "/proc") -> int:
-    """SIGKILLs every process of the run whose root is `root`, started at `root_start` (None: the root has ended;
-    what is left of its session and group is killed); returns how many were signalled, 0 when nothing of it is left
-    or `root` is another process now. `cgroup`: the directory of `ORCA_CONTROL_CGROUP`, where the run's own cgroup
-    is killed whole.
-
-    Without a cgroup the run is frozen first (`procs.end_all`: pass after pass, until a pass finds no process not
-    yet stopped), so a process forking as it is killed leaves no child behind.
-    """
-    if root in procs.own_ids():
-        return 0
-    path = cgroups.of_run(cgroup, root) if cgroup else None
-    if path is not None:
-        return cgroups.kill(path)
-    return procs.end_all(lambda table: run_members(table, root, root_start), proc)

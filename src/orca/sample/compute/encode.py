@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from itertools import repeat
 from typing import Any
 
@@ -101,10 +102,27 @@ def _document(record: Any, plan: Plan) -> dict[str, Any]:
     return document
 
 
+_NOT_A_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""Lone surrogates other than surrogateescape's U+DC80 to U+DCFF, which stand for the bytes 0x80 to 0xFF."""
+
+
 def _text(value: str) -> str:
-    """`value` as orjson can write it: orjson refuses lone surrogates (a host, path or argument decoded with
-    surrogateescape, a `\\ud800` in a config), written as the replacement character."""
-    return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
+    """`value` as orjson can write it (it refuses lone surrogates), with text that was not UTF-8 as the replacement
+    character U+FFFD (docs/behaviour.md §3.1). Python decodes a path, an argument or a host name with
+    surrogateescape, an undecodable byte becoming a lone surrogate: those bytes are decoded again as any UTF-8
+    decoder reads them (`b"nu\\xff"` is `"nu\\ufffd"`); any other lone surrogate (a `\\ud800` in a config) is U+FFFD.
+
+    >>> _text(b"a\\xffb caf\\xc3\\xa9".decode("utf-8", "surrogateescape")), _text("x\\ud800"), _text("caf\\u00e9")
+    ('a\ufffdb café', 'x\ufffd', 'café')
+    """
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = _NOT_A_BYTE.sub("\ufffd", value).encode("utf-8", "surrogateescape")
+        return raw.decode("utf-8", "replace")
+    return value
 
 
 def _checked(value: object) -> object:

@@ -45,6 +45,12 @@ class CgroupReading(msgspec.Struct, frozen=True, gc=False):
     """`pids.current`."""
     pids_limit: int | None
     """The smallest `pids.max` of the cgroup and its ancestors."""
+    cpu_usage_of: str = ""
+    """The file `cpu_usage_usec` is read from: a reading of another file (the sampler moved to another cgroup) is
+    another cgroup's counter, which no difference may be taken against."""
+    cpu_periods_of: str = ""
+    """The `cpu.stat` `cpu_periods` is read from: another one (the sampler moved, the tightest quota now on another
+    directory) counts another cgroup's periods."""
 
     def limited(self) -> bool:
         """Whether the cgroup runs under a memory or CPU limit, which is when a line has the section (a pids limit
@@ -133,13 +139,14 @@ def cgroup_reading(files: CgroupFiles, limits: Limits, texts: Texts) -> CgroupRe
         oom_kills=None if events is None else flat_value(events, "oom_kill"), cpu_usage_usec=usage,
         cpu_limit=limits.cpu, cpu_periods=periods, pids=_number(texts, files.pids_current),
         pids_limit=_smallest([_number(texts, path) for path in files.pids_limits]),
+        cpu_usage_of=files.cpu_usage, cpu_periods_of=files.cpu_stats[limits.cpu_at] if files.cpu_stats else "",
     )
 
 
 def cgroup_section(prev: CgroupReading | None, cur: CgroupReading | None, dt: float) -> CgroupSample | None:
     """The `cgroup` section between two readings `dt` seconds apart; None (no section) when `cur` is None or runs
     under no memory or CPU limit. A part that cannot be read is None; so are `cpu` and `throttled` without a CPU
-    limit, and in a line whose previous reading is missing.
+    limit, in a line whose previous reading is missing, and where the two readings' counters are two cgroups'.
 
     >>> before = CgroupReading(300, 100, 1000, 0, 1_000_000, 0.5, CpuPeriods(10, 2), 4, None)
     >>> after = CgroupReading(900, 100, 1000, 1, 1_500_000, 0.5, CpuPeriods(20, 7), 5, None)
@@ -172,7 +179,7 @@ def _cpu(prev: CgroupReading | None, cur: CgroupReading, dt: float) -> float | N
     not a positive number."""
     if cur.cpu_limit is None or not cur.cpu_limit > 0 or prev is None:
         return None
-    if prev.cpu_usage_usec is None or cur.cpu_usage_usec is None:
+    if prev.cpu_usage_usec is None or cur.cpu_usage_usec is None or prev.cpu_usage_of != cur.cpu_usage_of:
         return None
     used = cur.cpu_usage_usec - prev.cpu_usage_usec
     if used <= 0 or not dt > 0:
@@ -184,6 +191,8 @@ def _cpu(prev: CgroupReading | None, cur: CgroupReading, dt: float) -> float | N
 def _throttled(prev: CgroupReading | None, cur: CgroupReading) -> float | None:
     """100 × Δnr_throttled / Δnr_periods, within 0..100; 0.0 when no period elapsed (or the counter went back)."""
     if cur.cpu_limit is None or prev is None or prev.cpu_periods is None or cur.cpu_periods is None:
+        return None
+    if prev.cpu_periods_of != cur.cpu_periods_of:
         return None
     before, now = prev.cpu_periods, cur.cpu_periods
     periods = now.periods - before.periods

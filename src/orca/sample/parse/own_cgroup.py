@@ -97,11 +97,21 @@ def _mount_for(path: str, mounts: Sequence[CgroupMount]) -> CgroupMount:
 def hierarchies(own: Mapping[str, str], mounts: Sequence[CgroupMount]) -> dict[str, Hierarchy]:
     """Controller -> where its files are, for each of `CONTROLLERS` that has a hierarchy (v1 first, else v2).
 
+    `cpuacct` only where it counts the CPU of the cpu controller's cgroup, whose quota the usage is a share of: the
+    cpu controller on v1 too, and the same path in both (always so when they are mounted together). Mounted apart,
+    the two can place the process differently (in a cpu cgroup with a quota, at the cpuacct root that counts every
+    process of the machine).
+
     >>> mounts = (CgroupMount(1, "/", "/cg/memory", frozenset({"memory"})), CgroupMount(2, "/", "/cg/unified",
     ...           frozenset()))
     >>> found = hierarchies({"memory": "/a", "": "/"}, mounts)
     >>> found["memory"], found["pids"].directories
     (Hierarchy(version=1, directories=('/cg/memory/a', '/cg/memory')), ('/cg/unified',))
+    >>> apart = (CgroupMount(1, "/", "/cg/cpu", frozenset({"cpu"})), CgroupMount(1, "/", "/cg/cpuacct",
+    ...          frozenset({"cpuacct"})))
+    >>> "cpuacct" in hierarchies({"cpu": "/q", "cpuacct": "/"}, apart), "cpuacct" in hierarchies({"cpu": "/q",
+    ...                                                                                        "cpuacct": "/q"}, apart)
+    (False, True)
     """
     found: dict[str, Hierarchy] = {}
     for controller in CONTROLLERS:
@@ -113,6 +123,9 @@ def hierarchies(own: Mapping[str, str], mounts: Sequence[CgroupMount]) -> dict[s
         elif V2 in own and v2 and controller != "cpuacct":
             path = own[V2]
             found[controller] = Hierarchy(version=2, directories=directories(_mount_for(path, v2), path))
+    cpu = found.get("cpu")
+    if "cpuacct" in found and (cpu is None or cpu.version != 1 or own.get("cpuacct") != own.get("cpu")):
+        del found["cpuacct"]
     return found
 
 

@@ -14,16 +14,23 @@ SECONDS_RANGE = f"0 (off) or from {SHORTEST_SECONDS:g} to {LONGEST_SECONDS:.0f}"
 
 def parse_seconds(text: str) -> float | None:
     """An interval as a command line or the environment spells it: 0, or a number from `SHORTEST_SECONDS` to
-    `LONGEST_SECONDS`; else None.
+    `LONGEST_SECONDS`; else None. Zero is a number written as zero: one too small for a float (`1e-400`) reads as
+    0.0 but is not 0.
 
     >>> parse_seconds("2.5"), parse_seconds("0"), parse_seconds("1e10"), parse_seconds("5e-324"), parse_seconds("x")
     (2.5, 0.0, None, None, None)
+    >>> parse_seconds("0.0e-400"), parse_seconds("1e-400"), parse_seconds("-0.000e7")
+    (0.0, None, 0.0)
     """
     try:
         seconds = float(text)
     except ValueError:
         return None
-    if seconds == 0 or SHORTEST_SECONDS <= seconds <= LONGEST_SECONDS:
+    if seconds == 0:
+        # float() took the text, so its digits before any exponent are its significand.
+        significand = text.lower().partition("e")[0]
+        return None if any(digit in significand for digit in "123456789") else 0.0
+    if SHORTEST_SECONDS <= seconds <= LONGEST_SECONDS:
         return seconds
     return None
 

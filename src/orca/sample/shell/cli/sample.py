@@ -83,7 +83,7 @@ def _sample_command(options: argparse.Namespace, seconds: float, command: list[s
         options.pid = child.pid or None
         written = _sample(options, seconds, ends_process, signals_forwarded=True, command=child)
 
-    status = run_command(command, sample if seconds > 0 else None)
+    status = run_command(command, sample if seconds > 0 else None, reaps_orphans=ends_process)
     tell_where(options.out, written)
     return status
 

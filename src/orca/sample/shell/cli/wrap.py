@@ -2,9 +2,9 @@
 status (docs/sampling.md). The first line says what ran, the last how it ended (`wait4`'s status and
 resource usage of it and what it waited for).
 
-COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler are
-passed on to COMMAND instead of ending sampling, so the line written when COMMAND ends is still written; one ignored
-when the sampler started stays ignored, and COMMAND inherits it ignored (`nohup orca sample -- job`).
+COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler reach
+COMMAND once each (`relay.py`) instead of ending sampling, so the line written when COMMAND ends is still written;
+one ignored when the sampler started stays ignored, and COMMAND inherits it ignored (`nohup orca sample -- job`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import contextlib
 import errno
 import os
 import signal
-import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
-from types import FrameType
+from collections.abc import Callable, Iterable, Iterator
 
 from orca.sample.parse.errors import reason_of
+from orca.sample.shell.cli.relay import Forwarder, Relay, adopts_orphans
 from orca.sample.shell.cli.signals import not_ignored
 from orca.sample.shell.report import say
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from orca.sample.compute.run import CommandEnd
 
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
+"""Ignored by Python, the default again for COMMAND."""
 NOT_FOUND = 127
 NOT_EXECUTABLE = 126
 """The statuses a shell gives a command it cannot find or cannot run."""
@@ -45,31 +47,10 @@ def exit_status(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-class _Forwarder:
-    """Passes SIGINT, SIGTERM and SIGHUP on to the child; one that arrives before the child exists is passed on at
-    start."""
-
-    def __init__(self) -> None:
-        self.pid = 0
-        self.pending: list[int] = []
-
-    def handler(self, signum: int, frame: FrameType | None) -> None:
-        if self.pid > 0:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signum)
-        else:
-            self.pending.append(signum)
-
-    def started(self, pid: int) -> None:
-        self.pid = pid
-        for signum in self.pending:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signum)
-        self.pending.clear()
-
-
 @contextlib.contextmanager
-def _forwarding(forwarder: _Forwarder) -> Iterator[None]:
+def _forwarding(forwarder: Forwarder, reaps_orphans: bool) -> Iterator[Iterable[int]]:
+    """SIGINT, SIGTERM and SIGHUP passed on to COMMAND (those not ignored), and orphans reaped (`reaps_orphans`, when
+    this process adopts them) while inside (`relay.py`); gives the signal mask COMMAND is to start with."""
     saved = {}
     try:
         # An ignored one stays so: no handler here, so the exec leaves it ignored for COMMAND too (a caught one is
@@ -79,10 +60,30 @@ def _forwarding(forwarder: _Forwarder) -> Iterator[None]:
     except ValueError:
         pass  # not the main thread: signals stay the embedding program's
     try:
-        yield
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "sigwaitinfo"):
+            with Relay(tuple(saved), forwarder, reaps_orphans and adopts_orphans()).running() as mask:
+                yield mask
+        else:
+            yield signal.pthread_sigmask(signal.SIG_BLOCK, ())
     finally:
         for signum, previous in saved.items():
             signal.signal(signum, previous)
+
+
+def _inherited_closed() -> list[tuple[int, int]]:
+    """`posix_spawn` actions closing what COMMAND would inherit above standard error (descriptors `orca sample` was
+    given: it makes none inheritable), so that COMMAND gets the three standard streams only, as `subprocess` runs a
+    command."""
+    try:
+        names = os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd")
+    except OSError:
+        return []
+    actions = []
+    for fd in sorted(int(name) for name in names if name.isdigit() and int(name) > 2):
+        with contextlib.suppress(OSError):  # the listing's own descriptor, closed by now
+            if os.get_inheritable(fd):
+                actions.append((os.POSIX_SPAWN_CLOSE, fd))
+    return actions
 
 
 class Command:
@@ -94,21 +95,21 @@ class Command:
         self.pid = 0
         """Its pid once started; 0 before, or when it could not be."""
         self.end: CommandEnd | None = None
-        self._child: subprocess.Popen[bytes] | None = None
         self._started_ns = 0
 
-    def start(self) -> OSError | None:
-        """Start it; the error when it cannot be started, which then is its end (127 or 126)."""
+    def start(self, signal_mask: Iterable[int]) -> OSError | None:
+        """Start it with `signal_mask` blocked; the error when it cannot be started, which then is its end (127 or
+        126). SIGPIPE and SIGXFSZ, which Python ignores, are the default again for it, as `subprocess` leaves them."""
         self._started_ns = time.monotonic_ns()
         try:
-            self._child = subprocess.Popen(self.argv)
+            self.pid = os.posix_spawnp(self.argv[0], self.argv, os.environ, file_actions=_inherited_closed(),
+                                       setsigmask=signal_mask, setsigdef=RESTORED)
         except OSError as error:
             from orca.sample.compute.run import CommandEnd
 
             status = NOT_FOUND if error.errno == errno.ENOENT else NOT_EXECUTABLE
             self.end = CommandEnd(returncode=status, error=reason_of(error))
             return error
-        self.pid = self._child.pid
         return None
 
     def ended(self) -> CommandEnd | None:
@@ -122,22 +123,19 @@ class Command:
         return end
 
     def _reaped(self, options: int) -> CommandEnd | None:
-        child = self._child
-        if self.end is not None or child is None:
+        if self.end is not None or self.pid <= 0:
             return self.end
         from orca.sample.compute.run import CommandEnd
 
         try:
-            pid, status, usage = os.wait4(child.pid, options)
+            pid, status, usage = os.wait4(self.pid, options)
         except ChildProcessError:  # reaped by someone else (SIGCHLD ignored): its status is lost, as for `Popen`
-            child.returncode = 0
             self.end = CommandEnd(returncode=0, wall_seconds=self._wall())
             return self.end
         if pid == 0:
             return None
-        child.returncode = os.waitstatus_to_exitcode(status)  # so that `Popen` never waits for it again
         self.end = CommandEnd(
-            returncode=child.returncode,
+            returncode=os.waitstatus_to_exitcode(status),
             wall_seconds=self._wall(),
             user_seconds=usage.ru_utime,
             system_seconds=usage.ru_stime,
@@ -149,14 +147,15 @@ class Command:
         return (time.monotonic_ns() - self._started_ns) / 1e9
 
 
-def run_command(command: list[str], sample: Callable[[Command], None] | None) -> int:
+def run_command(command: list[str], sample: Callable[[Command], None] | None, *, reaps_orphans: bool = False) -> int:
     """Start `command`, call `sample(it)` (which returns once it has ended and its last line is written, or at once
     after one line when it could not be started; None when sampling is off), wait for it, and return its exit
-    status. Never raises."""
-    forwarder = _Forwarder()
+    status. Never raises. `reaps_orphans`: reap the orphans given to this process meanwhile, when it is pid 1 or a
+    child subreaper (a process of its own: an embedding program's other children are its own to reap)."""
+    forwarder = Forwarder()
     run = Command(command)
-    with _forwarding(forwarder):
-        error = run.start()
+    with _forwarding(forwarder, reaps_orphans) as signal_mask:
+        error = run.start(signal_mask)
         if error is not None:
             say(f"cannot run {command[0]!r}: {reason_of(error)}")
         else:
@@ -168,5 +167,6 @@ def run_command(command: list[str], sample: Callable[[Command], None] | None) ->
                 # Sampling broke: the command goes on, and its status is still the one returned.
                 say(f"stopped: {type(broken).__name__}: {' '.join(str(broken).split())}")
         end = run.end if error is not None else run.wait()
+        forwarder.reaped()
         assert end is not None
         return exit_status(end.returncode)

@@ -78,10 +78,9 @@ def _version_of(path: str) -> FileVersion | None:
 
 @dataclass(frozen=True, slots=True)
 class Uploaded:
-    """What the object holds after our last upload: the first `size` bytes of the staging file `inode`, with the
-    `etag` the store gave it."""
+    """What the object holds after our last upload: the first `size` bytes of the staging file the uploader holds
+    open, with the `etag` the store gave it."""
 
-    inode: int
     size: int
     etag: str
 
@@ -102,7 +101,12 @@ class Uploader(threading.Thread):
     the new tail, so each upload costs what was appended since the last one, not the whole file. Anything else (a
     restart, another writer, `--keep` rewriting the file, an upload that failed halfway) uploads the whole file
     again, and so does every upload once the store has refused to copy (or to say what the object is): a store
-    without the copy, or credentials that may write but not read."""
+    without the copy, or credentials that may write but not read.
+
+    "The file last uploaded" is the file itself, not its inode number: the uploader keeps it open until the next
+    upload. A number can be handed out again once its file is gone (ext4 gives the number of a file `--keep`'s
+    rename replaced to the next file made, so two rewrites between uploads can bring it back), but never while the
+    file is open, so a staging file with the same device and inode number as the one held is that file."""
 
     def __init__(
         self,
@@ -125,6 +129,8 @@ class Uploader(threading.Thread):
         self._store: ObjectStore | None = None
         self._version: FileVersion | None = None
         self._uploaded: Uploaded | None = None
+        self._uploaded_from = -1
+        """A descriptor of the staging file `_uploaded` is of, kept open so that no other file can get its number."""
         self._copying = True
         """Until the store refuses an append's HEAD or copy: then every upload of this process is whole."""
         self._report = FailureReport()
@@ -144,6 +150,7 @@ class Uploader(threading.Thread):
         finally:
             self._final_done.set()
         self.tidy()  # in what is left of the end's time, if any
+        self._hold(-1)
 
     def upload_if_changed(self, tidy: bool = True) -> None:
         """One round: an upload when the staging file changed, then (`tidy`) the uploads left open aborted when
@@ -156,13 +163,16 @@ class Uploader(threading.Thread):
             return
         try:
             fd = open_private_for_reading(self._root, self._stage)
-            try:
-                self._uploaded = self._upload(store, fd)
-            finally:
-                os.close(fd)
         except Exception as error:
             self._failed(error)
             return
+        try:
+            self._uploaded = self._upload(store, fd)
+        except Exception as error:
+            os.close(fd)
+            self._failed(error)
+            return
+        self._hold(fd)
         # The version read before the upload: a line appended meanwhile makes the next round upload again.
         self._version = version
         self._report.worked()
@@ -194,17 +204,23 @@ class Uploader(threading.Thread):
         return self._store
 
     def _upload(self, store: ObjectStore, fd: int) -> Uploaded:
-        inode = os.fstat(fd).st_ino
-        end = whole_lines_end(fd, os.fstat(fd).st_size)
+        status = os.fstat(fd)
+        end = whole_lines_end(fd, status.st_size)
         last = self._uploaded
-        if last is not None and last.inode == inode:
+        if last is not None and self._uploaded_from >= 0 and os.path.samestat(os.fstat(self._uploaded_from), status):
             if last.size == end:
                 return last  # the file changed, but holds no new whole line
             if self._copying and self._limits.smallest <= last.size < end:
                 etag = self._append(store, fd, last, end)
                 if etag is not None:
-                    return Uploaded(inode, end, etag)
-        return Uploaded(inode, end, store.put(fd, end))
+                    return Uploaded(end, etag)
+        return Uploaded(end, store.put(fd, end))
+
+    def _hold(self, fd: int) -> None:
+        """Keep `fd` (the file just uploaded; -1 for none) open in place of the one held before."""
+        if self._uploaded_from >= 0:
+            os.close(self._uploaded_from)
+        self._uploaded_from = fd
 
     def _append(self, store: ObjectStore, fd: int, last: Uploaded, end: int) -> str | None:
         """The new lines appended to the object: its new ETag, or None when the whole file must go instead."""

@@ -1,0 +1,186 @@
+"""A control-placed run's memory cap: each run read whole, and killed whole when it is over the cap (docs/behaviour.md
+§12.4).
+
+A run is read as it is killed. Where it has a cgroup of its own with the memory controller, by the kernel's numbers
+(`cgroups`). Else by its processes, frozen first: those of its cgroup by the kernel (`cgroup.freeze`, where it can),
+else, and for a run without a cgroup (`members`: its root's session and group, its mark, their descendants), by
+signals (`procs.Frozen`). A chain of processes that fork and exit, which a pass over /proc sees one at a time or
+not at all, is then read whole, and what was read is what is killed. Their resident memory is summed by one
+`tree_usage`; then the run is killed when it is over the cap (still frozen, or its cgroup whole), or continued.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from orca.control import cgroups, procs
+from orca.control.members import Members, ProcId, run_members, tops
+from orca.control.rules import ControlLimits, cap_reason, kernel_cap_reason
+from orca.sample import tree_usage
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """One run as one reading found it."""
+
+    resident: int
+    """Bytes: its cgroup's `memory.current` (its peak, when the kernel ended it), else its processes' resident
+    memory."""
+    kernel_ended: bool = False
+    """Its cgroup's memory reached `memory.max`: the kernel ended it."""
+
+    def over(self, limits: ControlLimits) -> bool:
+        return self.kernel_ended or self.resident > limits.memory_bytes
+
+    def reason(self, limits: ControlLimits) -> str:
+        if self.kernel_ended and self.resident <= limits.memory_bytes:
+            return kernel_cap_reason(limits.memory_mb)
+        return cap_reason(self.resident, limits.memory_mb)
+
+
+def _tally(table: Mapping[int, ProcId], live: frozenset[int], proc: str) -> _Reading | None:
+    """The resident memory of the processes `live` (none of them forking: frozen); None when there are none."""
+    if not live:
+        return None
+    heads = tops(table, live)
+    usage = tree_usage(heads, proc=proc)
+    return _Reading(sum(usage[pid][0] for pid in heads if pid in usage))
+
+
+def _live(table: Mapping[int, ProcId], found: Members) -> frozenset[tuple[int, int]]:
+    """The processes of `found` that had not exited, each by its pid and start time."""
+    return frozenset((pid, table[pid].start) for pid in found.pids if not table[pid].ended)
+
+
+def _read_unstopped(find: procs.Finder, proc: str, marks_since: int | None) -> tuple[bool, _Reading | None]:
+    """The processes `find` names read as they run, between two passes over /proc: (True, the reading) when both
+    passes find the same live processes (by pid and start time), so nothing forked or left while their memory was
+    read; (False, None) when the run changed meanwhile, and only a frozen reading sees it whole."""
+    before = procs.process_table(proc, marks_since=marks_since)
+    live = _live(before, find(before))
+    reading = _tally(before, frozenset(pid for pid, _ in live), proc)
+    after = procs.process_table(proc, marks_since=marks_since)
+    return (True, reading) if _live(after, find(after)) == live else (False, None)
+
+
+def _read_processes(
+    find: procs.Finder, limits: ControlLimits, proc: str, marks_since: int | None, *, enforce: bool
+) -> _Reading | None:
+    """The processes `find` names, read whole; with `enforce` killed when over the cap. None when none of them is
+    left.
+
+    Read as they run when they stay the same meanwhile (`_read_unstopped`) and no kill follows: a run is not stopped
+    and continued at every reading, which its processes would see (a parent's SIGCHLD, a call ended by EINTR).
+    Else frozen (`_read_frozen`)."""
+    settled, reading = _read_unstopped(find, proc, marks_since)
+    if settled and not (enforce and reading is not None and reading.over(limits)):
+        return reading
+    return _read_frozen(find, limits, proc, marks_since, enforce=enforce)
+
+
+def _read_frozen(
+    find: procs.Finder, limits: ControlLimits, proc: str, marks_since: int | None, *, enforce: bool
+) -> _Reading | None:
+    """The processes `find` names, frozen by signals and read; killed with `enforce` when over the cap, else
+    continued. None when none of them is left."""
+    frozen = procs.Frozen(proc)
+    ending = signal.SIGCONT
+    try:
+        frozen.stop(find, marks_since)
+        reading = _tally(frozen.table, frozen.live(), proc)
+        if reading is not None and enforce and reading.over(limits):
+            ending = signal.SIGKILL
+        return reading
+    finally:
+        frozen.release(ending)
+
+
+def _read_cgroup_processes(path: str, limits: ControlLimits, proc: str) -> _Reading | None:
+    """A run's cgroup without the memory controller, read by the processes it holds: as they run while they stay the
+    same, else frozen, by the kernel where it can (`cgroup.freeze`), else by signals."""
+
+    def held(table: Mapping[int, ProcId]) -> Members:
+        return Members(cgroups.processes(path) & table.keys(), frozenset())
+
+    settled, reading = _read_unstopped(held, proc, None)
+    if settled:
+        return reading
+    if not cgroups.freeze(path):
+        return _read_frozen(held, limits, proc, None, enforce=False)
+    try:
+        table = procs.process_table(proc)
+        return _tally(table, frozenset(pid for pid in held(table).pids if not table[pid].ended), proc)
+    finally:
+        cgroups.thaw(path)
+
+
+def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Reading | None:
+    """The run whose root is `root`, read whole, and with `enforce` killed when over the cap; None when nothing of
+    it is left."""
+    path = cgroups.of_run(limits.cgroup, root) if limits.cgroup else None
+    if path is None:
+        # A run's process starts no earlier than its root: older processes' marks are not read, while it is there.
+        start = procs.start_of(root, proc)
+        since = 0 if start is None else start
+        return _read_processes(lambda table: run_members(table, root, None), limits, proc, since, enforce=enforce)
+    use = cgroups.usage(path)
+    if use.current is None:
+        reading = _read_cgroup_processes(path, limits, proc)
+    else:
+        reading = _Reading(max(use.current, use.peak or 0) if use.reached_cap else use.current, use.reached_cap)
+    if reading is not None and enforce and reading.over(limits):
+        cgroups.kill(path)  # whole: nothing forked in it escapes
+    return reading
+
+
+def over_cap(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/proc") -> dict[int, int]:
+    """run -> resident bytes of the runs (run -> root pid) that hold more than `limits.memory_mb` MB, or whose cgroup
+    reached it; each run read whole (as it runs while it stays the same, else frozen for the reading and then
+    continued, unless its cgroup's numbers are read).
+    A run with no process left is not over."""
+    own = procs.own_ids()
+    over: dict[int, int] = {}
+    for run, root in runs.items():
+        reading = None if root in own else _read(root, limits, proc, enforce=False)
+        if reading is not None and reading.over(limits):
+            over[run] = reading.resident
+    return over
+
+
+def enforce_memory(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/proc") -> dict[int, str]:
+    """Kills each run (run -> root pid) over the cap, every process of it (SIGKILL), as it was read: frozen. Returns
+    run -> the reason a person reads on its page, for every run killed. A run under the cap is continued, never
+    killed. Afterwards removes the cgroups of runs that have no process left.
+
+    A root that ended and whose pid went to another process is left alone, as is any other pid reused while the
+    run is read and killed.
+    """
+    own = procs.own_ids()
+    reasons: dict[int, str] = {}
+    for run, root in runs.items():
+        reading = None if root in own else _read(root, limits, proc, enforce=True)
+        if reading is not None and reading.over(limits):
+            reasons[run] = reading.reason(limits)
+    if limits.cgroup:
+        cgroups.sweep(limits.cgroup)
+    return reasons
+
+
+def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str = "/proc") -> int:
+    """SIGKILLs every process of the run whose root is `root`, started at `root_start` (None: not known; the
+    root's, while a process has its pid, else the one the run's mark carries); returns how many were signalled, 0
+    when nothing of it is left or `root` is another process now. `cgroup`: the directory of `ORCA_CONTROL_CGROUP`,
+    where the run's own cgroup is killed whole.
+
+    Without a cgroup the run is frozen first (`procs.end_all`), so a process forking as it is killed leaves no
+    child behind.
+    """
+    if root in procs.own_ids():
+        return 0
+    path = cgroups.of_run(cgroup, root) if cgroup else None
+    if path is not None:
+        return cgroups.kill(path)
+    since = 0 if root_start is None else root_start
+    return procs.end_all(lambda table: run_members(table, root, root_start), proc, marks_since=since)

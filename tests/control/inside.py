@@ -1,0 +1,81 @@
+"""What a scenario run inside a pid namespace of its own (`namespace`) uses: it starts runs, watches the
+namespace's /proc itself (never through the code under test), and prints what it saw as one JSON object."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from orca.control import ControlLimits, start_run
+from tests.control.processes import stat_fields, wait_for_lines
+
+CAP_64 = ControlLimits(memory_mb=64)
+
+
+def start(work: Path, name: str, code: str, ready: int) -> tuple[subprocess.Popen[bytes], dict[str, int]]:
+    """Starts the Python `code` as a run, with the path of its `<role> <pid>` file as its argument, and waits for
+    `ready` such lines."""
+    pids, log = work / f"{name}.pids", work / f"{name}.log"
+    process = start_run([sys.executable, "-c", code, str(pids)], [], ControlLimits(), str(log))
+    return process, wait_for_lines(pids, ready, log)
+
+
+def gone(pid: int, timeout: float = 20) -> bool:
+    """Whether process `pid` has disappeared (ended and been reaped) within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while Path(f"/proc/{pid}").exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def status(process: subprocess.Popen[bytes]) -> int | None:
+    """The root's exit status once it was killed; None (and killed now) when it was not within a while."""
+    try:
+        return process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
+
+
+def live() -> set[int]:
+    """Every live process of the namespace but its init and this scenario."""
+    found: set[int] = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in (1, os.getpid()):
+            try:
+                if stat_fields(int(name))[0] not in "ZX":
+                    found.add(int(name))
+            except (OSError, IndexError):
+                pass  # ended meanwhile
+    return found
+
+
+def left(timeout: float = 20) -> list[int]:
+    """What is still alive in the namespace once nothing is, or after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while (found := live()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return sorted(found)
+
+
+def forking(timeout: float = 10) -> bool:
+    """Whether a process not there now appears within `timeout`: a chain forks on, it was not left stopped."""
+    before = live()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if live() - before:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def report(facts: dict[str, Any]) -> None:
+    print(json.dumps(facts), flush=True)

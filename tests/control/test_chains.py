@@ -1,0 +1,202 @@
+"""The memory cap and chains of processes that fork and exit, for real (docs/behaviour.md §12.4): every reading sees
+a chain whole, a chain over the cap is killed and reported, one under it runs on.
+
+A chain orphans a process at every generation: each scenario runs in a pid namespace whose init reaps them at once
+(`namespace`), where a host whose pid 1 reaps late (a container's) would fill its pid space with them; the
+namespace also ends whatever a failing scenario leaves."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from orca.control import ControlLimits, over_cap
+from tests.control.namespace import needs_pid_namespace, run_in_pid_namespace
+from tests.control.processes import MIB, Runs, stat_fields
+
+# The root makes 100 MB resident, says so, and becomes a chain: each generation forks the next and exits at once,
+# and each holds the 100 MB it inherits. No process of the run lives longer than a fork.
+HOLDING_CHAIN = textwrap.dedent("""
+    import os, sys
+    hold = bytearray(b"\\x01") * (100 << 20)
+    with open(sys.argv[1], "a") as f:
+        f.write(f"root {os.getpid()}\\n")
+    while True:
+        if os.fork() != 0:
+            os._exit(0)
+""")
+
+# The root holds 100 MB and sleeps; its child becomes a chain holding nothing: the run is over the cap, and a kill
+# that lets one generation of the chain slip leaves it forking for good.
+CHAIN = textwrap.dedent("""
+    import os, sys, time
+    if os.fork() == 0:
+        while True:
+            if os.fork() != 0:
+                os._exit(0)
+    hold = bytearray(b"\\x01") * (100 << 20)
+    with open(sys.argv[1], "a") as f:
+        f.write(f"root {os.getpid()}\\n")
+    time.sleep(300)
+""")
+
+PRELUDE = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from orca.control import ControlLimits, enforce_memory, kill_run, over_cap
+    from tests.control.inside import CAP_64, forking, left, live, report, start
+    from tests.control.processes import stat_fields
+
+    work = Path(sys.argv[1])
+""")
+
+
+@needs_pid_namespace
+def test_a_chain_holding_memory_reads_over_the_cap_at_every_reading(tmp_path: Path) -> None:
+    scenario = PRELUDE + textwrap.dedent(f"""
+        process, _ = start(work, "chain", {HOLDING_CHAIN!r}, ready=1)
+        readings = [over_cap({{1: process.pid}}, CAP_64).get(1) for _ in range(20)]
+        report({{"readings": readings, "forking": forking()}})
+    """)
+    facts = run_in_pid_namespace(scenario, str(tmp_path))
+    readings = facts["readings"]
+    assert all(reading is not None and reading > 100 * MIB for reading in readings), [
+        None if reading is None else round(reading / MIB) for reading in readings
+    ]
+    assert facts["forking"], "a reading left the chain stopped"
+
+
+@needs_pid_namespace
+def test_a_chain_holding_memory_is_killed_and_reported(tmp_path: Path) -> None:
+    scenario = PRELUDE + textwrap.dedent(f"""
+        trials = []
+        for trial in range(3):
+            process, _ = start(work, f"chain-{{trial}}", {HOLDING_CHAIN!r}, ready=1)
+            trials.append({{"reasons": enforce_memory({{1: process.pid}}, CAP_64), "left": left()}})
+            process.wait()
+        report({{"trials": trials}})
+    """)
+    for trial in run_in_pid_namespace(scenario, str(tmp_path))["trials"]:
+        assert list(trial["reasons"]) == ["1"], "a chain over the cap was not reported"
+        assert trial["reasons"]["1"].startswith("resident memory ")
+        assert trial["reasons"]["1"].endswith(" MiB over the 64 MB cap")
+        assert trial["left"] == [], "the chain was not killed"
+
+
+@needs_pid_namespace
+def test_kill_run_ends_a_chain_and_counts_it(tmp_path: Path) -> None:
+    scenario = PRELUDE + textwrap.dedent(f"""
+        process, _ = start(work, "chain", {HOLDING_CHAIN!r}, ready=1)
+        killed = kill_run(process.pid, int(stat_fields(process.pid)[19]))
+        report({{"killed": killed, "left": left()}})
+    """)
+    facts = run_in_pid_namespace(scenario, str(tmp_path))
+    assert facts["killed"] >= 1
+    assert facts["left"] == []
+
+
+@needs_pid_namespace
+def test_a_chain_under_the_cap_runs_on(tmp_path: Path) -> None:
+    scenario = PRELUDE + textwrap.dedent(f"""
+        process, _ = start(work, "chain", {HOLDING_CHAIN!r}, ready=1)
+        report({{"reasons": enforce_memory({{1: process.pid}}, ControlLimits(memory_mb=4096)), "forking": forking()}})
+    """)
+    facts = run_in_pid_namespace(scenario, str(tmp_path))
+    assert facts["reasons"] == {}
+    assert facts["forking"], "the chain was left stopped"
+
+
+CHAIN_ROUNDS = 40
+"""Enough rounds that a kill that lets a chain escape one time in nine all but surely fails one of them."""
+
+
+@needs_pid_namespace
+def test_a_forking_chain_leaves_nothing_behind(tmp_path: Path) -> None:
+    scenario = PRELUDE + textwrap.dedent(f"""
+        for round_ in range({CHAIN_ROUNDS}):
+            process, _ = start(work, f"chain-{{round_}}", {CHAIN!r}, ready=1)
+            reasons = enforce_memory({{1: process.pid}}, CAP_64)
+            # Killed processes take a moment to end; a survivor keeps forking, and is seen again and again.
+            survivors = left(timeout=10)
+            for _ in range(3):
+                time.sleep(0.02)
+                survivors += sorted(live())
+            process.wait()
+            if list(reasons) != [1] or survivors:
+                report({{"round": round_, "reasons": reasons, "survivors": survivors}})
+                break
+        else:
+            report({{"round": None}})
+    """)
+    facts = run_in_pid_namespace(scenario, str(tmp_path))
+    assert facts["round"] is None, f"round {facts['round']}: {facts}"
+
+
+# --- a reading and what the run had stopped itself, on this host (no chain) ----------------------------------------
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_reading_continues_what_it_stopped_and_leaves_stopped_what_was(runs: Runs) -> None:
+    code = textwrap.dedent("""
+        import os, signal, sys, time
+        child = os.fork()
+        if child == 0:
+            time.sleep(300)
+            os._exit(0)
+        os.kill(child, signal.SIGSTOP)
+        with open(sys.argv[1], "a") as f:
+            f.write(f"stopped {child}\\nroot {os.getpid()}\\n")
+        time.sleep(300)
+    """)
+    root, found = runs.start("stopped", [sys.executable, "-c", code], ready=2)
+    deadline = time.monotonic() + 20
+    while stat_fields(found["stopped"])[0] != "T":
+        assert time.monotonic() < deadline, "the child was not stopped"
+        time.sleep(0.01)
+    assert over_cap({1: root}, ControlLimits(memory_mb=4096)) == {}
+    # proc(5) field 3, state: the root runs again (sleeping), the child its run stopped stays stopped.
+    deadline = time.monotonic() + 20
+    while stat_fields(root)[0] not in "RS":
+        assert time.monotonic() < deadline, f"the root was left {stat_fields(root)[0]}"
+        time.sleep(0.01)
+    assert stat_fields(found["stopped"])[0] == "T"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_run_whose_processes_stay_the_same_is_read_without_being_stopped(runs: Runs, tmp_path: Path) -> None:
+    # Each process of the run notes every SIGCONT it receives, and then a real-time signal sent after the readings:
+    # the kernel delivers a pending SIGCONT before any real-time signal, and Python runs handlers in signal order,
+    # so once both marks are there every continue a reading sent has been noted.
+    notes = tmp_path / "notes"
+    code = textwrap.dedent(f"""
+        import os, signal, sys, time
+        def noted(signum, frame):
+            with open({str(notes)!r}, "a") as f:
+                f.write(f"{{'continued' if signum == signal.SIGCONT else 'mark'}} {{os.getpid()}}\\n")
+        signal.signal(signal.SIGCONT, noted)
+        signal.signal(signal.SIGRTMIN, noted)
+        child = os.fork()
+        with open(sys.argv[1], "a") as f:
+            f.write(f"{{'child' if child == 0 else 'root'}} {{os.getpid()}}\\n")
+        while True:
+            time.sleep(300)
+    """)
+    root, found = runs.start("quiet", [sys.executable, "-c", code], ready=2)
+    for _ in range(5):
+        assert over_cap({1: root}, ControlLimits(memory_mb=4096)) == {}
+    got = over_cap({1: root}, ControlLimits(memory_mb=1))  # over a 1 MB cap: read, not killed
+    assert list(got) == [1] and got[1] > 2 * MIB
+    for pid in found.values():
+        os.kill(pid, signal.SIGRTMIN)
+    deadline = time.monotonic() + 20
+    while not notes.exists() or notes.read_text().count("mark") < 2:
+        assert time.monotonic() < deadline, "the processes did not note the mark"
+        time.sleep(0.01)
+    assert "continued" not in notes.read_text()
+    assert {stat_fields(pid)[0] for pid in found.values()} <= set("RS")
