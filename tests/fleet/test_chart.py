@@ -8,16 +8,14 @@ import math
 import struct
 import subprocess
 import sys
-from functools import partial
 from pathlib import Path
 
 import pytest
 
 from orca.sample.readback.fleet.chart import COLUMNS, MOST_NAMED, FleetChart, fleet_chart
 from orca.sample.readback.fleet.records import Fleet
-from orca.sample.readback.fleet.table import Run, fleet
-from orca.sample.readback.fleet.usage import UsageAndSeries
-from orca.sample.readback.shell.parts import fold_source_with
+from orca.sample.readback.fleet.table import fleet
+from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.sources import sources
 from tests.fleet.fleets import capture, mixed, write_fleet
 from tests.fleet.test_fleet import COUNT, IDLE, KINDS, NAMES, OOM, SATURATED, STRAGGLER, worked
@@ -25,12 +23,8 @@ from tests.fleet.test_fleet import COUNT, IDLE, KINDS, NAMES, OOM, SATURATED, ST
 
 def read_fleet(directory: Path, sort: str = "name") -> Fleet:
     """The fleet at `directory`, read as `orca metrics --plot` reads it: each run's usage with its buckets."""
-    runs = []
-    for source in sources(str(directory)):
-        folds, _, along = fold_source_with(source, partial(UsageAndSeries, usage=True, buckets=True))
-        assert isinstance(along, UsageAndSeries) and along.usage is not None
-        usages = along.usage.usages()
-        runs += [Run(summary, usages[(summary.host, summary.start)]) for summary in folds.summaries(source.name)]
+    runs = [run for source in sources(str(directory))
+            for run in read_fleet_source(source, None, drawn=0, buckets=True).runs]
     return fleet(runs, sort=sort)
 
 

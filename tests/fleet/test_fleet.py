@@ -10,6 +10,7 @@ import math
 import re
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,10 @@ def worked(kind: str) -> dict[str, float]:
     groups = [(line["cgroup"], line["dt"]) for line in lines]
     shares = sorted(group["cpu"] for group, _ in groups)
     return {
-        "duration": lines[-1]["t"] - lines[0]["t"],
+        # From the run's start (its first line's `dt` before it), each interval the later line's `dt`, or the step of
+        # `t` when longer (docs/metrics.md, "The summary").
+        "duration": round(lines[0]["dt"] + sum(max(line["dt"], line["t"] - before["t"])
+                                               for before, line in pairwise(lines)), 3),
         "core_seconds": sum(group["cpu"] / 100 * group["cpu_max"] * dt for group, dt in groups),
         "core_seconds_available": sum(group["cpu_max"] * dt for group, dt in groups),
         "byte_seconds": sum(group["mem"] * dt for group, dt in groups),
@@ -99,10 +103,10 @@ def test_the_totals_are_the_fleets_hours(document: dict[str, Any]) -> None:
         hours("byte_seconds", 2**30), hours("byte_seconds_available", 2**30))
     used = sum(figure["core_seconds"] for figure in figures)
     assert totals["cpu_percent"] == round(100 * used / sum(figure["core_seconds_available"] for figure in figures), 1)
-    # The fleet's first start is the earliest sampler's `start` (the captures' samplers started a little apart; each
-    # instance of the fleet 1 ms after the one before); the straggler, last of all, ended last.
-    starts = [capture(kind)[0]["start"] + index * 0.001 for index, kind in enumerate(KINDS)]
-    assert totals["first_start"] == round(min(starts), 3)
+    # The fleet's first start is the earliest run's (its first line's `t` less its `dt`; the captures' samplers
+    # started a little apart; each instance of the fleet 1 ms after the one before); the straggler ended last.
+    begins = [capture(kind)[-1]["t"] - worked(kind)["duration"] + index * 0.001 for index, kind in enumerate(KINDS)]
+    assert totals["first_start"] == pytest.approx(min(begins), abs=1e-3)
     assert totals["first_start_utc"] == "2026-12-03T16:26:21Z"
     assert totals["last_end"] == round(capture("straggler")[-1]["t"] + (COUNT - 1) * 0.001, 3)
 
@@ -173,7 +177,7 @@ def test_each_runs_block_on_request(fleet_dir: Path) -> None:
     table = orca(str(fleet_dir)).stdout
     both = orca("--each", str(fleet_dir)).stdout
     assert both.startswith(table)
-    assert both.count(f"{fleet_dir}/worker-") == COUNT and f"total: {COUNT} instances" in both
+    assert both.count(f"{fleet_dir}/worker-") == COUNT and f"total: {COUNT} runs" in both
     assert f"{fleet_dir}/worker-000.jsonl  (host worker-000" not in table
 
 
@@ -214,16 +218,18 @@ def test_every_key_of_a_fleets_json_is_in_the_docs_table(document: dict[str, Any
     assert set(document["rows"][0]) <= named
 
 
-def test_one_file_of_several_runs_is_a_fleet_with_their_usage(tmp_path: Path) -> None:
-    """One file holding three runs (a sampler started again with the same --out): a fleet, each run's CPU and
-    memory of what it had as when each is a file of its own (the file is read again for them)."""
+def test_a_fleet_is_of_several_sources_one_of_them_with_two_runs(tmp_path: Path) -> None:
+    """Two files, one of them holding two runs (its sampler started again with the same --out): a fleet of three
+    rows; one file of two runs alone is not a fleet, but its runs' blocks, one after the other."""
     write_fleet(tmp_path / "apart", ["busy", "idle", "saturated"])
-    joined = tmp_path / "run.jsonl"
-    joined.write_text("".join(path.read_text() for path in sorted((tmp_path / "apart").iterdir())))
-    apart = json.loads(orca("--json", str(tmp_path / "apart")).stdout)
-    together = json.loads(orca("--json", str(joined)).stdout)
-    figures = ("cpu_percent", "cpu_p95_percent", "memory_peak_percent", "memory_percent", "cpus", "flags")
-    assert [[row[name] for name in figures] for row in together["rows"]] == [
-        [row[name] for name in figures] for row in apart["rows"]]
-    assert together["totals"]["cpu_hours_used"] == apart["totals"]["cpu_hours_used"]
-    assert [row["label"] for row in together["rows"]] == ["run (worker-000)", "run (worker-001)", "run (worker-002)"]
+    apart = sorted((tmp_path / "apart").iterdir())
+    joined = tmp_path / "fleet" / "worker-000.jsonl"
+    joined.parent.mkdir()
+    joined.write_text(apart[0].read_text() + apart[1].read_text())
+    (tmp_path / "fleet" / "worker-002.jsonl").write_text(apart[2].read_text())
+    document = json.loads(orca("--json", str(tmp_path / "fleet")).stdout)
+    assert [row["label"] for row in document["rows"]] == [
+        "worker-000 (worker-000)", "worker-000 (worker-001)", "worker-002"]
+    assert document["idle"] == ["worker-000 (worker-001)"] and document["saturated"] == ["worker-002"]
+    alone = orca(str(joined)).stdout
+    assert alone.startswith(f"{joined}  (host worker-000") and "instance " not in alone

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca.sample.line_format import CgroupSample, CpuShare, Mem, Sample
-from orca.sample.readback.fleet.usage import MAX_BUCKETS, Usage, UsageFold
+from orca.sample.readback.fleet.usage import MAX_BUCKETS, Usage, UsageSection
 from tests.reader.written import samples
 
 GIB = 2**30
@@ -23,7 +23,7 @@ def line(t: float, dt: float = 5.0, busy: float = 50.0, used: int = GIB, group: 
 
 
 def folded(batches: list[list[Sample]], buckets: bool = False) -> Usage:
-    fold = UsageFold(buckets)
+    fold = UsageSection(buckets)
     for batch in batches:
         fold.add(batch)
     return fold.usage()
@@ -81,7 +81,7 @@ def test_folded_in_two_and_merged_is_folded_whole(lines: list[Sample], cut: int,
     batches = [lines[start:start + batch] for start in range(0, len(lines), batch)]
     cut = min(cut, len(batches) - 1) or 1
     whole = folded(batches, buckets=True)
-    earlier, later = UsageFold(True), UsageFold(True)
+    earlier, later = UsageSection(True), UsageSection(True)
     for part, fold in ((batches[:cut], earlier), (batches[cut:], later)):
         for each in part:
             fold.add(each)

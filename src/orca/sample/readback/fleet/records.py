@@ -15,8 +15,9 @@ SORT_COLUMNS = ("name", "start", "end", "span", "lines", "cpu", "p95", "mem", "r
 
 
 def begin(summary: InstanceSummary) -> float:
-    """When a run started: its sampler's `start`, else its first line."""
-    return summary.first_t if summary.start is None else min(summary.start, summary.first_t)
+    """When a run started: its last line less its duration (its first line's `t` less that line's `dt`, the
+    command's start), as the `total:` line counts it."""
+    return summary.last_t - summary.duration
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,16 +15,14 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-from toolz import groupby
+from typing import Any
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.exact import ExactSum, Histogram
+from orca.sample.readback.gather.section import Column, Ends
 
-if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
-    from orca.sample.readback.chart.run_series import RunSeries
-
+USAGE = "usage"
+"""The section's key, by which a run's fold gives it (`RunFold.section`)."""
 SATURATED_CPU = 90.0
 """A line whose CPU share is at least this is at its capacity."""
 IDLE_CPU = 10.0
@@ -122,8 +120,14 @@ def _share(used: float | None, available: float | None) -> float | None:
     return None if used is None or not available else 100 * used / available
 
 
-class UsageFold:
-    """The running state of one run's `Usage`; `add` one batch of its lines at a time, in the order written."""
+class UsageSection:
+    """The running state of one run's `Usage`: a section of the one gather (`readback/gather/section.py`), folded
+    only for a fleet (`USAGE`), which gives the summary no field and the chart no column of its own: the fleet reads
+    its `usage()`."""
+
+    key = USAGE
+    columns: tuple[Column, ...] = ()
+    keyed = False
 
     __slots__ = ("bucket_sums", "cores_available", "cores_used", "cpu_above_idle_dt", "cpu_dt", "cpu_limited",
                  "cpu_saturated_dt", "cpu_shares", "first_slot", "memory_available", "memory_dt", "memory_limited",
@@ -140,9 +144,10 @@ class UsageFold:
         self.first_slot = 0
         self.bucket_sums: list[array[float]] | None = [array("d") for _ in range(_FIELDS)] if buckets else None
 
-    def add(self, lines: Sequence[Sample]) -> None:  # one loop, on purpose
+    def add(self, lines: Sequence[Sample], ends: Ends = ()) -> list[Any]:  # one loop, on purpose
         """The next lines of the run: each line's CPU and memory against its capacity read once, into locals, in one
-        plain loop (a call per line would cost as much again); the sums taken in once per batch."""
+        plain loop (a call per line would cost as much again); the sums taken in once per batch. No column for any
+        stretch (`ends`)."""
         cores_used = cores_available = cpu_dt = saturated_dt = above_idle_dt = 0.0
         memory_used = memory_available = memory_dt = 0.0
         memory_peak, cpu_limited, memory_limited = self.memory_peak, self.cpu_limited, self.memory_limited
@@ -197,6 +202,7 @@ class UsageFold:
         if buckets:
             self._bucket(cpu_slots, 0)
             self._bucket(memory_slots, 2)
+        return [() for _ in ends]
 
     def _bucket(self, figures: Sequence[tuple[float, float, float, float]], first: int) -> None:
         """Each line's (used, available, `dt`, `t`) spread over the time it covers, from `t - dt` to `t`: into the
@@ -252,7 +258,7 @@ class UsageFold:
         self.first_slot >>= 1
         self.shift += 1
 
-    def merge(self, later: UsageFold) -> None:
+    def merge(self, later: UsageSection) -> None:
         """Take in `later`, the fold of the lines after these (another part of the same file); `later` is not to be
         used again."""
         for kept, theirs in ((self.cores_used, later.cores_used), (self.cores_available, later.cores_available),
@@ -276,6 +282,10 @@ class UsageFold:
                 for bucket, their_bucket in zip(self.bucket_sums, later.bucket_sums, strict=True):
                     bucket[index] += their_bucket[offset]
 
+    def summary(self) -> dict[str, Any]:
+        """No field of the summary: a run's own summary is the same whether or not it is of a fleet."""
+        return {}
+
     def usage(self) -> Usage:
         cpu_dt, memory_dt = self.cpu_dt.value(), self.memory_dt.value()
         sums = self.bucket_sums
@@ -296,70 +306,3 @@ class UsageFold:
                 self.shift, self.first_slot, (sums[0].tobytes(), sums[1].tobytes(), sums[2].tobytes(),
                                               sums[3].tobytes())),
         )
-
-
-Run = tuple[str, float | None]
-"""A run in a source: its lines' host and `start`."""
-
-
-class UsageFolds:
-    """The usage folds of one source's lines, one per run (host and `start`) in the order each first appears, as
-    `summary.hosts.HostFolds` keeps the summaries' folds."""
-
-    __slots__ = ("buckets", "folds")
-
-    def __init__(self, buckets: bool = False) -> None:
-        self.buckets = buckets
-        self.folds: dict[Run, UsageFold] = {}
-
-    def add(self, batch: Sequence[Sample]) -> None:
-        """The next lines, in the order written."""
-        if not batch:
-            return
-        first = batch[0]
-        if all(line.host == first.host and line.start == first.start for line in batch):  # one run, the usual case
-            self._fold_of((first.host, first.start)).add(batch)
-            return
-        for run, lines in groupby(lambda line: (line.host, line.start), batch).items():
-            self._fold_of(run).add(lines)
-
-    def merge(self, later: UsageFolds) -> None:
-        """Take in the folds of the lines that follow these; `later` is not to be used again."""
-        for run, fold in later.folds.items():
-            self._fold_of(run).merge(fold)
-
-    def usages(self) -> dict[Run, Usage]:
-        return {run: fold.usage() for run, fold in self.folds.items()}
-
-    def _fold_of(self, run: Run) -> UsageFold:
-        fold = self.folds.get(run)
-        if fold is None:
-            fold = self.folds[run] = UsageFold(self.buckets)
-        return fold
-
-
-class UsageAndSeries:
-    """What is folded of a source's lines beside its summaries: its runs' usage, their chart series, or both, each
-    when asked for (a new fold of each, for every part of a file read in parts)."""
-
-    __slots__ = ("series", "usage")
-
-    def __init__(self, usage: bool = True, buckets: bool = False, series: bool = False) -> None:
-        self.usage = UsageFolds(buckets) if usage else None
-        self.series: RunSeries | None = None
-        if series:
-            from orca.sample.readback.chart.run_series import RunSeries  # here: loaded by --plot only
-
-            self.series = RunSeries()
-
-    def add(self, batch: Sequence[Sample]) -> None:
-        if self.usage is not None:
-            self.usage.add(batch)
-        if self.series is not None:
-            self.series.add(batch)
-
-    def merge(self, later: UsageAndSeries) -> None:
-        if self.usage is not None and later.usage is not None:
-            self.usage.merge(later.usage)
-        if self.series is not None and later.series is not None:
-            self.series.merge(later.series)

@@ -16,10 +16,9 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TypeVar
 
-from orca.sample.readback.fleet.usage import Run, Usage, UsageFolds
 from orca.sample.readback.shell.forked import Worker
 from orca.sample.readback.shell.parts import MAX_PARTS, MIN_PART_BYTES, usable_cores
-from orca.sample.readback.shell.sources import Source, SourceError, Tally, decoded_batches
+from orca.sample.readback.shell.sources import Source, SourceError
 
 MIN_SPREAD_BYTES = 2 * MIN_PART_BYTES
 """Below this much in all, a process of its own costs more than it saves."""
@@ -91,15 +90,3 @@ def _outcome(read: Callable[[Source, int | None], _Read], source: Source, parts:
         return read(source, parts)
     except SourceError as error:
         return error
-
-
-def usages_of(source: Source, buckets: bool) -> dict[Run, Usage]:
-    """Each run's usage in a source read once more (a single file read without it turned out to hold a fleet); a
-    source that can no longer be read gives none."""
-    folds = UsageFolds(buckets)
-    try:
-        for batch in decoded_batches(source, Tally()):
-            folds.add(batch)
-    except OSError:
-        return {}
-    return folds.usages()

@@ -1,0 +1,270 @@
+"""The points a run's chart is drawn from, thinned to at most a few thousand however long the run, in memory that
+does not grow with it.
+
+A point stands for the lines whose `t` falls in one slot of time, 2^k milliseconds long (k as small as keeps the
+run within `2 * MAX_POINTS` slots). It holds, per column the sections give (`section.Column`), the mean, the highest
+or the newest of its lines' values, and per keyed section (the containers) each name's highest value. Means of
+percentages are summed in whole tenths and other means are of whole numbers, so sums are exact, and the points of
+some lines merged with the points of the lines after them are the points of all of them, however the lines were
+batched or cut (`Points.merge`): a file read in parts draws the chart one reader draws. The slots are the same in
+every fold (they count from the Unix epoch), and only their length k grows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+from orca.sample.line_format import Sample
+from orca.sample.readback.distinct import DistinctCount
+from orca.sample.readback.gather.section import MEAN, NEWEST, Column, Ends
+
+MAX_POINTS = 1000
+"""A run is drawn from at most twice this many points: a longer one's points each stand for several lines."""
+MAX_KEYED = 20
+"""The names a keyed series draws at most (the containers): those of the highest peak (more would fill a legend)."""
+KEPT_KEYED = 1000
+"""Names kept before all but the largest are let go: a thousand at a time, not one by one."""
+GAP_FACTOR = 2.0
+"""Two points further apart than this many times the usual distance between points are not joined by a line (the
+sampler was stopped or starved), as the summary counts a gap."""
+
+
+class _Point:
+    """What the lines of one slot add up to."""
+
+    __slots__ = ("first", "keyed", "last", "lines", "values")
+
+    def __init__(self, lines: int, first: float, last: float, values: list[Any], keyed: list[dict[str, float]]):
+        self.lines = lines
+        self.first = first
+        """The `t` of its first and of its last line, in the order written."""
+        self.last = last
+        self.values = values
+        """Per column its values (`Column.width` each): a mean's sum (in whole tenths for a column of them) and count,
+        a peak or newest value or None."""
+        self.keyed = keyed
+        """Per keyed section, each name's highest value."""
+
+
+class _Keyed:
+    """One keyed section's names, bounded: past `KEPT_KEYED` names only the `MAX_KEYED` of the highest peak are
+    kept, and the others only counted."""
+
+    __slots__ = ("let_go", "peaks")
+
+    def __init__(self) -> None:
+        self.peaks: dict[str, float] = {}
+        self.let_go = DistinctCount()
+
+    def note(self, values: dict[str, float]) -> set[str]:
+        """Each name's value taken into its peak; the names let go, if any."""
+        peaks = self.peaks
+        for name, value in values.items():
+            if peaks.get(name, -1) < value:
+                peaks[name] = value
+        if len(peaks) <= KEPT_KEYED:
+            return set()
+        gone = set(peaks) - set(self.largest())
+        self.let_go.add_all(gone)
+        for name in gone:
+            del peaks[name]
+        return gone
+
+    def largest(self) -> list[str]:
+        return sorted(self.peaks, key=lambda name: (-self.peaks[name], name))[:MAX_KEYED]
+
+    def omitted(self, shown: int) -> tuple[int, bool]:
+        """How many names are not drawn, and whether that count is exact."""
+        named = self.let_go.copy()
+        named.add_all(self.peaks)
+        return named.count() - shown, named.exact
+
+
+class Points:
+    """The points of one run's chart, from its lines in the order written: see the module's docstring."""
+
+    __slots__ = ("_columns", "_high", "_keyed", "_low", "_max_points", "_points", "_shift", "_tenths")
+
+    def __init__(self, columns: Sequence[Column], keyed: int, max_points: int = MAX_POINTS) -> None:
+        self._columns = tuple(columns)
+        self._max_points = max(1, max_points)
+        self._shift = 0
+        """A slot is 2^shift milliseconds."""
+        self._points: dict[int, _Point] = {}
+        self._low = self._high = 0
+        """The first and the last slot that has a point."""
+        self._keyed = [_Keyed() for _ in range(keyed)]
+        widths = [column.width for column in self._columns]
+        self._tenths = [sum(widths[:index]) for index, column in enumerate(self._columns) if column.tenths]
+        """Where in a point's values each sum of tenths is."""
+
+    def ends(self, lines: Sequence[Sample]) -> list[int]:
+        """Where the stretches of `lines` end: consecutive lines in one slot are one stretch."""
+        shift = self._shift
+        slots = [int(line.t * 1000) >> shift for line in lines]
+        return [index for index in range(1, len(slots)) if slots[index] != slots[index - 1]] + [len(slots)]
+
+    def take(self, lines: Sequence[Sample], ends: Ends, rows: list[list[Any]],
+             keyed: list[list[dict[str, float]]]) -> None:
+        """The stretches of `lines` (`ends`) as points: per stretch its row of column values and its keyed values."""
+        begin = 0
+        for index, end in enumerate(ends):
+            slot = int(lines[begin].t * 1000) >> self._shift
+            row = rows[index]
+            for at in self._tenths:
+                # Whole tenths, exactly: each value has one decimal, and a stretch is short enough for its float sum
+                # to be within far less than a tenth of the true one.
+                row[at] = round(10 * row[at])
+            point = _Point(end - begin, lines[begin].t, lines[end - 1].t, row, [each[index] for each in keyed])
+            self._take(slot, point)
+            begin = end
+        while self._high - self._low >= 2 * self._max_points:
+            self._halve()
+
+    def _take(self, slot: int, later: _Point) -> None:
+        """`later` (of lines that come after those the slot holds) into the slot's point; the keyed names let go
+        taken out of every point."""
+        point = self._points.get(slot)
+        if point is not None:
+            self._combine(point, later)
+        elif self._points:
+            self._points[slot] = later
+            self._low, self._high = min(self._low, slot), max(self._high, slot)
+        else:
+            self._points[slot] = later
+            self._low = self._high = slot
+        for index, (kept, values) in enumerate(zip(self._keyed, later.keyed, strict=True)):
+            gone = kept.note(values)
+            for each in self._points.values() if gone else ():
+                held = each.keyed[index]
+                for name in gone & held.keys():
+                    del held[name]
+
+    def _combine(self, point: _Point, later: _Point) -> None:
+        """`later`'s lines, which come after `point`'s, taken into it."""
+        point.lines += later.lines
+        point.last = later.last
+        values, theirs = point.values, later.values
+        at = 0
+        for column in self._columns:
+            if column.kind == MEAN:
+                values[at] += theirs[at]
+                values[at + 1] += theirs[at + 1]
+                at += 2
+                continue
+            if column.kind == NEWEST or values[at] is None or (theirs[at] is not None and theirs[at] > values[at]):
+                values[at] = theirs[at]
+            at += 1
+        for held, more in zip(point.keyed, later.keyed, strict=True):
+            for name, value in more.items():
+                if held.get(name, -1) < value:
+                    held[name] = value
+
+    def _halve(self) -> None:
+        """Slots twice as long: each two consecutive slots' points merged into one."""
+        self._shift += 1
+        self._low >>= 1
+        self._high >>= 1
+        points, self._points = self._points, {}
+        for slot in sorted(points):
+            point = self._points.get(slot >> 1)
+            if point is None:
+                self._points[slot >> 1] = points[slot]
+            else:
+                self._combine(point, points[slot])
+
+    def merge(self, later: Points) -> None:
+        """Take in the points of the lines that follow these; `later` is not used again."""
+        if not later._points:
+            return
+        if not self._points:  # nothing here yet: the later points as they are
+            self._shift, self._low, self._high = later._shift, later._low, later._high
+        while self._shift < later._shift:
+            self._halve()
+        while later._shift < self._shift:
+            later._halve()
+        # Both as long as the two together need, first: a slot of `later` must not change length under the merge.
+        while max(self._high, later._high) - min(self._low, later._low) >= 2 * self._max_points:
+            self._halve()
+            later._halve()
+        for kept, theirs in zip(self._keyed, later._keyed, strict=True):
+            kept.let_go.merge(theirs.let_go)
+        for slot in sorted(later._points):
+            self._take(slot, later._points[slot])
+
+    def drawn(self) -> Drawn:
+        """The points as series: one entry per point, a point of nothing between two too far apart to be joined."""
+        slots = sorted(self._points)
+        points = [self._points[slot] for slot in slots]
+        breaks = _breaks(points)
+        times: list[float] = []
+        rows: list[list[float]] = []
+        keyed: list[list[dict[str, float]]] = []
+        for index, point in enumerate(points):
+            if index in breaks:  # a point of nothing between, so no line joins the two
+                times.append((points[index - 1].last + point.first) / 2)
+                rows.append([math.nan] * len(self._columns))
+                keyed.append([{} for _ in self._keyed])
+            times.append((point.first + point.last) / 2)
+            rows.append(self._row(point))
+            keyed.append(point.keyed)
+        values = {column.name: tuple(row[index] for row in rows) for index, column in enumerate(self._columns)}
+        named: list[dict[str, tuple[float, ...]]] = []
+        omitted: list[tuple[int, bool]] = []
+        for index, kept in enumerate(self._keyed):
+            names = sorted(kept.largest())
+            named.append({name: tuple(float(each[index].get(name, math.nan)) for each in keyed) for name in names})
+            omitted.append(kept.omitted(len(names)))
+        return Drawn(tuple(times), values, named, omitted, max((point.lines for point in points), default=1),
+                     min((point.first for point in points), default=math.nan),
+                     max((point.last for point in points), default=math.nan), sum(point.lines for point in points))
+
+    def _row(self, point: _Point) -> list[float]:
+        """The point's value of each column, NaN where none of its lines had one."""
+        row: list[float] = []
+        values = point.values
+        at = 0
+        for column in self._columns:
+            if column.kind == MEAN:
+                total, count = values[at], values[at + 1]
+                row.append(total / (10 * count if column.tenths else count) if count else math.nan)
+                at += 2
+            else:
+                row.append(math.nan if values[at] is None else float(values[at]))
+                at += 1
+        return row
+
+
+class Drawn:
+    """A run's points as series, before they are named (`fold.RunFold.series`)."""
+
+    __slots__ = ("first", "keyed", "last", "lines", "lines_per_point", "omitted", "t", "values")
+
+    def __init__(self, t: tuple[float, ...], values: dict[str, tuple[float, ...]],
+                 keyed: list[dict[str, tuple[float, ...]]], omitted: list[tuple[int, bool]], lines_per_point: int,
+                 first: float, last: float, lines: int) -> None:
+        self.t, self.values, self.keyed, self.omitted = t, values, keyed, omitted
+        self.lines_per_point, self.first, self.last, self.lines = lines_per_point, first, last, lines
+
+
+def _breaks(points: Sequence[_Point]) -> set[int]:
+    """The indexes of the points too far from the one before to be joined to it: more than `GAP_FACTOR` times the
+    median distance between consecutive points (from the last line of one to the first of the next)."""
+    distances = [later.first - point.last for point, later in pairwise(points)]
+    if len(distances) < 2:
+        return set()
+    usual = sorted(distances)[(len(distances) - 1) // 2]
+    return {index + 1 for index, distance in enumerate(distances) if distance > max(0.0, GAP_FACTOR * usual)}
+
+
+def rows_of(parts: Sequence[list[Any]]) -> list[list[Any]]:
+    """Per stretch, the row of every column: each section's values for that stretch, one after another.
+
+    >>> rows_of([[(1.0, 1), (2.0, 1)], [(5,), (None,)]])
+    [[1.0, 1, 5], [2.0, 1, None]]
+    """
+    return [[value for values in per_section for value in values] for per_section in zip(*parts, strict=True)]
+

@@ -1,0 +1,72 @@
+"""The host's `pressure`, gathered (`section.py`): the mean share of time some task stalled on each resource, over
+the lines that have it; each point's mean."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from orca.sample.line_format import Sample
+from orca.sample.readback.exact import ExactSum
+from orca.sample.readback.gather.section import MEAN, Column, Ends, stretches
+
+
+@dataclass(frozen=True, slots=True)
+class PressureSummary:
+    """Means over the lines that have each resource; None for one never present."""
+
+    cpu: float | None
+    memory: float | None
+    io: float | None
+
+
+class PressureSection:
+    key = "pressure"
+    columns = (Column("pressure_cpu", MEAN, tenths=True), Column("pressure_memory", MEAN, tenths=True),
+               Column("pressure_io", MEAN, tenths=True))
+    keyed = False
+    __slots__ = ("counts", "sums")
+
+    def __init__(self) -> None:
+        self.sums = (ExactSum(), ExactSum(), ExactSum())
+        self.counts = [0, 0, 0]
+
+    def add(self, lines: Sequence[Sample], ends: Ends) -> list[Any]:
+        totals = [0.0, 0.0, 0.0]
+        rows = []
+        for stretch in stretches(lines, ends):
+            cpu = memory = io = 0.0
+            cpus = memories = ios = 0
+            for line in stretch:
+                pressure = line.pressure
+                if pressure is None:
+                    continue
+                if pressure.cpu is not None:
+                    cpu += pressure.cpu
+                    totals[0] += pressure.cpu
+                    cpus += 1
+                if pressure.memory is not None:
+                    memory += pressure.memory
+                    totals[1] += pressure.memory
+                    memories += 1
+                if pressure.io is not None:
+                    io += pressure.io
+                    totals[2] += pressure.io
+                    ios += 1
+            rows.append((cpu, cpus, memory, memories, io, ios))
+            self.counts = [self.counts[0] + cpus, self.counts[1] + memories, self.counts[2] + ios]
+        for total, term in zip(self.sums, totals, strict=True):
+            total.add(term)
+        return rows
+
+    def merge(self, later: PressureSection) -> None:
+        for total, theirs in zip(self.sums, later.sums, strict=True):
+            total.merge(theirs)
+        self.counts = [mine + theirs for mine, theirs in zip(self.counts, later.counts, strict=True)]
+
+    def summary(self) -> dict[str, Any]:
+        if not any(self.counts):
+            return {"pressure": None}
+        means = [total.value() / count if count else None for total, count in zip(self.sums, self.counts, strict=True)]
+        return {"pressure": PressureSummary(*means)}
