@@ -47,7 +47,7 @@ def _parser(orca: str) -> _Parser:
         metavar="LOCATION",
         help="a file, a directory (every *.jsonl under it), - (standard input), s3://BUCKET/KEY or s3://BUCKET/PREFIX/",
     )
-    parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per run")
+    parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per run (a fleet: one)")
     parser.add_argument("--plot", metavar="FILE", help="draw the run over time to FILE (.png, .svg or .pdf); needs "
                         f"matplotlib: {plot_install()}")
     parser.add_argument("--sort", choices=SORT_COLUMNS, default="name", metavar="COLUMN",
