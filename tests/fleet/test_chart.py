@@ -24,7 +24,7 @@ from tests.fleet.test_fleet import COUNT, IDLE, KINDS, NAMES, OOM, SATURATED, ST
 def read_fleet(directory: Path, sort: str = "name") -> Fleet:
     """The fleet at `directory`, read as `orca metrics --plot` reads it: each run's usage with its buckets."""
     runs = [run for source in sources(str(directory))
-            for run in read_fleet_source(source, None, drawn=0, buckets=True).runs]
+            for run in read_fleet_source(source, drawn=0, buckets=True).runs]
     return fleet(runs, sort=sort)
 
 

@@ -44,11 +44,11 @@ class SourceRuns:
     """The drawn runs' series, in the order they began."""
 
 
-def read_fleet_source(source: Source, parts: int | None, drawn: int, buckets: bool) -> SourceRuns:
+def read_fleet_source(source: Source, drawn: int, buckets: bool) -> SourceRuns:
     """`source`'s runs, each with its usage (and its buckets for the fleet chart when `buckets`); the first `drawn`
-    runs with their series. Read whole by this process whatever `parts` says (`many.read_each` gives it): the
-    fleet's files are spread over the cores instead, and a part read elsewhere would show its runs, not keep them.
-    Raises `SourceError` for a source that cannot be read."""
+    runs with their series. Read whole by this process: the fleet's files are spread over the cores instead
+    (`many.py`), and a part read by another process would show its runs, not keep them. Raises `SourceError` for a
+    source that cannot be read."""
     kept = Kept(lambda _: "", "", lambda _: None)
     try:
         tally = show_runs(source, kept, drawn, parts=1,

@@ -4,9 +4,8 @@ metrics metrics/` over hundreds of instances' files is about that of one core's 
 When the regular files among the sources hold at least `MIN_SPREAD_BYTES` together and there is more than one usable
 core, they are cut into one group of consecutive files per core (at most `MAX_PARTS`), of about as many bytes each;
 each group but the last is read by a forked process (`forked.Worker`), the last and the other sources (standard input,
-S3 objects) by this one, and what each source gave comes back in the sources' order. Each file is then read whole by
-the process that has it (the cores are already all at work). A worker that cannot be started, or that fails, costs
-only time: its files are read here.
+S3 objects) by this one, and what each source gave comes back in the sources' order. Each file is read whole by the
+process that has it. A worker that cannot be started, or that fails, costs only time: its files are read here.
 """
 
 from __future__ import annotations
@@ -26,16 +25,15 @@ MIN_SPREAD_BYTES = 2 * MIN_PART_BYTES
 _Read = TypeVar("_Read")
 
 
-def read_each(found: Sequence[Source], read: Callable[[Source, int | None], _Read],
+def read_each(found: Sequence[Source], read: Callable[[Source], _Read],
               cores: int | None = None) -> list[_Read | SourceError]:
-    """`read(source, parts)` of each source, in order, or the `SourceError` it raised; `parts` is None (a large file
-    may be cut into parts) when the sources are read one after the other, 1 when they are spread over `cores`
-    processes (default: the usable cores)."""
+    """`read(source)` of each source, in order, or the `SourceError` it raised; spread over `cores` processes
+    (default: the usable cores) when the files are worth it."""
     files = [index for index, source in enumerate(found) if source.path is not None]
     sizes = [_size(found[index]) for index in files]
     cores = min(MAX_PARTS, len(files), usable_cores() if cores is None else cores)
     if cores < 2 or sum(sizes) < MIN_SPREAD_BYTES:
-        return [_outcome(read, source, None) for source in found]
+        return [_outcome(read, source) for source in found]
     groups = _groups(files, sizes, cores)
     workers: list[Worker | None] = []
     outcomes: dict[int, _Read | SourceError] = {}
@@ -44,7 +42,7 @@ def read_each(found: Sequence[Source], read: Callable[[Source, int | None], _Rea
             workers.append(Worker.started(partial(_read_group, read, [found[index] for index in group])))
         mine = set(groups[-1]) | (set(range(len(found))) - set(files))
         for index in sorted(mine):
-            outcomes[index] = _outcome(read, found[index], 1)
+            outcomes[index] = _outcome(read, found[index])
         for worker, group in zip(workers, groups, strict=False):
             result = None if worker is None else worker.result()
             if not isinstance(result, list) or len(result) != len(group):  # the worker failed: its files read here
@@ -81,12 +79,12 @@ def _groups(files: list[int], sizes: list[int], count: int) -> list[list[int]]:
     return groups
 
 
-def _read_group(read: Callable[[Source, int | None], _Read], group: list[Source]) -> list[_Read | SourceError]:
-    return [_outcome(read, source, 1) for source in group]
+def _read_group(read: Callable[[Source], _Read], group: list[Source]) -> list[_Read | SourceError]:
+    return [_outcome(read, source) for source in group]
 
 
-def _outcome(read: Callable[[Source, int | None], _Read], source: Source, parts: int | None) -> _Read | SourceError:
+def _outcome(read: Callable[[Source], _Read], source: Source) -> _Read | SourceError:
     try:
-        return read(source, parts)
+        return read(source)
     except SourceError as error:
         return error
