@@ -79,7 +79,7 @@ def _json(the_fleet: Fleet) -> str:
 
 def _draw(the_fleet: Fleet, series: list[Series], path: str) -> None:
     """The fleet's chart to `path` when it has more than `FLEET_CHART_RUNS` runs, else its runs overlaid."""
-    if len(the_fleet.rows) > FLEET_CHART_RUNS or not series:
+    if the_fleet.totals.runs > FLEET_CHART_RUNS or not series:
         from orca.sample.readback.shell.fleet_plot import draw_fleet
 
         draw_fleet(the_fleet, path)
