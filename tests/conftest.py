@@ -1,29 +1,33 @@
-"""Shared test settings: hypothesis's profiles."""
+"""Shared test settings: hypothesis's profile (`tests/examples.py`), one loader of AWS's service descriptions, the
+signals the tests' processes start with, and the two sources of readings."""
 
 from __future__ import annotations
 
-import os
+import functools
 import signal
+from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from orca.sample.shell.machine.choice import READER_VARIABLE, proc_stat_readable, psutil_installed
+from tests import examples
 
-# CI runs on a shared 2-core machine: no deadline per example, and a fixed example budget. Derandomized, so CI draws
-# the same examples every run and an unrelated change never fails on a rare draw; exploring is `thorough`'s job.
-settings.register_profile(
-    "ci", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow], derandomize=True
-)
-settings.register_profile("dev", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
-# Before a release, or after a parser change: ORCA_HYPOTHESIS_PROFILE=thorough draws new random examples, many of
-# them, to shake out rare inputs that the fixed CI draws never reach.
-settings.register_profile(
-    "thorough", deadline=None, max_examples=5000, suppress_health_check=[HealthCheck.too_slow], derandomize=False
-)
-settings.load_profile(os.environ.get("ORCA_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
+examples.load_profile()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _one_loader_of_aws_service_descriptions() -> Iterator[None]:
+    """Every boto3 session of the test process (the code under test makes one per client it needs) shares one
+    botocore loader of the service descriptions and endpoint rules, which are the same for every session: parsing
+    them again, tens of JSON files, was most of the time an S3 test took. Everything else of a session (its
+    environment, config files, credentials, endpoint and settings) is still its own."""
+    import botocore.loaders
+    import botocore.session
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(botocore.session, "create_loader", functools.cache(botocore.loaders.create_loader))
+    yield
+    patch.undo()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 import uuid
@@ -46,6 +47,8 @@ class MotoServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self._log_dir = log_dir
         self._process: subprocess.Popen[bytes] | None = None
+        self._clients: dict[str, Any] = {}
+        self._clients_lock = threading.Lock()
 
     def start(self) -> None:
         assert self._process is None
@@ -84,7 +87,15 @@ class MotoServer:
 
     def client(self, service: str = "s3") -> Any:
         """A boto3 client straight to this server, whatever endpoint, addressing, proxy or partition settings a
-        test has put in the environment or the AWS config file for the client under test."""
+        test has put in the environment or the AWS config file for the client under test. Made once per service
+        and kept, as a client is slow to make and safe to share between threads; it outlives a stop() and start(),
+        which keep the port."""
+        with self._clients_lock:
+            if service not in self._clients:
+                self._clients[service] = self._new_client(service)
+            return self._clients[service]
+
+    def _new_client(self, service: str) -> Any:
         import boto3
         from botocore.config import Config
 

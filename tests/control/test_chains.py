@@ -32,15 +32,14 @@ HOLDING_CHAIN = textwrap.dedent("""
             os._exit(0)
 """)
 
-# The root holds 100 MB and sleeps; its child becomes a chain holding nothing: the run is over the cap, and a kill
-# that lets one generation of the chain slip leaves it forking for good.
+# The root sleeps; its child becomes a chain: the run is over a 1 MB cap (an interpreter alone is over it), and a
+# kill that lets one generation of the chain slip leaves it forking for good.
 CHAIN = textwrap.dedent("""
     import os, sys, time
     if os.fork() == 0:
         while True:
             if os.fork() != 0:
                 os._exit(0)
-    hold = bytearray(b"\\x01") * (100 << 20)
     with open(sys.argv[1], "a") as f:
         f.write(f"root {os.getpid()}\\n")
     time.sleep(300)
@@ -121,7 +120,7 @@ def test_a_forking_chain_leaves_nothing_behind(tmp_path: Path) -> None:
     scenario = PRELUDE + textwrap.dedent(f"""
         for round_ in range({CHAIN_ROUNDS}):
             process, _ = start(work, f"chain-{{round_}}", {CHAIN!r}, ready=1)
-            reasons = enforce_memory({{1: process.pid}}, CAP_64)
+            reasons = enforce_memory({{1: process.pid}}, ControlLimits(memory_mb=1))
             # Killed processes take a moment to end; a survivor keeps forking, and is seen again and again.
             survivors = left(timeout=10)
             for _ in range(3):

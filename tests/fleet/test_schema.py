@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from orca.sample.line_format import Sample
 from orca.sample.line_schema import DUCKDB, HIVE, columns, duckdb_columns, hive_columns, line_schema, schema_text
 from tests.fleet.fleets import CAPTURES
-from tests.reader.written import samples, text_of
+from tests.lines import samples, text_of
 
 duckdb = pytest.importorskip("duckdb")
 SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "line.schema.json"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from orca.sample.line_format import CgroupSample, CpuShare, Mem, Sample
 from orca.sample.readback.fleet.usage import MAX_BUCKETS, Usage, UsageSection
-from tests.reader.written import samples
+from tests.lines import samples
 
 GIB = 2**30
 

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orca.sample.parse.block import skipped_disk, whole_disks
+from tests.examples import costly
 
 # The fallback skip list's prefixes (docs/behaviour.md §3.6).
 SKIPPED_PREFIXES = ["loop", "ram", "zram", "dm-", "md", "sr", "fd"]
@@ -17,6 +18,7 @@ device_paths = st.from_regex(
 
 
 @given(st.dictionaries(physical_names, device_paths), st.dictionaries(st.text(max_size=8), st.text(max_size=8)))
+@costly(0.5)
 def test_only_entries_outside_devices_virtual_are_whole_disks(
     physical: dict[str, str], virtual_names: dict[str, str]
 ) -> None:

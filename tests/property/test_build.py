@@ -21,6 +21,7 @@ from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.pressure import Pressure, PressureLine
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
+from tests.examples import costly
 from tests.property.strategies_core import U64_MAX, disk_readings, disk_stats, meminfos, net_devs, proc_stats
 
 maybe = st.one_of  # reads as "maybe(st.none(), x)"
@@ -79,6 +80,7 @@ snapshots = st.builds(
 
 
 @given(snapshots, snapshots)
+@costly(0.5)
 def test_any_two_snapshots_give_a_line_that_encodes(prev: Snapshot, cur: Snapshot) -> None:
     """docs/behaviour.md §3.10: a sampler never fails because one source misbehaved; whatever the readings, a
     line is written."""
@@ -87,6 +89,7 @@ def test_any_two_snapshots_give_a_line_that_encodes(prev: Snapshot, cur: Snapsho
 
 
 @given(snapshots, snapshots)
+@costly(0.5)
 def test_each_section_is_null_exactly_when_a_reading_it_needs_is_missing(prev: Snapshot, cur: Snapshot) -> None:
     line = build_line(prev, cur)
     assert (line.cpu is None) == (prev.stat is None or cur.stat is None)
@@ -109,6 +112,7 @@ def test_each_section_is_null_exactly_when_a_reading_it_needs_is_missing(prev: S
 
 
 @given(snapshots, snapshots)
+@costly(0.5)
 def test_time_host_cores_and_self_cpu_come_from_the_later_snapshot(prev: Snapshot, cur: Snapshot) -> None:
     """docs/behaviour.md §3.2, §3.9: `t` the wall clock of the readings, `dt` the monotonic seconds since the
     previous ones."""
@@ -143,6 +147,7 @@ def with_readings(snapshot: Snapshot, others: Snapshot, fields: tuple[str, ...])
 
 
 @given(snapshots, snapshots, snapshots, snapshots)
+@costly(0.5)
 def test_each_section_depends_only_on_its_own_readings(
     prev: Snapshot, cur: Snapshot, other_prev: Snapshot, other_cur: Snapshot
 ) -> None:
@@ -178,6 +183,7 @@ def hand_worked(snapshot: Snapshot, at_ns: int, later: bool) -> Snapshot:
 
 
 @given(snapshots, snapshots)
+@costly(0.5)
 def test_hand_worked_sections_whatever_else_the_snapshots_hold(prev: Snapshot, cur: Snapshot) -> None:
     """Two readings 2 s apart with every section's values worked out by hand; the drawn snapshots give the rest
     (host, wall clock, self_cpu), which must not matter."""
@@ -215,6 +221,7 @@ def test_a_snapshot_against_itself_has_nothing_to_report(snapshot: Snapshot) -> 
 
 
 @given(snapshots, snapshots)
+@costly(0.5)
 def test_rates_use_the_monotonic_interval(prev: Snapshot, cur: Snapshot) -> None:
     """The same readings one second apart and two seconds apart: the byte rates halve (to within rounding)."""
     later = msgspec.structs.replace(cur, monotonic_ns=prev.monotonic_ns + 1_000_000_000)

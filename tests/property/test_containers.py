@@ -16,6 +16,7 @@ from orca.sample.compute.containers import container_entries
 from orca.sample.compute.snapshot import ContainerNet, ContainerReading
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.net_dev import NetDev
+from tests.examples import costly
 
 BYTES = st.integers(min_value=0, max_value=2**50)
 USEC = st.integers(min_value=0, max_value=2**64 - 1)
@@ -98,6 +99,7 @@ def test_throttled_gives_back_the_share_of_periods(container_id: str, periods: i
 
 
 @given(reading_sets, reading_sets, DTS)
+@costly(0.5)
 def test_one_entry_per_current_reading_sorted_by_name(prev: tuple[ContainerReading, ...],
                                                       cur: tuple[ContainerReading, ...], dt: float) -> None:
     names = [entry.name for entry in container_entries(prev, cur, dt)]

@@ -15,6 +15,7 @@ from orca.sample.compute.line_maker import LineMaker
 from orca.sample.compute.snapshot import SOURCES, Snapshot
 from orca.sample.failing import Failing
 from orca.sample.parse.errors import ParseError
+from tests.examples import costly
 from tests.property.test_build import snapshots
 
 # A reading of every source: those failing now, each with why.
@@ -39,6 +40,7 @@ with_failures = st.builds(lambda taken, failed: msgspec.structs.replace(taken, f
 
 
 @given(st.lists(with_failures, min_size=2, max_size=5))
+@costly(0.4)
 def test_each_line_is_the_difference_from_the_snapshot_before_and_only_new_failures_are_told(
     taken: list[Snapshot],
 ) -> None:

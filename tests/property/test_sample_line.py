@@ -13,7 +13,8 @@ from returns.result import Failure, Success
 from orca.sample.compute.encode import encode_line
 from orca.sample.line_format import PressureShare, Sample
 from orca.sample.parse.sample_line import decode_all, parse
-from tests.reader.written import LEFT_OUT, left_out, samples, text_of, written
+from tests.examples import costly
+from tests.lines import LEFT_OUT, left_out, samples, text_of, written
 
 
 @given(samples, left_out)
@@ -86,6 +87,7 @@ any_lines = st.lists(st.one_of(written, written.map(lambda b: b"orca-sample " + 
 @example([b'{"v":1.0,"t":1.0,"dt":1.0,"host":"h"}'])
 @example([b'{"v":1,"t":1.0,"dt":1.0,"host":"h","cores":9223372036854775808}', b"\n"])
 @example([b'{"v":1,"t":1,"dt":1,"host":"h","containers":[{"name":"a","mem":1,"io":{"read":-1,"write":0}}]}'])
+@costly(0.4)
 def test_many_lines_at_once_get_the_verdicts_of_one_at_a_time(raws: list[bytes]) -> None:
     for batch in (raws, [raw + b"\n" for raw in raws]):  # as a source gives them: each with its newline
         good, bad = decode_all(batch)
@@ -96,5 +98,6 @@ def test_many_lines_at_once_get_the_verdicts_of_one_at_a_time(raws: list[bytes])
 
 
 @given(st.lists(samples, min_size=1, max_size=8))
+@costly(0.5)
 def test_a_batch_of_good_lines_is_all_good(lines: list[Sample]) -> None:
     assert decode_all([text_of(line).encode() + b"\n" for line in lines]) == (lines, [])

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.tree import run_of, total, tree_of, trees_of, walk
 from orca.sample.shell.procs.scanner import ProcessScanner, page_size
+from tests.examples import costly
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +233,7 @@ def successive_tables(draw: st.DrawFn) -> tuple[dict[int, ProcEntry], dict[int, 
 
 
 @given(successive_tables(), st.sampled_from(ARGV0S), st.integers(1, 31) | st.none())
+@costly(0.5)
 def test_scanner_over_rendered_proc_agrees_with_the_oracle(
     tables: tuple[dict[int, ProcEntry], dict[int, ProcEntry], dict[int, str]], argv0: str, root: int | None
 ) -> None:

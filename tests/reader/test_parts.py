@@ -35,9 +35,9 @@ from orca.sample.readback.runs import opens_run, run_key, summaries
 from orca.sample.readback.shell import parts
 from orca.sample.readback.shell.sources import descriptor_batches, part_starts, sources
 from orca.sample.shell.cli import metrics
+from tests.lines import text_of
 from tests.reader.folding import runs_in_parts, shown_by, summaries_of
 from tests.reader.test_summary import close
-from tests.reader.written import text_of
 
 # Lines that meet across a cut: two hosts, the same containers and disks, counters that go back (oom_kill,
 # self_cpu), times that repeat or step back, equal peaks (the first must win, as in one pass).

@@ -28,8 +28,8 @@ from orca.sample.readback.summary.records import (
     PressureSummary,
 )
 from orca.sample.readback.summary.text import summary_text
+from tests.lines import samples
 from tests.reader.hand_worked import RUN
-from tests.reader.written import samples
 
 
 def checked(text: str) -> list[Sample]:

@@ -364,7 +364,11 @@ class FaultProxy:
         self._state = _State((parts.hostname or "127.0.0.1", parts.port or 80), authority, delay_seconds)
         self._server = _Server(self._state)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fault-proxy", daemon=True)
+        # stop() waits for the serving loop to look at its flag, which it does every poll interval (0.5 s by
+        # default): a short one keeps each test's stop short.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="fault-proxy", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:

@@ -188,13 +188,13 @@ def test_an_unchanged_staging_file_is_not_uploaded_again(
 ) -> None:
     # docs/behaviour.md §4.3: uploaded "when it changed since the last upload". Deleting the object shows whether it
     # comes back.
-    monkeypatch.setenv("ORCA_SAMPLE_UPLOAD_SECONDS", "0.2")
+    monkeypatch.setenv("ORCA_SAMPLE_UPLOAD_SECONDS", "0.1")
     sink = S3Sink(f"s3://{bucket}/k.jsonl", None)
     try:
         sink.write(b"first")
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") is not None)
         s3_server.client().delete_object(Bucket=bucket, Key="k.jsonl")
-        time.sleep(1.0)  # five upload rounds
+        time.sleep(0.5)  # five upload rounds
         assert s3_server.read(bucket, "k.jsonl") is None
         sink.write(b"second")
         assert wait_for(lambda: s3_server.read(bucket, "k.jsonl") == b"first\nsecond\n")
@@ -297,7 +297,7 @@ def test_close_is_bounded_and_lines_are_not_delayed_by_a_hanging_upload(
         started = time.monotonic()
         sink.write(b"%d" % n)
         slowest = max(slowest, time.monotonic() - started)
-        time.sleep(0.1)  # the uploader is now stuck waiting for an answer that never comes
+        time.sleep(0.05)  # the uploader is now stuck waiting for an answer that never comes
     started = time.monotonic()
     sink.close()
     closing = time.monotonic() - started
