@@ -89,7 +89,8 @@ def test_numbers_no_sampler_writes_are_skipped_and_the_file_beside_is_summarised
 
 
 def test_the_largest_numbers_a_sampler_writes_are_summarised(tmp_path: Path) -> None:
-    """At the bounds (docs/metrics.md, "How lines are read"): bytes moved beyond 64 bits, a file system of 10^400 bytes."""
+    """At the bounds (docs/metrics.md, "How lines are read"): bytes moved beyond 64 bits, a file system of 10^400
+    bytes."""
     most = 2**63 - 1
     path = tmp_path / "big.jsonl"
     path.write_text("\n".join(
