@@ -208,7 +208,9 @@ def test_pid_missing_at_start(tmp_path: Path) -> None:
     assert done.returncode == 0
     lines = read_lines(out)
     assert len(lines) == 1
-    assert 0.15 <= lines[0]["dt"] <= 0.5
+    # The first line's 0.2 s after the baseline, later by the rest of the sampler's loading on a busy machine
+    # (§2.2); never the 30 s interval.
+    assert 0.15 <= lines[0]["dt"] < 5
 
 
 def test_until_file_appears(tmp_path: Path) -> None:
