@@ -547,7 +547,7 @@ def test_lines_alike_read_no_process_one_by_one_and_still_see_every_change(
     def line() -> tuple[frozenset[int], int]:
         tree = files.walk(root.pid)
         files.keep_only(tree)
-        return tree, files.total_pages(tree)
+        return tree, sum(files.resident(tree).values())
 
     first = int(ask(root, "spawn"))
     wait_until(lambda: stat_state(first) == "S", "the sleep to settle")
@@ -600,7 +600,7 @@ def test_with_no_task_created_since_the_last_walk_the_tree_is_taken_until_a_memb
     def line(forks: int) -> tuple[frozenset[int], int]:
         tree = files.walk(root.pid, forks)
         files.keep_only(tree)
-        return tree, files.total_pages(tree)
+        return tree, sum(files.resident(tree).values())
 
     first, second = int(ask(root, "spawn")), int(ask(root, "spawn"))
     wait_until(lambda: stat_state(first) == stat_state(second) == "S", "the sleeps to settle")
