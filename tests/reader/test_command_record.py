@@ -96,7 +96,8 @@ def test_a_command_that_never_started_is_one_line(tmp_path: Path, case: str) -> 
     [line] = lines(out)
     reason = "No such file or directory" if case == "not-found" else "Permission denied"
     assert line["run"] == {
-        "cpu": 0.0, "procs": 0, "command": [str(command), "an argument"], "exit": {"code": expected, "error": reason}
+        "cpu": 0.0, "procs": 0, "command": [str(command), "an argument"], "exit": {"code": expected, "error": reason},
+        "io": {"read": 0, "write": 0}, "top": [],
     }
 
 
