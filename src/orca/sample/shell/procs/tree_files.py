@@ -43,21 +43,6 @@ class ProcessFiles(Protocol):
     def io(self, pid: int) -> bytes | None: ...
 
 
-def _each(files: ProcessFiles, pids: Sequence[int]) -> tuple[list[int], list[bytes], list[bytes | None]]:
-    """The `stat` and `io` of each of `pids`, one process after the other (its `io` right after its `stat`); a
-    process whose `stat` cannot be read is left out."""
-    found: list[int] = []
-    datas: list[bytes] = []
-    ios: list[bytes | None] = []
-    for pid in pids:
-        data = files.stat(pid)
-        if data:
-            found.append(pid)
-            datas.append(data)
-            ios.append(files.io(pid))
-    return found, datas, ios
-
-
 class _RanAt(NamedTuple):
     """The kept processes' `schedstat`, `stat` and `io` files as last read, for the columns they were read through."""
 
@@ -93,6 +78,10 @@ class TreeFiles:
         self._last_statm: tuple[list[bytes], Mapping[int, int]] = ([], {})
         """The last line's kept statm files and each one's resident pages."""
         self._ran_at: _RanAt | None = None
+        self._last_resident: Mapping[int, int] = {}
+        """The last line's resident pages, processes read by path among them."""
+        self._read_alone: dict[int, tuple[bytes, bytes | None]] = {}
+        """pid -> the `stat` and `io` last read of each process read one by one (not kept, or not in the batch)."""
 
     def walk(self, pid: int, forks: int | None = None) -> frozenset[int]:
         """`pid` and its descendants, as `walk.walk_tree` finds them; empty when `pid` does not exist.
@@ -186,7 +175,7 @@ class TreeFiles:
         others = pids.difference(kept.by_pid)
         by_path = {pid: pages for pid in others if (pages := kept.root.resident_pages(pid)) is not None}
         if not kept.by_pid:
-            return by_path
+            return self._same_as_last(by_path)
         columns = kept.columns()
         read, self._statm_read = self._statm_read, None
         if read is not None and read[0] is columns:
@@ -211,7 +200,14 @@ class TreeFiles:
             self._last_statm = (datas, last_kept)
         if not by_path:
             return last_kept
-        return {**last_kept, **by_path}
+        return self._same_as_last({**last_kept, **by_path})
+
+    def _same_as_last(self, pages: dict[int, int]) -> Mapping[int, int]:
+        """`pages`, or the last line's equal mapping itself: the caller then knows it unchanged by identity."""
+        if pages == self._last_resident:
+            return self._last_resident
+        self._last_resident = pages
+        return pages
 
     def stats(
         self, pids: frozenset[int], others: ProcessFiles | None = None
@@ -229,11 +225,31 @@ class TreeFiles:
                 found, datas, ios = columns.pids, *self._kept_stats(columns)
             except OSError:  # a process reaped meanwhile: every one again, one by one after it
                 self._ran_at = None
-                found, datas, ios = _each(kept, columns.pids)
+                found, datas, ios = self._each(kept, columns.pids)
             if len(pids) == len(columns.pids):  # the usual: every one kept
                 return found, datas, ios
-        rest = _each(others or kept, [pid for pid in pids if pid not in kept.by_pid])
+        rest = self._each(others or kept, [pid for pid in pids if pid not in kept.by_pid])
         return [*found, *rest[0]], [*datas, *rest[1]], [*ios, *rest[2]]
+
+    def _each(self, files: ProcessFiles, pids: Sequence[int]) -> tuple[list[int], list[bytes], list[bytes | None]]:
+        """The `stat` and `io` of each of `pids`, one process after the other, its `io` read right after its `stat`
+        unless the `stat` reads as the last time (the process did not run long enough to move a counter of it): then
+        its `io` as read then, any I/O it did showing in the line that next finds it changed. A process whose `stat`
+        cannot be read is left out."""
+        found: list[int] = []
+        datas: list[bytes] = []
+        ios: list[bytes | None] = []
+        last, self._read_alone = self._read_alone, {}
+        for pid in pids:
+            data = files.stat(pid)
+            if data:
+                before = last.get(pid)
+                io = before[1] if before is not None and before[0] == data else files.io(pid)
+                found.append(pid)
+                datas.append(data)
+                ios.append(io)
+                self._read_alone[pid] = (data, io)
+        return found, datas, ios
 
     def _kept_stats(self, columns: Columns) -> tuple[list[bytes], list[bytes | None]]:
         """The kept processes' `stat` and `io` files: read again only for those `read_again` names, the others as
