@@ -335,7 +335,7 @@ def main(argv: list[str]) -> int:
 
     from bench.metrics import report
 
-    report(row, 1 if args.quick else 3, 50_000 if args.quick else 200_000)
+    report(row, 1 if args.quick else 3, 50_000 if args.quick else 300_000)
 
     from bench.chart import CHART_LINES
     from bench.chart import report as chart_report

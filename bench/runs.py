@@ -7,6 +7,8 @@ import math
 import random
 from pathlib import Path
 
+import msgspec
+
 from orca.sample.compute.encode import encode_line
 from orca.sample.line_format import ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
 
@@ -52,4 +54,16 @@ def write_run(path: Path, lines: int, seconds: float = 5.0, start: float = 17960
     with path.open("wb") as out:
         for i in range(lines):
             out.write(encode_line(line_at(i, start + i * seconds, seconds, rng)) + b"\n")
+    return path
+
+
+def write_one_line_runs(path: Path, count: int, apart: float = 60.0, start: float = 1796000000.0) -> Path:
+    """`count` runs of one line each, `apart` seconds apart, as a sampler started by cron with `--count 1` appends
+    them to one file: each line 0.2 s after its own `start`."""
+    rng = random.Random(1)
+    with path.open("wb") as out:
+        for i in range(count):
+            begun = start + i * apart
+            line = line_at(i, begun + 0.2, 0.2, rng)
+            out.write(encode_line(msgspec.structs.replace(line, self_cpu=0.05, start=begun)) + b"\n")
     return path

@@ -90,8 +90,10 @@ def test_the_readme_holds_each_commands_help() -> None:
 def test_the_readmes_help_is_what_the_command_prints(command: str, shown: str) -> None:
     """Printed at 100 columns, as the README says; on a change, paste the command's output into the README."""
     console = "import sys; from orca.sample.shell.cli.main import console_main; console_main()"
+    # With this checkout's `orca` on PATH, as after the Quick start: the help names it `orca`.
+    on_path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     done = subprocess.run([sys.executable, "-c", console, *command.split()[1:]], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "COLUMNS": "100"})
+                          timeout=60, env={**os.environ, "COLUMNS": "100", "PATH": on_path})
     assert (done.returncode, done.stderr) == (0, "")
     assert shown == done.stdout
 

@@ -1,6 +1,5 @@
 """A run's lines against its cgroup's limits, for `orca metrics` (docs/behaviour.md §3.11): the fold of the `cgroup`
-sections worked out by hand, a fold in parts the same as one over all the lines, and the summary's and chart's
-texts."""
+sections worked out by hand, a fold in parts the same as one over all the lines, and the summary's texts."""
 
 from __future__ import annotations
 
@@ -9,25 +8,33 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orca.sample.line_format import CgroupSample, Sample
-from orca.sample.readback.summary.cgroup import (
-    CgroupFold,
-    CgroupSummary,
-    cpu_limit_label,
-    cpu_limit_percent,
-    cpu_text,
-    memory_limit_label,
-    memory_text,
-)
+from orca.sample.readback.gather.limits import CgroupSection, CgroupSummary
+from orca.sample.readback.summary.text import cgroup_texts
 
 GIB = 2**30
 
 
-def folded(sections: list[tuple[CgroupSample, float]]) -> CgroupFold:
+class Folded:
     """The fold of lines with these sections and `dt`s, each line a batch of its own."""
-    fold = CgroupFold()
-    for section, dt in sections:
-        fold.add_lines([Sample(v=1, t=0.0, dt=dt, host="h", cgroup=section)])
-    return fold
+
+    def __init__(self, sections: list[tuple[CgroupSample, float]]) -> None:
+        self.fold = CgroupSection()
+        for section, dt in sections:
+            self.fold.add([Sample(v=1, t=0.0, dt=dt, host="h", cgroup=section)])
+
+    def merge(self, later: Folded) -> None:
+        self.fold.merge(later.fold)
+
+    def summary(self) -> CgroupSummary | None:
+        summary: CgroupSummary | None = self.fold.summary()["cgroup"]
+        return summary
+
+
+folded = Folded
+
+
+def texts(summary: CgroupSummary) -> dict[str, str]:
+    return dict(cgroup_texts(summary))
 
 
 def test_a_run_against_its_limits() -> None:
@@ -44,19 +51,18 @@ def test_a_run_against_its_limits() -> None:
         1932735283, 2 * GIB, 1.0, 1, 9)
     assert summary.cpu_cores == pytest.approx(98 / 102, rel=1e-12)
     assert summary.throttled == pytest.approx(4100 / 102, rel=1e-12)  # (5 × 60 + 5 × 22) / 10.2
-    assert memory_text(summary) == "memory peak 1.8 GiB of 2.0 GiB limit (90%), 1 OOM kill"
-    assert cpu_text(summary) == "CPU 0.96 of 1.0 cores, throttled 40% of periods"
+    assert texts(summary) == {"memory": "peak 1.80 GiB of 2.00 GiB limit (90%), 1 OOM kill",
+                              "cpu": "0.96 of 1.0 cores, throttled 40% of periods"}  # pids: no limit
 
 
 def test_a_memory_limit_alone() -> None:
     summary = folded([(CgroupSample(mem=100 * 2**20, mem_max=256 * 2**20, oom_kill=0), 5.0)]).summary()
     assert summary is not None
-    assert memory_text(summary) == "memory peak 100.0 MiB of 256.0 MiB limit (39%)"
-    assert cpu_text(summary) is None
+    assert texts(summary) == {"memory": "peak 100.00 MiB of 256.00 MiB limit (39%)"}
 
 
 def test_no_section_no_summary() -> None:
-    assert CgroupFold().summary() is None
+    assert Folded([]).summary() is None
 
 
 def test_an_oom_counter_that_started_again_counts_from_its_new_value() -> None:
@@ -101,14 +107,7 @@ def test_the_summary_is_never_negative_and_its_shares_bounded(run: list[tuple[Cg
 def test_texts_when_a_figure_is_unknown() -> None:
     summary = CgroupSummary(mem_peak=None, mem_max=GIB, cpu_cores=None, cpu_max=0.25, throttled=None, oom_kills=0,
                             pids_peak=None, pids_max=None)
-    assert memory_text(summary) == "memory peak unknown of 1.0 GiB limit"
-    assert cpu_text(summary) == "CPU unknown of 0.25 cores"
-
-
-def test_chart_texts() -> None:
-    assert memory_limit_label(2 * GIB) == "cgroup limit (2.0 GiB)"
-    assert cpu_limit_label(1.5) == "cgroup limit (1.5 cores)"
-    assert cpu_limit_percent(1.5, 64) == 100.0 * 1.5 / 64
+    assert texts(summary) == {"memory": "peak unknown of 1.00 GiB limit", "cpu": "unknown of 0.25 cores"}
 
 
 def test_throttled_throughout_is_100_percent_not_an_ulp_over() -> None:

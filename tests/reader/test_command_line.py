@@ -58,8 +58,8 @@ def test_a_bad_value_is_still_told_as_itself() -> None:
 
 
 @pytest.mark.parametrize(("command", "example"), [
-    ("sample", "  orca sample --out run.jsonl --seconds 1 -- make -j4"),
-    ("metrics", "  orca metrics run.jsonl "),
+    ("sample", " sample --out run.jsonl --seconds 1 -- make -j4"),
+    ("metrics", " metrics run.jsonl "),
 ])
 def test_each_commands_help_ends_with_an_example(command: str, example: str) -> None:
     done = orca(command, "--help")

@@ -212,12 +212,14 @@ def test_start_is_the_same_in_every_line_of_a_sampler_and_another_in_the_next(tm
 
 
 def test_at_a_terminal_the_end_says_where_the_lines_went(tmp_path: Path) -> None:
+    """... and how to look at them as this person can type it: started as `python -m orca.sample` with no `orca` on
+    `PATH`, that interpreter with `-m orca.sample`."""
     out = tmp_path / "a dir" / "m.jsonl"
     main, terminal = pty.openpty()
     try:
         done = subprocess.run(
             [PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--", "sleep", "0.5"],
-            stderr=terminal, stdout=subprocess.DEVNULL, timeout=60,
+            stderr=terminal, stdout=subprocess.DEVNULL, timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"},
         )
         os.close(terminal)
         said = b""
@@ -235,5 +237,5 @@ def test_at_a_terminal_the_end_says_where_the_lines_went(tmp_path: Path) -> None
     count = len(lines(out))  # 1 when the sampler took longer to start than `sleep 0.5` to end
     written = "1 line" if count == 1 else f"{count} lines"
     assert said.decode().replace("\r\n", "\n") == (
-        f"orca sample: {written} in {out}; to look at them: orca metrics '{out}'\n"
+        f"orca sample: {written} in {out}; to look at them: {PYTHON} -m orca.sample metrics '{out}'\n"
     )

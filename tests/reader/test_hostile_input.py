@@ -9,14 +9,16 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from orca.sample.line_format import ContainerSample, Sample
 from orca.sample.readback.shell.sources import SourceError, read_samples
-from orca.sample.readback.summary.hosts import summarise
 from orca.sample.readback.summary.text import summary_text
+from orca.sample.shell.cli.metrics import metrics_main
 from tests.reader.hand_worked import RUN, locked, sample
+from tests.reader.test_summary import summarise
 
 MEMORY_LIMIT = 512 * 2**20
 """The data segment `orca metrics` runs in here: far more than it needs, far less than the input it is given."""
@@ -84,7 +86,7 @@ def test_a_file_that_cannot_be_read_in_a_directory_is_named_and_the_rest_summari
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == f"orca metrics: {bad}: Input/output error"
     assert f"{run / 'a.jsonl'}  (host h, 2 cores)" in done.stdout and f"{run / 'c.jsonl'}" in done.stdout
-    assert "total: 2 instances, 6 lines" in done.stdout
+    assert "total: 2 runs, 6 lines" in done.stdout
     samples = read_samples(str(run))
     assert [next(samples).t for _ in range(5)] == [100.0, 105.0, 110.0, 125.0, 130.0]
     with pytest.raises(SourceError, match=r"b\.jsonl: Input/output error"):
@@ -116,11 +118,11 @@ def test_names_are_printed_with_their_control_characters_escaped(tmp_path: Path)
     shown = r"\x1b[2J\n  cpu       mean 0.0%"
     assert done.stdout.splitlines() == [
         f"{tmp_path}/run{shown}.jsonl  (host h{shown}\\u202e)",
-        "  time      1970-01-01T00:01:40Z to 1970-01-01T00:01:40Z  (0.0 s)",
-        "  lines     1, 0 gaps (median interval 5 s)",
-        f"  disk      fullest /x{shown} at 50.0%",
-        f"  container db{shown}: mem peak 1 B",
-        "  sampler   0.00 s of CPU, 0.00% of one core",
+        "  time           1970-01-01T00:01:35Z to 1970-01-01T00:01:40Z  (5.0 s)",
+        "  lines          1, 0 gaps (median interval 5 s)",
+        f"  host disk      fullest /x{shown} at 50.0%",
+        f"  container      db{shown}: mem peak 1 B",
+        "  sampler        0.00 s of CPU, 0.00% of one core",
     ]
     assert done.stderr == f"orca metrics: {tmp_path}/run{shown}.jsonl: 1 line(s) skipped (1 v is not 1)\n"
 
@@ -144,7 +146,7 @@ def test_with_many_containers_the_largest_are_shown_and_the_others_counted() -> 
     assert summary is not None
     assert [container.name for container in summary.containers] == [f"c{n:04d}" for n in range(1500, 2500)]
     assert (summary.containers_omitted, summary.containers_omitted_estimated) == (1500, False)
-    assert "  container and 1,500 more, not shown: the 1,000 above had the highest memory peaks\n" in summary_text(
+    assert "  container      and 1,500 more, not shown: the 1,000 above had the highest memory peaks\n" in summary_text(
         [summary])
 
 
@@ -173,3 +175,82 @@ def test_the_chart_of_hundreds_of_thousands_of_containers_draws_the_largest(tmp_
     done = orca_metrics(str(path), "--plot", str(chart), memory=400 * 2**20, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert chart.read_bytes().startswith(b"\x89PNG")
+
+
+def one_line_runs(path: Path, count: int) -> Path:
+    """`count` runs of one line each, a minute apart, as a sampler started by cron with `--count 1` appends them."""
+    with path.open("w") as out:
+        for n in range(count):
+            start = 1796000000.0 + 60 * n
+            out.write(f'{{"v":1,"t":{start + 0.2:.3f},"dt":0.2,"host":"h","cores":2,"cpu":{{"user":{n % 90}.0,'
+                      f'"system":1.0,"iowait":0.0,"steal":0.0,"busiest":50.0}},"mem":{{"total":1000,"used":{n % 900},'
+                      f'"available":1,"cache":0,"swap_total":0,"swap_used":0,"rss":0}},"self_cpu":0.05,'
+                      f'"start":{start:.3f}}}\n')
+    return path
+
+
+def test_memory_stays_bounded_with_a_hundred_thousand_runs(tmp_path: Path) -> None:
+    """A summary per run, each printed as its run closes: 100,000 runs read in the memory that suffices for 1,000."""
+    path = one_line_runs(tmp_path / "cron.jsonl", 100_000)
+    done = orca_metrics("--json", str(path), memory=160 * 2**20)
+    assert done.returncode == 0, done.stderr[-2000:]
+    documents = done.stdout.splitlines()
+    assert len(documents) == 100_000
+    first, last = json.loads(documents[0]), json.loads(documents[-1])
+    assert (first["start"], first["lines"], last["start"]) == (1796000000.0, 1, 1796000000.0 + 60 * 99_999)
+
+
+def test_a_directory_that_cannot_be_listed_is_named_and_the_rest_summarised(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A subdirectory whose listing fails (another user's, 0700): one message naming it and why, the other files
+    summarised, exit 1. The listing's failure is made here, as the permission is not one for a user who can read
+    any file (root)."""
+    run = tmp_path / "run"
+    (run / "a").mkdir(parents=True)
+    (run / "locked").mkdir()
+    (run / "a" / "worker.jsonl").write_text(RUN)
+    (run / "locked" / "hidden.jsonl").write_text(RUN)
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if str(path) == str(run / "locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert metrics_main([str(run)]) == 1
+    out, err = capsys.readouterr()
+    assert f"orca metrics: {run / 'locked'}: cannot list this directory: Permission denied\n" in err
+    assert f"{run / 'a' / 'worker.jsonl'}  (host h, 2 cores)" in out and "hidden" not in out
+
+
+def test_a_directory_given_that_cannot_be_listed_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "worker.jsonl").write_text(RUN)
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if str(path) == str(tmp_path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert metrics_main([str(tmp_path)]) == 1
+    assert capsys.readouterr().err == f"orca metrics: {tmp_path}: Permission denied\n"
+
+
+def test_a_directory_without_permission_as_a_user_would_meet_it(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(RUN)
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "b.jsonl").write_text(RUN)
+    hidden.chmod(0)
+    try:
+        if os.access(hidden, os.R_OK):
+            pytest.skip("running as a user who can read any directory (root)")
+        done = orca_metrics(str(tmp_path))
+    finally:
+        hidden.chmod(0o700)
+    assert done.returncode == 1
+    assert f"orca metrics: {hidden}: cannot list this directory: Permission denied" in done.stderr
+    assert f"{tmp_path / 'a.jsonl'}  (host h, 2 cores)" in done.stdout

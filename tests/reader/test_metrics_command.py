@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
+from importlib.metadata import distributions
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
 
 from orca.sample.readback.shell.sources import SourceError, read_samples, sources
 from orca.sample.readback.summary.text import humanised, utc
@@ -21,6 +20,7 @@ from orca.sample.shell.cli.metrics import metrics_main
 from tests.reader.hand_worked import RUN, disk, locked, mem, sample
 
 ORCA = Path(sys.executable).parent / "orca"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def orca(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
@@ -38,19 +38,21 @@ def test_a_file_summarised_for_a_person(tmp_path: Path) -> None:
     done = orca("metrics", str(path))
     assert done.returncode == 0, done.stderr
     text = done.stdout
-    # t 100 is 1970-01-01T00:01:40Z; 130 is 00:02:10Z.
+    # The first line, at t 100, covers the 5 s before it: from 95 (1970-01-01T00:01:35Z) to 130 (00:02:10Z).
     assert f"{path}  (host h, 2 cores)" in text
-    assert "1970-01-01T00:01:40Z to 1970-01-01T00:02:10Z  (30.0 s)" in text
-    assert "lines     5, 1 gap (median interval 5 s)" in text
-    assert "cpu       mean 30.0%  p95 65.0%  max 65.0%  busiest core p95 90.0%" in text
-    assert "used peak 400 B (70.0% of 1000 B)  swap peak 7 B  run's rss peak 50 B" in text
-    assert "fullest /b at 75.0%" in text
-    assert "read 1.46 KiB (peak 200 B/s)  write 250 B (peak 50 B/s)" in text  # 1500 B = 1.46 KiB
-    assert "container db: mem peak 300 B  oom kills 4" in text
-    assert "container web: mem peak 50 B\n" in text
-    assert "pressure  cpu 2.0%  memory 2.0%  io 4.0%" in text
-    assert "sampler   0.45 s of CPU, 1.80% of one core" in text
-    assert "total:" not in text  # one instance: no total line
+    assert "  time           1970-01-01T00:01:35Z to 1970-01-01T00:02:10Z  (35.0 s)\n" in text
+    assert "  lines          5, 1 gap (median interval 5 s)\n" in text
+    assert "  host cpu       mean 30.0%  p95 65.0%  max 65.0% of all 2 cores  busiest core p95 90.0%\n" in text
+    # No `run` section: the run's resident memory (an older `--pid` sampler's) in a row of its own.
+    assert "  run memory     rss peak 50 B\n" in text
+    assert "  host memory    used peak 400 B (70.0% of 1000 B)  swap peak 7 B\n" in text
+    assert "  host disk      fullest /b at 75.0%\n" in text
+    assert "  host io        read 1.46 KiB (peak 200 B/s)  write 250 B (peak 50 B/s)\n" in text  # 1500 B = 1.46 KiB
+    assert "  container      db: mem peak 300 B  oom kills 4\n" in text
+    assert "  container      web: mem peak 50 B\n" in text
+    assert "  host pressure  cpu 2.0%  memory 2.0%  io 4.0%" in text
+    assert "  sampler        0.45 s of CPU, 1.80% of one core" in text
+    assert "total:" not in text  # one run: no total line
     # One line of the file is a sample gone bad (mem.total -1); the log line is not counted as bad.
     assert "1 line(s) skipped (1 mem.total is not a whole number from 0 to 9,223,372,036,854,775,807)" in done.stderr
     no_traceback(done.stderr)
@@ -112,8 +114,9 @@ def test_json_for_scripts(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     (document,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert document["name"] == str(path)
-    assert (document["lines"], document["gaps"], document["duration"]) == (5, 1, 30.0)
-    assert document["cpu"] == {"mean": 30.0, "p95": 65.0, "max": 65.0, "busiest_p95": 90.0}
+    assert (document["lines"], document["gaps"], document["duration"]) == (5, 1, 35.0)
+    assert document["cpu"] == {"mean_all_cores_percent": 30.0, "p95_all_cores_percent": 65.0,
+                               "max_all_cores_percent": 65.0, "busiest_core_p95_percent": 90.0}
     assert document["memory"]["used_peak"] == 400
     assert document["containers"][0] == {"name": "db", "mem_peak": 300, "oom_kills": 4, "mem_max": None,
                                              "pids_peak": None, "throttled_mean": None}
@@ -137,13 +140,13 @@ def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tm
     a = documents[0]
     # (6.0 + 6.1 + 6.02) / 3 = 6.04 to one decimal; 2 of 3 bytes used is 66.7 %; a throttled written as the
     # integer 12 is the share 12.0.
-    assert (a["cpu"]["mean"], a["memory"]["used_peak_percent"]) == (6.0, 66.7)
+    assert (a["cpu"]["mean_all_cores_percent"], a["memory"]["used_peak_percent"]) == (6.0, 66.7)
     assert a["containers"] == [{"name": "db", "mem_peak": 7, "oom_kills": 0, "mem_max": 1024, "pids_peak": 4,
                                 "throttled_mean": 12.0}]
     text = orca("metrics", str(path)).stdout
     assert f"{path}  (host a)" in text and f"{path}  (host b)" in text
-    assert "container db: mem peak 7 B of 1.00 KiB limit  throttled mean 12.0%  pids peak 4\n" in text
-    assert "total: 2 instances, 4 lines" in text
+    assert "  container      db: mem peak 7 B of 1.00 KiB limit  throttled mean 12.0%  pids peak 4\n" in text
+    assert "total: 2 runs, 4 lines" in text
 
 
 def test_a_directory_is_every_jsonl_under_it_then_a_total(tmp_path: Path) -> None:
@@ -157,8 +160,8 @@ def test_a_directory_is_every_jsonl_under_it_then_a_total(tmp_path: Path) -> Non
     names = [json.loads(line)["name"] for line in done.stdout.splitlines()]
     assert names == [str(run / "worker-a.jsonl"), str(run / "worker-b.jsonl")]
     text = orca("metrics", str(tmp_path / "pipeline")).stdout
-    # 5 + 2 lines, from t 100 (00:01:40) to t 205 (00:03:25): 1m 45s.
-    assert "total: 2 instances, 7 lines, 1970-01-01T00:01:40Z to 1970-01-01T00:03:25Z (1m 45s)" in text
+    # 5 + 2 lines, from the first run's start (t 100 less its dt 5: 00:01:35) to t 205 (00:03:25): 1m 50s.
+    assert "total: 2 runs, 7 lines, 1970-01-01T00:01:35Z to 1970-01-01T00:03:25Z (1m 50s)" in text
 
 
 def test_standard_input_and_a_pod_log_with_the_runs_own_output(tmp_path: Path) -> None:
@@ -174,7 +177,7 @@ def test_standard_input_and_a_pod_log_with_the_runs_own_output(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     (document,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert (document["name"], document["lines"], document["last_t"]) == ("-", 2, 15.0)
-    assert document["cpu"]["mean"] == 3.0  # (2 + 4) / 2
+    assert document["cpu"]["mean_all_cores_percent"] == 3.0  # (2 + 4) / 2
     assert "skipped" not in done.stderr  # the run's own lines are not bad samples
     (tmp_path / "pod.log").write_text(pod_log)
     assert [s.t for s in read_samples(str(tmp_path / "pod.log"))] == [10.0, 15.0]
@@ -210,7 +213,7 @@ def test_files_without_samples_say_so(tmp_path: Path) -> None:
 def test_a_malformed_command_line_is_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert metrics_main(args) == 2
     err = capsys.readouterr().err
-    assert err.startswith("orca metrics: ") and "usage: orca metrics LOCATION..." in err
+    assert err.startswith("orca metrics: ") and " metrics LOCATION... [--json]" in err.splitlines()[1]
 
 
 def test_plot_without_matplotlib_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -221,7 +224,12 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path: Path, monkeypatch: py
     path = tmp_path / "run.jsonl"
     path.write_text(RUN)
     assert metrics_main([str(path), "--plot", str(tmp_path / "run.png")]) == 1
-    assert "pip install 'orca-sample[plot]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # From the directory this checkout is installed from (editable, as `dev.py` installs it), by its own pip.
+    assert f"--plot needs matplotlib: {shlex.quote(sys.executable)} -m pip install " in err
+    records = [json.loads(found.read_text("direct_url.json") or "{}") for found in distributions(name="orca-sample")]
+    if any(record.get("dir_info", {}).get("editable") for record in records):
+        assert err.endswith(f"-e {shlex.quote(str(ROOT) + '[plot]')}\n")
     assert not (tmp_path / "run.png").exists()
 
 
@@ -243,11 +251,9 @@ def test_humanised_sizes() -> None:
     assert humanised(3 * 2**30) == "3.00 GiB"
 
 
-@given(st.integers(0, 10**13).map(lambda n: n / 1000) | st.floats(0, 1e10))
-@example(59.9999996)  # rounded to the microsecond, as datetime does, before the seconds are taken
-@example(951782400.0)  # 2000-02-29
-def test_times_are_printed_as_datetime_prints_them(t: float) -> None:
-    assert utc(t) == datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def test_times_are_printed_in_utc_to_the_second() -> None:
+    assert utc(59.9999996) == "1970-01-01T00:01:00Z"  # to the microsecond first, as datetime rounds, then seconds
+    assert (utc(951782400.0), utc(4102444799.9)) == ("2000-02-29T00:00:00Z", "2099-12-31T23:59:59Z")
 
 
 def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path: Path) -> None:
@@ -265,3 +271,37 @@ def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path: Path) -> None:
         (document,) = [json.loads(line) for line in stdout.splitlines()]
         assert (document["lines"], document["gaps"]) == (5, 1)
         fifo.unlink()
+
+
+def test_the_help_names_the_command_as_it_was_started_and_that_runs(tmp_path: Path) -> None:
+    """Started by its path with no `orca` on `PATH` (after the Quick start: `.venv/bin/orca`), the help's examples
+    name that path: typed as it is shown, the example runs."""
+    if not ORCA.exists():
+        pytest.skip("no console script beside this interpreter")
+    path = tmp_path / "run.jsonl"
+    path.write_text(RUN)
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([str(ORCA), "metrics", "--help"], capture_output=True, text=True, timeout=30, env=bare)
+    example = next(row for row in done.stdout.splitlines() if row.endswith("the summary of each run in the file"))
+    command = shlex.split(example)[:-8]  # the words before its explanation
+    assert command == [str(ORCA), "metrics", "run.jsonl"]
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=60, env=bare, cwd=tmp_path)
+    assert ran.returncode == 0 and ran.stdout.startswith("run.jsonl  (host h, 2 cores)")
+    # With `orca` on `PATH` (this one), the help says `orca`.
+    found = {**os.environ, "PATH": f"{ORCA.parent}:/usr/bin:/bin"}
+    done = subprocess.run([str(ORCA), "metrics", "--help"], capture_output=True, text=True, timeout=30, env=found)
+    assert "  orca metrics run.jsonl " in done.stdout
+
+
+def test_the_plot_install_is_of_this_interpreter_from_where_it_was_installed() -> None:
+    """The hint installs the `plot` extra with the pip of the interpreter orca runs in, from the project directory
+    it was installed from (editable, as `dev.py` installs it): a directory that exists and declares the extra."""
+    from orca.sample.shell.cli.hints import plot_install
+
+    words = shlex.split(plot_install())
+    assert words[:4] == [sys.executable, "-m", "pip", "install"]
+    records = [json.loads(found.read_text("direct_url.json") or "{}") for found in distributions(name="orca-sample")]
+    if not any(record.get("dir_info", {}).get("editable") for record in records):
+        pytest.skip("not installed as editable from a directory")
+    assert words[4:] == ["-e", f"{ROOT}[plot]"]
+    assert "\nplot = [" in (ROOT / "pyproject.toml").read_text()

@@ -1,5 +1,6 @@
 """A file read in parts, each folded on its own (by another process) and the folds merged in order, gives what one
-pass over the whole file gives: the summaries, the tally of what was passed over, every line once."""
+pass over the whole file gives: the summaries, the tally of what was passed over, every line once. Every part is read
+from the file that was opened first."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import pickle
 import signal
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -27,12 +30,12 @@ from orca.sample.line_format import (
     Sample,
 )
 from orca.sample.readback.backwards import line_start_before
+from orca.sample.readback.lines import Batch
+from orca.sample.readback.runs import opens_run, run_key, summaries
 from orca.sample.readback.shell import parts
-from orca.sample.readback.shell.sources import Source, part_of, part_starts, sources
-from orca.sample.readback.summary.as_json import summary_json
-from orca.sample.readback.summary.hosts import HostFolds, fold_hosts, summarise_hosts
-from orca.sample.readback.summary.text import summary_text
+from orca.sample.readback.shell.sources import descriptor_batches, part_starts, sources
 from orca.sample.shell.cli import metrics
+from tests.reader.folding import runs_in_parts, shown_by, summaries_of
 from tests.reader.test_summary import close
 from tests.reader.written import text_of
 
@@ -84,23 +87,40 @@ def pieces(items: list[Sample], cuts: list[int]) -> list[list[Sample]]:
     return [items[start:end] for start, end in zip([0, *bounds], [*bounds, len(items)], strict=True)]
 
 
+def by_run(documents: list[Any]) -> list[Any]:
+    """Summaries in the order of their runs (host and start): a block's place among the others may differ between a
+    file read in parts and read whole, for runs that cross a cut."""
+    return sorted(documents, key=lambda each: (each["host"], str(each["start"]), each["first_t"]))
+
+
+def as_written(lines: list[Sample]) -> list[Sample]:
+    """`lines` as samplers write them: only a run's first line has the `t` of its `start` plus its `dt` (a later line
+    that happens to is moved a quarter of a second on), as a part of a file tells a run that begins in it by that."""
+    seen: set[tuple[str, float | None]] = set()
+    written = []
+    for line in lines:
+        if run_key(line) in seen and opens_run(line):
+            line = msgspec.structs.replace(line, t=line.t + 0.25)
+        seen.add(run_key(line))
+        written.append(line)
+    return written
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(close_lines, min_size=1, max_size=16), st.data())
+@given(st.lists(close_lines, min_size=1, max_size=16).map(as_written), st.data())
 def test_folds_of_parts_merged_in_order_are_the_fold_of_the_whole(lines: list[Sample], data: st.DataObject) -> None:
     # Cuts anywhere, at the start and the end too (an empty part), each part batched its own way.
     cuts = data.draw(st.lists(st.integers(0, len(lines)), max_size=3))
-    merged, every_batch = HostFolds(), []
-    for part in pieces(lines, cuts):
-        batches = pieces(part, data.draw(st.lists(st.integers(0, len(part)), max_size=2)))
-        every_batch += batches
-        folded = pickle.loads(pickle.dumps(fold_hosts(batches)))  # as a worker sends it back
-        merged.merge(folded)
-    summaries = [asdict(summary) for summary in merged.summaries("x")]
+    every_part = [pieces(part, data.draw(st.lists(st.integers(0, len(part)), max_size=2)))
+                  for part in pieces(lines, cuts)]
+    every_batch = [batch for part in every_part for batch in part]
+    merged = runs_in_parts([pickle.loads(pickle.dumps(part)) for part in every_part])  # as a worker sends it back
+    in_parts = [asdict(summary) for summary in summaries_of(merged)]
     # Exactly what one fold of the same batches gives, to the last bit of every float (a file's parts are read in
     # the batches one reader of the whole file has) ...
-    assert summaries == [asdict(summary) for summary in summarise_hosts("x", every_batch)]
+    assert by_run(in_parts) == by_run([asdict(summary) for summary in summaries("x", every_batch)])
     # ... and what one fold of the lines in a single batch gives, but for the rounding of sums.
-    assert close(summaries, [asdict(summary) for summary in summarise_hosts("x", [lines])])
+    assert close(by_run(in_parts), by_run([asdict(summary) for summary in summaries("x", [lines])]))
 
 
 def test_a_counter_that_goes_back_across_the_cut() -> None:
@@ -111,9 +131,7 @@ def test_a_counter_that_goes_back_across_the_cut() -> None:
                       self_cpu=self_cpu)
 
     lines = [line(1.0, 0.1, 1), line(2.0, 0.3, 2), line(3.0, 0.05, 4), line(4.0, 0.2, 0)]
-    earlier, later = fold_hosts([lines[:2]]), fold_hosts([lines[2:]])
-    earlier.merge(later)
-    [summary] = earlier.summaries("x")
+    [summary] = summaries_of(runs_in_parts([[lines[:2]], [lines[2:]]]))
     assert summary.self_cpu_seconds == pytest.approx(0.5)
     assert summary.containers[0].oom_kills == 3
 
@@ -126,34 +144,41 @@ TEXT = st.lists(st.sampled_from([b"a", b"bc", b"\n", b"{}\n", b"xyz\n"]), max_si
 @example(b"", 4, 2, 0)
 @example(b"no newline at all", 4, 3, 0)
 @example(b"ab\ncd\nef", 3, 3, 0)  # cuts right after a newline
-@example(b"ab\ncd\nef\ngh\n", 1, 2, 1000)  # the last part as short as it may be
+@example(b"ab\ncd\nef\ngh\n", 1, 2, 1000)  # the first part as short as it may be
 def test_parts_hold_every_line_once_in_the_batches_of_one_reader(
-    tmp_path_factory: pytest.TempPathFactory, text: bytes, chunk: int, count: int, shorter_last: int
+    tmp_path_factory: pytest.TempPathFactory, text: bytes, chunk: int, count: int, shorter_first: int
 ) -> None:
     path = tmp_path_factory.mktemp("parts") / "lines"
     path.write_bytes(text)
-    [source] = sources(str(path))
-    starts = part_starts(lambda offset, length: text[offset:offset + length], len(text), count, chunk, shorter_last)
+    starts = part_starts(lambda offset, length: text[offset:offset + length], len(text), count, chunk, shorter_first)
     assert starts[0] == 0 and starts == sorted(set(starts)) and len(starts) <= count
     assert all(text[start - 1:start] == b"\n" for start in starts[1:])
     ends: list[int | None] = [*starts[1:], None]
     batches = [batch.lines for start, end in zip(starts, ends, strict=True)
-               for batch in part_of(source, start, end, chunk).batches()]
+               for batch in batches_of(path, start, end, chunk)]
     # The same batches as one reader from the start; the last line without its newline is left out, as by one.
-    assert batches == [batch.lines for batch in part_of(source, 0, None, chunk).batches()]
+    assert batches == [batch.lines for batch in batches_of(path, 0, None, chunk)]
     assert b"".join(line for batch in batches for line in batch) == text[:text.rfind(b"\n") + 1]
 
 
-def test_the_last_part_is_shorter_by_what_is_asked_at_most_half_an_even_share() -> None:
+def batches_of(path: Path, start: int, end: int | None, chunk: int) -> list[Batch]:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        return list(descriptor_batches(descriptor, start, end, chunk))
+    finally:
+        os.close(descriptor)
+
+
+def test_the_first_part_is_shorter_by_what_is_asked_at_most_half_an_even_share() -> None:
     text = b"abcdefghi\n" * 100  # 1,000 bytes of lines of 10
 
     def read_at(offset: int, length: int) -> bytes:
         return text[offset:offset + length]
 
     assert part_starts(read_at, len(text), 2, 1) == [0, 500]
-    assert part_starts(read_at, len(text), 2, 1, shorter_last=200) == [0, 600]  # parts of 600 and 400 bytes
-    assert part_starts(read_at, len(text), 2, 1, shorter_last=10**6) == [0, 620]  # 250 at most: 625, at a line
-    assert part_starts(read_at, len(text), 3, 1, shorter_last=150) == [0, 380, 760]  # 380, 380 and 240
+    assert part_starts(read_at, len(text), 2, 1, shorter_first=200) == [0, 400]  # parts of 400 and 600 bytes
+    assert part_starts(read_at, len(text), 2, 1, shorter_first=10**6) == [0, 370]  # 250 at most: 375, at a line
+    assert part_starts(read_at, len(text), 3, 1, shorter_first=150) == [0, 230, 610]  # 230, 380 and 390
 
 
 @settings(max_examples=100, deadline=None)
@@ -163,10 +188,9 @@ def test_cuts_at_any_offset_lose_and_repeat_no_line(tmp_path_factory: pytest.Tem
     """Cut at a line's start found from any offset: inside a line, on a newline, at 0, at or past the end."""
     path = tmp_path_factory.mktemp("cuts") / "lines"
     path.write_bytes(text)
-    [source] = sources(str(path))
     starts = sorted({0, *(line_start_before(lambda at, n: text[at:at + n], min(o, len(text)), 3) for o in offsets)})
     ends: list[int | None] = [*starts[1:], None]
-    lines = [line for start, end in zip(starts, ends, strict=True) for batch in part_of(source, start, end, 4).batches()
+    lines = [line for start, end in zip(starts, ends, strict=True) for batch in batches_of(path, start, end, 4)
              for line in batch.lines]
     assert lines == text.splitlines(keepends=True)[:text.count(b"\n")]
 
@@ -217,45 +241,65 @@ def test_a_file_in_parts_by_several_processes_as_in_one(tmp_path: Path, count: i
     path = run_file(tmp_path / "run.jsonl", 3000)
     [source] = sources(str(path))
     forks = counting_forks(monkeypatch)
-    one_folds, one_tally = parts.fold_source(source, 1)
+    one, _, one_tally = shown_by(source, 1)
     assert not forks
-    many_folds, many_tally = parts.fold_source(source, count)
+    many, _, many_tally = shown_by(source, count)
     assert len(forks) == count - 1
     # 3000 samples; 30 pod lines (i = 0, 101, ..., 2929) and 15 lines of another v (i = 0, 211, ..., 2954) passed
     # over; the last, without its newline, not read.
     assert (many_tally.samples, many_tally.other, many_tally.skipped) == (3000, 30, 15)
     assert many_tally == one_tally
-    assert summary_json(many_folds.summaries("run")) == summary_json(one_folds.summaries("run"))
-    assert summary_text(many_folds.summaries("run")) == summary_text(one_folds.summaries("run"))
+    assert many == one and len(many) == 4  # two hosts, each of two runs: in the same order
 
 
 def test_when_no_process_can_be_made_the_file_is_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = run_file(tmp_path / "run.jsonl", 500)
     [source] = sources(str(path))
-    expected = summary_json(parts.fold_source(source, 1)[0].summaries("run"))
+    expected = shown_by(source, 1)[0]
 
     def no_fork() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_fork)
-    folds, tally = parts.fold_source(source, 2)
-    assert summary_json(folds.summaries("run")) == expected and tally.samples == 500
+    documents, _, tally = shown_by(source, 2)
+    assert documents == expected and tally.samples == 500
 
 
 def test_a_worker_that_fails_has_its_part_read_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = run_file(tmp_path / "run.jsonl", 500)
     [source] = sources(str(path))
-    expected = summary_json(parts.fold_source(source, 1)[0].summaries("run"))
+    expected = shown_by(source, 1)[0]
     here = os.getpid()
+    real = descriptor_batches
 
-    def fails_elsewhere(source: Source, start: int, end: int | None) -> Source:
+    def fails_elsewhere(descriptor: int, start: int = 0, end: int | None = None) -> Any:
         if os.getpid() != here:
             os.kill(os.getpid(), signal.SIGKILL)  # the worker dies, as one killed for memory would
-        return part_of(source, start, end)
+        return real(descriptor, start, end)
 
-    monkeypatch.setattr(parts, "part_of", fails_elsewhere)
-    folds, tally = parts.fold_source(source, 3)
-    assert summary_json(folds.summaries("run")) == expected and tally.samples == 500
+    monkeypatch.setattr(parts, "descriptor_batches", fails_elsewhere)
+    documents, _, tally = shown_by(source, 3)
+    assert documents == expected and tally.samples == 500
+
+
+def test_a_file_replaced_while_read_in_parts_is_read_whole_from_the_first(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--keep` replaces the file by rename while it is read: every part is read from the file opened first, so the
+    summary is the old file's, never a mix of the two."""
+    path = run_file(tmp_path / "run.jsonl", 600)
+    other = run_file(tmp_path / "other.jsonl", 900)
+    [source] = sources(str(path))
+    expected = shown_by(source, 1)[0]
+    real = part_starts
+
+    def replaced_meanwhile(*args: Any, **kwargs: Any) -> list[int]:
+        starts = real(*args, **kwargs)
+        os.replace(other, path)  # after this reader opened it, before the workers read their parts
+        return starts
+
+    monkeypatch.setattr(parts, "part_starts", replaced_meanwhile)
+    documents, _, tally = shown_by(source, 3)
+    assert documents == expected and tally.samples == 600
 
 
 def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -270,7 +314,7 @@ def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: p
     assert metrics.metrics_main([str(path), "--json"]) == 0
     both = capsys.readouterr()
     assert both.out == alone.out and both.err == alone.err
-    assert "instances" not in both.out and both.out.count('"host"') == 4  # two hosts, each of two runs
+    assert both.out.count('"host"') == 4  # two hosts, each of two runs
     # i = 0, 211, ..., 1899: 10 lines of another v.
     assert "10 line(s) skipped (10 v is not 1)" in both.err
     assert forks == [1]
@@ -284,9 +328,7 @@ def test_equal_peaks_across_the_cut_the_first_wins() -> None:
                       self_cpu=0.0)
 
     lines = [line(1.0, "/a", 10), line(2.0, "/b", 20)]
-    earlier, later = fold_hosts([lines[:1]]), fold_hosts([lines[1:]])
-    earlier.merge(later)
-    [summary] = earlier.summaries("x")
+    [summary] = summaries_of(runs_in_parts([[lines[:1]], [lines[1:]]]))
     assert summary.disk is not None and (summary.disk.path, summary.disk.peak_percent) == ("/a", 50.0)
     assert summary.memory is not None and (summary.memory.total, summary.memory.used_peak) == (10, 5)
 
@@ -299,10 +341,8 @@ def test_a_rise_across_the_cut_to_the_last_bit() -> None:
         return Sample(v=1, t=t, dt=1.0, host="h", self_cpu=self_cpu)
 
     lines = [line(1.0, 3488.56), line(2.0, 9390.78), line(3.0, 7565.31)]
-    earlier, later = fold_hosts([lines[:1]]), fold_hosts([lines[1:]])
-    earlier.merge(later)
-    [merged] = earlier.summaries("x")
-    [one] = summarise_hosts("x", [lines[:1], lines[1:]])
+    [merged] = summaries_of(runs_in_parts([[lines[:1]], [lines[1:]]]))
+    [one] = summaries("x", [lines[:1], lines[1:]])
     assert merged.self_cpu_seconds == one.self_cpu_seconds == pytest.approx(16956.09)
 
 
@@ -315,5 +355,25 @@ def test_a_file_too_small_to_cut_does_not_ask_for_the_cores(tmp_path: Path, monk
 
     monkeypatch.setattr(parts, "usable_cores", asked)
     [source] = sources(str(path))
-    _, tally = parts.fold_source(source)
-    assert tally.samples == 50
+    assert shown_by(source)[2].samples == 50
+
+
+def test_the_workers_parts_are_not_read_again_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each worker reads its part and hands it back whole: this process reads only the first part (a worker whose
+    result could not come back would have its part read here again, as a failed one)."""
+    path = run_file(tmp_path / "run.jsonl", 3000)
+    [source] = sources(str(path))
+    here = os.getpid()
+    read_here: list[int] = []
+    real = descriptor_batches
+
+    def counted(descriptor: int, start: int = 0, end: int | None = None) -> Any:
+        if os.getpid() == here:
+            read_here.append(start)
+        return real(descriptor, start, end)
+
+    monkeypatch.setattr(parts, "descriptor_batches", counted)
+    for drawn in (0, 6):
+        read_here.clear()
+        documents, _, tally = shown_by(source, 3, drawn=drawn)
+        assert read_here == [0] and tally.samples == 3000 and len(documents) == 4

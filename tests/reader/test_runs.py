@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from orca.sample.line_format import RunSample, Sample
-from orca.sample.readback.summary.run import RunFold
+from orca.sample.readback.gather.fold import RunFold
 from tests.reader.test_metrics_command import no_traceback, orca
 
 GIB = 2**30
@@ -38,8 +38,8 @@ def mem(rss: int) -> dict[str, int]:
 def run_lines(start: float, code: int) -> list[str]:
     """A `-- COMMAND` of three lines at 0.2 s, then 5 s apart, that exits with `code`.
 
-    The run's CPU, in percent of all 4 cores: 10.0, 25.0, 50.0 over 0.2, 5 and 5 s: (2 + 125 + 250) / 10.2 = 36.96 %
-    on average, 147.8 % of one core (times 4); at most 50.0 %, 200.0 % of one core. Processes 1, 3, 2: up to 3.
+    The run's CPU, in percent of all 4 cores: 10.0, 25.0, 50.0, so 40, 100 and 200 % of one core, over 0.2, 5 and
+    5 s: (8 + 500 + 1000) / 10.2 = 147.8 % of one core on average; at most 200.0 %. Processes 1, 3, 2: up to 3.
     """
     return [
         line(start, start + 0.2, 0.2, cpu=cpu(20.0), mem=mem(10 * 2**20),
@@ -68,20 +68,23 @@ def test_a_file_of_two_runs_is_two_summaries(two_runs: Path) -> None:
     first, second, total = blocks(done.stdout)
     assert first.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
     assert second.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T06:20:00Z)\n")
-    for block, code in ((first, 0), (second, 3)):
-        assert "  command   python3 work.py --size '500 MB'\n" in block
-        assert (f"  exit      code {code} after 10.1 s  (wait4: user 14.25 s, system 0.50 s, max rss 310.00 MiB)\n"
+    for block, code, hour in ((first, 0, "05"), (second, 3, "06")):
+        assert "  command        python3 work.py --size '500 MB'\n" in block
+        assert (f"  exit           code {code} after 10.1 s  (wait4: user 14.25 s, system 0.50 s, max rss 310.00 MiB)\n"
                 in block)
-        assert "  run       cpu mean 147.8%  max 200.0% of one core  rss peak 300.00 MiB  processes up to 3\n" in block
+        assert "  run cpu        mean 147.8%  max 200.0% of one core  processes up to 3\n" in block
+        assert "  run memory     rss peak 300.00 MiB\n" in block
+        # From the run's start (its first line's `t` less its `dt`) to its last line: 0.2 + 5 + 5 s.
+        assert f"  time           2026-11-30T{hour}:20:00Z to 2026-11-30T{hour}:20:10Z  (10.2 s)\n" in block
         # Each run on its own: three lines 5 s apart after the first, no gap across the hour between the runs.
-        assert "  lines     3, 0 gaps (median interval 5 s)\n" in block
-        # The host's CPU: (20 + 40 + 60) / 3.
-        assert "  cpu       mean 40.0%" in block
+        assert "  lines          3, 0 gaps (median interval 5 s)\n" in block
+        # The host's CPU: (20 + 40 + 60) / 3, in percent of all its 4 cores.
+        assert "  host cpu       mean 40.0%  p95 60.0%  max 60.0% of all 4 cores  busiest core p95 60.0%\n" in block
         # The run's rss is in the run's row, not in the host's memory row.
-        assert "  memory    used peak 1.00 GiB (12.5% of 8.00 GiB)  swap peak 0 B\n" in block
+        assert "  host memory    used peak 1.00 GiB (12.5% of 8.00 GiB)  swap peak 0 B\n" in block
     # The run's rows come first, before the file's time and lines.
-    assert first.index("  command") < first.index("  exit") < first.index("  run ") < first.index("  time")
-    assert total == "total: 2 instances, 6 lines, 2026-11-30T05:20:00Z to 2026-11-30T06:20:10Z (1h 00m 10s)\n"
+    assert first.index("  command") < first.index("  exit") < first.index("  run cpu") < first.index("  time")
+    assert total == "total: 2 runs, 6 lines, 2026-11-30T05:20:00Z to 2026-11-30T06:20:10Z (1h 00m 10s)\n"
     no_traceback(done.stderr)
 
 
@@ -92,14 +95,15 @@ def test_a_file_of_two_runs_is_two_json_documents(two_runs: Path) -> None:
     assert (first["start"], first["start_utc"]) == (FIRST_START, "2026-11-30T05:20:00Z")
     assert (second["start"], second["start_utc"]) == (SECOND_START, "2026-11-30T06:20:00Z")
     for document, code in ((first, 0), (second, 3)):
-        assert (document["lines"], document["gaps"], document["duration"]) == (3, 0, 10.0)
+        assert (document["lines"], document["gaps"], document["duration"]) == (3, 0, 10.2)
         assert document["run"] == {
             "command": ["python3", "work.py", "--size", "500 MB"], "argc": None,
             "exit": {"code": code, "signal": None, "error": None, "wall": 10.1, "user": 14.25, "system": 0.5,
                      "max_rss": 310 * 2**20},
-            # 36.96 % of all cores to one decimal; 1.478 CPUs to three; the peak 50.0 %, 2.0 CPUs.
-            "cpu_mean": 37.0, "cpu_peak": 50.0, "cores_mean": 1.478, "cores_peak": 2.0, "procs_peak": 3,
+            "cpu_mean_core_percent": 147.8, "cpu_peak_core_percent": 200.0, "procs_peak": 3,
         }
+        assert document["cpu"] == {"mean_all_cores_percent": 40.0, "p95_all_cores_percent": 60.0,
+                                   "max_all_cores_percent": 60.0, "busiest_core_p95_percent": 60.0}
         assert document["memory"]["rss_peak"] == 300 * 2**20
         assert document["cgroup"] is None
 
@@ -120,10 +124,12 @@ def test_lines_of_an_older_sampler_stay_one_instance_per_host(tmp_path: Path) ->
     done = orca("metrics", str(path))
     assert done.returncode == 0, done.stderr
     older, newer, total = blocks(done.stdout)
-    assert older.startswith(f"{path}  (host vm, 4 cores)\n  time      1970-01-01T00:01:40Z to 1970-01-01T00:01:50Z")
-    assert "  lines     3, 0 gaps" in older and "command" not in older and "  run " not in older
+    # The first line covers the 5 s before it: 95 to 110 s.
+    assert older.startswith(f"{path}  (host vm, 4 cores)\n  time           1970-01-01T00:01:35Z to "
+                            "1970-01-01T00:01:50Z  (15.0 s)\n")
+    assert "  lines          3, 0 gaps" in older and "command" not in older and "  run " not in older
     assert newer.startswith(f"{path}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
-    assert total.startswith("total: 2 instances, 6 lines")
+    assert total.startswith("total: 2 runs, 6 lines")
     documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
     assert [(document["start"], document["start_utc"], document["run"] is None) for document in documents] == [
         (None, None, True), (FIRST_START, "2026-11-30T05:20:00Z", False)]
@@ -143,15 +149,15 @@ def one_run(tmp_path: Path, last_run: dict[str, Any], *, first_run: dict[str, An
 def test_a_command_killed_by_a_signal(tmp_path: Path) -> None:
     text = one_run(tmp_path, {"cpu": 0.0, "procs": 1, "exit": {"signal": 9, "wall": 2.4, "user": 0.0, "system": 0.01,
                                                                "max_rss": 2**20}})
-    assert "  command   sleep 60\n" in text
-    assert ("  exit      killed by signal 9 (SIGKILL) after 2.4 s  (wait4: user 0.00 s, system 0.01 s, max rss "
+    assert "  command        sleep 60\n" in text
+    assert ("  exit           killed by signal 9 (SIGKILL) after 2.4 s  (wait4: user 0.00 s, system 0.01 s, max rss "
             "1.00 MiB)\n") in text
 
 
 def test_a_signal_whose_number_differs_between_systems_is_a_number(tmp_path: Path) -> None:
     """10 is SIGUSR1 on Linux and SIGBUS on macOS: a line does not say which."""
     text = one_run(tmp_path, {"cpu": 0.0, "procs": 1, "exit": {"signal": 10, "wall": 2.4}})
-    assert "  exit      killed by signal 10 after 2.4 s\n" in text
+    assert "  exit           killed by signal 10 after 2.4 s\n" in text
 
 
 def test_a_command_that_never_started(tmp_path: Path) -> None:
@@ -162,8 +168,8 @@ def test_a_command_that_never_started(tmp_path: Path) -> None:
         "exit": {"code": 127, "error": "No such file or directory"}}) + "\n")
     done = orca("metrics", str(path))
     assert done.returncode == 0, done.stderr
-    assert "  command   no-such-command --flag\n" in done.stdout
-    assert "  exit      could not start: No such file or directory (code 127)\n" in done.stdout
+    assert "  command        no-such-command --flag\n" in done.stdout
+    assert "  exit           could not start: No such file or directory (code 127)\n" in done.stdout
     assert "  run " not in done.stdout  # it had no processes to speak of
     (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
     assert document["run"]["exit"] == {"code": 127, "signal": None, "error": "No such file or directory",
@@ -173,14 +179,14 @@ def test_a_command_that_never_started(tmp_path: Path) -> None:
 def test_a_command_cut_short_in_the_line_says_how_many_arguments_it_had(tmp_path: Path) -> None:
     text = one_run(tmp_path, {"cpu": 1.0, "procs": 1},
                    first_run={"cpu": 1.0, "procs": 1, "command": ["xargs", "-n1", "echo"], "argc": 40})
-    assert "  command   xargs -n1 echo ... (40 arguments, 3 shown)\n" in text
+    assert "  command        xargs -n1 echo ... (40 arguments, 3 shown)\n" in text
     assert "  exit" not in text  # not ended yet, or its last line not written
 
 
 def test_a_command_whose_arguments_would_drive_the_terminal_is_escaped(tmp_path: Path) -> None:
     text = one_run(tmp_path, {"cpu": 1.0, "procs": 1},
                    first_run={"cpu": 1.0, "procs": 1, "command": ["echo", "\x1b[2J\nexit      code 0"]})
-    assert "  command   echo '\\x1b[2J\\nexit      code 0'\n" in text
+    assert "  command        echo '\\x1b[2J\\nexit      code 0'\n" in text
     assert "\x1b" not in text
 
 
@@ -188,7 +194,7 @@ def test_a_pid_run_without_a_command(tmp_path: Path) -> None:
     """`--pid` or `--match`: the run's CPU and processes, no command and no end."""
     text = one_run(tmp_path, {"cpu": 12.5, "procs": 4}, first_run={"cpu": 2.5, "procs": 2})
     # (2.5 × 0.2 + 12.5 × 2.3) / 2.5 = 11.7 % of 4 cores: 46.8 % of one core; at most 12.5 %, 50.0 %.
-    assert "  run       cpu mean 46.8%  max 50.0% of one core  processes up to 4\n" in text
+    assert "  run cpu        mean 46.8%  max 50.0% of one core  processes up to 4\n" in text
     assert "command" not in text and "exit" not in text
 
 
@@ -209,9 +215,9 @@ def test_the_run_against_its_cgroups_limits(tmp_path: Path) -> None:
     ]) + "\n")
     done = orca("metrics", str(path))
     assert done.returncode == 0, done.stderr
-    assert ("  cgroup    memory peak 1.8 GiB of 2.0 GiB limit (90%), 1 OOM kill\n"
-            "  cgroup    CPU 0.96 of 1.0 cores, throttled 40% of periods\n"
-            "  cgroup    pids peak 9 of 100 limit\n") in done.stdout
+    assert ("  cgroup memory  peak 1.80 GiB of 2.00 GiB limit (90%), 1 OOM kill\n"
+            "  cgroup cpu     0.96 of 1.0 cores, throttled 40% of periods\n"
+            "  cgroup pids    peak 9 of 100 limit\n") in done.stdout
     (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
     assert document["cgroup"] == {"mem_peak": 1932735283, "mem_max": 2 * GIB, "cpu_cores": 0.961, "cpu_max": 1.0,
                                   "throttled": 40.2, "oom_kills": 1, "pids_peak": 9, "pids_max": 100}
@@ -228,14 +234,14 @@ def test_a_line_too_short_to_say_does_not_make_the_peak(tmp_path: Path) -> None:
         line(FIRST_START, FIRST_START + 1.226, 0.026, run={"cpu": 78.3, "procs": 0, "exit": {"code": 0}}),
     ]) + "\n")
     done = orca("metrics", str(path))
-    assert "  run       cpu mean 182.8%  max 200.0% of one core  processes up to 1\n" in done.stdout
+    assert "  run cpu        mean 182.8%  max 200.0% of one core  processes up to 1\n" in done.stdout
     # Lines that all cover less (--seconds 0.05): the peak is theirs.
     path.write_text("\n".join([
         line(FIRST_START, FIRST_START + 0.05, 0.05, run={"cpu": 30.0, "procs": 1}),
         line(FIRST_START, FIRST_START + 0.1, 0.05, run={"cpu": 60.0, "procs": 1}),
     ]) + "\n")
     short = orca("metrics", str(path)).stdout
-    assert "  run       cpu mean 180.0%  max 240.0% of one core  processes up to 1\n" in short
+    assert "  run cpu        mean 180.0%  max 240.0% of one core  processes up to 1\n" in short
 
 
 METRICS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
@@ -280,10 +286,36 @@ def test_every_key_of_json_is_in_the_docs_table(tmp_path: Path) -> None:
     assert in_table == list(document)
 
 
-def test_a_run_busy_throughout_has_a_mean_of_100_percent_not_an_ulp_over() -> None:
-    # 100 * 0.013 / 0.013 is 100.00000000000001 in floats: the dt-weighted mean of shares of at most 100 stays so.
+def test_a_run_busy_throughout_has_a_mean_of_its_share_not_an_ulp_over() -> None:
+    # 200 * 0.013 / 0.013 is 200.00000000000003 in floats: a dt-weighted mean is never over its highest term.
     fold = RunFold()
     fold.add([Sample(v=1, t=1.0, dt=0.013, host="h", cores=2, run=RunSample(cpu=100.0, procs=1))])
-    summary = fold.summary()
-    assert summary is not None
-    assert summary.cpu_mean == 100.0
+    summary = fold.summary("x")
+    assert summary is not None and summary.run is not None
+    assert summary.run.cpu_mean_core_percent == 200.0
+
+
+def test_a_clock_stepped_back_inside_a_run_is_neither_an_hour_nor_a_gap(tmp_path: Path) -> None:
+    """Five lines a second apart, the clock stepped back an hour before the fourth (an NTP step, a VM restored): the
+    run lasted its first line's 1 s and four intervals of 1 s, from 2026-11-30T04:20:04Z (the last line's time less
+    5 s) to its last line; each interval is its line's `dt` when `t` went back, so none is a gap."""
+    path = tmp_path / "run.jsonl"
+    times = [FIRST_START + 1, FIRST_START + 2, FIRST_START + 3, FIRST_START - 3600 + 4, FIRST_START - 3600 + 5]
+    path.write_text("\n".join(line(FIRST_START, t, 1.0, cpu=cpu(10.0)) for t in times) + "\n")
+    done = orca("metrics", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "  time           2026-11-30T04:20:00Z to 2026-11-30T04:20:05Z  (5.0 s)\n" in done.stdout
+    assert "  lines          5, 0 gaps (median interval 1 s)\n" in done.stdout
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert (document["first_t"], document["last_t"], document["duration"], document["gaps"]) == (
+        FIRST_START + 1, FIRST_START - 3600 + 5, 5.0, 0)
+
+
+def test_a_run_shorter_than_a_second_has_no_overhead_share(tmp_path: Path) -> None:
+    """One line 0.2 s after the start, the sampler's 0.1 s of CPU mostly its own start: not said as 50 % of a core."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(line(FIRST_START, FIRST_START + 0.2, 0.2, self_cpu=0.1, run={"cpu": 1.0, "procs": 0}) + "\n")
+    done = orca("metrics", str(path))
+    assert "  sampler        0.10 s of CPU\n" in done.stdout
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert (document["self_cpu_seconds"], document["overhead_percent"]) == (0.1, None)

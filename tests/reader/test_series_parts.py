@@ -12,10 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
-from orca.sample.readback.chart.run_series import RunSeries, run_series
-from orca.sample.readback.shell import parts
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.runs import Run, every_run
+from orca.sample.readback.shell.parts import show_runs
+from orca.sample.readback.shell.shown import Shown
 from orca.sample.readback.shell.sources import sources
-from orca.sample.readback.summary.as_json import summary_json
+from tests.reader.folding import runs_in_parts, series_of, shown_by
 from tests.reader.test_parts import cgroups, containers, counting_forks, pieces, run_file, runs, small, tenths
 
 # Values with the decimals a sampler writes (percentages in tenths, bytes whole), as the exactness needs.
@@ -45,9 +47,13 @@ def sampled_lines(draw: st.DrawFn) -> list[Sample]:
     return [Sample(v=1, t=1000.0 + ms / 1000, dt=1.0, **draw(line_parts)) for ms in times]
 
 
-def shown(folds: RunSeries) -> str:
+def shown(series: list[Series]) -> str:
     """Everything a chart is drawn from, as text (a NaN is `nan` in it, equal to another)."""
-    return repr(folds.series("run"))
+    return repr(series)
+
+
+def drawn(runs: list[Run]) -> str:
+    return shown(series_of(runs, "run"))
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -55,13 +61,11 @@ def shown(folds: RunSeries) -> str:
 def test_series_of_parts_merged_in_order_are_the_series_of_the_whole(lines: list[Sample],
                                                                      data: st.DataObject) -> None:
     max_points = data.draw(st.sampled_from([1, 2, 3, 2000]))
-    whole = run_series([lines], max_points)
+    whole = runs_in_parts([[lines]], drawn=6, max_points=max_points)
     cuts = data.draw(st.lists(st.integers(0, len(lines)), max_size=3))
-    merged = RunSeries(max_points)
-    for part in pieces(lines, cuts):
-        batches = pieces(part, data.draw(st.lists(st.integers(0, len(part)), max_size=3)))
-        merged.merge(run_series(batches, max_points))
-    assert shown(merged) == shown(whole)
+    every_part = [pieces(part, data.draw(st.lists(st.integers(0, len(part)), max_size=3)))
+                  for part in pieces(lines, cuts)]
+    assert drawn(runs_in_parts(every_part, drawn=6, max_points=max_points)) == drawn(whole)
 
 
 def test_a_file_drawn_in_parts_by_several_processes_as_in_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,14 +74,24 @@ def test_a_file_drawn_in_parts_by_several_processes_as_in_one(tmp_path: Path, mo
     path = run_file(tmp_path / "run.jsonl", 3000)
     [source] = sources(str(path))
     forks = counting_forks(monkeypatch)
-    one_folds, one_tally, one_runs = parts.fold_source_drawn(source, 1)
-    many_folds, many_tally, many_runs = parts.fold_source_drawn(source, 3)
+    one, one_series, one_tally = shown_by(source, 1, drawn=6)
+    many, many_series, many_tally = shown_by(source, 3, drawn=6)
     assert len(forks) == 2
     assert many_tally == one_tally and many_tally.samples == 3000
-    assert summary_json(many_folds.summaries("run")) == summary_json(one_folds.summaries("run"))
-    assert [(one.name, one.start) for one in many_runs.series("run")] == [
-        ("run (b)", 95.0), ("run (a)", 95.0), ("run (a)", 7595.0), ("run (b)", 7595.0)]
-    assert shown(many_runs) == shown(one_runs)
+    assert many == one
+    assert [(one.host, one.start) for one in many_series] == [("b", 95.0), ("a", 95.0), ("a", 7595.0),
+                                                               ("b", 7595.0)]
+    assert shown(many_series) == shown(one_series)
+
+
+def test_only_the_first_runs_are_drawn_however_the_file_is_cut(tmp_path: Path) -> None:
+    """Of the four runs, the first two to begin are drawn, read whole or in parts."""
+    path = run_file(tmp_path / "run.jsonl", 3000)
+    [source] = sources(str(path))
+    one, whole, _ = shown_by(source, 1, drawn=2)
+    many, cut, _ = shown_by(source, 3, drawn=2)
+    assert [(one.host, one.start) for one in cut] == [("b", 95.0), ("a", 95.0)]
+    assert shown(cut) == shown(whole) and many == one
 
 
 def test_the_drawing_is_prepared_once_this_process_has_read_its_part(tmp_path: Path) -> None:
@@ -86,7 +100,17 @@ def test_the_drawing_is_prepared_once_this_process_has_read_its_part(tmp_path: P
     path = run_file(tmp_path / "run.jsonl", 3000)
     [source] = sources(str(path))
     calls: list[int] = []
-    parts.fold_source_drawn(source, 1, meanwhile=lambda: calls.append(1))
+    show_runs(source, Shown(lambda _: "", "", lambda _: None), 6, 1, meanwhile=lambda: calls.append(1))
     assert calls == []
-    _, tally, _ = parts.fold_source_drawn(source, 3, meanwhile=lambda: calls.append(1))
+    tally = show_runs(source, Shown(lambda _: "", "", lambda _: None), 6, 3, meanwhile=lambda: calls.append(1))
     assert calls == [1] and tally.samples == 3000
+
+
+def test_every_run_of_the_lines_in_one_pass() -> None:
+    """The series of a source's runs folded in one pass are those of each run's lines alone."""
+    lines = [Sample(v=1, t=1000.0 + i, dt=1.0, host="ab"[i % 2], start=10.0, cpu=CpuShare(1.0, 0.0, 0.0, 0.0, 1.0))
+             for i in range(20)]
+    both = series_of(every_run([lines], drawn=2), "run")
+    alone = [series_of(every_run([[line for line in lines if line.host == host]], drawn=1), "run")[0]
+             for host in "ab"]
+    assert shown(both) == shown(alone)

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from orca.sample.line_format import Sample
 from orca.sample.parse.sample_line import decode_all
 from orca.sample.readback.chart.panels import drawn, panels
-from orca.sample.readback.chart.series import SeriesFold
+from orca.sample.readback.gather.fold import RunFold
 from orca.sample.readback.minute import newest_minute
+from orca.sample.readback.runs import summaries
 from orca.sample.readback.summary.as_json import summary_json
-from orca.sample.readback.summary.hosts import summarise, summarise_hosts
 from orca.sample.readback.summary.records import (
     ContainerSummary,
     CpuSummary,
@@ -37,8 +37,21 @@ def checked(text: str) -> list[Sample]:
     return decode_all(text.encode().splitlines())[0]
 
 
+def summarise(name: str, lines: list[Sample], batch: int = 1024) -> InstanceSummary | None:
+    """The summary of lines as one run, whatever their hosts and starts, folded `batch` lines at a time."""
+    fold = RunFold()
+    for start in range(0, len(lines), batch):
+        fold.add(lines[start:start + batch])
+    return fold.summary(name)
+
+
+def summarise_hosts(name: str, batches: list[list[Sample]]) -> list[InstanceSummary]:
+    """The summaries of a source's runs, folded in the batches given."""
+    return summaries(name, batches)
+
+
 def summarise_batches(name: str, batches: list[list[Sample]]) -> InstanceSummary | None:
-    """The summary of one host's lines, folded in the batches given."""
+    """The summary of one run's lines, folded in the batches given."""
     [summary] = summarise_hosts(name, batches)
     return summary
 
@@ -47,12 +60,14 @@ def test_the_hand_worked_run() -> None:
     summary = summarise("run.jsonl", checked(RUN))
     assert summary is not None
     assert (summary.name, summary.host, summary.cores) == ("run.jsonl", "h", 2)
-    # t 100 .. 130; steps 5, 5, 15, 5: one over 2 × the median dt (5).
-    assert (summary.first_t, summary.last_t, summary.duration, summary.lines) == (100.0, 130.0, 30.0, 5)
+    # t 100 .. 130; steps 5, 5, 15, 5: one over 2 × the median dt (5). The first line covers the 5 s before it
+    # (its dt), so the run lasted from 95 to 130.
+    assert (summary.first_t, summary.last_t, summary.duration, summary.lines) == (100.0, 130.0, 35.0, 5)
     assert (summary.median_dt, summary.gaps) == (5.0, 1)
     # busy = user + system + steal: 15, 30, 65, 10 (the fourth line has no cpu). Mean 120 / 4 = 30; the
     # nearest-rank p95 is the ceil(0.95 × 4) = 4th smallest: 65. busiest 40, 60, 90, 20: p95 90.
-    assert summary.cpu == CpuSummary(mean=30.0, p95=65.0, max=65.0, busiest_p95=90.0)
+    assert summary.cpu == CpuSummary(mean_all_cores_percent=30.0, p95_all_cores_percent=65.0,
+                                     max_all_cores_percent=65.0, busiest_core_p95_percent=90.0)
     # used 100, 300, 250, 400 of 1000, 350 of 500: the most bytes is 400 (of 1000), the highest share 70 %.
     assert summary.memory == MemorySummary(total=1000, used_peak=400, used_peak_percent=70.0, swap_peak=7,
                                            rss_peak=50)
@@ -79,7 +94,7 @@ def test_no_lines_no_summary() -> None:
 def test_a_line_with_nothing_but_its_time() -> None:
     summary = summarise("bare", checked('{"v":1,"t":7.0,"dt":0.2,"host":"x"}'))
     assert summary is not None
-    assert (summary.lines, summary.gaps, summary.duration, summary.median_dt) == (1, 0, 0.0, 0.2)
+    assert (summary.lines, summary.gaps, summary.duration, summary.median_dt) == (1, 0, 0.2, 0.2)
     assert (summary.cpu, summary.memory, summary.disk, summary.io, summary.net, summary.pressure) == (None,) * 6
     assert (summary.containers, summary.self_cpu_seconds, summary.cores) == ((), 0.0, None)
 
@@ -91,7 +106,8 @@ def test_percentiles_of_twenty_values() -> None:
         f'"busiest":{t}.0}}}}' for t in range(1, 21)
     )
     summary = summarise("twenty", checked(text))
-    assert summary is not None and summary.cpu == CpuSummary(mean=10.5, p95=19.0, max=20.0, busiest_p95=19.0)
+    assert summary is not None and summary.cpu == CpuSummary(mean_all_cores_percent=10.5, p95_all_cores_percent=19.0,
+                                                             max_all_cores_percent=20.0, busiest_core_p95_percent=19.0)
 
 
 def test_self_cpu_across_batches_and_restarts() -> None:
@@ -125,8 +141,8 @@ def test_each_host_of_a_source_is_its_own_instance() -> None:
         # twice the median dt of 5: one gap), busy 50 throughout.
         assert (a.name, a.host, a.lines, a.gaps, a.first_t, a.last_t) == ("pods.log", "a", 3, 0, 0.0, 10.0)
         assert (b.name, b.host, b.lines, b.gaps, b.first_t, b.last_t) == ("pods.log", "b", 3, 1, 1.0, 21.0)
-        assert a.cpu is not None and (a.cpu.mean, a.cpu.max) == (20.0, 30.0)
-        assert b.cpu is not None and (b.cpu.mean, b.cpu.max) == (50.0, 50.0)
+        assert a.cpu is not None and (a.cpu.mean_all_cores_percent, a.cpu.max_all_cores_percent) == (20.0, 30.0)
+        assert b.cpu is not None and (b.cpu.mean_all_cores_percent, b.cpu.max_all_cores_percent) == (50.0, 50.0)
 
 
 def test_containers_limits_pids_and_throttling() -> None:
@@ -201,9 +217,11 @@ def test_any_line_a_reader_takes_is_summarised_printed_and_drawn(lines: list[Sam
     and the newest minute: never an exception (a number too large for a float, a year out of range)."""
     summaries = summarise_hosts("x", [lines])
     assert summary_text(summaries) and summary_json(summaries)
-    series = SeriesFold()
+    fold = RunFold(drawn=True)
     for line in lines:
-        series.add(line)
-    for panel in panels([series.series("x")]):
-        drawn(panel, [series.series("x")])
+        fold.add([line])
+    series = fold.series("x")
+    assert series is not None
+    for panel in panels([series]):
+        drawn(panel, [series])
     newest_minute(lines, now=max(line.t for line in lines))

@@ -1,12 +1,13 @@
 """What the chart of `orca metrics --plot` shows, as data (docs/metrics.md, "The chart"): its panels top to bottom, each
-curve's values in the unit its axis is drawn in, against elapsed time, the panels left out because nothing moved in
-them, the ticks and the title. The drawing itself (matplotlib) is `readback/shell/plot.py`'s.
+curve's values in the unit its axis is drawn in and its colour, against elapsed time, the panels left out because
+nothing moved in them, the notes, the ticks and the title. The drawing itself (matplotlib), and the panels' heights,
+are `readback/shell/plot.py`'s.
 
-When the lines have a run (`run`, or a `mem.rss` above 0), the first panel is the run's: its CPU on the left axis and
-its resident memory on the right, each on a scale of its own, with the own cgroup's limits as their reference lines
-when the sampler ran under them. The host's panels follow; one in which every curve stayed flat (within
-`FLAT_POINTS` of 100 for a percentage, within `FLAT_SHARE` of its largest value otherwise, all zeros included) is not
-drawn but said in one line of notes.
+When the lines have a run (`run`, or a `mem.rss` above 0), its panels come first, and take at least half the figure's
+height: its CPU in percent of one core (100 is one core busy, as the summary counts it) and its resident memory, each
+with the own cgroup's limit as a reference line when the sampler ran under one. The host's panels
+follow, each labelled as the host's. A host panel in which every curve is all zeros, or the same value throughout
+(but for a share pinned at 100 %), is not drawn but said in one line of notes; a run's panel, only when all zeros.
 """
 
 from __future__ import annotations
@@ -15,27 +16,31 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from orca.sample.readback.chart.series import MAX_CONTAINERS, Series
+from orca.sample.readback.chart.series import Series
 from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
 from orca.sample.readback.chart.titles import elapsed_span, labels, origins, title
+from orca.sample.readback.gather.points import MAX_KEYED
 from orca.sample.readback.summary.text import humanised
-
-FLAT_POINTS = 1.0
-FLAT_SHARE = 0.01
 
 PERCENT, BYTES, RATE = "percent", "bytes", "rate"
 """What an axis shows: a share of a whole, bytes, or bytes per second."""
+SHARE_MOST = 100.0
+"""The most a share of a whole can be: a share pinned there is drawn, not left out as flat."""
+GREY = -1
+"""The colour of a reference line that belongs to no curve (a total)."""
+POINTS_MARGIN = 1.1
+"""How far past the last line the time axis goes when a run is drawn as points, in spans."""
 
 
 @dataclass(frozen=True, slots=True)
 class Curve:
     field: str
-    """The series drawn, a name of `series.FIELDS`."""
+    """The series drawn, a column of the sections (`cpu_user`, `run_cpu`, ...)."""
     legend: str
     reference: bool = False
     """A reference line (a total or a limit) rather than a measurement: dashed, and never why a panel is drawn."""
-    right: bool = False
-    """On the panel's right-hand axis."""
+    of: str = ""
+    """For a limit, the field of the curve it limits (drawn in that curve's colour)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,33 +48,33 @@ class Panel:
     name: str
     """What the notes call it."""
     label: str
-    """The left axis's label; `{unit}` is replaced by the unit its values are drawn in."""
+    """The axis's label; `{unit}` is replaced by the unit its values are drawn in."""
     curves: tuple[Curve, ...]
-    """Empty for the containers' panel: one curve per container, from `Series.containers`."""
+    """Empty for a keyed panel (the containers'): one curve per name, from `Series.keyed[name]`."""
     kind: str = PERCENT
-    right_label: str = ""
-    right_kind: str = BYTES
-
-    @property
-    def shares(self) -> bool:
-        """Drawn from 0 to a little over 100: shares of a whole, the host's (the run's CPU has a scale of its own)."""
-        return self.kind == PERCENT and self.name != "run"
+    run: bool = False
+    """One of the run's panels."""
+    shares: bool = False
+    """Drawn from 0 to a little over 100: shares of a whole (the run's CPU has a scale of its own)."""
 
 
-RUN = Panel("run", "run's CPU % of all cores", (
-    Curve("run_cpu", "run's CPU"), Curve("cpu_limit", "CPU limit (cgroup)", reference=True),
-    Curve("mem_rss", "run's resident memory", right=True),
-    Curve("mem_limit", "memory limit (cgroup)", reference=True, right=True)), right_label="run's memory {unit}")
-CPU = Panel("cpu", "CPU %", (Curve("cpu_user", "user"), Curve("cpu_system", "system"), Curve("cpu_iowait", "iowait"),
-                             Curve("cpu_busiest", "busiest core")))
-MEMORY = Panel("memory", "memory {unit}", (Curve("mem_used", "used"), Curve("mem_cache", "cache"),
-                                           Curve("mem_total", "total", reference=True)), kind=BYTES)
-DISK = Panel("disk", "disk %", (Curve("disk_percent", "fullest file system"),))
-IO = Panel("io", "io {unit}", (Curve("io_read", "read"), Curve("io_write", "write")), kind=RATE)
-NET = Panel("net", "net {unit}", (Curve("net_in", "in"), Curve("net_out", "out")), kind=RATE)
-PRESSURE = Panel("pressure", "pressure % stalled", (Curve("pressure_cpu", "cpu"), Curve("pressure_memory", "memory"),
-                                                     Curve("pressure_io", "io")))
-CONTAINERS = Panel("containers", "containers' memory {unit}", (), kind=BYTES)
+RUN_CPU = Panel("run cpu", "run CPU\n% of one core", (
+    Curve("run_cpu", "run's CPU"), Curve("cpu_limit", "CPU limit (cgroup)", reference=True, of="run_cpu")), run=True)
+RUN_MEMORY = Panel("run memory", "run memory\n{unit}", (
+    Curve("mem_rss", "run's resident memory"),
+    Curve("mem_limit", "memory limit (cgroup)", reference=True, of="mem_rss")), kind=BYTES, run=True)
+RUN = (RUN_CPU, RUN_MEMORY)
+CPU = Panel("cpu", "host CPU\n% of all cores", (Curve("cpu_user", "user"), Curve("cpu_system", "system"),
+                                               Curve("cpu_iowait", "iowait"), Curve("cpu_busiest", "busiest core")),
+            shares=True)
+MEMORY = Panel("memory", "host memory\n{unit}", (Curve("mem_used", "used"), Curve("mem_cache", "cache"),
+                                                Curve("mem_total", "total", reference=True)), kind=BYTES)
+DISK = Panel("disk", "host disk\n%", (Curve("disk_percent", "fullest file system"),), shares=True)
+IO = Panel("io", "host io\n{unit}", (Curve("io_read", "read"), Curve("io_write", "write")), kind=RATE)
+NET = Panel("net", "host net\n{unit}", (Curve("net_in", "in"), Curve("net_out", "out")), kind=RATE)
+PRESSURE = Panel("pressure", "host pressure\n% stalled", (
+    Curve("pressure_cpu", "cpu"), Curve("pressure_memory", "memory"), Curve("pressure_io", "io")), shares=True)
+CONTAINERS = Panel("containers", "containers'\nmemory {unit}", (), kind=BYTES)
 HOST = (CPU, MEMORY, DISK, IO, NET, PRESSURE, CONTAINERS)
 
 
@@ -78,39 +83,49 @@ class Drawn:
     """One curve of one run in a panel, as drawn."""
 
     instance: int
-    """Which of the runs (its colour, when there are several)."""
+    """Which of the runs drawn."""
     index: int
     """The curve's place in the panel (its line style, when there are several runs)."""
     legend: str
-    """The curve's legend, the run's label first when there are several."""
     field: str
-    """The series drawn (`series.FIELDS`), or the container's name."""
+    """The series drawn, or the container's name."""
     x: tuple[float, ...]
     """Seconds since the run's start (`titles.origins`), one per point."""
     values: tuple[float, ...]
     """One per point, in the unit of its axis; NaN where the lines had no value (or a gap)."""
+    colour: int
+    """Its colour: a place in the colour cycle (`GREY`: grey)."""
     reference: bool = False
-    right: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class DrawnPanel:
+    name: str
     label: str
-    right_label: str
-    """"" without a right-hand axis."""
     shares: bool
+    run: bool
+    """One of the run's panels, which take at least half the figure's height (`plot.layout`)."""
     curves: tuple[Drawn, ...]
+    axis_colour: int | None
+    """The colour of the axis's label and ticks: its one measured curve's; None with several."""
 
 
 @dataclass(frozen=True, slots=True)
 class Chart:
     title: str
     panels: tuple[DrawnPanel, ...]
-    notes: tuple[str, ...]
+    flat: tuple[str, ...]
     """Per panel left out, one entry: `net: in 0 B/s, out 0 B/s`."""
+    notes: tuple[str, ...]
+    """What else a person should know of what is drawn: a run of one line, runs not drawn."""
+    runs: tuple[str, ...]
+    """With several runs, each one's label, in its colour's place."""
     ticks: Ticks
     span: float
-    """The elapsed seconds the time axis covers."""
+    """The elapsed seconds from the earliest start drawn to the last line."""
+    end: float
+    """Where the time axis ends: the span, or a little past it when a run is drawn as points, which would otherwise
+    sit on the frame."""
 
 
 def has_run(series: Sequence[Series]) -> bool:
@@ -122,102 +137,111 @@ def panels(series: Sequence[Series]) -> list[Panel]:
     """The panels that have values, top to bottom: the run's first when there is one; pressure and the containers'
     memory only when some run has them. Flat ones are among them (`chart` leaves them out).
 
-    >>> from orca.sample.readback.chart.series import SeriesFold
-    >>> [panel.name for panel in panels([SeriesFold().series("empty")])]
+    >>> from orca.sample.readback.gather.fold import RunFold
+    >>> [panel.name for panel in panels([RunFold(drawn=True).series("empty")])]
     ['cpu', 'memory', 'disk', 'io', 'net']
     """
-    chosen = [RUN] if has_run(series) else []
+    chosen = list(RUN) if has_run(series) else []
     for panel in HOST:
         if panel is CONTAINERS:
-            if any(one.containers for one in series):
+            if any(one.keyed.get("containers") for one in series):
                 chosen.append(_containers(series))
         elif panel is not PRESSURE or any(_finite(one.values[curve.field]) for curve in panel.curves for one in series):
-            chosen.append(replace(panel, label=f"host {panel.label}") if chosen and chosen[0] is RUN else panel)
+            chosen.append(panel)
     return chosen
 
 
 def _containers(series: Sequence[Series]) -> Panel:
     """The containers' panel, its label saying when it shows only the largest of them."""
-    omitted = [one for one in series if one.containers_omitted]
+    omitted = [(one, one.omitted["containers"]) for one in series if one.omitted.get("containers", (0, True))[0]]
     if not omitted:
         return CONTAINERS
-    about = "about " if omitted[0].containers_omitted_estimated else ""
-    of = f"{about}{omitted[0].containers_omitted + len(omitted[0].containers):,}" if len(series) == 1 else (
+    one, (count, exact) = omitted[0]
+    of = f"{'' if exact else 'about '}{count + len(one.keyed['containers']):,}" if len(series) == 1 else (
         "each instance's")
-    return replace(CONTAINERS, label=f"{CONTAINERS.label} (the {MAX_CONTAINERS} largest of {of})")
+    return replace(CONTAINERS, label=f"{CONTAINERS.label} (the {MAX_KEYED} largest of {of})")
 
 
-def chart(series: Sequence[Series]) -> Chart:
-    """Everything the figure of `series` (one per run, overlaid) shows, top to bottom."""
-    drawn_panels: list[DrawnPanel] = []
-    notes: list[str] = []
+def chart(series: Sequence[Series], runs: int | None = None) -> Chart:
+    """Everything the figure of `series` (the runs drawn, overlaid, of `runs` in all) shows, top to bottom."""
+    measured: list[tuple[Panel, list[Drawn]]] = []
     for panel in panels(series):
         curves = drawn(panel, series)
-        if panel.name == MEMORY.name:
-            panel, curves = _total_shown(panel, curves)
-        if panel is not RUN and _all_flat(panel, curves):
-            notes.append(_note(panel, curves))
-            continue
-        drawn_panels.append(_labelled(panel, curves, series))
-    if not drawn_panels:  # nothing moved at all: the host's CPU still shows when the run was
-        first = panels(series)[0]
-        drawn_panels.append(_labelled(first, drawn(first, series), series))
-        notes = [note for note in notes if not note.startswith(f"{first.name}:")]
+        if panel is MEMORY:
+            curves = _total_shown(curves)
+        if not all(curve.reference for curve in curves):  # else nothing measured to draw (an old sampler's run CPU)
+            measured.append((panel, curves))
+    kept = [(panel, curves) for panel, curves in measured if not _all_flat(panel, curves)]
+    if not kept and measured:  # nothing moved at all: the first panel still shows when the run was
+        kept = measured[:1]
+    flat = [_note(panel, curves) for panel, curves in measured if (panel, curves) not in kept]
+    drawn_panels = tuple(_labelled(panel, curves) for panel, curves in kept)
     span = elapsed_span(series)
-    return Chart(title(series), tuple(drawn_panels), tuple(notes), elapsed_ticks(span), span)
+    total = len(series) if runs is None else runs
+    end = span * POINTS_MARGIN if any(one.lines == 1 for one in series) else span
+    return Chart(title(series, total), drawn_panels, tuple(flat), tuple(_notes(series, total)),
+                 tuple(labels(series)) if len(series) > 1 else (), elapsed_ticks(span), span, end)
+
+
+def _notes(series: Sequence[Series], runs: int) -> list[str]:
+    """A run of one line (a command that ended before a second), and how many runs are not drawn."""
+    notes = []
+    single = sum(one.lines == 1 for one in series)
+    if single:
+        notes.append("one line: drawn as points" if len(series) == 1 else
+                     f"{single} of the runs drawn have one line: drawn as points")
+    if runs > len(series):
+        notes.append(f"{runs - len(series):,} more runs not drawn (the first {len(series)} are)")
+    return notes
 
 
 def drawn(panel: Panel, series: Sequence[Series]) -> list[Drawn]:
-    """The curves of `panel`, every run's, in the order drawn, in the raw units of the line (bytes, percent); the
-    containers' panel: one per container. A curve without any value is left out.
+    """The curves of `panel`, every run's, in the order drawn, in the raw units of the line (bytes, percent); a
+    keyed panel: one per name. A curve without any value is left out. One run's curves take the colours in turn
+    (a limit its measurement's, a total grey); with several runs, each run has a colour and each curve a style.
 
-    >>> from orca.sample.readback.chart.series import SeriesFold
-    >>> drawn(NET, [SeriesFold().series("empty")])
+    >>> from orca.sample.readback.gather.fold import RunFold
+    >>> drawn(NET, [RunFold(drawn=True).series("empty")])
     []
     """
-    names = labels(series)
     starts = origins(series)
     several = len(series) > 1
     curves: list[Drawn] = []
     for number, one in enumerate(series):
         x = tuple(t - starts[number] for t in one.t)
-        chosen = [(curve.legend, curve.field, one.values[curve.field], curve.reference, curve.right)
+        chosen = [(curve.legend, curve.field, one.values[curve.field], curve.reference, curve.of)
                   for curve in panel.curves]
         if not panel.curves:
-            chosen = [(name, name, values, False, False) for name, values in one.containers.items()]
-        for index, (legend, field, values, reference, right) in enumerate(chosen):
-            if _finite(values):
-                curves.append(Drawn(number, index, f"{names[number]}: {legend}" if several else legend, field, x,
-                                    values, reference, right))
+            chosen = [(name, name, values, False, "") for name, values in one.keyed.get(panel.name, {}).items()]
+        measured = [field for _, field, _, reference, _ in chosen if not reference]
+        for index, (legend, field, values, reference, of) in enumerate(chosen):
+            if not _finite(values):
+                continue
+            colour = measured.index(of) if of in measured else GREY if reference else measured.index(field)
+            curves.append(Drawn(number, index, legend, field, x, values, number if several else colour, reference))
     return curves
 
 
-def _total_shown(panel: Panel, curves: list[Drawn]) -> tuple[Panel, list[Drawn]]:
+def _total_shown(curves: list[Drawn]) -> list[Drawn]:
     """The host's memory with its total as a reference line only once the memory used comes within half of it;
     below that the line would squeeze the curves to the foot of the panel, and the legend of `used` says the total
     instead."""
     totals = {curve.instance: _largest([curve]) for curve in curves if curve.reference}
     used = {curve.instance: _largest([curve]) for curve in curves if curve.field == "mem_used"}
     if not totals or any(2 * peak >= totals.get(instance, math.inf) for instance, peak in used.items()):
-        return panel, curves
-    return panel, [replace(curve, legend=f"{curve.legend} (of {humanised(totals[curve.instance])})")
-                   if curve.field == "mem_used" and curve.instance in totals else curve
-                   for curve in curves if not curve.reference]
+        return curves
+    return [replace(curve, legend=f"{curve.legend} (of {humanised(totals[curve.instance])})")
+            if curve.field == "mem_used" and curve.instance in totals else curve
+            for curve in curves if not curve.reference]
 
 
-def _labelled(panel: Panel, curves: list[Drawn], series: Sequence[Series]) -> DrawnPanel:
-    """The panel with its curves in the unit each axis is drawn in, chosen for the largest value it shows."""
-    left = [curve for curve in curves if not curve.right]
-    right = [curve for curve in curves if curve.right]
-    left_scale, left_unit = unit(panel.kind, _largest(left))
-    right_scale, right_unit = unit(panel.right_kind, _largest(right))
-    label = panel.label.replace("{unit}", left_unit)
-    cores = {one.cores for one in series} - {None}
-    if panel is RUN and len(cores) == 1:
-        label = f"run's CPU % of {cores.pop()} cores"
-    scaled = tuple(replace(curve, values=tuple(value / (right_scale if curve.right else left_scale)
-                                               for value in curve.values)) for curve in curves)
-    return DrawnPanel(label, panel.right_label.replace("{unit}", right_unit) if right else "", panel.shares, scaled)
+def _labelled(panel: Panel, curves: list[Drawn]) -> DrawnPanel:
+    """The panel with its curves in the unit its axis is drawn in, chosen for the largest value it shows."""
+    scale, name = unit(panel.kind, _largest(curves))
+    scaled = tuple(replace(curve, values=tuple(value / scale for value in curve.values)) for curve in curves)
+    colours = {curve.colour for curve in curves if not curve.reference}
+    return DrawnPanel(panel.name, panel.label.replace("{unit}", name), panel.shares, panel.run, scaled,
+                      colours.pop() if len(colours) == 1 else None)
 
 
 def unit(kind: str, largest: float) -> tuple[float, str]:
@@ -249,25 +273,25 @@ def _spread(curve: Drawn) -> tuple[float, float]:
 
 
 def _all_flat(panel: Panel, curves: Sequence[Drawn]) -> bool:
-    """Whether no measured curve of the panel moved (the reference lines are flat by nature)."""
+    """Whether no measured curve of the panel shows anything: all zeros, or (a host's) one value throughout but for
+    a share pinned at 100 %."""
     for curve in curves:
         if curve.reference:
             continue
         low, high = _spread(curve)
-        allowed = FLAT_POINTS if panel.kind == PERCENT else FLAT_SHARE * max(abs(low), abs(high))
-        if high - low > allowed:
+        points = sum(math.isfinite(value) for value in curve.values)
+        if high != 0 and (panel.run or low != high or points < 2 or (panel.shares and high >= SHARE_MOST)):
             return False
     return True
 
 
 def _note(panel: Panel, curves: Sequence[Drawn]) -> str:
     """A flat panel in one line, `net: in 0 B/s, out 2.00 KiB/s`: each measured curve's value (its range, across the
-    runs, when it moved a little)."""
+    runs, when they differ)."""
     legends: dict[str, list[float]] = {}
     for curve in curves:
         if not curve.reference:
-            legend = curve.legend.split(": ", 1)[-1] if ": " in curve.legend else curve.legend
-            legends.setdefault(legend, []).extend(_spread(curve))
+            legends.setdefault(curve.legend, []).extend(_spread(curve))
     words = []
     for legend, values in legends.items():
         low, high = _value(panel.kind, min(values)), _value(panel.kind, max(values))

@@ -1,5 +1,5 @@
-"""The words of a chart: its title (what ran, when it started, for how long, how it ended), each run's label, and the
-moment each run's elapsed time counts from."""
+"""The words of a chart: its title (what ran, when it started, for how long, how it ended; or how many runs), each
+run's label, and the moment each run's elapsed time counts from."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from orca.sample.line_format import CommandExit
 from orca.sample.readback.chart.series import Series
 from orca.sample.readback.chart.ticks import duration_text
-from orca.sample.readback.summary.text import printable, utc
+from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
 
 COMMAND_CHARS = 90
 """A command longer than this is cut, with `…`."""
-SIGNALS = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT", 8: "SIGFPE", 9: "SIGKILL",
-           11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
-"""The signals whose numbers are the same on Linux, macOS and the BSDs (a line may be read on another system)."""
+LABEL_CHARS = 40
+"""A run's label longer than this is cut at its start, with `…`: its end (the file's name, the start) tells runs
+apart."""
 
 
 def origins(series: Sequence[Series]) -> list[float]:
@@ -23,9 +23,8 @@ def origins(series: Sequence[Series]) -> list[float]:
     had all ended: a fleet's instances) share one clock, from the first start; runs one after another (two runs
     written to one file) are each drawn from their own start, one over the other.
 
-    >>> from orca.sample.readback.chart.series import SeriesFold
     >>> def run(start, end):
-    ...     return Series("x", (start, end), {}, {}, 1, start=start, first=start, last=end)
+    ...     return Series("x", (start, end), {}, start=start, first=start, last=end)
     >>> origins([run(100, 200), run(150, 300)]), origins([run(100, 200), run(500, 600)])
     ([100, 100], [100, 500])
     """
@@ -75,42 +74,53 @@ def exit_text(exit: CommandExit | None) -> str:
     if exit.error is not None:
         return f"could not start: {printable(exit.error)}" + ("" if exit.code is None else f" (exit {exit.code})")
     if exit.signal is not None:
-        return f"killed by {SIGNALS.get(exit.signal, f'signal {exit.signal}')}"
+        return f"killed by {SIGNAL_NAMES.get(exit.signal, f'signal {exit.signal}')}"
     return "" if exit.code is None else f"exit {exit.code}"
 
 
 def duration(one: Series, origin: float) -> float:
-    """How long a run took: its command's wall time when the lines record it, else from `origin` to its last line."""
+    """How long a run took: its command's wall time when the lines record it, else its span as the summary gives
+    it (from its start to its last line), else from `origin` to its last line."""
     if one.exit is not None and one.exit.wall is not None:
         return one.exit.wall
-    return one.last - origin
+    return one.span if math.isfinite(one.span) else one.last - origin
 
 
 def labels(series: Sequence[Series]) -> list[str]:
-    """Each run's label in the legends: the file's name without its directory when that tells the files apart, and
-    the run's start when one file holds several runs.
+    """Each run's label: the file's name without its directory when that tells the files apart, the host when one
+    file holds several hosts' runs, and the run's start when one file holds several runs of a host; cut to
+    `LABEL_CHARS`.
 
-    >>> def run(name, start):
-    ...     return Series(name, (), {}, {}, 1, start=start, first=start, last=start)
+    >>> def run(name, start, host="h"):
+    ...     return Series(name, (), {}, host=host, start=start, first=start, last=start)
     >>> labels([run("m/a.jsonl", 0), run("n/b.jsonl", 0)]), labels([run("x/a.jsonl", 0), run("y/a.jsonl", 0)])
     (['a.jsonl', 'b.jsonl'], ['x/a.jsonl', 'y/a.jsonl'])
     >>> labels([run("/tmp/a.jsonl", 1796016198.7), run("/tmp/a.jsonl", 1796019798.7)])
     ['a.jsonl 05:23:18', 'a.jsonl 06:23:18']
+    >>> labels([run("f.jsonl", 0, "db"), run("f.jsonl", 0, "web")])
+    ['f.jsonl (db)', 'f.jsonl (web)']
     """
     names = [one.name for one in series]
     short = [name.rsplit("/", 1)[-1] for name in names]
     chosen = short if len(set(short)) == len(set(names)) else names
-    if len(set(chosen)) == len(chosen):
-        return [printable(name) for name in chosen]
-    return [f"{printable(name)} {utc(one.origin)[11:19]}" for name, one in zip(chosen, series, strict=True)]
+    hosts = {(name, one.host) for name, one in zip(chosen, series, strict=True)}
+    if len(hosts) > len(set(chosen)):
+        chosen = [f"{name} ({one.host})" for name, one in zip(chosen, series, strict=True)]
+    if len(set(chosen)) < len(chosen):
+        chosen = [f"{name} {utc(one.origin)[11:19]}" for name, one in zip(chosen, series, strict=True)]
+    return [_cut(printable(name)) for name in chosen]
 
 
-def title(series: Sequence[Series]) -> str:
-    """The chart's title, two lines: what ran (the command, else the file), then when it started (UTC), for how long,
-    how it ended, and how many lines a point stands for when the run was thinned.
+def _cut(label: str) -> str:
+    return label if len(label) <= LABEL_CHARS else "…" + label[-(LABEL_CHARS - 1):]
 
-    >>> one = Series("run.jsonl", (), {}, {}, 4, start=1796016198.7, first=1796016198.9, last=1796016230.0,
-    ...              command=("make", "-j4"), exit=CommandExit(code=0, wall=31.2))
+
+def title(series: Sequence[Series], runs: int | None = None) -> str:
+    """The chart's title, two lines: what ran (the command, else the file; or how many runs), then when it started
+    (UTC), for how long, how it ended, and how many lines a point stands for when the run was thinned.
+
+    >>> one = Series("run.jsonl", (), {}, lines_per_point=4, start=1796016198.7, first=1796016198.9,
+    ...              last=1796016230.0, command=("make", "-j4"), exit=CommandExit(code=0, wall=31.2))
     >>> print(title([one]))
     make -j4
     started 2026-11-30T05:23:18Z · 31.2 s · exit 0 · each point stands for up to 4 lines
@@ -118,12 +128,14 @@ def title(series: Sequence[Series]) -> str:
     if not series:
         return ""
     starts = origins(series)
-    if len(series) == 1:
+    total = len(series) if runs is None else runs
+    if total == 1:
         one = series[0]
         what = command_text(one.command, one.argc) if one.command else printable(one.name)
         facts = [f"started {utc(starts[0])}", duration_text(duration(one, starts[0])), exit_text(one.exit)]
     else:
-        what = ", ".join(labels(series))
+        names = {printable(one.name) for one in series}
+        what = f"{total:,} runs" + (f" in {_cut(names.pop())}" if len(names) == 1 else "")
         shared = len(set(starts)) == 1
         facts = [f"started {utc(starts[0])}" if shared else "each from its own start",
                  duration_text(max(one.last for one in series) - starts[0]) if shared else ""]

@@ -1,39 +1,43 @@
-"""A large file read by several processes at once (docs/metrics.md): the time a person waits for `orca metrics`
-is the time of one part, not of the whole file.
+"""A source's runs read and shown (docs/metrics.md, "Large files"): a large file by several processes at once, so that
+the time a person waits for `orca metrics` is the time of one part, not of the whole file.
 
-A regular file of at least `MIN_PART_BYTES` per part is cut at line starts into one part per usable core (at most
-`MAX_PARTS`); each part but the last is read and folded by a forked process, the last by
-this one, and the folds are merged in the order of the file, which gives the summaries one process reading it all
-would give (`HostFolds.merge`). A worker that cannot be started, or that fails, costs only time: its part is read here.
-For `--plot` each part also folds the chart's series, merged the same way (`RunSeries.merge`), so the chart too is the
-one a single reader draws.
+A regular file is opened once, and every part is read from that one open file (`pread`), so a file replaced while
+it is read (`--keep`'s rename) gives the old file's runs, never a mix. With at least `MIN_PART_BYTES` per part it is
+cut at line starts into one part per usable core (at most `MAX_PARTS`): this process reads the first and shows each
+run as it closes; each other part is read by a forked worker, which shows the runs that begin and close in it into a
+file of its own (`Shown.elsewhere`), and hands back the rest: the runs still open at its end and those that may have
+begun before it (`runs.Runs`). They are taken in the order of the file, which gives the summaries and the chart one
+process reading it all would give (the place of a block among the others aside, for runs that cross a cut). A
+worker that cannot be started, or that fails, costs only time: its part is read here.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import math
 import os
 import pickle
 import signal
-from collections.abc import Callable, Iterator
-from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO
 
 from orca.sample.line_format import Sample
-from orca.sample.readback.shell.sources import Source, Tally, decoded_batches, part_of, part_starts
-from orca.sample.readback.summary.hosts import HostFolds, fold_hosts
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.runs import Run, Runs
+from orca.sample.readback.shell.shown import Shown, Totals
+from orca.sample.readback.shell.sources import Source, Tally, decoded, decoded_batches, descriptor_batches, part_starts
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 
-if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
-    from orca.sample.readback.chart.run_series import RunSeries
-
 MIN_PART_BYTES = 4 * 2**20
-"""Below this much per part, a process of its own costs more than it saves (starting it, sending its fold back)."""
+"""Below this much per part, a process of its own costs more than it saves (starting it, sending its runs back)."""
 MAX_PARTS = 4
 DRAWING_HEAD_START_BYTES = 32 * 2**20
 """For `--plot`, how much shorter the part of the process that draws is: about what a process reads in the time
 matplotlib takes to import, which it does while the others still read theirs (both scale with the machine's speed)."""
+COPY_BYTES = 2**20
 
 
 def part_count(size: int, cores: int, min_part_bytes: int = MIN_PART_BYTES) -> int:
@@ -43,12 +47,6 @@ def part_count(size: int, cores: int, min_part_bytes: int = MIN_PART_BYTES) -> i
     ([1, 1, 2, 2], 1)
     """
     return max(1, min(cores, MAX_PARTS, size // min_part_bytes))
-
-
-Part = tuple[HostFolds, Tally]
-Drawn = tuple[HostFolds, Tally, "RunSeries"]
-"""A part's folds, what it passed over, and the series of its runs to draw."""
-_Folded = TypeVar("_Folded", Part, Drawn)
 
 
 def usable_cores(proc: str = "/proc") -> int:
@@ -63,137 +61,166 @@ def usable_cores(proc: str = "/proc") -> int:
     return cores if limit is None else max(1, min(cores, math.ceil(limit)))
 
 
-def fold_source(source: Source, parts: int | None = None) -> Part:
-    """The folds of a source's lines and what it passed over; a regular file large enough in `parts` parts
-    (default: `part_count` for its size and the usable cores), read at once by that many processes."""
-    return _in_parts(source, parts, _fold, _merged)
+def show_runs(source: Source, shown: Shown, drawn: int = 0, parts: int | None = None,
+              meanwhile: Callable[[], object] | None = None) -> Tally:
+    """Every run of `source` shown through `shown` as it closes (the first `drawn` of them with their series), and
+    what was passed over in it. A regular file large enough is read in `parts` parts (default: `part_count` for its
+    size and the usable cores) by that many processes at once; `meanwhile` (the drawing's imports) is called once this
+    process has read its part, while the others may still read theirs: its part is the shorter for it."""
+    tally = Tally()
+    state = Runs(drawn)
+    if source.path is None:
+        _read(decoded_batches(source, tally), state, shown, source.name)
+    else:
+        descriptor = os.open(source.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        try:
+            _read_file(descriptor, source.name, tally, state, shown, parts, meanwhile)
+        finally:
+            os.close(descriptor)
+    for run in state.close():
+        shown.show(source.name, run)
+    return tally
 
 
-def fold_source_drawn(source: Source, parts: int | None = None,
-                      meanwhile: Callable[[], object] | None = None) -> Drawn:
-    """`fold_source`, and the series of each run to draw, folded in the same pass over the lines. `meanwhile` (the
-    drawing's imports) is called once this process has read its part, while the others may still read theirs: its
-    part is the shorter for it (`DRAWING_HEAD_START_BYTES`)."""
-    return _in_parts(source, parts, _fold_drawn, _merged_drawn, meanwhile)
+def _read(batches: Iterator[list[Sample]], runs: Runs, shown: Shown, name: str) -> list[Run]:
+    """Each batch into `runs`; the runs they close shown, but those that may have begun before (handed back)."""
+    handed: list[Run] = []
+    for batch in batches:
+        for run in runs.add(batch):
+            if run.new:
+                shown.show(name, run)
+            else:
+                handed.append(run)
+    return handed
 
 
-def _in_parts(source: Source, parts: int | None, fold: Callable[[Source], _Folded],
-              merged: Callable[[_Folded, _Folded], _Folded], meanwhile: Callable[[], object] | None = None) -> _Folded:
-    """`fold` of the whole source, made as `merged` folds of its parts when it is a file worth cutting; `meanwhile`
-    called between this process's part and the workers' results, when there are workers."""
-    starts: list[int] = [0]
-    if source.path is not None:
-        with open(source.path, "rb", buffering=0) as file:
-            size = os.fstat(file.fileno()).st_size
-            if parts is not None:
-                wanted = parts
-            else:  # the cores asked for only when the file is large enough to be cut (a directory of many files)
-                wanted = part_count(size, usable_cores(), MIN_PART_BYTES) if size >= 2 * MIN_PART_BYTES else 1
-            if wanted > 1:
-                # This process's part is the last: shorter when it has `meanwhile` to do after it.
-                starts = part_starts(lambda offset, length: os.pread(file.fileno(), length, offset), size, wanted,
-                                     shorter_last=0 if meanwhile is None else DRAWING_HEAD_START_BYTES)
-    if len(starts) == 1:
-        return fold(source)
-    ends: list[int | None] = [*starts[1:], None]
-    ranges = list(zip(starts, ends, strict=True))
-    workers: list[_Worker | None] = []
+def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Shown, parts: int | None,
+               meanwhile: Callable[[], object] | None) -> None:
+    size = os.fstat(descriptor).st_size
+    wanted = parts
+    if wanted is None:  # the cores asked for only when the file is large enough to be cut (a directory of many files)
+        wanted = part_count(size, usable_cores(), MIN_PART_BYTES) if size >= 2 * MIN_PART_BYTES else 1
+    starts = [0]
+    if wanted > 1:
+        starts = part_starts(lambda offset, length: os.pread(descriptor, length, offset), size, wanted,
+                             shorter_first=0 if meanwhile is None else DRAWING_HEAD_START_BYTES)
+    ranges = list(zip(starts, [*starts[1:], None], strict=True))
+    workers: list[_Worker] = []
     try:
-        for start, end in ranges[:-1]:
-            workers.append(_Worker.started(partial(_fold_part, fold, source, start, end)))
-        last = _fold_part(fold, source, *ranges[-1])
-        if meanwhile is not None:
+        for start, end in ranges[1:]:
+            workers.append(_Worker.started(descriptor, start, end, name, shown, state.drawn))
+        _read(decoded(descriptor_batches(descriptor, 0, ranges[0][1]), tally), state, shown, name)
+        if meanwhile is not None and workers:
             meanwhile()
-        done: _Folded | None = None
-        for worker, (start, end) in zip(workers, ranges, strict=False):
-            part = None if worker is None else worker.result(type(last))
-            if part is None:
-                part = _fold_part(fold, source, start, end)  # the worker failed: its part read here
-            done = part if done is None else merged(done, part)
+        for worker in workers:
+            part = worker.result()
+            if part is None:  # the worker failed: its part read here, into a file of its own as the worker would
+                worker.close()
+                worker.spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `stop`)
+                part = _Part.read(descriptor, worker.start, worker.end, name, shown, worker.spill, state.drawn)
+            _take(part, _text(worker.spill) if worker.spill is not None else (), state, shown, name, tally)
     finally:
         for worker in workers:
-            if worker is not None:
-                worker.stop()
-    return last if done is None else merged(done, last)
+            worker.stop()
 
 
-def _fold_part(fold: Callable[[Source], _Folded], source: Source, start: int, end: int | None) -> _Folded:
-    return fold(part_of(source, start, end))
+def _take(part: _Part, text: Iterable[str], state: Runs, shown: Shown, name: str, tally: Tally) -> None:
+    """A later part's runs taken in, in the order of the file: those it handed back (closed, and may have begun
+    before it) go on from the open run of theirs and are shown; then what it showed; then its open runs join these,
+    the least recently written closing past `OPEN_RUNS`."""
+    tally.add(part.tally)
+    taken = state.take_part(part.handed, [order for order, _ in part.series], part.open)
+    for run in taken.handed:
+        shown.show(name, run)
+    shown.follow(part.totals, part.series, text, taken.places)
+    for run in taken.closed:
+        shown.show(name, run)
 
 
-def _fold(source: Source) -> Part:
-    tally = Tally()
-    return fold_hosts(decoded_batches(source, tally)), tally
+@dataclass(slots=True)
+class _Part:
+    """What a part of a file, read on its own, hands back."""
 
+    tally: Tally
+    handed: list[Run]
+    """The runs it closed that may have begun before it, in the order they closed."""
+    open: list[Run]
+    """The runs still open at its end, in the order their first lines came."""
+    totals: Totals
+    """Of the runs that began and closed in it, which it showed (their text is in a file)."""
+    series: list[tuple[int, Series]]
+    """The series of those drawn, each with its `order` among the part's runs."""
 
-def _merged(done: Part, later: Part) -> Part:
-    done[0].merge(later[0])
-    done[1].add(later[1])
-    return done
+    @classmethod
+    def read(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, spill: IO[bytes],
+             drawn: int) -> _Part:
+        """The part from `start` to `end` of the open file; the runs that begin and close in it shown as `shown`
+        shows them, into `spill`."""
+        def spilled(text: str) -> None:
+            spill.write(text.encode("utf-8", "surrogateescape"))
 
-
-def _fold_drawn(source: Source) -> Drawn:
-    from orca.sample.readback.chart.run_series import RunSeries
-
-    tally, runs = Tally(), RunSeries()
-    return fold_hosts(_also(decoded_batches(source, tally), runs)), tally, runs
-
-
-def _also(batches: Iterator[list[Sample]], runs: RunSeries) -> Iterator[list[Sample]]:
-    """`batches`, each also folded into the runs' series."""
-    for batch in batches:
-        runs.add(batch)
-        yield batch
-
-
-def _merged_drawn(done: Drawn, later: Drawn) -> Drawn:
-    _merged((done[0], done[1]), (later[0], later[1]))
-    done[2].merge(later[2])
-    return done
+        tally = Tally()
+        runs = Runs(drawn, from_start=False)
+        here = shown.elsewhere(spilled)
+        handed = _read(decoded(descriptor_batches(descriptor, start, end), tally), runs, here, name)
+        spill.flush()
+        return cls(tally, handed, runs.close(), here.totals, here.series)
 
 
 class _Worker:
-    """A forked process folding one part; its fold comes back pickled through a pipe."""
+    """A forked process reading one part: the runs it shows go to a file of its own, the rest comes back pickled
+    through a pipe."""
 
-    def __init__(self, pid: int, pipe: int) -> None:
+    def __init__(self, start: int, end: int | None, pid: int | None = None, pipe: int | None = None,
+                 spill: IO[bytes] | None = None) -> None:
+        self.start, self.end = start, end
         self.pid = pid
-        self.pipe: int | None = pipe
-        self.reaped = False
+        self.pipe = pipe
+        self.spill = spill
+        self.reaped = pid is None
 
     @classmethod
-    def started(cls, work: Callable[[], Part | Drawn]) -> _Worker | None:
-        """The worker doing `work`; None when no process can be made (the caller does the work itself)."""
+    def started(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, drawn: int) -> _Worker:
+        """The worker reading `start` to `end` of the open file; one that holds no process when none can be made
+        (its part is then read here)."""
+        try:
+            spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `stop`, after the worker's text is read)
+        except OSError:
+            return cls(start, end)
         try:
             reader, writer = os.pipe()
         except OSError:
-            return None
+            spill.close()
+            return cls(start, end)
         try:
             pid = os.fork()
         except OSError:
-            os.close(reader)
-            os.close(writer)
-            return None
+            for each in (reader, writer):
+                os.close(each)
+            spill.close()
+            return cls(start, end)
         if pid == 0:  # the worker: whatever happens, it leaves by `_exit`, never by the caller's code
             status = 1
             try:
                 os.close(reader)
-                data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+                part = _Part.read(descriptor, start, end, name, shown, spill, drawn)
+                data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
                 with open(writer, "wb") as pipe:
                     pipe.write(data)
                 status = 0
             finally:
                 os._exit(status)
         os.close(writer)
-        return cls(pid, reader)
+        return cls(start, end, pid, reader, spill)
 
-    def result(self, kind: type[_Folded]) -> _Folded | None:
-        """The worker's fold, once it has ended, if it is of `kind`'s shape (the caller's own fold's); None when it
-        failed."""
-        if self.pipe is None:
+    def result(self) -> _Part | None:
+        """The worker's part, once it has ended; None when it failed."""
+        if self.pipe is None or self.spill is None:
             return None
         with open(self.pipe, "rb") as pipe:
             self.pipe = None
             data = pipe.read()
+        assert self.pid is not None
         _, status = os.waitpid(self.pid, 0)
         self.reaped = True
         if os.waitstatus_to_exitcode(status) != 0:
@@ -202,18 +229,32 @@ class _Worker:
             part = pickle.loads(data)  # written by our own fork, above
         except Exception:  # cut short
             return None
-        if isinstance(part, kind) and len(part) in (2, 3) and isinstance(part[0], HostFolds) and isinstance(
-                part[1], Tally):
-            return part
-        return None
+        return part if isinstance(part, _Part) else None
 
     def stop(self) -> None:
-        """Ended and reaped, if it still runs (this process is leaving early)."""
+        """Ended and reaped, if it still runs (this process is leaving early); its file closed."""
         if self.pipe is not None:
             os.close(self.pipe)
             self.pipe = None
-        if not self.reaped:
+        if not self.reaped and self.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
             self.reaped = True
+        self.close()
+
+    def close(self) -> None:
+        """Its file closed."""
+        if self.spill is not None:
+            self.spill.close()
+            self.spill = None
+
+
+def _text(spill: IO[bytes]) -> Iterator[str]:
+    """What a worker wrote to its file, a piece at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    position = 0
+    while chunk := os.pread(spill.fileno(), COPY_BYTES, position):
+        position += len(chunk)
+        yield decoder.decode(chunk)
+    yield decoder.decode(b"", final=True)

@@ -9,25 +9,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.readback.chart.panels import Chart, DrawnPanel, chart
+from orca.sample.readback.chart.panels import GREY, Chart, DrawnPanel, chart
 from orca.sample.readback.chart.series import Series
 from orca.sample.readback.summary.text import printable
 
-PLOT_EXTRA = "plot"
 LINE_STYLES = ("-", "--", ":", "-.")
-PANEL_INCHES = 2.1
 AXES_INCHES = 7.7
 """The width of every panel: the figure grows to the right for longer legends rather than squeezing the panels."""
 DPI = 90
 # The margins, fixed or counted from the text rather than found by `tight_layout` (which draws the figure once more
-# to measure it): room for the axes' labels on the left, the right-hand axis and the legends on the right, the
-# title's lines on top, the time axis and the notes' lines below. A character of the small type (legends, notes) is
-# taken as CHAR_INCHES wide, which is a little over its average, so a line is never cut.
+# to measure it): room for the axes' labels on the left, the legends on the right, the title's lines on top, the
+# time axis and the notes' lines below. A character of the small type (legends, notes) is taken as CHAR_INCHES wide,
+# which is a little over its average, so a line is never cut.
 LEFT_INCHES, RIGHT_INCHES, BOTTOM_INCHES, TITLE_LINE_INCHES, NOTES_LINE_INCHES = 0.85, 2.45, 0.55, 0.22, 0.2
 CHAR_INCHES, TITLE_CHAR_INCHES, LEGEND_INCHES = 0.07, 0.085, 0.55
 """LEGEND_INCHES: a legend's sample of the line and its paddings."""
-LEGEND_AT, LEGEND_AT_RIGHT_AXIS = 1.005, 1.07
-"""Where a panel's legend starts, in the panel's widths: beside it, or past its right-hand axis's labels."""
+GAP_INCHES = 0.25
+"""Between two panels."""
+PANEL_INCHES = 2.1
+"""The height of a panel, the run's at least; without a run, each of the host's."""
+HOST_PANEL_INCHES = 1.1
+"""The height of a host panel below the run's, which then grow to take at least half the figure's height."""
+LEGEND_AT = 1.005
+"""Where a panel's legend starts, in the panel's widths: beside it."""
+RUNS_LEGEND_LINE_INCHES = 0.19
+"""A line of the legend of the runs (with several), under the title."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,25 +47,35 @@ class Layout:
     bottom: float
     title: tuple[str, ...]
     notes: tuple[str, ...]
+    heights: tuple[float, ...]
+    """Each panel's."""
 
 
 def layout(drawing: Chart) -> Layout:
-    """The figure's size for `drawing`: as wide as its longest legend needs, as tall as its panels, title and notes
-    (each wrapped to the figure's width) need."""
-    longest = max((len(_plain(curve.legend)) for panel in drawing.panels for curve in panel.curves), default=0)
-    at = max((LEGEND_AT_RIGHT_AXIS if panel.right_label else LEGEND_AT for panel in drawing.panels), default=LEGEND_AT)
-    right = max(RIGHT_INCHES, (at - 1) * AXES_INCHES + LEGEND_INCHES + CHAR_INCHES * longest)
+    """The figure's size for `drawing`: as wide as its longest legend needs, as tall as its panels, title, runs and
+    notes (each wrapped to the figure's width) need. The run's panels take at least half its height: they grow to be
+    as tall as everything else together."""
+    legends = [curve.legend for panel in drawing.panels for curve in panel.curves] + list(drawing.runs)
+    longest = max(map(len, map(_plain, legends)), default=0)
+    right = max(RIGHT_INCHES, (LEGEND_AT - 1) * AXES_INCHES + LEGEND_INCHES + CHAR_INCHES * longest)
     width = LEFT_INCHES + AXES_INCHES + right
     title = tuple(wrapped for line in drawing.title.split("\n")
                   for wrapped in textwrap.wrap(_plain(line), int((width - 0.4) / TITLE_CHAR_INCHES)) or [""])
-    notes: tuple[str, ...] = ()
-    if drawing.notes:
-        notes = tuple(textwrap.wrap(_plain("flat throughout, not drawn: " + " · ".join(drawing.notes)),
-                                    int((width - 0.2) / CHAR_INCHES)))
-    top = 0.3 + TITLE_LINE_INCHES * len(title)
+    said = [*(["flat throughout, not drawn: " + " · ".join(drawing.flat)] if drawing.flat else []), *drawing.notes]
+    notes = tuple(line for text in said for line in textwrap.wrap(_plain(text), int((width - 0.2) / CHAR_INCHES)))
+    top = 0.3 + TITLE_LINE_INCHES * len(title) + RUNS_LEGEND_LINE_INCHES * _runs_legend_rows(drawing)
     bottom = BOTTOM_INCHES + NOTES_LINE_INCHES * len(notes) + (0.05 if notes else 0.0)
-    height = PANEL_INCHES * len(drawing.panels) + top + bottom
-    return Layout(width, height, right, top, bottom, title, notes)
+    runs = sum(panel.run for panel in drawing.panels)
+    host = HOST_PANEL_INCHES if runs else PANEL_INCHES
+    others = host * (len(drawing.panels) - runs) + GAP_INCHES * (len(drawing.panels) - 1) + top + bottom
+    run = max(PANEL_INCHES, others / runs) if runs else 0.0
+    heights = tuple(run if panel.run else host for panel in drawing.panels)
+    return Layout(width, sum(heights) + others - host * (len(drawing.panels) - runs), right, top, bottom, title,
+                  notes, heights)
+
+
+def _runs_legend_rows(drawing: Chart) -> int:
+    return (len(drawing.runs) + 2) // 3
 
 
 def plotting_available() -> bool:
@@ -79,34 +95,40 @@ def _plain(text: str) -> str:
     return printable(text).replace("$", r"\$")
 
 
-def draw(series: Sequence[Series], path: str) -> None:
-    """The chart of `series` (one per run, overlaid) to `path`; the format follows its suffix."""
-    draw_chart(chart(series), len(series), path)
+def draw(series: Sequence[Series], path: str, runs: int | None = None) -> None:
+    """The chart of `series` (the runs drawn, overlaid, of `runs` in all) to `path`; the format follows its
+    suffix."""
+    chart_figure(chart(series, runs)).savefig(path)
 
 
-def draw_chart(drawing: Chart, runs: int, path: str) -> None:
-    chart_figure(drawing, runs).savefig(path)
-
-
-def chart_figure(drawing: Chart, runs: int) -> Any:
-    """The matplotlib `Figure` of `drawing`, `runs` runs overlaid."""
+def chart_figure(drawing: Chart) -> Any:
+    """The matplotlib `Figure` of `drawing`."""
     # The figure without pyplot: its global state and its backends' machinery are not needed for a file.
     from matplotlib import rcParams
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
     size = layout(drawing)
     figure = Figure(figsize=(size.width, size.height), dpi=DPI)
+    heights = size.heights
     figure.subplots_adjust(left=LEFT_INCHES / size.width, right=1 - size.right / size.width,
-                           top=1 - size.top / size.height, bottom=size.bottom / size.height, hspace=0.12)
-    axes = figure.subplots(len(drawing.panels), 1, sharex=True, squeeze=False)
+                           top=1 - size.top / size.height, bottom=size.bottom / size.height,
+                           hspace=GAP_INCHES / (sum(heights) / max(1, len(heights))))
+    axes = figure.subplots(len(drawing.panels), 1, sharex=True, squeeze=False,
+                           gridspec_kw={"height_ratios": heights})
     colours = rcParams["axes.prop_cycle"].by_key()["color"]
     for row, panel in enumerate(drawing.panels):
-        _draw_panel(axes[row][0], panel, runs > 1, colours)
+        _draw_panel(axes[row][0], panel, bool(drawing.runs), colours)
     bottom = axes[-1][0]
     bottom.set_xticks(drawing.ticks.seconds, drawing.ticks.labels)
-    bottom.set_xlim(0, drawing.span if drawing.span > 0 else 1)
+    bottom.set_xlim(0, drawing.end if drawing.end > 0 else 1)
     bottom.set_xlabel(drawing.ticks.axis_label)
     figure.suptitle("\n".join(size.title), fontsize="medium", y=1 - 0.12 / size.height, va="top")
+    if drawing.runs:
+        handles = [Line2D([], [], color=colours[index % len(colours)]) for index in range(len(drawing.runs))]
+        figure.legend(handles, [_plain(label) for label in drawing.runs], ncols=3, fontsize="small", frameon=False,
+                      loc="upper left", bbox_to_anchor=(LEFT_INCHES / size.width,
+                                                        1 - (0.2 + TITLE_LINE_INCHES * len(size.title)) / size.height))
     if size.notes:
         figure.text(0.1 / size.width, 0.08 / size.height, "\n".join(size.notes), fontsize="small", color="dimgrey",
                     va="bottom")
@@ -114,39 +136,40 @@ def chart_figure(drawing: Chart, runs: int) -> Any:
 
 
 def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str]) -> None:
-    """One panel: its curves, on its left axis and, when it has one, its right."""
-    right = axis.twinx() if panel.right_label else None
-    first_colour: dict[bool, str] = {}
+    """One panel: its curves, its axis in its one curve's colour, its legend beside it (with several runs, the
+    curves' styles only: the runs' colours are the figure's legend)."""
+    named: dict[str, Any] = {}
     for curve in panel.curves:
-        on = right if curve.right and right is not None else axis
-        style: dict[str, Any] = {"linewidth": 1.0}
-        if len(curve.x) == 1:  # a run of one line: a line of one point would draw nothing
-            style |= {"marker": "o", "markersize": 3}
+        style: dict[str, Any] = {"linewidth": 1.0,
+                                 "color": "grey" if curve.colour == GREY else colours[curve.colour % len(colours)]}
+        if sum(1 for value in curve.values if value == value) == 1 or len(curve.x) == 1:
+            style |= {"marker": "o", "markersize": 3}  # a point alone: a line of one point draws nothing
         if several:
-            style |= {"color": colours[curve.instance % len(colours)],
-                      "linestyle": LINE_STYLES[curve.index % len(LINE_STYLES)]}
-            if curve.reference:
-                style |= {"alpha": 0.5}
+            style["linestyle"] = LINE_STYLES[curve.index % len(LINE_STYLES)]
+            style["alpha"] = 0.5 if curve.reference else 1.0
         elif curve.reference:
-            # A limit in its measurement's colour, a total in grey.
-            style |= {"linestyle": "--", "color": first_colour.get(curve.right, "grey") if right else "grey"}
-        elif right is not None:
-            style |= {"color": colours[len(first_colour) % len(colours)]}
-            first_colour.setdefault(curve.right, style["color"])
-        on.plot(curve.x, curve.values, label=_plain(curve.legend), **style)
+            style["linestyle"] = "--"
+        line = axis.plot(curve.x, curve.values, **style)[0]
+        if several:
+            named.setdefault(curve.legend, line)
+        else:
+            named[curve.legend] = line
     axis.set_ylabel(panel.label)
     axis.grid(True, alpha=0.3)
+    if panel.axis_colour is not None and not several:
+        colour = colours[panel.axis_colour % len(colours)]
+        axis.yaxis.label.set_color(colour)
+        axis.tick_params(axis="y", colors=colour)
     if panel.shares:
         axis.set_ylim(0, 105)  # a line at 100 % stays visible above the frame
-    else:
-        axis.set_ylim(bottom=0)
-    handles, names = axis.get_legend_handles_labels()
-    if right is not None:
-        right.set_ylabel(panel.right_label)
-        right.set_ylim(bottom=0)
-        more, more_names = right.get_legend_handles_labels()
-        handles, names = handles + more, names + more_names
-    if handles:
-        axis.legend(handles, names, loc="upper left",
-                    bbox_to_anchor=(LEGEND_AT_RIGHT_AXIS if right is not None else LEGEND_AT, 1.0),
+    else:  # from 0; a panel of zeros alone: 0 to 1 of its unit, not matplotlib's -0.05 to 0.05
+        highest = max((value for curve in panel.curves for value in curve.values if value == value), default=0.0)
+        axis.set_ylim(0, highest * 1.05 if highest > 0 else 1)  # a point at the highest inside the frame
+    if named and (not several or len(named) > 1):
+        handles = list(named.values())
+        if several:  # the styles alone, in grey: the colours are the runs'
+            from matplotlib.lines import Line2D
+
+            handles = [Line2D([], [], color="grey", linestyle=line.get_linestyle()) for line in handles]
+        axis.legend(handles, [_plain(legend) for legend in named], loc="upper left", bbox_to_anchor=(LEGEND_AT, 1.0),
                     fontsize="small", frameon=False)

@@ -73,18 +73,17 @@ class Tally:
         self.reasons[reason] = self.reasons.get(reason, 0) + count
 
 
-def sources(location: str) -> list[Source]:
+def sources(location: str, unreadable: Callable[[str], None] = lambda _: None) -> list[Source]:
     """The sources at `location`: `-`, `s3://BUCKET/KEY`, `s3://BUCKET/PREFIX/`, a directory (every `*.jsonl` under
-    it, sorted) or a file. Raises `SourceError` for one that does not exist or cannot be read."""
+    it, sorted) or a file. Raises `SourceError` for one that does not exist or cannot be read; a directory under it
+    that cannot be read is told to `unreadable` (its name and why), and the others are still found."""
     if location == "-":
         return [Source("-", lambda: line_batches(_chunks(sys.stdin.buffer), STREAM_GIVE_UP_BYTES))]
     if location.startswith(SCHEME):
         return _s3_sources(location)
     try:
         if os.path.isdir(location):
-            from pathlib import Path  # here: only a directory is walked
-
-            files = sorted(str(found) for found in Path(location).rglob("*.jsonl") if found.is_file())
+            files = _files_under(location, unreadable)
             if not files:
                 raise SourceError(f"{location}: no *.jsonl file under this directory")
             return [_member_source(name) for name in files]
@@ -93,10 +92,28 @@ def sources(location: str) -> list[Source]:
         raise SourceError(f"{location}: {error.strerror or error}") from None
 
 
+def _files_under(directory: str, unreadable: Callable[[str], None]) -> list[str]:
+    """Every `*.jsonl` file under `directory`, sorted; each directory under it that cannot be listed told to
+    `unreadable`. Raises `OSError` when `directory` itself cannot be."""
+    failed: list[OSError] = []
+    files = [os.path.join(root, name) for root, _, names in os.walk(directory, onerror=failed.append)
+             for name in names if name.endswith(".jsonl") and os.path.isfile(os.path.join(root, name))]
+    for error in failed:
+        if error.filename == directory:
+            raise error
+        unreadable(f"{error.filename}: cannot list this directory: {error.strerror or error}")
+    return sorted(files)
+
+
 def decoded_batches(source: Source, tally: Tally) -> Iterator[list[Sample]]:
     """The samples of one source, a chunk's lines at a time (see `decode_all`), counting what is passed over in
     `tally`."""
-    for batch in source.batches():
+    return decoded(source.batches(), tally)
+
+
+def decoded(batches: Iterator[Batch], tally: Tally) -> Iterator[list[Sample]]:
+    """The samples of a stream's batches of lines, counting what is passed over in `tally`."""
+    for batch in batches:
         good, bad = decode_all(batch.lines)
         tally.samples += len(good)
         for raw, error in bad:
@@ -157,27 +174,25 @@ def _file_source(path: str) -> Source:
     return Source(path, lambda: _file_batches(path), path)
 
 
-def part_of(source: Source, start: int, end: int | None, chunk: int = READ_BYTES) -> Source:
-    """The lines of a regular file's source from offset `start` (a line's start) to `end` (another's, or None: the
-    end of the file, however long it has grown by then), read `chunk` bytes at a time. Read from 0 to None, it is
-    the whole source."""
-    path = source.path
-    if path is None:
-        raise ValueError(f"{source.name} is not a regular file")
-    return Source(source.name, lambda: _file_batches(path, start, end, chunk), path)
+def descriptor_batches(descriptor: int, start: int = 0, end: int | None = None,
+                       chunk: int = READ_BYTES) -> Iterator[Batch]:
+    """The lines of the regular file open as `descriptor` from offset `start` (a line's start) to `end` (another's,
+    or None: the end of the file, however long it has grown by then), read `chunk` bytes at a time with `pread`, so
+    that several processes can read parts of the one open file at once."""
+    return line_batches(_aligned_chunks(descriptor, start, end, chunk))
 
 
 def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chunk: int = READ_BYTES,
-                shorter_last: int = 0) -> list[int]:
+                shorter_first: int = 0) -> list[int]:
     """Offsets where `parts` parts of a file of `size` bytes start, in order: 0, then a line's start near each
     1/`parts` of the file (fewer parts when lines are too long to cut there). Each cut is the start of the line that
     holds the byte at a multiple of `chunk`, so each part's chunks and batches of lines are the ones a single
-    reader of the whole file has (see `_file_batches`). The last part is about `shorter_last` bytes shorter than
-    the others (at most half as short as an even share), for a reader that has more to do after it."""
-    shift = min(shorter_last, size // (2 * parts)) if parts > 1 else 0
+    reader of the whole file has (see `descriptor_batches`). The first part is about `shorter_first` bytes shorter
+    than the others (at most half as short as an even share), for a reader that has more to do after it."""
+    shift = min(shorter_first, size // (2 * parts)) if parts > 1 else 0
     starts = [0]
     for index in range(1, parts):
-        at = index * (size + shift) // parts
+        at = index * (size + shift) // parts - shift
         # No cut inside a line too long to be a sample: it is not looked through.
         start = line_start_before(read_at, at // chunk * chunk, give_up_after=LONGEST_LINE_BYTES)
         if start > starts[-1]:
@@ -185,10 +200,10 @@ def part_starts(read_at: Callable[[int, int], bytes], size: int, parts: int, chu
     return starts
 
 
-def _file_batches(path: str, start: int = 0, end: int | None = None, chunk: int = READ_BYTES) -> Iterator[Batch]:
+def _file_batches(path: str) -> Iterator[Batch]:
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     try:
-        yield from line_batches(_aligned_chunks(descriptor, start, end, chunk))
+        yield from descriptor_batches(descriptor)
     finally:
         os.close(descriptor)
 

@@ -1,3 +1,2 @@
-"""One run's summary, folded from its lines in one pass (`fold.py`, `hosts.py`), the records it gives
-(`records.py`), and the summaries as `orca metrics` prints them, for a person (`text.py`) and for a script
-(`as_json.py`)."""
+"""A run's summary as `orca metrics` prints it: the records it is made of (`records.py`, each section's defined beside
+its fold in `readback/gather/`), for a person (`text.py`) and for a script (`as_json.py`)."""

@@ -1,16 +1,15 @@
-"""The summaries as `orca metrics --json` prints them for a script: one JSON object per instance and line, its keys
-the summary's field names, each number at the precision of the lines (docs/metrics.md, "--json")."""
+"""The summaries as `orca metrics --json` prints them for a script: one JSON object per run and line, its keys the
+summary's field names, each number at the precision of the lines (docs/metrics.md, "`--json`")."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import fields, is_dataclass
 
 from orca.sample.readback.summary.records import InstanceSummary
 from orca.sample.readback.summary.text import utc
 
 PLACES = {"start": 3, "first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "wall": 3, "self_cpu_seconds": 2,
-          "overhead_percent": 2, "user": 2, "system": 2, "cores_mean": 3, "cores_peak": 3, "cpu_cores": 3,
-          "cpu_max": 3}
+          "overhead_percent": 2, "user": 2, "system": 2, "cpu_cores": 3, "cpu_max": 3}
 """Decimals of the JSON summary's numbers that are not percentages: times as the lines carry them (milliseconds),
 CPU seconds as `self_cpu` and `run.exit` carry them, the sampler's overhead as the text prints it, CPUs as
 `cgroup.cpu_max` carries them. Every other number with a fraction is a percentage, one decimal like the lines';
@@ -20,16 +19,19 @@ JSON_NAMES = {"received": "in", "sent": "out", "received_peak": "in_peak", "sent
 
 
 def rounded(value: object, key: str = "") -> object:
-    """A summary's `asdict` with each number at the precision of the lines (see `PLACES`), and `net`'s keys as the
-    line names them (`JSON_NAMES`).
+    """A summary's record as plain JSON values, each number at the precision of the lines (see `PLACES`), and
+    `net`'s keys as the line names them (`JSON_NAMES`).
 
-    >>> rounded({"cpu": {"mean": 6.039999999999999}, "first_t": 1796032568.5170002, "mem": 5, "p": [12.0]})
+    >>> rounded({"cpu": {"mean": 6.039999999999999}, "first_t": 1796032568.5170002, "mem": 5, "p": (12.0,)})
     {'cpu': {'mean': 6.0}, 'first_t': 1796032568.517, 'mem': 5, 'p': [12.0]}
-    >>> rounded({"net": {"received": 1, "sent": 2, "received_peak": 3, "sent_peak": 4}})
-    {'net': {'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4}}
+    >>> from orca.sample.readback.summary.records import NetSummary
+    >>> rounded(NetSummary(1, 2, 3, 4), "net")
+    {'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4}
     """
     if isinstance(value, float):
         return round(value, PLACES.get(key, 1))
+    if is_dataclass(value) and not isinstance(value, type):
+        value = {field.name: getattr(value, field.name) for field in fields(value)}
     if isinstance(value, dict):
         if key == "net":
             return {JSON_NAMES.get(name, name): rounded(item, name) for name, item in value.items()}
@@ -40,27 +42,30 @@ def rounded(value: object, key: str = "") -> object:
 
 
 def document(summary: InstanceSummary) -> object:
-    """One instance's JSON object, before encoding: every field of the summary, with `start_utc` after `start` (which
-    run, as the text says it) and `duration` after `last_t`."""
+    """One run's JSON object, before encoding: every field of the summary, with `start_utc` after `start` (which
+    run, as the text says it)."""
     document: dict[str, object] = {}
-    for key, value in asdict(summary).items():
-        document[key] = value
-        if key == "start":
+    for field in fields(summary):
+        document[field.name] = getattr(summary, field.name)
+        if field.name == "start":
             document["start_utc"] = None if summary.start is None else utc(summary.start)
-        elif key == "last_t":
-            document["duration"] = summary.duration
     return rounded(document)
 
 
-def summary_json(summaries: list[InstanceSummary]) -> str:
-    """The summaries as JSON Lines, one object per instance.
+def json_line(summary: InstanceSummary) -> str:
+    """One run's summary as one line of JSON.
 
-    >>> from orca.sample.readback.summary.records import InstanceSummary
-    >>> bare = InstanceSummary("a.jsonl", "h", 1796016198.5, None, 7.0, 7.0, 1, 0, 0.2, *[None] * 8, (), 0.0, 0.0)
-    >>> summary_json([bare])[:91]
+    >>> bare = InstanceSummary("a.jsonl", "h", 1796016198.5, None, 7.0, 7.0, 0.2, 1, 0, 0.2, *[None] * 8, (), 0.0,
+    ...                        None)
+    >>> json_line(bare)[:91]
     '{"name":"a.jsonl","host":"h","start":1796016198.5,"start_utc":"2026-11-30T05:23:18Z","cores'
     """
-    return "".join(_encoded(document(summary)) + "\n" for summary in summaries)
+    return _encoded(document(summary)) + "\n"
+
+
+def summary_json(summaries: list[InstanceSummary]) -> str:
+    """The summaries as JSON Lines, one object per run."""
+    return "".join(map(json_line, summaries))
 
 
 def _encoded(value: object) -> str:

@@ -1,20 +1,27 @@
-"""The summaries as `orca metrics` prints them for a person: one block per instance, then a `total:` line when there
-are several (docs/metrics.md). Names from the lines (hosts, paths, containers) and of the files are
-printed with their control characters escaped (`printable`)."""
+"""The summaries as `orca metrics` prints them for a person: one block per run, then a `total:` line when there are
+several (docs/metrics.md, "The summary"). The run's rows come first, its CPU in percent of one core as `top` counts it;
+the host's rows say they are the host's, its CPU in percent of all its cores. Names from the lines (hosts, paths,
+containers) and of the files are printed with their control characters escaped (`printable`)."""
 
 from __future__ import annotations
 
-import math
 import shlex
+from datetime import UTC, datetime
 
-from orca.sample.readback.summary.cgroup import CgroupSummary, cpu_text, memory_text, pids_text
-from orca.sample.readback.summary.records import ContainerSummary, InstanceSummary, IoSummary, NetSummary
-from orca.sample.readback.summary.run import ExitSummary, RunSummary
+from orca.sample.readback.summary.records import (
+    CgroupSummary,
+    ContainerSummary,
+    ExitSummary,
+    InstanceSummary,
+    RunSummary,
+)
 
 SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 8: "SIGFPE",
                 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
 """The signals whose numbers are the same on Linux, macOS and the BSDs: a line does not say where it was written, so
 another number is shown as a number alone."""
+LABEL = 14
+"""The width of a row's label."""
 
 
 def printable(text: str) -> str:
@@ -45,34 +52,12 @@ def humanised(size: float) -> str:
 
 
 def utc(t: float) -> str:
-    """Unix seconds as UTC ISO 8601, to the second (as `datetime` shows it: the time to the microsecond, rounded
-    half to even, then its seconds).
+    """Unix seconds as UTC ISO 8601, to the second.
 
-    >>> utc(1796016198.738), utc(0), utc(951782400)
-    ('2026-11-30T05:23:18Z', '1970-01-01T00:00:00Z', '2000-02-29T00:00:00Z')
-    >>> utc(4102444799.9), utc(59.9999996)
-    ('2099-12-31T23:59:59Z', '1970-01-01T00:01:00Z')
+    >>> utc(1796016198.738), utc(0), utc(951782400), utc(59.9999996)
+    ('2026-11-30T05:23:18Z', '1970-01-01T00:00:00Z', '2000-02-29T00:00:00Z', '1970-01-01T00:01:00Z')
     """
-    whole = math.floor(t)
-    if round((t - whole) * 1e6) >= 1_000_000:
-        whole += 1
-    days, seconds = divmod(whole, 86400)
-    year, month, day = _civil(days)
-    hours, rest = divmod(seconds, 3600)
-    return f"{year:04d}-{month:02d}-{day:02d}T{hours:02d}:{rest // 60:02d}:{rest % 60:02d}Z"
-
-
-def _civil(days: int) -> tuple[int, int, int]:
-    """The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`): the arithmetic
-    of a calendar, with no clock or time zone behind it."""
-    days += 719468  # from 0000-03-01, so that a leap day ends the year
-    era, of_era = divmod(days, 146097)
-    year_of_era = (of_era - of_era // 1460 + of_era // 36524 - of_era // 146096) // 365
-    of_year = of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
-    shifted_month = (5 * of_year + 2) // 153
-    day = of_year - (153 * shifted_month + 2) // 5 + 1
-    month = shifted_month + 3 if shifted_month < 10 else shifted_month - 9
-    return year_of_era + era * 400 + (month <= 2), month, day
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def duration(seconds: float) -> str:
@@ -89,29 +74,26 @@ def duration(seconds: float) -> str:
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
+def cores(count: float) -> str:
+    """A number of CPUs at the decimals the line gives it (up to 3), at least one.
+
+    >>> cores(1.0), cores(0.5), cores(0.25), cores(2.125)
+    ('1.0', '0.5', '0.25', '2.125')
+    """
+    text = f"{count:.3f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
 def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
-
-
-def _traffic(first: str, total: int, peak: int, second: str, second_total: int, second_peak: int) -> str:
-    return (f"{first} {humanised(total)} (peak {humanised(peak)}/s)  "
-            f"{second} {humanised(second_total)} (peak {humanised(second_peak)}/s)")
-
-
-def _io(io: IoSummary) -> str:
-    return _traffic("read", io.read, io.read_peak, "write", io.write, io.write_peak)
-
-
-def _net(net: NetSummary) -> str:
-    return _traffic("in", net.received, net.received_peak, "out", net.sent, net.sent_peak)
 
 
 def command_text(run: RunSummary) -> str | None:
     """The command as a shell would take it, and how many arguments the line left out; None without one.
 
-    >>> command_text(RunSummary(("sh", "-c", "sleep 1; echo $x"), None, *[None] * 6))
+    >>> command_text(RunSummary(("sh", "-c", "sleep 1; echo $x"), None, *[None] * 4))
     "sh -c 'sleep 1; echo $x'"
-    >>> command_text(RunSummary(("make", "-j4"), 40, *[None] * 6))
+    >>> command_text(RunSummary(("make", "-j4"), 40, *[None] * 4))
     'make -j4 ... (40 arguments, 2 shown)'
     """
     if run.command is None:
@@ -149,91 +131,105 @@ def exit_text(ended: ExitSummary) -> str:
     return text + (f"  (wait4: {', '.join(usage)})" if usage else "")
 
 
-def run_text(run: RunSummary, rss_peak: int | None) -> str:
-    """The run's processes: their CPU as `top` counts it (100% is one core busy), their resident memory at its
-    largest (the lines' `mem.rss`), the most of them at once.
+def run_cpu_text(run: RunSummary) -> str:
+    """The run's CPU as `top` counts it: 100% is one core busy.
 
-    >>> run_text(RunSummary(None, None, None, 37.4, 99.5, 0.748, 1.99, 7), 2**30)
-    'cpu mean 74.8%  max 199.0% of one core  rss peak 1.00 GiB  processes up to 7'
-    >>> run_text(RunSummary(None, None, None, 37.4, 99.5, None, None, None), None)
-    'cpu mean 37.4%  max 99.5% of all cores'
+    >>> run_cpu_text(RunSummary(None, None, None, 74.8, 199.0, 7))
+    'mean 74.8%  max 199.0% of one core'
+    >>> print(run_cpu_text(RunSummary(None, None, None, None, None, None)))
+    unknown (no line says both the run's CPU and the cores)
     """
-    if run.cores_mean is not None and run.cores_peak is not None:
-        cpu = f"cpu mean {_percent(100 * run.cores_mean)}  max {_percent(100 * run.cores_peak)} of one core"
-    elif run.cpu_mean is not None and run.cpu_peak is not None:
-        cpu = f"cpu mean {_percent(run.cpu_mean)}  max {_percent(run.cpu_peak)} of all cores"
-    else:
-        cpu = "cpu unknown"
-    parts = [cpu]
-    if rss_peak is not None:
-        parts.append(f"rss peak {humanised(rss_peak)}")
-    if run.procs_peak is not None:
-        parts.append(f"processes up to {run.procs_peak:,}")
-    return "  ".join(parts)
+    if run.cpu_mean_core_percent is None or run.cpu_peak_core_percent is None:
+        return "unknown (no line says both the run's CPU and the cores)"
+    return f"mean {_percent(run.cpu_mean_core_percent)}  max {_percent(run.cpu_peak_core_percent)} of one core"
 
 
-def _run_rows(summary: InstanceSummary) -> list[str]:
+def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
+    """The run against each of its cgroup's limits: memory, CPU and processes, each only with its limit.
+
+    >>> for row in cgroup_texts(CgroupSummary(1932735283, 2147483648, 0.97, 1.0, 41.0, 2, 37, 4096)):
+    ...     print(*row)
+    memory peak 1.80 GiB of 2.00 GiB limit (90%), 2 OOM kills
+    cpu 0.97 of 1.0 cores, throttled 41% of periods
+    pids peak 37 of 4,096 limit
+    >>> cgroup_texts(CgroupSummary(None, 2147483648, None, 0.5, None, 0, None, None))
+    [('memory', 'peak unknown of 2.00 GiB limit'), ('cpu', 'unknown of 0.5 cores')]
+    """
+    texts = []
+    if summary.mem_max is not None:
+        if summary.mem_peak is None:
+            memory = f"peak unknown of {humanised(summary.mem_max)} limit"
+        else:
+            share = 100 * summary.mem_peak / summary.mem_max if summary.mem_max else 0.0
+            memory = f"peak {humanised(summary.mem_peak)} of {humanised(summary.mem_max)} limit ({share:.0f}%)"
+        if summary.oom_kills:
+            memory += f", {summary.oom_kills} OOM kill" + ("s" if summary.oom_kills > 1 else "")
+        texts.append(("memory", memory))
+    if summary.cpu_max is not None:
+        used = "unknown" if summary.cpu_cores is None else f"{summary.cpu_cores:.2f}"
+        cpu = f"{used} of {cores(summary.cpu_max)} cores"
+        if summary.throttled is not None:
+            cpu += f", throttled {summary.throttled:.0f}% of periods"
+        texts.append(("cpu", cpu))
+    if summary.pids_max is not None and summary.pids_peak is not None:
+        texts.append(("pids", f"peak {summary.pids_peak:,} of {summary.pids_max:,} limit"))
+    return texts
+
+
+def _run_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
     """The run's own rows, first: what ran, how it ended, its CPU and memory, and against its cgroup's limits."""
-    rows: list[str] = []
+    rows: list[tuple[str, str]] = []
     run = summary.run
+    memory = summary.memory
+    started = run is None or run.exit is None or run.exit.error is None  # one that never started had no processes
     if run is not None:
         command = command_text(run)
         if command is not None:
-            rows.append(f"  command   {printable(command)}")
+            rows.append(("command", printable(command)))
         if run.exit is not None:
-            rows.append(f"  exit      {printable(exit_text(run.exit))}")
-        if run.exit is None or run.exit.error is None:  # a COMMAND that never started had no processes
-            rss = None if summary.memory is None else summary.memory.rss_peak
-            rows.append(f"  run       {run_text(run, rss)}")
+            rows.append(("exit", printable(exit_text(run.exit))))
+        if started:
+            processes = "" if run.procs_peak is None else f"  processes up to {run.procs_peak:,}"
+            rows.append(("run cpu", run_cpu_text(run) + processes))
+    if started and memory is not None and (run is not None or memory.rss_peak > 0):
+        rows.append(("run memory", f"rss peak {humanised(memory.rss_peak)}"))
     if summary.cgroup is not None:
-        rows += [f"  cgroup    {text}" for text in _cgroup_texts(summary.cgroup)]
+        rows += [(f"cgroup {limit}", text) for limit, text in cgroup_texts(summary.cgroup)]
     return rows
 
 
-def _cgroup_texts(cgroup: CgroupSummary) -> list[str]:
-    return [text for text in (memory_text(cgroup), cpu_text(cgroup), pids_text(cgroup)) if text is not None]
-
-
-def _block(summary: InstanceSummary) -> list[str]:
-    cores = "" if summary.cores is None else f", {summary.cores} cores"
-    run = "" if summary.start is None else f", run started {utc(summary.start)}"
-    rows = [f"{printable(summary.name)}  (host {printable(summary.host)}{cores}{run})", *_run_rows(summary)]
-    rows.append(f"  time      {utc(summary.first_t)} to {utc(summary.last_t)}  ({duration(summary.duration)})")
-    gaps = f"{summary.gaps} gap{'' if summary.gaps == 1 else 's'}"
-    rows.append(f"  lines     {summary.lines:,}, {gaps} (median interval {summary.median_dt:g} s)")
+def _host_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
     if summary.cpu is not None:
         cpu = summary.cpu
-        rows.append(
-            f"  cpu       mean {_percent(cpu.mean)}  p95 {_percent(cpu.p95)}  max {_percent(cpu.max)}"
-            f"  busiest core p95 {_percent(cpu.busiest_p95)}"
-        )
+        of = "all cores" if summary.cores is None else f"all {summary.cores} cores"
+        rows.append(("host cpu", f"mean {_percent(cpu.mean_all_cores_percent)}"
+                                 f"  p95 {_percent(cpu.p95_all_cores_percent)}"
+                                 f"  max {_percent(cpu.max_all_cores_percent)} of {of}"
+                                 f"  busiest core p95 {_percent(cpu.busiest_core_p95_percent)}"))
     if summary.memory is not None:
         memory = summary.memory
-        # The run's rss is in its own row when the lines have a run section.
-        rss = "" if summary.run is not None else f"  run's rss peak {humanised(memory.rss_peak)}"
-        rows.append(
-            f"  memory    used peak {humanised(memory.used_peak)} ({_percent(memory.used_peak_percent)} of "
-            f"{humanised(memory.total)})  swap peak {humanised(memory.swap_peak)}{rss}"
-        )
+        rows.append(("host memory", f"used peak {humanised(memory.used_peak)} ({_percent(memory.used_peak_percent)} of "
+                                    f"{humanised(memory.total)})  swap peak {humanised(memory.swap_peak)}"))
     if summary.disk is not None:
-        rows.append(f"  disk      fullest {printable(summary.disk.path)} at {_percent(summary.disk.peak_percent)}")
+        rows.append(("host disk", f"fullest {printable(summary.disk.path)} at {_percent(summary.disk.peak_percent)}"))
     if summary.io is not None:
-        rows.append(f"  io        {_io(summary.io)}")
+        io = summary.io
+        rows.append(("host io", f"read {humanised(io.read)} (peak {humanised(io.read_peak)}/s)  "
+                                f"write {humanised(io.write)} (peak {humanised(io.write_peak)}/s)"))
     if summary.net is not None:
-        rows.append(f"  net       {_net(summary.net)}")
+        net = summary.net
+        rows.append(("host net", f"in {humanised(net.received)} (peak {humanised(net.received_peak)}/s)  "
+                                 f"out {humanised(net.sent)} (peak {humanised(net.sent_peak)}/s)"))
     if summary.pressure is not None:
         pressure = summary.pressure
-        rows.append(
-            f"  pressure  cpu {_percent(pressure.cpu)}  memory {_percent(pressure.memory)}"
-            f"  io {_percent(pressure.io)}  (mean share of time stalled)"
-        )
-    rows += [f"  container {_container(container)}" for container in summary.containers]
+        rows.append(("host pressure", f"cpu {_percent(pressure.cpu)}  memory {_percent(pressure.memory)}"
+                                      f"  io {_percent(pressure.io)}  (mean share of time stalled)"))
+    rows += [("container", _container(container)) for container in summary.containers]
     if summary.containers_omitted:
         about = "about " if summary.containers_omitted_estimated else ""
-        rows.append(f"  container and {about}{summary.containers_omitted:,} more, not shown: the"
-                    f" {len(summary.containers):,} above had the highest memory peaks")
-    overhead = "" if summary.overhead_percent is None else f", {summary.overhead_percent:.2f}% of one core"
-    rows.append(f"  sampler   {summary.self_cpu_seconds:.2f} s of CPU{overhead}")
+        rows.append(("container", f"and {about}{summary.containers_omitted:,} more, not shown: the"
+                                  f" {len(summary.containers):,} above had the highest memory peaks"))
     return rows
 
 
@@ -249,19 +245,38 @@ def _container(container: ContainerSummary) -> str:
     return "  ".join(parts)
 
 
+def block_text(summary: InstanceSummary) -> str:
+    """One run's block: its source and host, the run's rows, when and how many lines, the host's rows, and the
+    sampler's own cost."""
+    cores_text = "" if summary.cores is None else f", {summary.cores} cores"
+    started = "" if summary.start is None else f", run started {utc(summary.start)}"
+    gaps = f"{summary.gaps} gap{'' if summary.gaps == 1 else 's'}"
+    overhead = "" if summary.overhead_percent is None else f", {summary.overhead_percent:.2f}% of one core"
+    rows = [
+        *_run_rows(summary),
+        ("time", f"{utc(summary.last_t - summary.duration)} to {utc(summary.last_t)}  ({duration(summary.duration)})"),
+        ("lines", f"{summary.lines:,}, {gaps} (median interval {summary.median_dt:g} s)"),
+        *_host_rows(summary),
+        ("sampler", f"{summary.self_cpu_seconds:.2f} s of CPU{overhead}"),
+    ]
+    head = f"{printable(summary.name)}  (host {printable(summary.host)}{cores_text}{started})"
+    return "\n".join([head, *(f"  {label.ljust(LABEL)} {text}" for label, text in rows)]) + "\n"
+
+
+def total_text(runs: int, lines: int, begin: float, end: float) -> str:
+    """The `total:` line of several runs.
+
+    >>> total_text(2, 10, 100.0, 160.0)
+    'total: 2 runs, 10 lines, 1970-01-01T00:01:40Z to 1970-01-01T00:02:40Z (1m 00s)\\n'
+    """
+    return f"total: {runs:,} runs, {lines:,} lines, {utc(begin)} to {utc(end)} ({duration(end - begin)})\n"
+
+
 def summary_text(summaries: list[InstanceSummary]) -> str:
-    """The summaries as text: a block per instance, then, for several, a `total:` line; "" for none."""
-    if not summaries:
-        return ""
-    rows: list[str] = []
-    for summary in summaries:
-        rows += [*_block(summary), ""]
+    """The summaries as text: a block per run, then, for several, a `total:` line; "" for none."""
+    text = "\n".join(map(block_text, summaries))
     if len(summaries) > 1:
-        first = min(summary.first_t for summary in summaries)
-        last = max(summary.last_t for summary in summaries)
-        lines = sum(summary.lines for summary in summaries)
-        span = f"{utc(first)} to {utc(last)} ({duration(last - first)})"
-        rows.append(f"total: {len(summaries)} instances, {lines:,} lines, {span}")
-    else:
-        rows.pop()
-    return "\n".join(rows) + "\n"
+        text += "\n" + total_text(len(summaries), sum(summary.lines for summary in summaries),
+                                  min(summary.last_t - summary.duration for summary in summaries),
+                                  max(summary.last_t for summary in summaries))
+    return text

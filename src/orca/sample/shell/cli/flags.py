@@ -27,13 +27,21 @@ class Help(Exception):
 
 SAMPLE_EXAMPLE = """\
 examples:
-  orca sample --out run.jsonl --seconds 1 -- make -j4    sample a command, every second, until it ends
-  orca metrics run.jsonl                                  then look at it"""
+  {orca} sample --out run.jsonl --seconds 1 -- make -j4    sample a command, every second, until it ends
+  {orca} metrics run.jsonl                                  then look at it"""
+"""`{orca}` is `orca` as this person can type it (`Parser.format_help`)."""
 
 
 class Parser(argparse.ArgumentParser):
     """argparse's parser, but a malformed line raises `Malformed` rather than exiting, and an unknown flag is named
     before a missing required one (argparse checks the required ones first)."""
+
+    def format_help(self) -> str:
+        """The help, its examples naming `orca` as this person can run it (the path it was started by, when `orca` is
+        not on PATH)."""
+        from orca.sample.shell.cli.hints import orca_command  # here: only a help asked for names the command
+
+        return super().format_help().replace("{orca}", orca_command())
 
     def parsed(self, args: list[str]) -> argparse.Namespace:
         """The flags of `args`. Raises `Help` once `--help` is printed, `Malformed` with the reason otherwise."""

@@ -1,4 +1,5 @@
-"""`orca metrics LOCATION... [--json] [--plot FILE]`: what a run did, per instance, from its lines (docs/metrics.md)."""
+"""`orca metrics LOCATION... [--json] [--plot FILE]`: what each run did, from its lines (docs/metrics.md). Each run's
+summary is printed as soon as its lines end, so memory does not grow with the number of runs."""
 
 from __future__ import annotations
 
@@ -7,40 +8,34 @@ import contextlib
 import gc
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from orca.sample.readback.shell.parts import fold_source, fold_source_drawn
-from orca.sample.readback.shell.sources import (
-    STREAM_GIVE_UP_BYTES,
-    Source,
-    SourceError,
-    Tally,
-    sources,
-)
-from orca.sample.readback.summary.records import InstanceSummary
-from orca.sample.readback.summary.text import printable, summary_text
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.shell.parts import show_runs
+from orca.sample.readback.shell.shown import Shown
+from orca.sample.readback.shell.sources import STREAM_GIVE_UP_BYTES, Source, SourceError, Tally, sources
+from orca.sample.readback.summary.text import block_text, printable, total_text
 from orca.sample.shell.cli.flags import Help as _Help
 from orca.sample.shell.cli.flags import Malformed as _Malformed
 from orca.sample.shell.cli.flags import Parser as _Parser
+from orca.sample.shell.cli.hints import metrics_command, plot_install
 
-if TYPE_CHECKING:  # the chart's modules are loaded by --plot only
-    from orca.sample.readback.chart.series import Series
-
-USAGE = "orca metrics LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
+USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+DRAWN_RUNS = 6
+"""A chart draws at most this many runs (the first ones): the rest are counted in its notes."""
 EXAMPLE = """\
 examples:
-  orca metrics run.jsonl                    the summary of each run in the file
-  orca metrics run.jsonl --json             the same as JSON, one object per run and host
-  orca metrics metrics/ --plot run.png      every *.jsonl under metrics/, and a chart
-                                            (--plot needs matplotlib: pip install 'orca-sample[plot]')"""
+  {orca} metrics run.jsonl                    the summary of each run in the file
+  {orca} metrics run.jsonl --json             the same as JSON, one object per run
+  {orca} metrics metrics/ --plot run.png      every *.jsonl under metrics/, and a chart"""
+"""`{orca}` is `orca` as this person can type it (`flags.Parser.format_help`)."""
 
 
-def _parser() -> _Parser:
+def _parser(orca: str) -> _Parser:
     parser = _Parser(
-        prog="orca metrics",
-        usage=USAGE,
-        description="What a run did, per instance, from the lines of `orca sample`.",
+        prog=orca,
+        usage=USAGE.format(orca=orca),
+        description="What each run did, from the lines of `orca sample`.",
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
@@ -51,104 +46,130 @@ def _parser() -> _Parser:
         metavar="LOCATION",
         help="a file, a directory (every *.jsonl under it), - (standard input), s3://BUCKET/KEY or s3://BUCKET/PREFIX/",
     )
-    parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per instance")
-    parser.add_argument("--plot", metavar="FILE", help="draw the run over time to FILE (.png, .svg or .pdf)")
+    parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per run")
+    parser.add_argument("--plot", metavar="FILE", help="draw the run over time to FILE (.png, .svg or .pdf; needs "
+                        "matplotlib)")
     return parser
 
 
 def _say(message: str) -> None:
     with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()  # what was printed before comes before the message
+    with contextlib.suppress(OSError, ValueError):
         print(message, file=sys.stderr, flush=True)
 
 
 def metrics_main(args: list[str]) -> int:
-    """`orca metrics ARGS`: the exit status (0; 1 for a location or a file that cannot be read, or no sample line; 2
-    for a malformed command line)."""
+    """`orca metrics ARGS`: the exit status (0; 1 for a location, a directory or a file that cannot be read, or no
+    sample line; 2 for a malformed command line)."""
+    orca = metrics_command()
     try:
-        options = _parser().parsed(args)
+        options = _parser(orca).parsed(args)
         if options.plot is not None and not options.plot.lower().endswith(PLOT_SUFFIXES):
             raise _Malformed(f"--plot: the file must end with .png, .svg or .pdf: {options.plot!r}")
     except _Help:  # argparse's help action has printed it
         return 0
     except _Malformed as malformed:
-        _say(f"orca metrics: {' '.join(str(malformed).split())}\nusage: {USAGE}")
+        _say(f"orca metrics: {' '.join(str(malformed).split())}\nusage: {USAGE.format(orca=orca)}")
         return 2
     if options.plot is not None:
-        from orca.sample.readback.shell.plot import PLOT_EXTRA, plotting_available
+        from orca.sample.readback.shell.plot import plotting_available
 
         if not plotting_available():
-            _say(f"orca metrics: --plot needs matplotlib: pip install 'orca-sample[{PLOT_EXTRA}]'")
+            _say(f"orca metrics: --plot needs matplotlib: {plot_install()}")
             return 1
-    try:
-        found = [source for location in options.locations for source in sources(location)]
-    except SourceError as error:
-        _say(f"orca metrics: {printable(str(error))}")
-        return 1
-    read, unread = _read_all(found, with_series=options.plot is not None)
-    summaries = [summary for _, (per_host, _, _) in read for summary in per_host]
-    if not summaries:
-        return 1
-    _print(_json(summaries) if options.json else summary_text(summaries))
-    if options.plot is not None:
-        from orca.sample.readback.shell.plot import draw
+    found: list[Source] = []
+    unreadable: list[str] = []
 
+    def cannot_read(message: str) -> None:
+        _say(f"orca metrics: {printable(message)}")
+        unreadable.append(message)
+
+    for location in options.locations:
         try:
-            draw([series for _, (_, _, per_host) in read for series in per_host if series.t], options.plot)
-        except OSError as error:
-            _say(f"orca metrics: {printable(options.plot)}: {error.strerror or error}")
+            found += sources(location, cannot_read)
+        except SourceError as error:
+            _say(f"orca metrics: {printable(str(error))}")
             return 1
-        _say(f"orca metrics: drew {printable(options.plot)}")
+    shown = _shown(options.json)
+    unread = len(unreadable) + _show_all(found, shown, DRAWN_RUNS if options.plot is not None else 0)
+    if not shown.totals.runs:
+        _flush()
+        return 1
+    if shown.totals.runs > 1 and not options.json:
+        totals = shown.totals
+        _print("\n" + total_text(totals.runs, totals.lines, totals.begin, totals.end))
+    _flush()
+    if options.plot is not None:
+        status = _draw([series for _, series in sorted(shown.series, key=lambda each: each[0])], options.plot,
+                       shown.totals.runs)
+        if status:
+            return status
     return 1 if unread else 0
 
 
-def _read_all(found: list[Source], with_series: bool) -> tuple[list[tuple[Source, Read]], int]:
-    """Each source read, and what was passed over in it said; a source that cannot be read is said and the others
-    are still read. Also how many could not be read."""
-    read: list[tuple[Source, Read]] = []
+def _shown(as_json: bool) -> Shown:
+    if as_json:
+        from orca.sample.readback.summary.as_json import json_line  # here: a summary printed as text does without it
+
+        return Shown(json_line, "", _print)
+    return Shown(block_text, "\n", _print)
+
+
+def _show_all(found: list[Source], shown: Shown, drawn: int) -> int:
+    """Each source's runs shown, and what was passed over in it said; a source that cannot be read is said and the
+    others are still read. How many could not be read."""
     unread = 0
     for source in found:
+        before = shown.totals.runs
         try:
-            per_host, tally, series = _read(source, with_series)
+            tally = _read(source, shown, max(0, drawn - len(shown.series)))
         except SourceError as error:
             _say(f"orca metrics: {printable(str(error))}")
             unread += 1
             continue
-        read.append((source, (per_host, tally, series)))
-        name = printable(source.name)
-        if tally.skipped:
-            reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
-            _say(f"orca metrics: {name}: {tally.skipped} line(s) skipped ({reasons})")
-        if tally.given_up:
-            _say(f"orca metrics: {name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
-        if not per_host:
-            _say(f"orca metrics: {name}: no sample lines")
-    return read, unread
+        _tell(source, tally, shown.totals.runs > before)
+    return unread
 
 
-Read = tuple[list[InstanceSummary], Tally, list["Series"]]
-"""A source's summaries, what was passed over in it, and the series to draw (one summary per host, one series per
-run)."""
+def _tell(source: Source, tally: Tally, any_run: bool) -> None:
+    name = printable(source.name)
+    if tally.skipped:
+        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
+        _say(f"orca metrics: {name}: {tally.skipped} line(s) skipped ({reasons})")
+    if tally.given_up:
+        _say(f"orca metrics: {name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
+    if not any_run:
+        _say(f"orca metrics: {name}: no sample lines")
 
 
-def _read(source: Source, with_series: bool) -> Read:
-    """One pass over a source: its summaries and the series to draw when asked, and what was passed over. A large
-    file is read by several processes at once."""
-    drawn: list[Series] = []
+def _read(source: Source, shown: Shown, drawn: int) -> Tally:
+    """One pass over a source, each run shown as it closes (the first `drawn` with their series). A large file is
+    read by several processes at once."""
+    meanwhile = None
+    if drawn:
+        from orca.sample.readback.shell.plot import load_plotting
+
+        meanwhile = load_plotting
     try:
         with _no_collector():
-            if with_series:
-                from orca.sample.readback.shell.plot import load_plotting
-
-                folds, tally, runs = fold_source_drawn(source, meanwhile=load_plotting)
-                drawn = runs.series(source.name)
-            else:
-                folds, tally = fold_source(source)
-            summaries = folds.summaries(source.name)
+            return show_runs(source, shown, drawn, meanwhile=meanwhile)
     except OSError as error:
         raise SourceError(f"{source.name}: {error.strerror or error}") from None
     except Exception as error:  # an S3 read that broke off, a decoding error of the transport
         raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
-    return summaries, tally, drawn
+
+
+def _draw(series: list[Series], path: str, runs: int) -> int:
+    from orca.sample.readback.shell.plot import draw
+
+    try:
+        draw(series, path, runs)
+    except OSError as error:
+        _say(f"orca metrics: {printable(path)}: {error.strerror or error}")
+        return 1
+    _say(f"orca metrics: drew {printable(path)}")
+    return 0
 
 
 @contextlib.contextmanager
@@ -168,10 +189,8 @@ def _no_collector() -> Iterator[None]:
 def _print(text: str) -> None:
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.write(text)
+
+
+def _flush() -> None:
+    with contextlib.suppress(OSError, ValueError):
         sys.stdout.flush()
-
-
-def _json(summaries: list[InstanceSummary]) -> str:
-    from orca.sample.readback.summary.as_json import summary_json  # here: a summary printed as text does without it
-
-    return summary_json(summaries)

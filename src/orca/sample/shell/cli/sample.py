@@ -106,8 +106,10 @@ def tell_where(out: str, written: int) -> None:
         return
     import shlex
 
+    from orca.sample.shell.cli.hints import metrics_command
+
     lines = "1 line" if written == 1 else f"{written} lines"
-    say(f"{lines} in {out}; to look at them: orca metrics {shlex.quote(out)}")
+    say(f"{lines} in {out}; to look at them: {metrics_command()} {shlex.quote(out)}")
 
 
 def sample_main(argv: list[str], *, ends_process: bool = False) -> int:

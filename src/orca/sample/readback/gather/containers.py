@@ -1,45 +1,32 @@
-"""The running figures of one section of a summary: disk io or network traffic, and the containers'."""
+"""The host's `containers`, gathered (`section.py`): each container's memory peak, OOM kills, limit, processes and
+throttling, by name, in bounded memory; each point's highest memory of each container (a keyed series)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from orca.sample.line_format import Sample
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.exact import ExactSum, rise
-from orca.sample.readback.summary.records import ContainerSummary
+from orca.sample.readback.gather.section import PEAK, Bounds, Column
 
 MAX_CONTAINERS = 1000
 """The containers a summary shows at most: those with the highest memory peak."""
 
 
-class Traffic:
-    """Disk io or network so far: bytes moved (rate × `dt`) each way, and the highest rates."""
-
-    __slots__ = ("first", "first_peak", "second", "second_peak")
-
-    def __init__(self) -> None:
-        self.first, self.second = ExactSum(), ExactSum()
-        self.first_peak = self.second_peak = 0.0
-
-    def add(self, first: float, second: float, first_peak: float, second_peak: float) -> None:
-        self.first.add(first)
-        self.second.add(second)
-        self.first_peak, self.second_peak = first_peak, second_peak
-
-    def merge(self, later: Traffic) -> None:
-        self.first.merge(later.first)
-        self.second.merge(later.second)
-        self.first_peak = max(self.first_peak, later.first_peak)
-        self.second_peak = max(self.second_peak, later.second_peak)
-
-    def figures(self) -> tuple[int, int, int, int]:
-        """Bytes moved each way, then the highest rate each way."""
-        return round(self.first.value()), round(self.second.value()), int(self.first_peak), int(self.second_peak)
-
-
-def merged_traffic(earlier: Traffic | None, later: Traffic | None) -> Traffic | None:
-    if earlier is None or later is None:
-        return later if earlier is None else earlier
-    earlier.merge(later)
-    return earlier
+@dataclass(frozen=True, slots=True)
+class ContainerSummary:
+    name: str
+    mem_peak: int
+    oom_kills: int
+    """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
+    mem_max: int | None = None
+    """The newest memory limit seen (`mem_max`); None when no line had one."""
+    pids_peak: int | None = None
+    throttled_mean: float | None = None
+    """The mean of `throttled` over the lines that have it."""
 
 
 class ContainerFold:
@@ -98,27 +85,56 @@ class ContainerFold:
                                 None if self.pids_peak < 0 else self.pids_peak, throttled)
 
 
-class ContainerFolds:
+class ContainersSection:
     """Each container's figures, by name, in bounded memory: past twice `MAX_CONTAINERS` names the folds of all but
     the `MAX_CONTAINERS` with the highest memory peak are let go (only their names are counted, in `let_go`), so
     400,000 containers of one line each cost what 2,000 do. A container let go whose name comes back counts from
     there. Up to that many names, nothing is let go and the figures are exact."""
 
+    key = "containers"
+    columns = (Column("mem", PEAK),)
+    """Each point's highest `mem` of each container, by name."""
+    keyed = True
     __slots__ = ("folds", "let_go")
 
     def __init__(self) -> None:
         self.folds: dict[str, ContainerFold] = {}
-        """Read and written by the fold's loop over a batch's lines."""
         self.let_go = DistinctCount()
 
-    def settle(self) -> None:
-        """A batch's values taken in, then the containers bounded."""
-        for fold in self.folds.values():
+    def add(self, lines: Sequence[Sample]) -> None:
+        folds = self.folds
+        for line in lines:
+            for entry in line.containers or ():
+                kept = folds.get(entry.name)
+                if kept is None:
+                    kept = folds[entry.name] = ContainerFold()
+                if entry.mem > kept.mem_peak:
+                    kept.mem_peak = entry.mem
+                if entry.oom_kill is not None:
+                    kept.oom_kills.append(entry.oom_kill)
+                if entry.throttled is not None:
+                    kept.throttled.append(entry.throttled)
+                if entry.mem_max is not None:
+                    kept.mem_max = entry.mem_max
+                if entry.pids is not None and entry.pids > kept.pids_peak:
+                    kept.pids_peak = entry.pids
+        for fold in folds.values():
             fold.settle()
         self._bound(2 * MAX_CONTAINERS)
 
-    def merge(self, later: ContainerFolds) -> None:
-        """`later`'s figures (of the lines after these) taken in."""
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's highest `mem` of each container."""
+        rows = []
+        for begin, end in bounds:
+            highest: dict[str, float] = {}
+            for line in lines[begin:end]:
+                for entry in line.containers or ():
+                    if entry.mem > highest.get(entry.name, -1):
+                        highest[entry.name] = entry.mem
+            rows.append(highest)
+        return rows
+
+    def merge(self, later: ContainersSection) -> None:
         for name, theirs in later.folds.items():
             mine = self.folds.get(name)
             if mine is None:
@@ -128,14 +144,14 @@ class ContainerFolds:
         self.let_go.merge(later.let_go)
         self._bound(2 * MAX_CONTAINERS)
 
-    def summaries(self) -> tuple[tuple[ContainerSummary, ...], int, bool]:
+    def summary(self) -> dict[str, Any]:
         """The containers with the highest memory peak, at most `MAX_CONTAINERS`, by name; how many others there
         were, and whether that count is exact (rather than an estimate off by about 1 %)."""
         shown = self._largest(MAX_CONTAINERS)
         others = self.let_go.copy()
         others.add_all(self.folds)
-        return (tuple(self.folds[name].summary(name) for name in sorted(shown)), others.count() - len(shown),
-                others.exact)
+        return {"containers": tuple(self.folds[name].summary(name) for name in sorted(shown)),
+                "containers_omitted": others.count() - len(shown), "containers_omitted_estimated": not others.exact}
 
     def _largest(self, count: int) -> list[str]:
         if len(self.folds) <= count:

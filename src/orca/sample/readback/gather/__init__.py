@@ -1,0 +1,3 @@
+"""The one gather: each run's lines read once, into everything `orca metrics` shows of it (`fold.py`): its times
+(`times.py`), one fold per section of the line (`section.py` says what one is; `host.py`, `traffic.py`,
+`pressure.py`, `containers.py`, `sampler.py`, `processes.py`, `limits.py`), and the chart's points (`points.py`)."""

@@ -1,0 +1,126 @@
+"""The one gather: one run's lines folded into everything `orca metrics` shows of it (docs/metrics.md): the summary
+(text and `--json`) and, when the run is drawn, the chart's points, each section of each line read by one fold.
+
+A run's fold holds its times (`times.py`), one fold per section of the line (`SECTIONS`, each in a module of its
+own: `section.py` says what one is), and the chart's points (`points.py`). Memory does not grow with the number of
+lines, and a fold of some lines merged with the fold of the lines after them is the fold of all of them, to the last
+bit (`RunFold.merge`), so a file can be read in parts. A new line field's figures are one more section in
+`SECTIONS`; the text, `--json` and the chart read the records and series the fold gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+from orca.sample.line_format import Sample
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.gather.containers import ContainersSection
+from orca.sample.readback.gather.host import CpuSection, DiskSection, MemorySection
+from orca.sample.readback.gather.limits import CgroupSection
+from orca.sample.readback.gather.points import MAX_POINTS, Points
+from orca.sample.readback.gather.pressure import PressureSection
+from orca.sample.readback.gather.processes import RunSection
+from orca.sample.readback.gather.sampler import SamplerSection
+from orca.sample.readback.gather.section import Section
+from orca.sample.readback.gather.times import Times
+from orca.sample.readback.gather.traffic import IoSection, NetSection
+from orca.sample.readback.summary.records import InstanceSummary
+
+SECTIONS: tuple[Callable[[], Section], ...] = (
+    CpuSection, MemorySection, DiskSection, IoSection, NetSection, PressureSection, ContainersSection, SamplerSection,
+    RunSection, CgroupSection,
+)
+"""Every section of the line the read side shows, each gathered by its own fold."""
+MIN_OVERHEAD_SECONDS = 1.0
+"""The sampler's overhead is given as a share of one core only over lines covering at least this long: over a
+fraction of a second its start-up alone would read as a large share."""
+
+
+class RunFold:
+    """Everything shown of one run, folded from its lines in the order written: see the module's docstring."""
+
+    __slots__ = ("_max_points", "cores", "host", "points", "sections", "start", "times")
+
+    def __init__(self, drawn: bool = False, max_points: int = MAX_POINTS,
+                 sections: Sequence[Callable[[], Section]] = SECTIONS) -> None:
+        self.host = ""
+        self.start: float | None = None
+        """The lines' `start`: which run they are of (None for an older sampler's)."""
+        self.cores: int | None = None
+        """The newest `cores`."""
+        self.times = Times()
+        self.sections = [make() for make in sections]
+        self.points: Points | None = None
+        """The chart's points; None when the run is not drawn."""
+        self._max_points = max_points
+        if drawn:
+            self.draw()
+
+    def draw(self) -> None:
+        """From here on, the lines are folded for the chart too."""
+        columns = [column for section in self.sections if not section.keyed for column in section.columns]
+        self.points = Points(columns, sum(section.keyed for section in self.sections), self._max_points)
+
+    def add(self, lines: Sequence[Sample]) -> None:
+        """The run's next lines, in the order written: each section reads them once."""
+        if not lines:
+            return
+        self.times.add(lines)
+        self.host, self.start = lines[-1].host, lines[-1].start
+        self.cores = next((line.cores for line in reversed(lines) if line.cores is not None), self.cores)
+        for section in self.sections:
+            section.add(lines)
+        points = self.points
+        if points is not None:
+            times = [line.t for line in lines]
+            bounds = points.cut(times)
+            points.take(times, bounds, [section.rows(lines, bounds) for section in self.sections if not section.keyed],
+                        [section.rows(lines, bounds) for section in self.sections if section.keyed])
+
+    def merge(self, later: RunFold) -> None:
+        """Take in the fold of the lines that came after these, folded on their own: this fold becomes the fold of
+        both parts' lines in one pass; `later` is not used again."""
+        if not later.times.lines:
+            return
+        self.times.merge(later.times)
+        self.host, self.start = later.host, later.start
+        self.cores = later.cores if later.cores is not None else self.cores
+        for mine, theirs in zip(self.sections, later.sections, strict=True):
+            mine.merge(theirs)
+        if self.points is not None and later.points is not None:
+            self.points.merge(later.points)
+
+    def section(self, key: str) -> Section:
+        return next(section for section in self.sections if section.key == key)
+
+    def figures(self) -> dict[str, Any]:
+        """Every section's fields of the summary, by name."""
+        return {field: value for section in self.sections for field, value in section.summary().items()}
+
+    def summary(self, name: str) -> InstanceSummary | None:
+        """The summary of the lines folded so far, under `name` (the source's); None when there were none."""
+        times = self.times
+        if not times.lines:
+            return None
+        figures = self.figures()
+        covered = times.covered
+        overhead = 100.0 * figures["self_cpu_seconds"] / covered if covered >= MIN_OVERHEAD_SECONDS else None
+        # Each section's fields are the summary's of the same names (`Section.key`): a test holds them to it.
+        return InstanceSummary(
+            name=name, host=self.host, start=self.start, cores=self.cores, first_t=times.first_t,
+            last_t=times.last_t, duration=times.span, lines=times.lines, gaps=times.gaps, median_dt=times.median_dt,
+            overhead_percent=overhead, **figures)
+
+    def series(self, name: str) -> Series | None:
+        """The run's values over time, to draw, under `name`; None when it is not drawn."""
+        if self.points is None:
+            return None
+        drawn = self.points.drawn()
+        run = cast("RunSection", self.section("run"))
+        keyed = [section.key for section in self.sections if section.keyed]
+        return Series(
+            name=name, t=drawn.t, values=drawn.values, keyed=dict(zip(keyed, drawn.keyed, strict=True)),
+            omitted=dict(zip(keyed, drawn.omitted, strict=True)), lines_per_point=drawn.lines_per_point,
+            host=self.host, start=self.start, first=drawn.first, last=drawn.last, lines=drawn.lines,
+            command=run.command, argc=run.argc, exit=run.exit, cores=self.cores, span=self.times.span)

@@ -1,0 +1,136 @@
+"""The sampler's own cgroup against its limits, gathered (`section.py`) from the lines' `cgroup` (docs/behaviour.md
+§3.11, §11.1): the most memory of the newest limit, the CPUs used of the newest quota and the share of periods
+throttled, the OOM kills, the most processes of the newest limit; each point's newest limits, for the run's panels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from orca.sample.line_format import CgroupSample, Sample
+from orca.sample.readback.exact import ExactSum, rise
+from orca.sample.readback.gather.section import NEWEST, Bounds, Column, present
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupSummary:
+    """The run against its cgroup's limits."""
+
+    mem_peak: int | None
+    """The most `mem` of any line; None when no line could read it."""
+    mem_max: int | None
+    """The newest memory limit (`mem_max`); None when no line had one."""
+    cpu_cores: float | None
+    """The CPUs used on average over the lines with a CPU limit (`cpu` × `cpu_max`, weighted by `dt`)."""
+    cpu_max: float | None
+    """The newest CPU limit in CPUs."""
+    throttled: float | None
+    """The percent of periods throttled on average over the lines that have it, weighted by `dt`."""
+    oom_kills: int
+    """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
+    pids_peak: int | None
+    pids_max: int | None
+
+
+def _limits(section: CgroupSample | None) -> tuple[int | None, float | None]:
+    if section is None:
+        return None, None
+    return section.mem_max, None if section.cpu_max is None else 100 * section.cpu_max
+
+
+class CgroupSection:
+    key = "cgroup"
+    columns = (Column("mem_limit", NEWEST), Column("cpu_limit", NEWEST))
+    """`cpu_limit` is the quota in percent of one core (100 × `cpu_max`), the unit of the run's CPU."""
+    keyed = False
+    __slots__ = ("cpu_dt", "cpu_max", "cpu_used", "first_oom", "last_oom", "mem_max", "mem_peak", "oom_rise",
+                 "pids_max", "pids_peak", "throttled_dt", "throttled_sum")
+
+    def __init__(self) -> None:
+        self.mem_peak: int | None = None
+        self.mem_max: int | None = None
+        self.cpu_max: float | None = None
+        self.cpu_used, self.cpu_dt = ExactSum(), ExactSum()
+        """Σ `cpu` × `cpu_max` × `dt`, and Σ `dt`, over the lines with both."""
+        self.throttled_sum, self.throttled_dt = ExactSum(), ExactSum()
+        self.first_oom: int | None = None
+        self.last_oom: int | None = None
+        self.oom_rise = 0
+        self.pids_peak: int | None = None
+        self.pids_max: int | None = None
+
+    def add(self, lines: Sequence[Sample]) -> None:
+        sections = [line.cgroup for line in lines]
+        if sections.count(None) < len(sections):
+            self._add(present(sections), [line.dt for line in lines if line.cgroup is not None])
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's newest line's limits: memory in bytes, CPU in percent of one core (the run's CPU's unit)."""
+        return [_limits(lines[end - 1].cgroup) for _, end in bounds]
+
+    def _add(self, sections: list[CgroupSample], dts: list[float]) -> None:
+        mem_peak, mem_max, cpu_max, pids_peak, pids_max = (self.mem_peak, self.mem_max, self.cpu_max, self.pids_peak,
+                                                           self.pids_max)
+        cpu_used = cpu_dt = throttled_sum = throttled_dt = 0.0
+        ooms: list[int] = []
+        for section, dt in zip(sections, dts, strict=True):
+            if section.mem is not None and (mem_peak is None or section.mem > mem_peak):
+                mem_peak = section.mem
+            if section.mem_max is not None:
+                mem_max = section.mem_max
+            limit = section.cpu_max
+            if limit is not None:
+                cpu_max = limit
+                if section.cpu is not None:
+                    cpu_used += section.cpu * limit * dt
+                    cpu_dt += dt
+            if section.throttled is not None:
+                throttled_sum += section.throttled * dt
+                throttled_dt += dt
+            if section.oom_kill is not None:
+                ooms.append(section.oom_kill)
+            if section.pids is not None and (pids_peak is None or section.pids > pids_peak):
+                pids_peak = section.pids
+            if section.pids_max is not None:
+                pids_max = section.pids_max
+        self.mem_peak, self.mem_max, self.cpu_max, self.pids_peak, self.pids_max = (mem_peak, mem_max, cpu_max,
+                                                                                   pids_peak, pids_max)
+        for total, term in ((self.cpu_used, cpu_used), (self.cpu_dt, cpu_dt), (self.throttled_sum, throttled_sum),
+                            (self.throttled_dt, throttled_dt)):
+            total.add(term)
+        if ooms:
+            self._ooms(ooms)
+
+    def _ooms(self, counts: list[int]) -> None:
+        if self.last_oom is None:
+            self.first_oom = counts[0]
+        self.oom_rise += rise(counts[0] if self.last_oom is None else self.last_oom, counts)
+        self.last_oom = counts[-1]
+
+    def merge(self, later: CgroupSection) -> None:
+        if later.mem_peak is not None:
+            self.mem_peak = later.mem_peak if self.mem_peak is None else max(self.mem_peak, later.mem_peak)
+        if later.pids_peak is not None:
+            self.pids_peak = later.pids_peak if self.pids_peak is None else max(self.pids_peak, later.pids_peak)
+        self.mem_max = later.mem_max if later.mem_max is not None else self.mem_max
+        self.cpu_max = later.cpu_max if later.cpu_max is not None else self.cpu_max
+        self.pids_max = later.pids_max if later.pids_max is not None else self.pids_max
+        for total, theirs in ((self.cpu_used, later.cpu_used), (self.cpu_dt, later.cpu_dt),
+                              (self.throttled_sum, later.throttled_sum), (self.throttled_dt, later.throttled_dt)):
+            total.merge(theirs)
+        if later.first_oom is not None:
+            self._ooms([later.first_oom])  # the step from this part's last count to the next part's first
+            self.oom_rise += later.oom_rise
+            self.last_oom = later.last_oom
+
+    def summary(self) -> dict[str, Any]:
+        if self.mem_max is None and self.cpu_max is None:
+            return {"cgroup": None}
+        covered = self.cpu_dt.value()
+        throttled = self.throttled_dt.value()
+        return {"cgroup": CgroupSummary(
+            mem_peak=self.mem_peak, mem_max=self.mem_max,
+            cpu_cores=self.cpu_used.value() / (100 * covered) if covered > 0 else None, cpu_max=self.cpu_max,
+            throttled=min(100.0, self.throttled_sum.value() / throttled) if throttled > 0 else None,
+            oom_kills=self.oom_rise, pids_peak=self.pids_peak, pids_max=self.pids_max)}

@@ -1,0 +1,149 @@
+"""The run's own processes, gathered (`section.py`) from every line's `run` (docs/behaviour.md §3.12, §11.1): their
+CPU in percent of one core (`run.cpu` × `cores`: 100 is one core busy, as `top`, psrecord and duct count it), the
+most of them at once, the command from the first line of a `-- COMMAND` and how it ended from the last; each point's
+mean CPU."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from orca.sample.line_format import CommandExit, Sample
+from orca.sample.readback.exact import ExactSum
+from orca.sample.readback.gather.section import MEAN, Bounds, Column
+
+PEAK_DT = 0.1
+"""Seconds a line must cover for its `run.cpu` to count towards the peak: the kernel counts a process's time in clock
+ticks (10 ms on most Linux), so a shorter line (such as the one written as COMMAND ends just after another) holds a
+handful of them and can read far over what ran. Its share still counts in the mean, weighted by its `dt`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExitSummary:
+    """How `-- COMMAND` ended, from its last line's `run.exit`: `code` or `signal`; `error` when it could not be
+    started; `wall`, `user`, `system` and `max_rss` as `wait4` reported them for it and what it waited for."""
+
+    code: int | None
+    signal: int | None
+    error: str | None
+    wall: float | None
+    user: float | None
+    system: float | None
+    max_rss: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """The run's own processes (`--pid`, `--match`, `-- COMMAND`), from the lines' `run` sections."""
+
+    command: tuple[str, ...] | None
+    """COMMAND's arguments as the first line holds them (bounded); None without a `-- COMMAND` first line."""
+    argc: int | None
+    """How many arguments COMMAND had, when `command` holds fewer."""
+    exit: ExitSummary | None
+    """None when no line says how it ended (not a `-- COMMAND`, or its last line not written yet)."""
+    cpu_mean_core_percent: float | None
+    """Percent of one core (100 is one core busy), over the time the lines with a `run.cpu` and `cores` cover (each
+    weighted by its `dt`); None when they cover none."""
+    cpu_peak_core_percent: float | None
+    """The highest of a line covering at least `PEAK_DT` (of any line, when none does)."""
+    procs_peak: int | None
+    """The most processes the run had at a reading."""
+
+
+class RunSection:
+    key = "run"
+    columns = (Column("run_cpu", MEAN, tenths=True),)
+    keyed = False
+    __slots__ = ("argc", "command", "covered", "exit", "peak", "procs_peak", "seen", "short_peak", "used")
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.command: tuple[str, ...] | None = None
+        self.argc: int | None = None
+        self.exit: CommandExit | None = None
+        self.used, self.covered = ExactSum(), ExactSum()
+        """Σ `cpu` × `cores` × `dt` and Σ `dt` over the lines with both."""
+        self.peak = self.short_peak = -1.0
+        """The highest `cpu` × `cores` of a line covering at least `PEAK_DT`, and of the lines that cover less."""
+        self.procs_peak = -1
+
+    def add(self, lines: Sequence[Sample]) -> None:
+        command, argc, ended, procs_peak = self.command, self.argc, self.exit, self.procs_peak
+        peak, short_peak = self.peak, self.short_peak
+        used = covered = 0.0
+        seen = False
+        for line in lines:
+            run = line.run
+            if run is None:
+                continue
+            seen = True
+            if run.command is not None and command is None:
+                command, argc = run.command, run.argc
+            if run.exit is not None:
+                ended = run.exit
+            if run.procs is not None and run.procs > procs_peak:
+                procs_peak = run.procs
+            if run.cpu is None or line.cores is None:
+                continue
+            share, dt = run.cpu * line.cores, line.dt
+            used += share * dt
+            covered += dt
+            if dt >= PEAK_DT:
+                if share > peak:
+                    peak = share
+            elif share > short_peak:
+                short_peak = share
+        if seen:
+            self.seen, self.command, self.argc, self.exit, self.procs_peak = True, command, argc, ended, procs_peak
+            self.peak, self.short_peak = peak, short_peak
+            self.used.add(used)
+            self.covered.add(covered)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's CPU in percent of one core, where the lines say it."""
+        rows = []
+        for begin, end in bounds:
+            total = 0.0
+            count = 0
+            for line in lines[begin:end]:
+                run = line.run
+                if run is not None and run.cpu is not None and line.cores is not None:
+                    total += run.cpu * line.cores
+                    count += 1
+            rows.append((total, count))
+        return rows
+
+    def merge(self, later: RunSection) -> None:
+        if not later.seen:
+            return
+        self.seen = True
+        if self.command is None:
+            self.command, self.argc = later.command, later.argc
+        if later.exit is not None:
+            self.exit = later.exit
+        self.used.merge(later.used)
+        self.covered.merge(later.covered)
+        self.peak = max(self.peak, later.peak)
+        self.short_peak = max(self.short_peak, later.short_peak)
+        self.procs_peak = max(self.procs_peak, later.procs_peak)
+
+    def summary(self) -> dict[str, Any]:
+        if not self.seen:
+            return {"run": None}
+        ended = self.exit
+        covered = self.covered.value()
+        highest = max(self.peak, self.short_peak)
+        # Each term was rounded as it was made: a mean is taken back to the highest of its terms.
+        mean = min(highest, self.used.value() / covered) if covered > 0 else None
+        peak = self.peak if self.peak >= 0 else self.short_peak
+        return {"run": RunSummary(
+            command=self.command,
+            argc=self.argc,
+            exit=None if ended is None else ExitSummary(ended.code, ended.signal, ended.error, ended.wall,
+                                                        ended.user, ended.system, ended.max_rss),
+            cpu_mean_core_percent=mean,
+            cpu_peak_core_percent=peak if peak >= 0 else None,
+            procs_peak=self.procs_peak if self.procs_peak >= 0 else None,
+        )}

@@ -1,0 +1,201 @@
+"""A source's lines into runs (docs/behaviour.md §11.1): the lines of one host and one `start` (one sampler's) are
+one run, folded on their own (`gather/fold.py`). A file or a log can hold several hosts' lines (a pod's log collected
+with others, files joined with `cat`) and many runs (a sampler started again with the same `--out`, one started by
+cron every minute); lines of an older sampler, which have no `start`, are one run per host.
+
+Memory does not grow with the number of runs: at most `OPEN_RUNS` are held open, and when one more begins, the run
+written least recently is closed and handed out to be shown, so 100,000 runs cost what 64 do. A run whose lines come
+back after it was closed is shown again, from there. Only the first `drawn` runs are folded for the chart.
+
+A part of a file read on its own (`readback/shell/parts.py`) knows a run began in it when it holds the run's first
+line (`opens_run`), and shows it when it closes; a run it closed that may have begun before is handed back rather
+than shown, and taken into the open run it goes on from (`Runs.take_part`). (A later line of a run whose `t` is its
+`start` plus its `dt` to the millisecond, a clock stepped back to just that, would be taken for its first: its run is
+then two blocks when the file is read in parts.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from orca.sample.line_format import Sample
+from orca.sample.readback.gather.fold import RunFold
+from orca.sample.readback.gather.points import MAX_POINTS
+from orca.sample.readback.summary.records import InstanceSummary
+
+OPEN_RUNS = 64
+"""Runs held open at once: lines interleaved from more runs than this at a time are rare (a log of many hosts)."""
+FIRST_LINE_SECONDS = 0.002
+"""A run's first line has `t` = `start` + `dt` (each written to the millisecond, so within this of it)."""
+
+RunKey = tuple[str, float | None]
+"""A run: its host and its sampler's `start` (None for the lines of a sampler older than `start`)."""
+
+
+def run_key(line: Sample) -> RunKey:
+    return line.host, line.start
+
+
+def opens_run(line: Sample) -> bool:
+    """Whether `line` is the first its sampler wrote: then no line of its run comes before it.
+
+    >>> opens_run(Sample(v=1, t=100.2, dt=0.2, host="h", start=100.0))
+    True
+    >>> opens_run(Sample(v=1, t=105.2, dt=5.0, host="h", start=100.0)), opens_run(Sample(v=1, t=0.2, dt=0.2, host="h"))
+    (False, False)
+    """
+    return line.start is not None and abs(line.t - line.dt - line.start) <= FIRST_LINE_SECONDS
+
+
+@dataclass(slots=True)
+class Run:
+    """A run being folded, and what its lines are to the source's."""
+
+    key: RunKey
+    fold: RunFold
+    order: int
+    """Its place among the runs, in the order their first lines came."""
+    new: bool
+    """Whether it began in these lines (they hold its sampler's first line, or are the source's from its start):
+    then no fold of earlier lines holds any of it."""
+    drawn: int | None
+    """Its place among the source's runs drawn; None when it is not drawn. In a part of the source read on its own,
+    its `order` when it is folded for the chart (it may be drawn: see `Runs.take_part`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A later part's runs taken in (`Runs.take_part`)."""
+
+    handed: list[Run]
+    """The runs it handed back, each closed after taking in what it goes on from, in the order it closed them."""
+    places: dict[int, int]
+    """Of the runs it closed and showed (by their `order` in it), those drawn: their places among the source's."""
+    closed: list[Run]
+    """The runs closed by its open runs joining these, the least recently written first."""
+
+
+class Runs:
+    """The runs of a source, or of a part of it, in the order their lines come: see the module's docstring."""
+
+    __slots__ = ("_max_points", "_next", "drawn", "from_start", "open", "was_drawn")
+
+    def __init__(self, drawn: int = 0, from_start: bool = True, max_points: int = MAX_POINTS) -> None:
+        self.open: dict[RunKey, Run] = {}
+        """The runs open, the least recently written first."""
+        self.drawn = drawn
+        """How many runs are drawn: the first ones to begin, in the order their first lines came."""
+        self.was_drawn = 0
+        """How many of them have begun."""
+        self.from_start = from_start
+        """Whether the lines are the source's from its start: then every run begins in them."""
+        self._max_points = max_points
+        self._next = 0
+
+    def add(self, batch: Sequence[Sample]) -> list[Run]:
+        """The next lines, in the order written; the runs that closes, the least recently written first."""
+        if not batch:
+            return []
+        first = batch[0]
+        hosts, starts = [line.host for line in batch], [line.start for line in batch]
+        one = hosts.count(first.host) == len(batch) and starts.count(first.start) == len(batch)
+        groups: Mapping[RunKey, Sequence[Sample]]
+        if one:
+            groups = {run_key(first): batch}
+        else:
+            from toolz import groupby  # here: toolz's import is a tenth of the start-up, and most files are one run
+
+            groups = groupby(run_key, batch)
+        for key, lines in groups.items():
+            run = self.open.pop(key, None)
+            if run is None:
+                run = self._begun(key, self.from_start or opens_run(lines[0]))
+            run.fold.add(lines)
+            self.open[key] = run
+        return self._over()
+
+    def _begun(self, key: RunKey, new: bool) -> Run:
+        """A run whose first lines come now: drawn when among the first `drawn` to begin. In a part of the source,
+        the first `drawn` to begin in it are folded for the chart, and each that may have begun before it."""
+        fold = RunFold(drawn=False, max_points=self._max_points)
+        run = Run(key, fold, self._next, new, None)
+        self._next += 1
+        if (not new and self.drawn) or (new and self.was_drawn < self.drawn):
+            run.drawn = self.was_drawn if self.from_start else run.order
+            self.was_drawn += new
+            fold.draw()
+        return run
+
+    def _over(self) -> list[Run]:
+        closed = []
+        while len(self.open) > OPEN_RUNS:
+            closed.append(self.open.pop(next(iter(self.open))))
+        return closed
+
+    def close(self) -> list[Run]:
+        """Every run still open, in the order their first lines came."""
+        runs = sorted(self.open.values(), key=lambda run: run.order)
+        self.open = {}
+        return runs
+
+    def take_part(self, handed: Sequence[Run], shown: Sequence[int], still: Sequence[Run]) -> Taken:
+        """The runs of a later part of the source, read on its own, taken in: `handed`, those it closed that may
+        have begun before it (in the order it closed them); `shown`, the `order` of each run it closed and showed
+        itself with its chart folded; `still`, those open at its end (in the order their first lines came).
+
+        A run goes on from the open run of its host and start here, unless it began in the part (its sampler's first
+        line, or a second run of that key in the part): then it is a run of its own, drawn when among the first
+        `drawn` of the source to begin, counted in the order their first lines came."""
+        was_open = set(self.open)
+        keys: set[RunKey] = set()
+        begun = list(shown)
+        for run in sorted([*handed, *still], key=lambda run: run.order):
+            # Its host and start open here, the run goes on from there, whatever its first line looked like.
+            if run.key not in was_open or run.key in keys:
+                begun.append(run.order)
+            keys.add(run.key)
+        fresh = set(begun)
+        places = {order: self.was_drawn + index for index, order in enumerate(sorted(begun))
+                  if self.was_drawn + index < self.drawn}
+        self.was_drawn = min(self.drawn, self.was_drawn + len(begun))
+        closed = [self._joined(run, places) if run.order in fresh else self._continued(run) for run in handed]
+        for run in still:
+            self.open[run.key] = self._joined(run, places) if run.order in fresh else self._continued(run)
+        return Taken(closed, {order: place for order, place in places.items() if order in shown}, self._over())
+
+    def _joined(self, later: Run, places: dict[int, int]) -> Run:
+        """A run of a later part that is one of its own here: numbered after these, drawn at its place if it has
+        one."""
+        run = Run(later.key, later.fold, self._next, True, places.get(later.order))
+        self._next += 1
+        if run.drawn is None:
+            run.fold.points = None
+        return run
+
+    def _continued(self, later: Run) -> Run:
+        """The open run here that a later part's run goes on from, taking it in."""
+        run = self.open.pop(later.key)
+        run.fold.merge(later.fold)
+        return run
+
+
+def every_run(batches: Iterable[Sequence[Sample]], drawn: int = 0) -> list[Run]:
+    """The runs of a source's lines, given in batches in the order written, in the order they close (those open
+    at the end in the order their first lines came)."""
+    runs = Runs(drawn)
+    closed = [run for batch in batches for run in runs.add(batch)]
+    return closed + runs.close()
+
+
+def summaries(name: str, batches: Iterable[Sequence[Sample]]) -> list[InstanceSummary]:
+    """The summaries of a source's runs (see `every_run`).
+
+    >>> from orca.sample.line_format import CpuShare
+    >>> lines = [Sample(v=1, t=10.0, dt=5.0, host="a", cpu=CpuShare(10.0, 2.0, 9.0, 0.0, 30.0), self_cpu=0.1),
+    ...          Sample(v=1, t=15.0, dt=5.0, host="a", cpu=CpuShare(30.0, 4.0, 0.0, 0.0, 80.0), self_cpu=0.2)]
+    >>> [summary] = summaries("a.jsonl", [lines])
+    >>> summary.cpu.mean_all_cores_percent, summary.duration, summary.overhead_percent
+    (23.0, 10.0, 2.0)
+    """
+    return [summary for run in every_run(batches) if (summary := run.fold.summary(name)) is not None]

@@ -1,0 +1,73 @@
+"""What is shown of a source's runs, each as it closes (docs/metrics.md): its summary rendered (a text
+block or a JSON line) and written at once, so memory does not grow with the number of runs; the runs, lines and
+times the `total:` line counts; and the series of the runs drawn, for the chart."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.runs import Run
+from orca.sample.readback.summary.records import InstanceSummary
+
+
+@dataclass(slots=True)
+class Totals:
+    """The runs shown so far, their lines, and the earliest start and latest end among them."""
+
+    runs: int = 0
+    lines: int = 0
+    begin: float = math.inf
+    end: float = -math.inf
+
+    def add(self, summary: InstanceSummary) -> None:
+        self.runs += 1
+        self.lines += summary.lines
+        self.begin = min(self.begin, summary.last_t - summary.duration)
+        self.end = max(self.end, summary.last_t)
+
+    def merge(self, other: Totals) -> None:
+        self.runs += other.runs
+        self.lines += other.lines
+        self.begin = min(self.begin, other.begin)
+        self.end = max(self.end, other.end)
+
+
+@dataclass(slots=True)
+class Shown:
+    """Writes each run's summary as it closes, through `render` (one block or line per run, `separator` between
+    them), and keeps the drawn runs' series, each with its place among them."""
+
+    render: Callable[[InstanceSummary], str]
+    separator: str
+    write: Callable[[str], None]
+    totals: Totals = field(default_factory=Totals)
+    series: list[tuple[int, Series]] = field(default_factory=list)
+
+    def show(self, name: str, run: Run) -> None:
+        summary = run.fold.summary(name)
+        if summary is None:
+            return
+        self.write((self.separator if self.totals.runs else "") + self.render(summary))
+        self.totals.add(summary)
+        if run.drawn is not None and (series := run.fold.series(name)) is not None:
+            self.series.append((run.drawn, series))
+
+    def elsewhere(self, write: Callable[[str], None]) -> Shown:
+        """The same rendering, written through `write`, from nothing shown (a part's runs, shown in its file)."""
+        return Shown(self.render, self.separator, write)
+
+    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
+               places: dict[int, int]) -> None:
+        """What another `Shown` showed of the runs after these (`totals`, `series` each with its `order`, its text
+        `written` a piece at a time), taken in: its text written after this one's, and its runs drawn at their
+        `places` among the source's (`Runs.take_part`)."""
+        separator = self.separator if self.totals.runs and totals.runs else ""
+        for piece in written:
+            if piece:
+                self.write(separator + piece)
+                separator = ""
+        self.totals.merge(totals)
+        self.series += [(places[order], one) for order, one in series if order in places]
