@@ -92,8 +92,8 @@ class ContainersSection:
     there. Up to that many names, nothing is let go and the figures are exact."""
 
     key = "containers"
-    columns = (Column("mem", PEAK),)
-    """Each point's highest `mem` of each container, by name."""
+    columns = (Column("containers", PEAK),)
+    """Each point's highest `mem` of each container, by name: the chart's keyed series `containers`."""
     keyed = True
     __slots__ = ("folds", "let_go")
 
@@ -131,7 +131,7 @@ class ContainersSection:
                 for entry in line.containers or ():
                     if entry.mem > highest.get(entry.name, -1):
                         highest[entry.name] = entry.mem
-            rows.append(highest)
+            rows.append((highest,))
         return rows
 
     def merge(self, later: ContainersSection) -> None:

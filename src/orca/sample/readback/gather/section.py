@@ -60,7 +60,8 @@ class Section(Protocol):
 
     @property
     def keyed(self) -> bool:
-        """Whether its one column is drawn per name of its entries (the containers), each name a series of its own."""
+        """Whether its columns are drawn per name of its entries (the containers, the run's top processes), each
+        name a series of its own: the chart's keyed series, named after the columns."""
         ...
 
     def add(self, lines: Sequence[Sample]) -> None:
@@ -72,7 +73,7 @@ class Section(Protocol):
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         """For the chart, per stretch of `lines` (`bounds`), the values of `columns` in order: a `MEAN` as its sum and
         its count, a `PEAK` as the highest, a `NEWEST` as the stretch's last line's, None where no line had one; for a
-        keyed section, a dict of each name's highest value. One plain loop over each stretch's lines."""
+        keyed section, per column a dict of each name's highest value. One plain loop over each stretch's lines."""
         ...
 
     def merge(self, later: Self) -> None:
