@@ -17,6 +17,7 @@ the file's size at each round). The append way makes every round.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -286,7 +287,7 @@ def fleet(objects: int, delay: float, repeats: int) -> None:
             done = subprocess.run([sys.executable, "-m", "orca.sample", "metrics", "--json", location],
                                   capture_output=True, text=True, check=True)
             wall = time.perf_counter() - started
-            assert len(done.stdout.splitlines()) == objects
+            assert len(json.loads(done.stdout)["rows"]) == objects  # a fleet: one object, a row per instance
             peaks = {}
             for prefix, count in (("fleet/", objects), ("fleet/metrics/worker-00", min(objects, 10))):
                 probe = python_with_its_own_peak(METRICS_PEAK_PROBE, f"s3://{bucket}/{prefix}")

@@ -82,9 +82,10 @@ def test_a_file_that_cannot_be_read_in_a_directory_is_named_and_the_rest_summari
     (run / "a.jsonl").write_text(RUN)
     bad = unreadable(run / "b.jsonl")
     (run / "c.jsonl").write_text(sample(200.0) + "\n")
-    done = orca_metrics(str(run))
+    done = orca_metrics("--each", str(run))  # a fleet, each run's block after its table
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == f"orca metrics: {bad}: Input/output error"
+    assert "no lines (1):\n  b  could not be read\n" in done.stdout
     assert f"{run / 'a.jsonl'}  (host h, 2 cores)" in done.stdout and f"{run / 'c.jsonl'}" in done.stdout
     assert "total: 2 runs, 6 lines" in done.stdout
     samples = read_samples(str(run))

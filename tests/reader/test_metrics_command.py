@@ -79,11 +79,17 @@ def test_numbers_no_sampler_writes_are_skipped_and_the_file_beside_is_summarised
                 "finite number from 0 to 100,000,000, 1 io.read is not a whole number from 0 to "
                 "9,223,372,036,854,775,807, 2 t is not a finite number from 0 to 10,000,000,000)") in done.stderr
         assert f"{bad}: no sample lines" in done.stderr
-        assert str(good) in done.stdout and str(bad) not in done.stdout
+        # Two files are a fleet: the good one summarised, the bad one a row without lines.
+        if "--json" in args:
+            document = json.loads(done.stdout)
+            assert [row["name"] for row in document["rows"]] == [str(bad), str(good)]
+            assert document["rows"][1]["summary"]["lines"] == 5 and document["no_lines"] == ["bad"]
+        else:
+            assert "\nrun " in done.stdout and "no lines (1):\n  bad  no sample line\n" in done.stdout
 
 
 def test_the_largest_numbers_a_sampler_writes_are_summarised(tmp_path: Path) -> None:
-    """At the bounds (docs/line.md): bytes moved beyond 64 bits, a file system of 10^400 bytes."""
+    """At the bounds (docs/metrics.md, "How lines are read"): bytes moved beyond 64 bits, a file system of 10^400 bytes."""
     most = 2**63 - 1
     path = tmp_path / "big.jsonl"
     path.write_text("\n".join(
@@ -157,9 +163,9 @@ def test_a_directory_is_every_jsonl_under_it_then_a_total(tmp_path: Path) -> Non
     (run / "notes.txt").write_text(sample(999.0) + "\n")  # not a *.jsonl: not read
     done = orca("metrics", "--json", str(tmp_path / "pipeline"))
     assert done.returncode == 0, done.stderr
-    names = [json.loads(line)["name"] for line in done.stdout.splitlines()]
+    names = [row["name"] for row in json.loads(done.stdout)["rows"]]  # a fleet: a row per instance
     assert names == [str(run / "worker-a.jsonl"), str(run / "worker-b.jsonl")]
-    text = orca("metrics", str(tmp_path / "pipeline")).stdout
+    text = orca("metrics", "--each", str(tmp_path / "pipeline")).stdout
     # 5 + 2 lines, from the first run's start (t 100 less its dt 5: 00:01:35) to t 205 (00:03:25): 1m 50s.
     assert "total: 2 runs, 7 lines, 1970-01-01T00:01:35Z to 1970-01-01T00:03:25Z (1m 50s)" in text
 

@@ -16,12 +16,13 @@ then two blocks when the file is read in parts.)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from orca.sample.line_format import Sample
-from orca.sample.readback.gather.fold import RunFold
+from orca.sample.readback.gather.fold import SECTIONS, RunFold
 from orca.sample.readback.gather.points import MAX_POINTS
+from orca.sample.readback.gather.section import Section
 from orca.sample.readback.summary.records import InstanceSummary
 
 OPEN_RUNS = 64
@@ -79,9 +80,10 @@ class Taken:
 class Runs:
     """The runs of a source, or of a part of it, in the order their lines come: see the module's docstring."""
 
-    __slots__ = ("_max_points", "_next", "drawn", "from_start", "open", "was_drawn")
+    __slots__ = ("_max_points", "_next", "_sections", "drawn", "from_start", "open", "was_drawn")
 
-    def __init__(self, drawn: int = 0, from_start: bool = True, max_points: int = MAX_POINTS) -> None:
+    def __init__(self, drawn: int = 0, from_start: bool = True, max_points: int = MAX_POINTS,
+                 sections: Sequence[Callable[[], Section]] = SECTIONS) -> None:
         self.open: dict[RunKey, Run] = {}
         """The runs open, the least recently written first."""
         self.drawn = drawn
@@ -91,6 +93,8 @@ class Runs:
         self.from_start = from_start
         """Whether the lines are the source's from its start: then every run begins in them."""
         self._max_points = max_points
+        self._sections = sections
+        """What each run's fold gathers (a fleet's adds each run's usage)."""
         self._next = 0
 
     def add(self, batch: Sequence[Sample]) -> list[Run]:
@@ -118,7 +122,7 @@ class Runs:
     def _begun(self, key: RunKey, new: bool) -> Run:
         """A run whose first lines come now: drawn when among the first `drawn` to begin. In a part of the source,
         the first `drawn` to begin in it are folded for the chart, and each that may have begun before it."""
-        fold = RunFold(drawn=False, max_points=self._max_points)
+        fold = RunFold(drawn=False, max_points=self._max_points, sections=self._sections)
         run = Run(key, fold, self._next, new, None)
         self._next += 1
         if (not new and self.drawn) or (new and self.was_drawn < self.drawn):

@@ -20,12 +20,14 @@ import os
 import pickle
 import signal
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.chart.series import Series
+from orca.sample.readback.gather.fold import SECTIONS
+from orca.sample.readback.gather.section import Section
 from orca.sample.readback.runs import Run, Runs
 from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, decoded_batches, descriptor_batches, part_starts
@@ -38,6 +40,7 @@ DRAWING_HEAD_START_BYTES = 32 * 2**20
 """For `--plot`, how much shorter the part of the process that draws is: about what a process reads in the time
 matplotlib takes to import, which it does while the others still read theirs (both scale with the machine's speed)."""
 COPY_BYTES = 2**20
+Sections = Sequence[Callable[[], Section]]
 
 
 def part_count(size: int, cores: int, min_part_bytes: int = MIN_PART_BYTES) -> int:
@@ -62,19 +65,20 @@ def usable_cores(proc: str = "/proc") -> int:
 
 
 def show_runs(source: Source, shown: Shown, drawn: int = 0, parts: int | None = None,
-              meanwhile: Callable[[], object] | None = None) -> Tally:
+              meanwhile: Callable[[], object] | None = None, sections: Sections = SECTIONS) -> Tally:
     """Every run of `source` shown through `shown` as it closes (the first `drawn` of them with their series), and
     what was passed over in it. A regular file large enough is read in `parts` parts (default: `part_count` for its
     size and the usable cores) by that many processes at once; `meanwhile` (the drawing's imports) is called once this
-    process has read its part, while the others may still read theirs: its part is the shorter for it."""
+    process has read its part, while the others may still read theirs: its part is the shorter for it. Each run's
+    fold gathers `sections` (a fleet's add each run's usage)."""
     tally = Tally()
-    state = Runs(drawn)
+    state = Runs(drawn, sections=sections)
     if source.path is None:
         _read(decoded_batches(source, tally), state, shown, source.name)
     else:
         descriptor = os.open(source.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
         try:
-            _read_file(descriptor, source.name, tally, state, shown, parts, meanwhile)
+            _read_file(descriptor, source.name, tally, state, shown, parts, meanwhile, sections)
         finally:
             os.close(descriptor)
     for run in state.close():
@@ -95,7 +99,7 @@ def _read(batches: Iterator[list[Sample]], runs: Runs, shown: Shown, name: str) 
 
 
 def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Shown, parts: int | None,
-               meanwhile: Callable[[], object] | None) -> None:
+               meanwhile: Callable[[], object] | None, sections: Sections) -> None:
     size = os.fstat(descriptor).st_size
     wanted = parts
     if wanted is None:  # the cores asked for only when the file is large enough to be cut (a directory of many files)
@@ -108,7 +112,7 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
     workers: list[_Worker] = []
     try:
         for start, end in ranges[1:]:
-            workers.append(_Worker.started(descriptor, start, end, name, shown, state.drawn))
+            workers.append(_Worker.started(descriptor, start, end, name, shown, state.drawn, sections))
         _read(decoded(descriptor_batches(descriptor, 0, ranges[0][1]), tally), state, shown, name)
         if meanwhile is not None and workers:
             meanwhile()
@@ -117,7 +121,8 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
             if part is None:  # the worker failed: its part read here, into a file of its own as the worker would
                 worker.close()
                 worker.spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `stop`)
-                part = _Part.read(descriptor, worker.start, worker.end, name, shown, worker.spill, state.drawn)
+                part = _Part.read(descriptor, worker.start, worker.end, name, shown, worker.spill, state.drawn,
+                                  sections)
             _take(part, _text(worker.spill) if worker.spill is not None else (), state, shown, name, tally)
     finally:
         for worker in workers:
@@ -153,14 +158,14 @@ class _Part:
 
     @classmethod
     def read(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, spill: IO[bytes],
-             drawn: int) -> _Part:
+             drawn: int, sections: Sections) -> _Part:
         """The part from `start` to `end` of the open file; the runs that begin and close in it shown as `shown`
         shows them, into `spill`."""
         def spilled(text: str) -> None:
             spill.write(text.encode("utf-8", "surrogateescape"))
 
         tally = Tally()
-        runs = Runs(drawn, from_start=False)
+        runs = Runs(drawn, from_start=False, sections=sections)
         here = shown.elsewhere(spilled)
         handed = _read(decoded(descriptor_batches(descriptor, start, end), tally), runs, here, name)
         spill.flush()
@@ -180,7 +185,8 @@ class _Worker:
         self.reaped = pid is None
 
     @classmethod
-    def started(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, drawn: int) -> _Worker:
+    def started(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, drawn: int,
+                sections: Sections) -> _Worker:
         """The worker reading `start` to `end` of the open file; one that holds no process when none can be made
         (its part is then read here)."""
         try:
@@ -203,7 +209,7 @@ class _Worker:
             status = 1
             try:
                 os.close(reader)
-                part = _Part.read(descriptor, start, end, name, shown, spill, drawn)
+                part = _Part.read(descriptor, start, end, name, shown, spill, drawn, sections)
                 data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
                 with open(writer, "wb") as pipe:
                     pipe.write(data)

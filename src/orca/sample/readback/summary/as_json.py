@@ -60,7 +60,7 @@ def json_line(summary: InstanceSummary) -> str:
     >>> json_line(bare)[:91]
     '{"name":"a.jsonl","host":"h","start":1796016198.5,"start_utc":"2026-11-30T05:23:18Z","cores'
     """
-    return _encoded(document(summary)) + "\n"
+    return encoded(document(summary)) + "\n"
 
 
 def summary_json(summaries: list[InstanceSummary]) -> str:
@@ -68,7 +68,7 @@ def summary_json(summaries: list[InstanceSummary]) -> str:
     return "".join(map(json_line, summaries))
 
 
-def _encoded(value: object) -> str:
+def encoded(value: object) -> str:
     """`value` as compact JSON; a whole number beyond 64 bits (bytes moved: a rate times a long `dt`), which orjson
     does not write, written as its digits."""
     import orjson  # here: a summary printed as text does without it

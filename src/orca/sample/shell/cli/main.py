@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 COMMANDS = {
     "sample": "write the machine's metrics, one JSON line every few seconds (or sample a command: -- COMMAND)",
     "metrics": "what a run did, from those lines: a summary per instance, --json, --plot FILE",
+    "schema": "the line's JSON Schema, or a DuckDB, Athena or Spark table's columns for lines",
 }
 USAGE = "orca COMMAND [ARGS...]   (orca COMMAND --help for one command's flags; orca --version)"
 DISTRIBUTION = "orca-sample"
@@ -42,6 +43,10 @@ def _runner(command: str) -> Callable[[list[str]], int]:
         from orca.sample.shell.cli.sample import sample_main
 
         return sample_main
+    if command == "schema":
+        from orca.sample.shell.cli.schema import schema_main
+
+        return lambda argv: schema_main(argv[2:])
     from orca.sample.shell.cli.metrics import metrics_main
 
     return lambda argv: metrics_main(argv[2:])
@@ -69,7 +74,8 @@ def dispatch(argv: list[str]) -> int:
 
 
 def console_main() -> None:
-    """The `orca` console script: `orca sample ARGS`, `orca metrics ARGS`, `orca --help`, `orca --version`."""
+    """The `orca` console script: `orca sample ARGS`, `orca metrics ARGS`, `orca schema ARGS`, `orca --help`,
+    `orca --version`."""
     if sys.argv[1:2] == ["sample"]:
         from orca.sample.shell.cli.sample import process_main
 

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 
 from orca.sample.readback.chart.series import Series
+from orca.sample.readback.fleet.records import SORT_COLUMNS
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.shown import Shown
 from orca.sample.readback.shell.sources import STREAM_GIVE_UP_BYTES, Source, SourceError, Tally, sources
@@ -19,7 +20,7 @@ from orca.sample.shell.cli.flags import Malformed as _Malformed
 from orca.sample.shell.cli.flags import Parser as _Parser
 from orca.sample.shell.cli.hints import metrics_command, plot_install
 
-USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf]"
+USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf] [--sort COLUMN] [--each]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 DRAWN_RUNS = 6
 """A chart draws at most this many runs (the first ones): the rest are counted in its notes."""
@@ -27,7 +28,7 @@ EXAMPLE = """\
 examples:
   {orca} metrics run.jsonl                    the summary of each run in the file
   {orca} metrics run.jsonl --json             the same as JSON, one object per run
-  {orca} metrics metrics/ --plot run.png      every *.jsonl under metrics/, and a chart"""
+  {orca} metrics metrics/ --plot fleet.png    every *.jsonl under metrics/: a fleet's table, and its chart"""
 """`{orca}` is `orca` as this person can type it (`flags.Parser.format_help`)."""
 
 
@@ -35,7 +36,8 @@ def _parser(orca: str) -> _Parser:
     parser = _Parser(
         prog=orca,
         usage=USAGE.format(orca=orca),
-        description="What each run did, from the lines of `orca sample`.",
+        description="What each run did, from the lines of `orca sample`.\nOf several files or objects, the fleet: a "
+        "row per run, the totals, and who stands out.",
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
@@ -46,9 +48,13 @@ def _parser(orca: str) -> _Parser:
         metavar="LOCATION",
         help="a file, a directory (every *.jsonl under it), - (standard input), s3://BUCKET/KEY or s3://BUCKET/PREFIX/",
     )
-    parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per run")
+    parser.add_argument("--json", action="store_true", help="the summaries as JSON, one object per run (a fleet: one)")
     parser.add_argument("--plot", metavar="FILE", help="draw the run over time to FILE (.png, .svg or .pdf; needs "
                         "matplotlib)")
+    parser.add_argument("--sort", choices=SORT_COLUMNS, default="name", metavar="COLUMN",
+                        help=f"the order of a fleet's rows: {', '.join(SORT_COLUMNS)} (name and start ascending, the "
+                        "rest largest first; default: name)")
+    parser.add_argument("--each", action="store_true", help="for a fleet, each run's summary too, after the table")
     return parser
 
 
@@ -91,6 +97,10 @@ def metrics_main(args: list[str]) -> int:
         except SourceError as error:
             _say(f"orca metrics: {printable(str(error))}")
             return 1
+    if len(found) > 1:  # a fleet: a directory or prefix of a run's instances, several files
+        from orca.sample.shell.cli.fleet import fleet_main
+
+        return fleet_main(found, options, DRAWN_RUNS, len(unreadable), _say, _tell)
     shown = _shown(options.json)
     unread = len(unreadable) + _show_all(found, shown, DRAWN_RUNS if options.plot is not None else 0)
     if not shown.totals.runs:

@@ -1,0 +1,161 @@
+"""What the fleet chart of `orca metrics --plot` shows, as data (docs/metrics.md, "A fleet"): over the fleet's
+wall-clock time, cut into `COLUMNS` columns, each run's CPU and memory as a share of what it had (a row of each heat
+map, in the table's order), and the fleet's CPUs busy and memory used beside what it had. The drawing itself
+(matplotlib) is `readback/shell/fleet_plot.py`'s; its size does not depend on the number of runs: more runs make
+thinner rows.
+
+A run's buckets (`usage.Buckets`) are spread over the columns they overlap, each in proportion to the overlap, so
+every CPU-second and byte-second of a run is counted once, whatever the lengths of its slots and of the columns.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from orca.sample.readback.chart.ticks import Ticks, duration_text, elapsed_ticks
+from orca.sample.readback.fleet.records import GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
+from orca.sample.readback.fleet.text import number
+from orca.sample.readback.fleet.usage import Buckets
+from orca.sample.readback.summary.text import utc
+
+COLUMNS = 360
+"""Columns of time: about a pixel or two each at the figure's width."""
+MOST_NAMED = 24
+"""Runs named beside the heat maps at most (more would overlap): the flagged ones, saturated first."""
+NAMED_FIRST = (SATURATED, STRAGGLER, NO_LINES, IDLE, GAPS)
+"""Which flagged runs are named first when there are more than `MOST_NAMED`."""
+
+
+@dataclass(frozen=True, slots=True)
+class FleetChart:
+    origin: float
+    """Unix seconds the time axis counts from: the fleet's first start."""
+    span: float
+    """Seconds from `origin` to the last line of any run."""
+    labels: tuple[str, ...]
+    """Each run's label, top row first: the table's order."""
+    cpu: tuple[Sequence[float], ...]
+    """Per run, per column, its CPU use as a percent of its CPUs (or its cgroup's limit); NaN where it had no line.
+    Each row is read-only C doubles, 8 bytes a value, so a thousand runs' rows take a few MiB."""
+    memory: tuple[Sequence[float], ...]
+    """Per run, per column, its memory use as a percent of its total (or its cgroup's limit); NaN likewise."""
+    cores_busy: tuple[float, ...]
+    """Per column, the CPUs the fleet used on average over it (the runs' CPUs used, added up)."""
+    cores_available: tuple[float, ...]
+    memory_used: tuple[float, ...]
+    """Per column, the bytes of memory the fleet used on average over it."""
+    memory_available: tuple[float, ...]
+    named: tuple[tuple[int, str], ...]
+    """The rows named beside the heat maps, with the flag each is named for, top first."""
+    title: str
+    notes: tuple[str, ...]
+    """Who stands out, by flag: how many, and the first few labels."""
+    ticks: Ticks
+
+    @property
+    def column_seconds(self) -> float:
+        return self.span / COLUMNS if self.span > 0 else 1.0
+
+
+def _spread(buckets: Buckets, origin: float, width: float, sums: list[list[float]]) -> None:
+    """Each bucket's four sums added into `sums` (four lists of `COLUMNS`), in proportion to its overlap with each
+    column; a bucket reaching past the axis's ends spreads over the part within them."""
+    slot = buckets.slot_seconds
+    end = COLUMNS * width
+    for offset, values in enumerate(zip(buckets.cores_used, buckets.cores_available, buckets.bytes_used,
+                                        buckets.bytes_available, strict=True)):
+        if not any(values):
+            continue
+        begin = ((buckets.first + offset) << buckets.shift) / 1000 - origin
+        low, high = max(0.0, begin), min(end, begin + slot)
+        if high <= low:  # a bucket that starts at the last line's moment: the last column's
+            low, high = min(low, end - width), min(low, end - width) + width
+        first, last = int(low // width), min(COLUMNS - 1, math.ceil(high / width) - 1)
+        for column in range(first, max(first, last) + 1):
+            share = (min(high, (column + 1) * width) - max(low, column * width)) / (high - low)
+            if share > 0:
+                for kept, value in zip(sums, values, strict=True):
+                    kept[column] += share * value
+
+
+def _percents(used: list[float], available: list[float]) -> Sequence[float]:
+    """100 × used / available per column, NaN where nothing was available, as read-only C doubles."""
+    percents = array("d", [100 * part / whole if whole > 0 else math.nan
+                           for part, whole in zip(used, available, strict=True)])
+    floats: Sequence[float] = memoryview(percents.tobytes()).cast("d")
+    return floats
+
+
+def fleet_chart(fleet: Fleet) -> FleetChart:
+    totals = fleet.totals
+    origin = totals.first_start or 0.0
+    span = max(0.0, (totals.last_end or origin) - origin)
+    width = span / COLUMNS if span > 0 else 1.0 / COLUMNS
+    fleet_sums = [[0.0] * COLUMNS for _ in range(4)]
+    cpu: list[Sequence[float]] = []
+    memory: list[Sequence[float]] = []
+    for row in fleet.rows:
+        sums = [[0.0] * COLUMNS for _ in range(4)]
+        if row.usage is not None and row.usage.buckets is not None:
+            _spread(row.usage.buckets, origin, width, sums)
+        cpu.append(_percents(sums[0], sums[1]))
+        memory.append(_percents(sums[2], sums[3]))
+        for total, run in zip(fleet_sums, sums, strict=True):
+            for column, value in enumerate(run):
+                total[column] += value
+    seconds = width if span > 0 else 1.0
+    averaged = [tuple(value / seconds for value in total) for total in fleet_sums]
+    return FleetChart(
+        origin=origin,
+        span=span,
+        labels=tuple(row.label for row in fleet.rows),
+        cpu=tuple(cpu),
+        memory=tuple(memory),
+        cores_busy=averaged[0],
+        cores_available=averaged[1],
+        memory_used=averaged[2],
+        memory_available=averaged[3],
+        named=_named(fleet),
+        title=_title(fleet, origin, span),
+        notes=_notes(fleet),
+        ticks=elapsed_ticks(span),
+    )
+
+
+def _named(fleet: Fleet) -> tuple[tuple[int, str], ...]:
+    """The rows to name, top first, each with its first flag ("" for none): every row when they are at most
+    `MOST_NAMED`, else the flagged ones, by `NAMED_FIRST`, at most `MOST_NAMED`."""
+    if len(fleet.rows) <= MOST_NAMED:
+        return tuple((index, next((each.flag for each in row.flags), "")) for index, row in enumerate(fleet.rows))
+    chosen: dict[int, str] = {}
+    for flag in NAMED_FIRST:
+        for index, row in enumerate(fleet.rows):
+            if len(chosen) >= MOST_NAMED:
+                break
+            if index not in chosen and any(each.flag == flag for each in row.flags):
+                chosen[index] = flag
+    return tuple(sorted(chosen.items()))
+
+
+def _title(fleet: Fleet, origin: float, span: float) -> str:
+    totals = fleet.totals
+    facts = [f"{totals.runs:,} run{'' if totals.runs == 1 else 's'}", f"started {utc(origin)}", duration_text(span)]
+    if totals.cpu_percent is not None:
+        facts.append(f"CPU {totals.cpu_percent:.1f}% used of {number(totals.cpu_hours_available)} CPU-hours")
+    if totals.memory_percent is not None:
+        facts.append(f"memory {totals.memory_percent:.1f}% of {number(totals.memory_gib_hours_available)} GiB-hours")
+    return " · ".join(facts)
+
+
+def _notes(fleet: Fleet, shown: int = 5) -> tuple[str, ...]:
+    notes = []
+    for flag in NAMED_FIRST:
+        flagged = fleet.flagged(flag)
+        if flagged:
+            names = ", ".join(row.label for row in flagged[:shown])
+            more = f" and {len(flagged) - shown:,} more" if len(flagged) > shown else ""
+            notes.append(f"{flag} {len(flagged):,}: {names}{more}")
+    return tuple(notes)

@@ -1,0 +1,310 @@
+"""What of its capacity one run used (docs/metrics.md, "A fleet"): its CPUs and its memory, of its own cgroup's
+limits when the lines have them (a pod, a container: what was paid for) and else of its host's (`cores`,
+`mem.total`), folded from its lines in one pass, in memory that does not grow with them.
+
+A line's CPU share is `cgroup.cpu` (percent of `cgroup.cpu_max`) when it has both, else `cpu.user` + `cpu.system` +
+`cpu.steal` (percent of `cores`); its memory `cgroup.mem` of `cgroup.mem_max` when it has both, else `mem.used` of
+`mem.total`. The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the
+figures of one fold over it all. With `buckets`, the fold also keeps, per slot of 2^k ms counted from the Unix epoch
+(fewer than `2 * MAX_BUCKETS` of them, k growing as the run does), the CPU-seconds and byte-seconds used and available
+in it, each line's spread over the time it covers (`t - dt` to `t`): what the fleet chart draws of the run.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from orca.sample.line_format import Sample
+from orca.sample.readback.exact import ExactSum, Histogram
+from orca.sample.readback.gather.section import Bounds, Column
+
+USAGE = "usage"
+"""The section's key, by which a run's fold gives it (`RunFold.section`)."""
+SATURATED_CPU = 90.0
+"""A line whose CPU share is at least this is at its capacity."""
+IDLE_CPU = 10.0
+"""A line whose CPU share is over this is not idle."""
+MAX_BUCKETS = 256
+"""A run's buckets span fewer than twice this many slots: enough for a column each of the fleet chart."""
+PERCENTILE = 95
+_FIELDS = 4
+"""A bucket's sums: CPUs used × `dt`, CPUs available × `dt`, bytes used × `dt`, bytes available × `dt`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Buckets:
+    """A run's use over time: slot `first + i` (each `2^shift` ms from the Unix epoch) holds the `i`-th value of each
+    sum, zero where no line fell. The sums are kept as the bytes of C doubles (8 bytes a value, where a tuple of floats
+    takes 40), read as sequences of floats."""
+
+    shift: int
+    first: int
+    sums: tuple[bytes, bytes, bytes, bytes]
+    """CPU-seconds used, CPU-seconds available, byte-seconds used, byte-seconds available."""
+
+    @property
+    def slot_seconds(self) -> float:
+        return (1 << self.shift) / 1000
+
+    def _floats(self, index: int) -> Sequence[float]:
+        floats: Sequence[float] = memoryview(self.sums[index]).cast("d")
+        return floats
+
+    @property
+    def cores_used(self) -> Sequence[float]:
+        """Per slot, the CPU-seconds used in it."""
+        return self._floats(0)
+
+    @property
+    def cores_available(self) -> Sequence[float]:
+        return self._floats(1)
+
+    @property
+    def bytes_used(self) -> Sequence[float]:
+        """Per slot, the byte-seconds of memory used in it."""
+        return self._floats(2)
+
+    @property
+    def bytes_available(self) -> Sequence[float]:
+        return self._floats(3)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """One run against its capacity; a figure is None when no line had what it needs."""
+
+    cpu_limited: bool
+    """Whether the CPUs are the cgroup's limit (in the newest line that had a CPU share), not the host's cores."""
+    memory_limited: bool
+    cpu_seconds: float
+    """The time covered (Σ `dt`) by the lines with a CPU share."""
+    memory_seconds: float
+    core_seconds_used: float | None
+    core_seconds_available: float | None
+    cpu_p95: float | None
+    """The nearest-rank 95th percentile of the lines' CPU shares."""
+    cpu_saturated_percent: float | None
+    """Percent of the time covered (`dt`) in lines at `SATURATED_CPU` or more."""
+    cpu_above_idle_percent: float | None
+    """Percent of the time covered in lines over `IDLE_CPU`."""
+    byte_seconds_used: float | None
+    byte_seconds_available: float | None
+    memory_peak_percent: float | None
+    """The highest share of its capacity any line's memory reached."""
+    buckets: Buckets | None = None
+
+    @property
+    def cpu_percent(self) -> float | None:
+        """The CPU used over the run, percent of what it had."""
+        return _share(self.core_seconds_used, self.core_seconds_available)
+
+    @property
+    def memory_percent(self) -> float | None:
+        return _share(self.byte_seconds_used, self.byte_seconds_available)
+
+    @property
+    def cpus(self) -> float | None:
+        """The CPUs it had, on average over the time covered."""
+        return None if self.core_seconds_available is None else self.core_seconds_available / self.cpu_seconds
+
+    @property
+    def memory_bytes(self) -> float | None:
+        """The memory it had, on average over the time covered."""
+        return None if self.byte_seconds_available is None else self.byte_seconds_available / self.memory_seconds
+
+
+def _share(used: float | None, available: float | None) -> float | None:
+    return None if used is None or not available else 100 * used / available
+
+
+class UsageSection:
+    """The running state of one run's `Usage`: a section of the one gather (`readback/gather/section.py`), folded
+    only for a fleet (`USAGE`), which gives the summary no field and the chart no column of its own: the fleet reads
+    its `usage()`."""
+
+    key = USAGE
+    columns: tuple[Column, ...] = ()
+    keyed = False
+
+    __slots__ = ("bucket_sums", "cores_available", "cores_used", "cpu_above_idle_dt", "cpu_dt", "cpu_limited",
+                 "cpu_saturated_dt", "cpu_shares", "first_slot", "memory_available", "memory_dt", "memory_limited",
+                 "memory_peak", "memory_used", "shift")
+
+    def __init__(self, buckets: bool = False) -> None:
+        self.cores_used, self.cores_available, self.cpu_dt = ExactSum(), ExactSum(), ExactSum()
+        self.cpu_saturated_dt, self.cpu_above_idle_dt = ExactSum(), ExactSum()
+        self.memory_used, self.memory_available, self.memory_dt = ExactSum(), ExactSum(), ExactSum()
+        self.cpu_shares = Histogram(1)
+        self.memory_peak = -1.0
+        self.cpu_limited = self.memory_limited = False
+        self.shift = 0
+        self.first_slot = 0
+        self.bucket_sums: list[array[float]] | None = [array("d") for _ in range(_FIELDS)] if buckets else None
+
+    def add(self, lines: Sequence[Sample]) -> None:  # one loop, on purpose
+        """The next lines of the run: each line's CPU and memory against its capacity read once, into locals, in one
+        plain loop (a call per line would cost as much again); the sums taken in once per batch."""
+        cores_used = cores_available = cpu_dt = saturated_dt = above_idle_dt = 0.0
+        memory_used = memory_available = memory_dt = 0.0
+        memory_peak, cpu_limited, memory_limited = self.memory_peak, self.cpu_limited, self.memory_limited
+        shares: list[float] = []
+        buckets = self.bucket_sums is not None
+        cpu_slots: list[tuple[float, float, float, float]] = []
+        """With buckets: each line's (CPUs used, CPUs available, `dt`, `t`), and the same of its bytes."""
+        memory_slots: list[tuple[float, float, float, float]] = []
+        share: float | None
+        capacity: float | None
+        for line in lines:
+            dt, group = line.dt, line.cgroup
+            if group is not None and group.cpu is not None and group.cpu_max:
+                share, capacity, cpu_limited = group.cpu, group.cpu_max, True
+            else:
+                cpu, capacity = line.cpu, line.cores
+                share = None if cpu is None or not capacity else cpu.user + cpu.system + cpu.steal
+                if share is not None:
+                    cpu_limited = False
+            if share is not None and capacity:
+                shares.append(share)
+                cores_used += share * capacity * dt
+                cores_available += capacity * dt
+                cpu_dt += dt
+                if share >= SATURATED_CPU:
+                    saturated_dt += dt
+                if share > IDLE_CPU:
+                    above_idle_dt += dt
+                if buckets:
+                    cpu_slots.append((share * capacity / 100, capacity, dt, line.t))
+            if group is not None and group.mem is not None and group.mem_max:
+                used, total, memory_limited = group.mem, group.mem_max, True
+            else:
+                mem = line.mem
+                if mem is None or not mem.total:
+                    continue
+                used, total, memory_limited = mem.used, mem.total, False
+            memory_used += used * dt
+            memory_available += total * dt
+            memory_dt += dt
+            if 100 * used / total > memory_peak:
+                memory_peak = 100 * used / total
+            if buckets:
+                memory_slots.append((used, total, dt, line.t))
+        for kept, term in ((self.cores_used, cores_used / 100), (self.cores_available, cores_available),
+                           (self.cpu_dt, cpu_dt), (self.cpu_saturated_dt, saturated_dt),
+                           (self.cpu_above_idle_dt, above_idle_dt), (self.memory_used, memory_used),
+                           (self.memory_available, memory_available), (self.memory_dt, memory_dt)):
+            kept.add(term)
+        self.cpu_shares.add_many(shares)
+        self.memory_peak, self.cpu_limited, self.memory_limited = memory_peak, cpu_limited, memory_limited
+        if buckets:
+            self._bucket(cpu_slots, 0)
+            self._bucket(memory_slots, 2)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """No column for any stretch: the fleet chart draws the buckets."""
+        return [()] * len(bounds)
+
+    def _bucket(self, figures: Sequence[tuple[float, float, float, float]], first: int) -> None:
+        """Each line's (used, available, `dt`, `t`) spread over the time it covers, from `t - dt` to `t`: into the
+        sums `first` and `first + 1` of each slot it overlaps, in proportion."""
+        sums = self.bucket_sums
+        assert sums is not None
+        used_sums, available_sums = sums[first], sums[first + 1]
+        for used, available, dt, t in figures:
+            end = t * 1000
+            begin = end - dt * 1000
+            low, high = int(begin) >> self.shift, int(end) >> self.shift
+            if low == high and 0 <= low - self.first_slot < len(used_sums):  # the usual case: within one slot
+                used_sums[low - self.first_slot] += used * dt
+                available_sums[low - self.first_slot] += available * dt
+                continue
+            self._index(low)
+            self._index(high)  # both made room for, the slots as long as they need to be for both
+            length = 1 << self.shift
+            low, high = int(begin) >> self.shift, int(end) >> self.shift
+            for slot in range(low, high + 1):
+                seconds = (min(end, (slot + 1) * length) - max(begin, slot * length)) / 1000 if low < high else dt
+                used_sums[slot - self.first_slot] += used * seconds
+                available_sums[slot - self.first_slot] += available * seconds
+
+    def _index(self, slot: int) -> int:
+        """Where slot `slot` (of the current length) is in the sums, room made for it: the sums grown at either end,
+        and the slots made twice as long (`slot` with them) until the run spans fewer than `2 * MAX_BUCKETS`."""
+        sums = self.bucket_sums
+        assert sums is not None
+        if not sums[0]:
+            self.first_slot = slot
+        while max(self.first_slot + len(sums[0]) - 1, slot) - min(self.first_slot, slot) >= 2 * MAX_BUCKETS:
+            self._halve()
+            slot >>= 1
+        if slot < self.first_slot:
+            for kept in sums:
+                kept[:0] = array("d", bytes(8 * (self.first_slot - slot)))
+            self.first_slot = slot
+        index = slot - self.first_slot
+        for kept in sums:
+            if index >= len(kept):
+                kept.extend(array("d", bytes(8 * (index + 1 - len(kept)))))
+        return index
+
+    def _halve(self) -> None:
+        """Slots twice as long: each two neighbours' sums added into one (in place)."""
+        sums = self.bucket_sums
+        assert sums is not None
+        offset = self.first_slot & 1  # an odd first slot is the second half of its new slot
+        for kept in sums if sums[0] else ():
+            padded = [0.0] * offset + list(kept) + [0.0] * ((offset + len(kept)) & 1)
+            kept[:] = array("d", [first + second for first, second in zip(padded[::2], padded[1::2], strict=True)])
+        self.first_slot >>= 1
+        self.shift += 1
+
+    def merge(self, later: UsageSection) -> None:
+        """Take in `later`, the fold of the lines after these (another part of the same file); `later` is not to be
+        used again."""
+        for kept, theirs in ((self.cores_used, later.cores_used), (self.cores_available, later.cores_available),
+                             (self.cpu_dt, later.cpu_dt), (self.cpu_saturated_dt, later.cpu_saturated_dt),
+                             (self.cpu_above_idle_dt, later.cpu_above_idle_dt), (self.memory_used, later.memory_used),
+                             (self.memory_available, later.memory_available), (self.memory_dt, later.memory_dt)):
+            kept.merge(theirs)
+        self.cpu_shares.merge(later.cpu_shares)
+        self.memory_peak = max(self.memory_peak, later.memory_peak)
+        if later.cpu_dt.value() > 0:
+            self.cpu_limited = later.cpu_limited
+        if later.memory_dt.value() > 0:
+            self.memory_limited = later.memory_limited
+        if self.bucket_sums is not None and later.bucket_sums is not None and later.bucket_sums[0]:
+            while later.shift < self.shift:
+                later._halve()
+            while self.shift < later.shift:
+                self._halve()
+            for offset in range(len(later.bucket_sums[0])):
+                index = self._index(((later.first_slot + offset) << later.shift) >> self.shift)
+                for bucket, their_bucket in zip(self.bucket_sums, later.bucket_sums, strict=True):
+                    bucket[index] += their_bucket[offset]
+
+    def summary(self) -> dict[str, Any]:
+        """No field of the summary: a run's own summary is the same whether or not it is of a fleet."""
+        return {}
+
+    def usage(self) -> Usage:
+        cpu_dt, memory_dt = self.cpu_dt.value(), self.memory_dt.value()
+        sums = self.bucket_sums
+        return Usage(
+            cpu_limited=self.cpu_limited,
+            memory_limited=self.memory_limited,
+            cpu_seconds=cpu_dt,
+            memory_seconds=memory_dt,
+            core_seconds_used=self.cores_used.value() if cpu_dt > 0 else None,
+            core_seconds_available=self.cores_available.value() if cpu_dt > 0 else None,
+            cpu_p95=self.cpu_shares.percentile(PERCENTILE) if self.cpu_shares.total else None,
+            cpu_saturated_percent=100 * self.cpu_saturated_dt.value() / cpu_dt if cpu_dt > 0 else None,
+            cpu_above_idle_percent=100 * self.cpu_above_idle_dt.value() / cpu_dt if cpu_dt > 0 else None,
+            byte_seconds_used=self.memory_used.value() if memory_dt > 0 else None,
+            byte_seconds_available=self.memory_available.value() if memory_dt > 0 else None,
+            memory_peak_percent=self.memory_peak if self.memory_peak >= 0 else None,
+            buckets=None if not sums or not sums[0] else Buckets(
+                self.shift, self.first_slot, (sums[0].tobytes(), sums[1].tobytes(), sums[2].tobytes(),
+                                              sums[3].tobytes())),
+        )

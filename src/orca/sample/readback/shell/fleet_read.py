@@ -1,0 +1,60 @@
+"""A fleet's sources read (docs/metrics.md, "A fleet"): each source's runs, with their summaries and their usage,
+kept rather than shown as they close (a fleet's table needs them all), and the series of the first runs drawn. Each
+file is read whole by one process: the fleet's files are spread over the cores instead (`many.py`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from typing import cast
+
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.usage import USAGE, UsageSection
+from orca.sample.readback.gather.fold import SECTIONS
+from orca.sample.readback.runs import Run as FoldedRun
+from orca.sample.readback.shell.parts import show_runs
+from orca.sample.readback.shell.shown import Shown
+from orca.sample.readback.shell.sources import Source, SourceError, Tally
+
+
+@dataclass(slots=True)
+class Kept(Shown):
+    """Each run as it closes, kept: its summary and usage, and its series when drawn; nothing written."""
+
+    runs: list[Run] = field(default_factory=list)
+
+    def show(self, name: str, run: FoldedRun) -> None:
+        summary = run.fold.summary(name)
+        if summary is None:
+            return
+        self.totals.add(summary)
+        self.runs.append(Run(summary, cast("UsageSection", run.fold.section(USAGE)).usage()))
+        if run.drawn is not None and (series := run.fold.series(name)) is not None:
+            self.series.append((run.drawn, series))
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRuns:
+    """What one source of a fleet gave."""
+
+    tally: Tally
+    runs: list[Run]
+    series: list[Series]
+    """The drawn runs' series, in the order they began."""
+
+
+def read_fleet_source(source: Source, drawn: int, buckets: bool) -> SourceRuns:
+    """`source`'s runs, each with its usage (and its buckets for the fleet chart when `buckets`); the first `drawn`
+    runs with their series. Read whole by this process: the fleet's files are spread over the cores instead
+    (`many.py`), and a part read by another process would show its runs, not keep them. Raises `SourceError` for a
+    source that cannot be read."""
+    kept = Kept(lambda _: "", "", lambda _: None)
+    try:
+        tally = show_runs(source, kept, drawn, parts=1,
+                          sections=(*SECTIONS, partial(UsageSection, buckets)))
+    except OSError as error:
+        raise SourceError(f"{source.name}: {error.strerror or error}") from None
+    except Exception as error:  # an S3 read that broke off, a decoding error of the transport
+        raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
+    return SourceRuns(tally, kept.runs, [series for _, series in sorted(kept.series, key=lambda each: each[0])])

@@ -1,0 +1,126 @@
+"""The fleet chart as data (docs/metrics.md, "A fleet"): its rows and their order, each run's heat map row, and the
+fleet's CPUs and memory over time, from synthetic fleets built from real lines; then the drawing's size, which does
+not depend on the number of runs. Expected figures are worked out from the captured lines with json."""
+
+from __future__ import annotations
+
+import math
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orca.sample.readback.fleet.chart import COLUMNS, MOST_NAMED, FleetChart, fleet_chart
+from orca.sample.readback.fleet.records import Fleet
+from orca.sample.readback.fleet.table import fleet
+from orca.sample.readback.shell.fleet_read import read_fleet_source
+from orca.sample.readback.shell.sources import sources
+from tests.fleet.fleets import capture, mixed, write_fleet
+from tests.fleet.test_fleet import COUNT, IDLE, KINDS, NAMES, OOM, SATURATED, STRAGGLER, worked
+
+
+def read_fleet(directory: Path, sort: str = "name") -> Fleet:
+    """The fleet at `directory`, read as `orca metrics --plot` reads it: each run's usage with its buckets."""
+    runs = [run for source in sources(str(directory))
+            for run in read_fleet_source(source, drawn=0, buckets=True).runs]
+    return fleet(runs, sort=sort)
+
+
+@pytest.fixture(scope="module")
+def chart(tmp_path_factory: pytest.TempPathFactory) -> FleetChart:
+    directory = tmp_path_factory.mktemp("fleet")
+    write_fleet(directory, KINDS)
+    return fleet_chart(read_fleet(directory))
+
+
+def column_at(chart: FleetChart, seconds: float) -> int:
+    return int(seconds / chart.column_seconds)
+
+
+def test_a_row_per_run_in_the_tables_order(chart: FleetChart, tmp_path: Path) -> None:
+    assert chart.labels == tuple(NAMES)
+    assert len(chart.cpu) == len(chart.memory) == COUNT
+    assert all(len(row) == COLUMNS for row in (*chart.cpu, *chart.memory))
+    write_fleet(tmp_path, KINDS)
+    by_cpu = fleet_chart(read_fleet(tmp_path, sort="cpu"))
+    assert by_cpu.labels[0] == SATURATED and by_cpu.labels[-1] == IDLE
+    # Every row fewer than `MOST_NAMED`: each named, with its first flag.
+    assert [index for index, _ in chart.named] == list(range(COUNT))
+    assert dict(chart.named)[NAMES.index(OOM)] == "saturated" and dict(chart.named)[NAMES.index(IDLE)] == "idle"
+    assert chart.title.startswith(f"{COUNT} runs · started 2026-12-03T16:26:21Z · ")
+
+
+def test_each_runs_row_over_the_fleets_time(chart: FleetChart) -> None:
+    rows = dict(zip(chart.labels, chart.cpu, strict=True))
+    late = column_at(chart, 30.0)  # only the straggler (40 s) still ran
+    assert math.isfinite(rows[STRAGGLER][late])
+    assert all(math.isnan(row[late]) for label, row in rows.items() if label != STRAGGLER)
+    # Killed 7.1 s after its start: nothing after about 8 s.
+    assert all(math.isnan(value) for value in rows[OOM][column_at(chart, 8.5):])
+    assert max(value for value in rows[IDLE] if math.isfinite(value)) <= 10.0
+    # The saturated run, past its first second: at the 1-CPU quota but for the machine's other work.
+    middle = rows[SATURATED][column_at(chart, 2.0):column_at(chart, 18.0)]
+    assert min(middle) > 45.0 and max(middle) <= 100.0
+    memory = dict(zip(chart.labels, chart.memory, strict=True))
+    oom_peak = worked("oom")["memory_peak"]
+    assert max(value for value in memory[OOM] if math.isfinite(value)) == pytest.approx(oom_peak, abs=8.0)
+
+
+def test_the_fleets_totals_count_every_cpu_second_once(chart: FleetChart) -> None:
+    """Added over the columns, the fleet's CPUs and memory are the runs' CPU-seconds and byte-seconds, however their
+    buckets fell across the columns."""
+    figures = [worked(kind) for kind in KINDS]
+    seconds = chart.column_seconds
+    assert sum(chart.cores_busy) * seconds == pytest.approx(sum(figure["core_seconds"] for figure in figures))
+    assert sum(chart.cores_available) * seconds == pytest.approx(
+        sum(figure["core_seconds_available"] for figure in figures))
+    assert sum(chart.memory_used) * seconds == pytest.approx(sum(figure["byte_seconds"] for figure in figures))
+    # 10 s in, every run but the OOM-killed one had its 1 CPU and 512 MiB.
+    middle = column_at(chart, 10.0)
+    assert chart.cores_available[middle] == pytest.approx(COUNT - 1, abs=0.05)
+    assert chart.memory_available[middle] == pytest.approx((COUNT - 1) * 512 * 2**20, rel=0.005)
+    # 30 s in, the straggler alone.
+    assert chart.cores_available[column_at(chart, 30.0)] == pytest.approx(1.0, abs=0.05)
+
+
+def test_a_large_fleet_names_its_flagged_runs_only(tmp_path: Path) -> None:
+    write_fleet(tmp_path, mixed(40))
+    chart = fleet_chart(read_fleet(tmp_path))
+    assert len(chart.labels) == 40 > MOST_NAMED
+    assert [(chart.labels[index], flag) for index, flag in chart.named] == [
+        ("worker-008", "idle"), ("worker-016", "saturated"), ("worker-024", "saturated"), ("worker-039", "straggler")]
+    assert chart.notes == ("saturated 2: worker-016, worker-024", "straggler 1: worker-039", "idle 1: worker-008")
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """A PNG's width and height, from its IHDR chunk."""
+    width, height = struct.unpack(">II", path.read_bytes()[16:24])
+    return width, height
+
+
+def test_the_drawing_is_one_size_whatever_the_number_of_runs(tmp_path: Path) -> None:
+    sizes = []
+    for count in (6, 60):
+        directory = tmp_path / str(count)
+        write_fleet(directory, mixed(count))
+        drawn = tmp_path / f"{count}.png"
+        done = subprocess.run([sys.executable, "-m", "orca.sample", "metrics", str(directory), "--plot", str(drawn)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        sizes.append(png_size(drawn))
+    assert sizes[0] == sizes[1] == (1080, 810)  # 12 x 9 inches at 90 dots per inch
+    # Five runs or fewer are overlaid, as a run's chart is: a figure whose size follows its panels.
+    few = tmp_path / "few"
+    write_fleet(few, ["busy", "idle"])
+    done = subprocess.run([sys.executable, "-m", "orca.sample", "metrics", str(few), "--plot", str(tmp_path / "2.png")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert png_size(tmp_path / "2.png") != sizes[0]
+
+
+def test_the_first_capture_is_what_the_fixtures_say() -> None:
+    """The captures are real: each under the 1-CPU, 512 MiB limits the capture script set."""
+    for kind in ("busy", "idle", "saturated", "oom", "straggler"):
+        assert {(line["cgroup"]["cpu_max"], line["cgroup"]["mem_max"]) for line in capture(kind)} == {(1.0, 2**29)}

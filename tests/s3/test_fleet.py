@@ -1,0 +1,45 @@
+"""A fleet under an `s3://` prefix (docs/metrics.md, "A fleet"): its instances' objects read as a directory's files
+are, and an object that vanished between the listing and its reading one message, the rest of the fleet summarised."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fleet.fleets import mixed, write_fleet
+from tests.moto_server import MotoServer
+from tests.s3.proxy import FaultProxy
+
+
+def test_a_fleet_under_a_prefix_and_an_object_gone(s3_server: MotoServer, bucket: str, proxied_env: dict[str, str],
+                                                   proxy: FaultProxy, tmp_path: Path) -> None:
+    names = write_fleet(tmp_path, mixed(12))
+    client = s3_server.client()
+    for name in names:
+        client.put_object(Bucket=bucket, Key=f"p/42/metrics/{name}.jsonl",
+                          Body=(tmp_path / f"{name}.jsonl").read_bytes())
+    local = subprocess.run([sys.executable, "-m", "orca.sample", "metrics", "--json", str(tmp_path)],
+                           capture_output=True, text=True, timeout=120)
+    location = f"s3://{bucket}/p/42/"
+    whole = subprocess.run([sys.executable, "-m", "orca.sample", "metrics", "--json", location], capture_output=True,
+                           text=True, env=proxied_env, timeout=120)
+    assert whole.returncode == 0, whole.stderr
+    # The same fleet as from the directory, but for the names of its sources.
+    from_s3, from_files = json.loads(whole.stdout), json.loads(local.stdout)
+    assert from_s3["totals"] == from_files["totals"]
+    assert [row["label"] for row in from_s3["rows"]] == names
+    assert [row["summary"]["cpu"] for row in from_s3["rows"]] == [row["summary"]["cpu"] for row in from_files["rows"]]
+
+    gone = f"p/42/metrics/{names[5]}.jsonl"
+    proxy.answer(lambda seen: seen.operation == "GetObject" and seen.path.endswith(gone), 404, "NoSuchKey",
+                 times=None)
+    done = subprocess.run([sys.executable, "-m", "orca.sample", "metrics", location], capture_output=True, text=True,
+                          env=proxied_env, timeout=120)
+    assert done.returncode == 1
+    (message,) = done.stderr.splitlines()
+    assert message.startswith(f"orca metrics: s3://{bucket}/{gone}: ") and "NoSuchKey" in message, message
+    assert "Traceback" not in done.stderr
+    assert f"no lines (1):\n  {names[5]}  could not be read\n" in done.stdout
+    assert done.stdout.splitlines()[len(names) + 1].startswith(f"total: {len(names) - 1} runs, ")
