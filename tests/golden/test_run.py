@@ -12,7 +12,8 @@ import itertools
 
 import pytest
 
-from orca.sample.compute.run import CommandEnd, ProcessCounters, RunReading, run_section, run_use
+from orca.sample.compute.run import CommandEnd, run_section, run_use
+from orca.sample.compute.run_reading import ProcessCounters, RunReading
 from orca.sample.line_format import CommandExit, IoRate, RunSample, TopProcess
 from orca.sample.parse.pid_io import read_write_bytes
 from orca.sample.parse.pid_stat import process_times

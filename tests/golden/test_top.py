@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from orca.sample.compute.run import ProcessCounters, ProcessUse, RunReading
+from orca.sample.compute.run_reading import ProcessCounters, ProcessUse, RunReading
 from orca.sample.compute.top import needs_arguments, process_name, top_processes
 
 MIB = 1 << 20

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.run import CommandEnd, RunReading
+from orca.sample.compute.run import CommandEnd
+from orca.sample.compute.run_reading import RunReading
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
 from orca.sample.line_format import UNSET, ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo

@@ -18,7 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orca.sample.compute.cpu import share_of_cores
-from orca.sample.compute.run import ProcessCounters, RunReading, run_use
+from orca.sample.compute.run import run_use
+from orca.sample.compute.run_reading import ProcessCounters, RunReading
 
 ROOT = 100
 

@@ -9,7 +9,7 @@ interval, counted as `run.cpu` is (a child reaped meanwhile counts in its parent
 read and write rates.
 
 The name: a process's `comm` (its executable's name, as `ps` and `top` show it), but for an interpreter running a
-script, where the script is what tells two processes apart (`python3 train.py` is `train.py`, `python3 -m pytest`
+script, where the script is what tells two processes apart (`python3 dev.py test` is `dev.py`, `python3 -m pytest`
 is `pytest`, `bash build.sh` is `build.sh`); and for a `comm` the kernel may have cut at 15 bytes, the name of
 argv[0] it was cut from. The shell reads a process's arguments only when `needs_arguments` says so.
 """
@@ -20,14 +20,11 @@ import heapq
 import re
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING
 
 from orca.sample.compute.cpu import share_of_cores
 from orca.sample.compute.rates import per_second
+from orca.sample.compute.run_reading import ProcessUse, RunReading
 from orca.sample.line_format import TopProcess
-
-if TYPE_CHECKING:
-    from orca.sample.compute.run import ProcessUse, RunReading
 
 TOP_BY_MEMORY = 3
 TOP_BY_CPU = 3
@@ -60,8 +57,8 @@ def needs_arguments(comm: str) -> bool:
 def process_name(comm: str, argv: Sequence[str]) -> str:
     """The name a person knows a process by, from its `comm` and its arguments (empty when they could not be read).
 
-    >>> process_name("python3", ["/usr/bin/python3", "-X", "dev", "/srv/train.py", "--epochs", "3"])
-    'train.py'
+    >>> process_name("python3", ["/usr/bin/python3", "-X", "dev", "/srv/orca/dev.py", "test", "-x"])
+    'dev.py'
     >>> process_name("python3", ["python3", "-m", "pytest", "-q"]), process_name("python3", ["python3", "-c", "pass"])
     ('pytest', 'python3')
     >>> process_name("sh", ["sh", "-c", "make all"]), process_name("bash", ["bash", "-e", "./ci/build.sh"])
@@ -114,7 +111,7 @@ def top_processes(
     """The line's `run.top`: the processes of `cur` that used the most, chosen as the module docstring says, from
     what each used since the previous reading (`by_process`; empty when none ran) over `seconds`.
 
-    >>> from orca.sample.compute.run import RunReading
+    >>> from orca.sample.compute.run_reading import RunReading
     >>> cur = RunReading(0, 0, 100, {7: (0, 1, 0, 0, (0, 0)), 8: (0, 7, 0, 0, None)}, 2, rss_bytes=6,
     ...                  resident={7: 4, 8: 2}, names={7: "make", 8: "cc1"})
     >>> [(top.name, top.cpu, top.rss, top.write) for top in top_processes(cur, {8: (50, None)}, 1.0, 2)]

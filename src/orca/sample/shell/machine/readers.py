@@ -31,7 +31,7 @@ from orca.sample.shell.machine.source import Reader, read_each, self_cpu_seconds
 
 if TYPE_CHECKING:
     from orca.sample.compute.own_cgroup import CgroupReading
-    from orca.sample.compute.run import RunReading
+    from orca.sample.compute.run_reading import RunReading
 
 _NAME = attrgetter("name")
 CGROUP_LIMITS_EVERY_NS = 60_000_000_000

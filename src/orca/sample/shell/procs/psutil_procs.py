@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import psutil
 from returns.result import Result, Success
 
-from orca.sample.compute.run import NO_PROCESSES, ProcessCounters, RunReading, started
+from orca.sample.compute.run_reading import NO_PROCESSES, ProcessCounters, RunReading, started
 from orca.sample.compute.top import needs_arguments, process_name
 from orca.sample.parse.errors import ParseError
 

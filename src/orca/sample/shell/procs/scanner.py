@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from returns.result import Failure, Result, Success
 
-from orca.sample.compute.run import NO_FIGURES, NO_PROCESSES, ProcessCounters, RunReading, started
+from orca.sample.compute.run_reading import NO_FIGURES, NO_PROCESSES, ProcessCounters, RunReading, started
 from orca.sample.compute.top import needs_arguments, process_name
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pid_io import read_write_bytes

@@ -101,7 +101,7 @@ class TreeFiles:
             last = None
         self._statm_read = None
         if forks is not None and forks == self._forks_at_last_walk and last is not None:
-            statms = self._live_statms(columns)
+            statms = _live_statms(columns)
             if statms is not None:
                 self._statm_read = (columns, statms)
                 return last.tree
@@ -113,7 +113,7 @@ class TreeFiles:
             statuses, listed = [], []
         if last is not None and last.statuses == statuses and last.listed == listed:
             return last.tree
-        known = self._kept_children(columns, statuses, listed)
+        known = _kept_children(self.kept, columns, statuses, listed)
         if pid not in known and not os.path.isdir(f"{self.kept.root.path}/{pid}"):
             self._last_walk = None
             return frozenset()
@@ -134,38 +134,6 @@ class TreeFiles:
     def children(self, pid: int) -> list[int]:
         """`pid`'s children, read on their own (opening its files to keep when there is room)."""
         return self.kept.children(pid)
-
-    def _live_statms(self, columns: Columns) -> list[bytes] | None:
-        """Each kept process's statm, read in one batch; None when one cannot be read (the process was reaped) or
-        reads as no process's memory at all (a zombie's `0 0 0 ...`: it ended, and its children moved out)."""
-        try:
-            datas = list(map(os.pread, columns.statms, repeat(STATM_READ), repeat(0)))
-        except OSError:
-            return None
-        # A live process has a size; no digit sorts before 0 and none is written with a leading 0, so the smallest
-        # text shows whether any is empty or starts with a 0 size.
-        smallest = min(datas, default=b"")
-        return None if not smallest or smallest.startswith(b"0 ") else datas
-
-    def _kept_children(
-        self, columns: Columns, statuses: list[os.stat_result], listed: list[bytes]
-    ) -> dict[int, Sequence[int]]:
-        """pid -> children of each kept process that has one thread, from the batches; a gone process's descriptors
-        are closed."""
-        known: dict[int, Sequence[int]] = {}
-        kept = self.kept
-        for pid, status, children_fd, data in zip(columns.pids, statuses, columns.children, listed, strict=False):
-            threads = status.st_nlink
-            if threads == ONE_THREAD:
-                if pid in kept.threaded:
-                    kept.one_thread(pid)
-                if not data:
-                    known[pid] = _NO_CHILDREN
-                else:
-                    known[pid] = pids_in(data if len(data) < CHILDREN_READ // 2 else read_from(children_fd))
-            elif threads < ONE_THREAD:  # no threads left: gone, and the pid free for another process
-                kept.forget(pid)
-        return known
 
     def resident(self, pids: frozenset[int]) -> Mapping[int, int]:
         """pid -> resident pages of each of `pids` whose statm reads; every kept process must be among `pids`
@@ -284,3 +252,35 @@ class TreeFiles:
 
     def close(self) -> None:
         self.kept.close()
+
+
+def _live_statms(columns: Columns) -> list[bytes] | None:
+    """Each kept process's statm, read in one batch; None when one cannot be read (the process was reaped) or
+    reads as no process's memory at all (a zombie's `0 0 0 ...`: it ended, and its children moved out)."""
+    try:
+        datas = list(map(os.pread, columns.statms, repeat(STATM_READ), repeat(0)))
+    except OSError:
+        return None
+    # A live process has a size; no digit sorts before 0 and none is written with a leading 0, so the smallest
+    # text shows whether any is empty or starts with a 0 size.
+    smallest = min(datas, default=b"")
+    return None if not smallest or smallest.startswith(b"0 ") else datas
+
+def _kept_children(
+    kept: KeptProcesses, columns: Columns, statuses: list[os.stat_result], listed: list[bytes]
+) -> dict[int, Sequence[int]]:
+    """pid -> children of each kept process that has one thread, from the batches; a gone process's descriptors
+    are closed."""
+    known: dict[int, Sequence[int]] = {}
+    for pid, status, children_fd, data in zip(columns.pids, statuses, columns.children, listed, strict=False):
+        threads = status.st_nlink
+        if threads == ONE_THREAD:
+            if pid in kept.threaded:
+                kept.one_thread(pid)
+            if not data:
+                known[pid] = _NO_CHILDREN
+            else:
+                known[pid] = pids_in(data if len(data) < CHILDREN_READ // 2 else read_from(children_fd))
+        elif threads < ONE_THREAD:  # no threads left: gone, and the pid free for another process
+            kept.forget(pid)
+    return known
