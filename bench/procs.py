@@ -8,14 +8,17 @@ The baseline is `bench/psutil_sampler.py --per-process`: each of the run's proce
 the host's figures; and without `--per-process` (the run's resident memory alone), as before the run had a `top`.
 Both ways are measured cold (`bench/cold.py`: all at once at `--seconds`, each one's CPU over the window divided by
 its lines) and hot (`bench/run.py`'s CPU per line at `--seconds 0.02`, medians of interleaved runs). `--against DIR`
-runs another checkout's `orca sample --pid` too.
+runs another checkout's `orca sample --pid` too. Then each one's peak resident memory (`ru_maxrss`) writing 20 lines
+at `--seconds 0.05`, with `--pid` and, for orca, without.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 from functools import partial
 from pathlib import Path
 
@@ -46,6 +49,25 @@ def hot(chosen: dict[str, Sampler], repeats: int, lines: int) -> dict[str, float
     return interleaved(repeats, {name: partial(measure, sampler) for name, sampler in chosen.items()})
 
 
+def peak_mib(sampler: Sampler) -> float:
+    """The sampler's peak resident memory, in MiB, writing 20 lines to a file at --seconds 0.05."""
+    env = None if sampler.src is None else dict(os.environ, PYTHONPATH=str(sampler.src))
+    with tempfile.TemporaryDirectory() as tmp:
+        process = subprocess.Popen([*sampler.command, "--out", str(Path(tmp) / "lines.jsonl"), "--count", "20",
+                                    "--seconds", "0.05", *sampler.extra], env=env)
+        _, _, usage = os.wait4(process.pid, 0)
+    return usage.ru_maxrss / 1024
+
+
+def peaks(chosen: dict[str, Sampler], repeats: int) -> dict[str, float]:
+    """name -> median peak resident memory in MiB: each of `chosen`, and orca's (and the other's) plain line."""
+    every = dict(chosen)
+    every["orca, no --pid"] = Sampler(ORCA)
+    if "other --pid" in chosen:
+        every["other, no --pid"] = Sampler(ORCA, (), chosen["other --pid"].src)
+    return interleaved(repeats, {name: partial(peak_mib, sampler) for name, sampler in every.items()})
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--children", type=int, default=400, help="the run's tree: a shell and this many sleeps")
@@ -61,6 +83,7 @@ def main(argv: list[str]) -> int:
         processes = host_process_count()
         cold = cold_per_line(chosen, args.seconds, args.window, args.repeats)
         warm = hot(chosen, args.repeats, args.lines)
+        memory = peaks(chosen, args.repeats)
     load = os.getloadavg()
     print(f"a tree of {args.children + 1} processes, {processes} on the host; load {load[0]:.2f} {load[1]:.2f} "
           f"{load[2]:.2f}; medians of {args.repeats}\n")
@@ -76,6 +99,10 @@ def main(argv: list[str]) -> int:
         rows.append(("this checkout / the other", "other --pid", ""))
     for label, name, budget in rows:
         print(f"| {label} | {cold['orca --pid'] / cold[name]:.2f} | {warm['orca --pid'] / warm[name]:.2f} | {budget} |")
+    print("\n| peak resident memory, 20 lines at --seconds 0.05 | MiB |")
+    print("|---|---|")
+    for name, mib in memory.items():
+        print(f"| {name} | {mib:.1f} |")
     return 0
 
 

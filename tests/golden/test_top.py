@@ -90,9 +90,12 @@ def test_a_process_without_a_resident_size_is_chosen_by_what_it_used() -> None:
         ("chromium-browse", ["/usr/lib/chromium/chromium-browser", "--type=renderer"], "chromium-browser"),
         ("kworker/u4:1-ev", [], "kworker/u4:1-ev"),
         ("python3", ["python3", "/srv/" + "x" * 100 + ".py"], "x" * 63 + "…"),
+        ("python3", ["python3", "-", "/tmp/orca-run-workload.1"], "python3"),
+        ("sh", ["sh", "-s", "deploy.sh"], "sh"),
     ],
     ids=["java", "script", "options-with-values", "module", "inline", "no-script", "node-script", "node-inline",
-         "shell-script", "shell-inline", "perl", "arguments-unreadable", "cut-comm", "kernel-thread", "long"],
+         "shell-script", "shell-inline", "perl", "arguments-unreadable", "cut-comm", "kernel-thread", "long",
+         "code-from-stdin", "shell-from-stdin"],
 )
 def test_the_name_a_person_knows(comm: str, argv: list[str], name: str) -> None:
     assert process_name(comm, argv) == name

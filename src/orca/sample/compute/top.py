@@ -87,6 +87,8 @@ def _script(argv: Sequence[str], shell: bool) -> str | None:
     name none."""
     args = iter(argv[1:])
     for arg in args:
+        if arg == "-" or (shell and arg == "-s"):  # the code from standard input: what follows is its arguments
+            return None
         if arg == "--":
             return next(args, None)
         if arg in _INLINE and (not shell or arg == "-c"):
