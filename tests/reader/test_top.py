@@ -141,6 +141,14 @@ def test_only_the_few_names_of_the_highest_peak_are_drawn() -> None:
     assert [curve.legend for curve in memory.curves][1:] == [f"p{pid}" for pid in range(8 - TOP_DRAWN, 8)]
 
 
+def test_one_name_alone_is_not_drawn_over_the_runs_own_curve() -> None:
+    entries = [top(1, "python3", 40.0, 300 * MIB), top(2, "python3", 10.0, 100 * MIB)]
+    drawing = chart([folded(sample(100.0, mem=mem(GIB, GIB // 2, 0, 400 * MIB),
+                                   run={"cpu": 50.0, "procs": 2, "top": entries}))])
+    run_panels = {panel.name: [curve.legend for curve in panel.curves] for panel in drawing.panels if panel.run}
+    assert run_panels == {"run cpu": ["run's CPU"], "run memory": ["run's resident memory"]}
+
+
 def test_no_run_io_panel_without_the_runs_io() -> None:
     assert [panel.name for panel in panels([folded(sample(100.0, run={"cpu": 10.0, "procs": 1}))])][:3] == [
         "run cpu", "run memory", "cpu"]

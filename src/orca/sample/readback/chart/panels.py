@@ -60,7 +60,8 @@ class Panel:
     shares: bool = False
     """Drawn from 0 to a little over 100: shares of a whole (the run's CPU has a scale of its own)."""
     keyed: str = ""
-    """A keyed series (`top_mem`) whose `TOP_DRAWN` names of the highest peak are drawn beside `curves`."""
+    """A keyed series (`top_mem`) whose `TOP_DRAWN` names of the highest peak are drawn beside `curves`, when it has
+    two names or more."""
 
 
 RUN_CPU = Panel("run cpu", "run CPU\n% of one core", (
@@ -237,7 +238,10 @@ def drawn(panel: Panel, series: Sequence[Series]) -> list[Drawn]:
 
 
 def _highest(named: dict[str, tuple[float, ...]]) -> list[tuple[str, tuple[float, ...]]]:
-    """The `TOP_DRAWN` names of the highest peak, by name."""
+    """The `TOP_DRAWN` names of the highest peak, by name; none when there is one name alone, which is the run's own
+    curve over again."""
+    if len(named) < 2:
+        return []
     peaks = {name: _largest_of(values) for name, values in named.items()}
     return [(name, named[name]) for name in sorted(sorted(named, key=lambda name: (-peaks[name], name))[:TOP_DRAWN])]
 
