@@ -10,7 +10,7 @@ from typing import Any
 from orca.sample.line_format import Sample
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.exact import ExactSum, rise
-from orca.sample.readback.gather.section import PEAK, Bounds, Column
+from orca.sample.readback.gather.section import PEAK, Bounds, Column, merge_by_name
 
 MAX_CONTAINERS = 1000
 """The containers a summary shows at most: those with the highest memory peak."""
@@ -135,12 +135,7 @@ class ContainersSection:
         return rows
 
     def merge(self, later: ContainersSection) -> None:
-        for name, theirs in later.folds.items():
-            mine = self.folds.get(name)
-            if mine is None:
-                self.folds[name] = theirs
-            else:
-                mine.merge(theirs)
+        merge_by_name(self.folds, later.folds)
         self.let_go.merge(later.let_go)
         self._bound(2 * MAX_CONTAINERS)
 

@@ -86,6 +86,24 @@ class Section(Protocol):
         ...
 
 
+class _Merging(Protocol):
+    def merge(self, later: Self) -> None: ...
+
+
+F = TypeVar("F", bound=_Merging)
+
+
+def merge_by_name(folds: dict[str, F], later: dict[str, F]) -> None:
+    """`later`'s folds (of the lines after these) taken into `folds`, name by name: a name new here as it is, a name
+    in both merged; `later`'s are not used again."""
+    for name, theirs in later.items():
+        mine = folds.get(name)
+        if mine is None:
+            folds[name] = theirs
+        else:
+            mine.merge(theirs)
+
+
 def present(values: list[T | None]) -> list[T]:
     """The values that are not None (a section the line has): the list itself when all are (no copy)."""
     return cast("list[T]", values) if None not in values else [value for value in values if value is not None]

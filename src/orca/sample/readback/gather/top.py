@@ -17,7 +17,7 @@ from typing import Any
 from orca.sample.line_format import RunSample, Sample
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.exact import ExactSum
-from orca.sample.readback.gather.section import PEAK, Bounds, Column
+from orca.sample.readback.gather.section import PEAK, Bounds, Column, merge_by_name
 
 TOP_NAMES = 5
 """The summary names the `TOP_NAMES` of the highest memory peak and the `TOP_NAMES` of the most CPU seconds."""
@@ -147,12 +147,7 @@ class TopSection:
 
     def merge(self, later: TopSection) -> None:
         self.seen = self.seen or later.seen
-        for name, theirs in later.folds.items():
-            mine = self.folds.get(name)
-            if mine is None:
-                self.folds[name] = theirs
-            else:
-                mine.merge(theirs)
+        merge_by_name(self.folds, later.folds)
         self._bound()
 
     def summary(self) -> dict[str, Any]:
