@@ -5,7 +5,12 @@ It takes the same readings as `orca sample` (per-core CPU times, memory, swap, d
 disks' and interfaces' counters, the run's tree by `Process.children(recursive=True)` and `memory_info()`) at the
 same interval, with the same first line at 0.2 s, so the two can be compared line for line.
 
+`--per-process` reads what `orca sample`'s `run` holds too: each of the run's processes' `cpu_times()`,
+`memory_info()` and `io_counters()`, and makes from their differences the run's CPU and I/O and its top processes
+(the three largest, the three busiest, the two with the most I/O), as a psutil user would write it.
+
     python bench/psutil_sampler.py --out FILE [--pid PID] [--match ARGV0] [--dirs D,...] [--seconds S] [--count N]
+                                   [--per-process]
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ def _share(prev: Sequence[float], cur: Sequence[float]) -> tuple[float, float, f
     )
 
 
-def _run_rss(pid: int, match: str) -> int:
+def _run_processes(pid: int, match: str) -> dict[int, psutil.Process]:
     procs: dict[int, psutil.Process] = {}
     if pid > 0:
         try:
@@ -52,11 +57,58 @@ def _run_rss(pid: int, match: str) -> int:
             cmdline = proc.info["cmdline"]
             if cmdline and cmdline[0] == match:
                 procs[proc.pid] = proc
+    return procs
+
+
+def _run_rss(pid: int, match: str) -> int:
     total = 0
-    for proc in procs.values():
+    for proc in _run_processes(pid, match).values():
         with contextlib.suppress(psutil.Error):
             total += proc.memory_info().rss
     return total
+
+
+Counters = tuple[float, float, int, int, int, str]
+"""(create time, CPU seconds with the waited-for children's, bytes read, bytes written, resident bytes, name)."""
+
+
+def _counters(proc: psutil.Process) -> Counters | None:
+    try:
+        with proc.oneshot():
+            times, memory, name, started = proc.cpu_times(), proc.memory_info(), proc.name(), proc.create_time()
+        io = proc.io_counters()
+    except psutil.Error:
+        return None
+    cpu = times.user + times.system + times.children_user + times.children_system
+    return started, cpu, io.read_bytes, io.write_bytes, memory.rss, name
+
+
+def _run_section(before: dict[int, Counters], now: dict[int, Counters], dt: float, cores: int) -> dict[str, Any]:
+    """The run's CPU (% of all cores), I/O and top processes from two readings of each process's counters."""
+    used: dict[int, tuple[float, int, int]] = {}
+    for pid, (started, cpu, read, written, _, _) in now.items():
+        then = before.get(pid)
+        if then is None or then[0] != started:
+            used[pid] = (cpu, read, written)
+        else:
+            used[pid] = (max(0.0, cpu - then[1]), max(0, read - then[2]), max(0, written - then[3]))
+    chosen = sorted(now, key=lambda pid: now[pid][4], reverse=True)[:3]
+    busy = [pid for pid in sorted(used, key=lambda pid: used[pid][0], reverse=True) if pid not in chosen][:3]
+    moved = [pid for pid in sorted(used, key=lambda pid: used[pid][1] + used[pid][2], reverse=True)
+             if pid not in chosen and pid not in busy][:2]
+
+    def percent(seconds: float) -> float:
+        return round(100 * seconds / (dt * cores), 1) if dt > 0 and cores else 0.0
+
+    return {
+        "cpu": percent(sum(use[0] for use in used.values())),
+        "procs": len(now),
+        "io": {"read": round(sum(use[1] for use in used.values()) / dt),
+               "write": round(sum(use[2] for use in used.values()) / dt)},
+        "top": [{"pid": pid, "name": now[pid][5], "cpu": percent(used[pid][0]), "rss": now[pid][4],
+                 "read": round(used[pid][1] / dt), "write": round(used[pid][2] / dt)}
+                for pid in [*chosen, *busy, *moved]],
+    }
 
 
 def main() -> int:
@@ -67,19 +119,27 @@ def main() -> int:
     parser.add_argument("--dirs", default=os.environ.get("TMPDIR", "/tmp"))
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--count", type=int, default=0)
+    parser.add_argument("--per-process", action="store_true", help="the run's CPU, I/O and top processes too")
     args = parser.parse_args()
     dirs = [d for d in args.dirs.split(",") if d]
     me = psutil.Process()
     host = socket.gethostname()
     cores = psutil.cpu_count() or 0
 
-    def readings() -> tuple[float, Any, Any, Any, Any]:
+    def readings() -> tuple[float, Any, Any, Any, Any, dict[int, Counters]]:
+        processes: dict[int, Counters] = {}
+        if args.per_process:
+            for pid, proc in _run_processes(args.pid, args.match).items():
+                counters = _counters(proc)
+                if counters is not None:
+                    processes[pid] = counters
         return (
             time.monotonic(),
             psutil.cpu_times(percpu=True),
             psutil.cpu_times(),
             psutil.disk_io_counters(perdisk=False),
             psutil.net_io_counters(pernic=False),
+            processes,
         )
 
     prev = readings()
@@ -134,7 +194,7 @@ def main() -> int:
                     "cache": getattr(vm, "cached", 0),
                     "swap_total": sw.total,
                     "swap_used": sw.used,
-                    "rss": _run_rss(args.pid, args.match),
+                    "rss": sum(c[4] for c in cur[5].values()) if args.per_process else _run_rss(args.pid, args.match),
                 },
                 "disk": disks,
                 "io": {
@@ -147,6 +207,8 @@ def main() -> int:
                 },
                 "self_cpu": round(times.user + times.system, 2),
             }
+            if args.per_process:
+                line["run"] = _run_section(prev[5], cur[5], dt, cores)
             prefix = "orca-sample " if args.out == "-" else ""
             out.write(prefix + json.dumps(line, separators=(",", ":")) + "\n")
             out.flush()

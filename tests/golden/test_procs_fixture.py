@@ -87,6 +87,18 @@ def test_hand_scanner_answers_the_same_every_line() -> None:
     assert first == second == [1360 * PAGE, 9 * PAGE]
 
 
+def test_hand_reading_of_each_process() -> None:
+    """What a line's `run.top` and `run.io` are made of, per process of 100's tree: its resident bytes (statm), its
+    I/O (`io`'s read_bytes and write_bytes; None where there is no readable file), and its name (`comm`; for bash,
+    an interpreter, its script, which `-c ./run.sh` is not)."""
+    reading = ProcessScanner(HAND).reading(100, "").unwrap()
+    assert {pid: counters[4] for pid, counters in reading.processes.items()} == {
+        100: (8192, 4096), 101: (0, 1048576), 102: None, 103: None, 106: None
+    }
+    assert reading.resident == {100: 1000 * PAGE, 101: 250 * PAGE, 102: 40 * PAGE, 103: 0, 106: 0}
+    assert reading.names == {100: "bash", 101: "(my) proc)", 102: "worker", 103: "sleep", 106: "true"}
+
+
 def test_hand_tree_usage() -> None:
     """docs/behaviour.md §6: one entry per existing root; CPU = (utime + stime + cutime + cstime) / USER_HZ over the
     tree."""

@@ -12,9 +12,11 @@ import itertools
 
 import pytest
 
-from orca.sample.compute.run import CommandEnd, RunReading, run_cpu, run_section, run_ticks
-from orca.sample.line_format import CommandExit, RunSample
-from orca.sample.parse.pid_stat import ProcessTimes, process_times
+from orca.sample.compute.run import CommandEnd, run_section, run_use
+from orca.sample.compute.run_reading import ProcessCounters, RunReading
+from orca.sample.line_format import CommandExit, IoRate, RunSample, TopProcess
+from orca.sample.parse.pid_io import read_write_bytes
+from orca.sample.parse.pid_stat import process_times
 
 HZ = 100
 SECOND = 1_000_000_000
@@ -30,37 +32,62 @@ def stat(pid: int, state: str, ppid: int, utime: int, stime: int, cutime: int, c
     ).encode()
 
 
+def io(read_bytes: int, write_bytes: int) -> bytes:
+    """A `/proc/<pid>/io` as the kernel writes it (fs/proc/base.c `do_io_accounting`), these two fields set."""
+    return (
+        f"rchar: 4219212\nwchar: 4194398\nsyscr: 423\nsyscw: 771\nread_bytes: {read_bytes}\n"
+        f"write_bytes: {write_bytes}\ncancelled_write_bytes: 0\n"
+    ).encode()
+
+
+def counters(line: bytes, io_text: bytes | None) -> tuple[str, ProcessCounters]:
+    read = process_times(line)
+    assert read is not None
+    state, _, times = read
+    return state, (*times, None if io_text is None else read_write_bytes(io_text))
+
+
 def reading(
-    seconds: float, clock: int, lines: list[bytes], left: list[bytes] | None = None, rss: int | None = 0
+    seconds: float,
+    clock: int,
+    lines: list[bytes],
+    left: list[bytes] | None = None,
+    rss: int | None = 0,
+    ios: dict[int, bytes] | None = None,
 ) -> RunReading:
-    """The reading of those stat lines at `seconds` (monotonic) and `clock` (ticks after boot)."""
-    processes: dict[int, ProcessTimes] = {}
+    """The reading of those stat lines at `seconds` (monotonic) and `clock` (ticks after boot); `ios`: pid -> its
+    `io` file, for those whose `io` was read."""
+    processes: dict[int, ProcessCounters] = {}
+    names: dict[int, str] = {}
     procs = 0
     for line in lines:
-        read = process_times(line)
-        assert read is not None
-        state, times = read
-        processes[int(line.split()[0])] = times
+        pid = int(line.split()[0])
+        state, processes[pid] = counters(line, (ios or {}).get(pid))
+        names[pid] = "worker (x)"
         procs += state != "Z"
     gone = {}
     for line in left or []:
-        read = process_times(line)
-        assert read is not None
-        gone[int(line.split()[0])] = read[1]
-    return RunReading(round(seconds * SECOND), clock, HZ, processes, procs, gone, rss)
+        pid = int(line.split()[0])
+        gone[pid] = counters(line, (ios or {}).get(pid))[1]
+    return RunReading(round(seconds * SECOND), clock, HZ, processes, procs, gone, rss, names=names)
+
+
+def ticks(prev: RunReading, cur: RunReading) -> int:
+    return run_use(prev, cur).ticks
 
 
 def test_the_fields_read_from_a_stat_line() -> None:
-    assert process_times(stat(500, "S", 1, 1000, 200, 30, 4, 9000)) == ("S", (9000, 1, 1200, 34))
+    assert process_times(stat(500, "S", 1, 1000, 200, 30, 4, 9000)) == ("S", b"worker (x)", (9000, 1, 1200, 34))
 
 
 def test_one_process() -> None:
     """utime 1000 -> 1150, stime 200 -> 250 over 2 s on 2 cores: 200 ticks = 2 CPU seconds of 4."""
     before = reading(10.0, 100_000, [stat(500, "R", 1, 1000, 200, 0, 0, 9000)])
     after = reading(12.0, 100_200, [stat(500, "R", 1, 1150, 250, 0, 0, 9000)])
-    assert run_ticks(before, after) == 200
-    assert run_cpu(before, after, 2) == 50.0
-    assert run_section(before, after, 2) == RunSample(cpu=50.0, procs=1)
+    assert ticks(before, after) == 200
+    assert run_section(before, after, 2) == RunSample(
+        cpu=50.0, procs=1, top=(TopProcess(pid=500, name="worker (x)", cpu=50.0),)
+    )
 
 
 def test_a_child_reaped_between_two_readings() -> None:
@@ -72,8 +99,8 @@ def test_a_child_reaped_between_two_readings() -> None:
         stat(501, "R", 500, 300, 20, 0, 0, 9100),
     ])
     after = reading(11.0, 100_100, [stat(500, "S", 1, 120, 10, 350, 30, 9000)])
-    assert run_ticks(before, after) == 80
-    assert run_cpu(before, after, 2) == 40.0  # 80 / (100 × 1 s × 2 cores)
+    assert ticks(before, after) == 80
+    assert run_section(before, after, 2).cpu == 40.0  # 80 / (100 × 1 s × 2 cores)
     assert after.procs == 1
 
 
@@ -87,7 +114,7 @@ def test_a_child_counted_for_several_lines_then_reaped() -> None:
         reading(2.0, 200, [stat(500, "S", 1, 10, 0, 0, 0, 0), stat(501, "R", 500, 180, 20, 0, 0, 0)]),
         reading(3.0, 300, [stat(500, "S", 1, 15, 0, 215, 25, 0)]),
     ]
-    used = [run_ticks(a, b) for a, b in itertools.pairwise(lines)]
+    used = [ticks(a, b) for a, b in itertools.pairwise(lines)]
     assert used == [100, 100, 45]  # the last: the child's 40 and the parent's own 5
     assert sum(used) == 240 + 5
 
@@ -101,14 +128,14 @@ def test_a_grandchild_and_child_both_reaped() -> None:
         stat(502, "R", 501, 50, 0, 0, 0, 20),
     ])
     after = reading(1.0, 100, [stat(500, "S", 1, 0, 0, 180, 0, 0)])
-    assert run_ticks(before, after) == 30
+    assert ticks(before, after) == 30
 
 
 def test_a_child_forked_and_reaped_between_two_readings() -> None:
     """Never seen: its 70 ticks reach the line through its parent's cutime alone."""
     before = reading(0.0, 0, [stat(500, "S", 1, 5, 0, 0, 0, 0)])
     after = reading(1.0, 100, [stat(500, "S", 1, 5, 0, 60, 10, 0)])
-    assert run_ticks(before, after) == 70
+    assert ticks(before, after) == 70
 
 
 def test_a_process_that_left_the_run_alive() -> None:
@@ -121,7 +148,7 @@ def test_a_process_that_left_the_run_alive() -> None:
         stat(501, "R", 500, 200, 0, 0, 0, 0),
     ])
     after = reading(1.0, 100, [stat(400, "S", 1, 0, 0, 30, 0, 0)], left=[stat(501, "R", 1, 225, 0, 0, 0, 0)])
-    assert run_ticks(before, after) == 25
+    assert ticks(before, after) == 25
 
 
 def test_a_parent_that_does_not_wait_takes_in_nothing() -> None:
@@ -129,7 +156,7 @@ def test_a_parent_that_does_not_wait_takes_in_nothing() -> None:
     counted of it is taken back (never below 0)."""
     before = reading(0.0, 0, [stat(500, "S", 1, 10, 0, 0, 0, 0), stat(501, "R", 500, 90, 0, 0, 0, 0)])
     after = reading(1.0, 100, [stat(500, "S", 1, 12, 0, 0, 0, 0)])
-    assert run_ticks(before, after) == 2
+    assert ticks(before, after) == 2
 
 
 def test_a_reused_pid_is_another_process() -> None:
@@ -137,7 +164,7 @@ def test_a_reused_pid_is_another_process() -> None:
     100: all of its 40 ticks are this interval's, and the old one takes nothing back from anyone."""
     before = reading(0.0, 100, [stat(500, "S", 1, 0, 0, 0, 0, 0), stat(600, "R", 1, 500, 0, 0, 0, 10)])
     after = reading(1.0, 200, [stat(500, "S", 1, 0, 0, 0, 0, 0), stat(600, "R", 500, 40, 0, 0, 0, 150)])
-    assert run_ticks(before, after) == 40
+    assert ticks(before, after) == 40
 
 
 def test_a_process_that_joined_the_run_counts_from_its_first_reading() -> None:
@@ -146,14 +173,14 @@ def test_a_process_that_joined_the_run_counts_from_its_first_reading() -> None:
     first = reading(0.0, 100, [])
     second = reading(1.0, 200, [stat(700, "R", 1, 1000, 0, 0, 0, 50)])
     third = reading(2.0, 300, [stat(700, "R", 1, 1080, 0, 0, 0, 50)])
-    assert run_ticks(first, second) == 0
-    assert run_ticks(second, third) == 80
+    assert ticks(first, second) == 0
+    assert ticks(second, third) == 80
 
 
 def test_counters_that_go_back_count_nothing() -> None:
     before = reading(0.0, 0, [stat(500, "R", 1, 100, 100, 100, 100, 0)])
     after = reading(1.0, 100, [stat(500, "R", 1, 90, 100, 50, 100, 0)])
-    assert run_ticks(before, after) == 0
+    assert ticks(before, after) == 0
 
 
 def test_zombies_are_not_counted_as_processes_but_their_times_are() -> None:
@@ -162,14 +189,14 @@ def test_zombies_are_not_counted_as_processes_but_their_times_are() -> None:
     before = reading(0.0, 0, [stat(500, "S", 1, 0, 0, 0, 0, 0), stat(501, "R", 500, 100, 0, 0, 0, 0)])
     after = reading(1.0, 100, [stat(500, "S", 1, 0, 0, 0, 0, 0), stat(501, "Z", 500, 130, 0, 0, 0, 0)])
     section = run_section(before, after, 1)
-    assert section == RunSample(cpu=30.0, procs=1)
+    assert (section.cpu, section.procs) == (30.0, 1)
 
 
 def test_over_all_cores_is_clamped_to_100() -> None:
     """Ticks are whole: a reading's rounding may show a little more than all of the cores."""
     before = reading(0.0, 0, [stat(500, "R", 1, 0, 0, 0, 0, 0)])
     after = reading(1.0, 100, [stat(500, "R", 1, 201, 0, 0, 0, 0)])
-    assert run_cpu(before, after, 2) == 100.0
+    assert run_section(before, after, 2).cpu == 100.0
 
 
 @pytest.mark.parametrize(
@@ -181,8 +208,67 @@ def test_cpu_needs_both_readings_and_the_cores(prev: str | None, cores: int | No
     before = reading(0.0, 0, [stat(500, "R", 1, 0, 0, 0, 0, 0)])
     after = reading(1.0, 100, [stat(500, "R", 1, 10, 0, 0, 0, 0)])
     section = run_section(before if prev else None, after, cores)
-    assert section == RunSample(cpu=cpu, procs=1)
+    assert (section.cpu, section.procs, section.top is None) == (cpu, 1, cpu is None)
     assert run_section(before, None, 2) == RunSample()
+
+
+def test_io_is_each_processs_growth_over_the_interval() -> None:
+    """`read_bytes` 0 -> 1 MiB and `write_bytes` 4 MiB -> 6 MiB over 2 s: 512 KiB/s read, 1 MiB/s written."""
+    before = reading(10.0, 100_000, [stat(500, "R", 1, 0, 0, 0, 0, 9000)], ios={500: io(0, 4 << 20)})
+    after = reading(12.0, 100_200, [stat(500, "R", 1, 0, 0, 0, 0, 9000)], ios={500: io(1 << 20, 6 << 20)})
+    section = run_section(before, after, 2)
+    assert section.io == IoRate(read=512 << 10, write=1 << 20)
+    assert section.top is not None
+    assert (section.top[0].read, section.top[0].write) == (512 << 10, 1 << 20)
+
+
+def test_io_of_a_child_reaped_between_two_readings() -> None:
+    """The child (501) had written 3 MiB at the first reading, wrote 1 MiB more and was reaped: its parent's `io`
+    (which holds the children it waited for, Documentation/filesystems/proc.rst) grew by the child's whole 4 MiB
+    and its own 1 MiB. Written in the interval: 1 MiB each, 2 MiB; the parent shows both, the child being gone."""
+    before = reading(0.0, 0, [stat(500, "S", 1, 0, 0, 0, 0, 0), stat(501, "R", 500, 0, 0, 0, 0, 10)],
+                     ios={500: io(0, 0), 501: io(0, 3 << 20)})
+    after = reading(1.0, 100, [stat(500, "S", 1, 0, 0, 0, 0, 0)], ios={500: io(0, 5 << 20)})
+    use = run_use(before, after)
+    assert use.io == (0, 2 << 20)
+    assert use.by_process == {500: (0, (0, 2 << 20))}
+
+
+def test_io_of_a_process_forked_since_counts_whole_and_one_that_joined_counts_none() -> None:
+    """A process started after the previous reading (tick 150, the reading at 100) counts all it wrote; one that
+    started before (50) and joined the run (a `--match` process that exec'd) counts nothing of what it did
+    before."""
+    before = reading(0.0, 100, [])
+    after = reading(1.0, 200, [stat(600, "R", 1, 0, 0, 0, 0, 150), stat(700, "R", 1, 0, 0, 0, 0, 50)],
+                    ios={600: io(4096, 8192), 700: io(1 << 30, 1 << 30)})
+    use = run_use(before, after)
+    assert use.io == (4096, 8192)
+    assert use.by_process == {600: (0, (4096, 8192)), 700: (0, (0, 0))}
+
+
+def test_io_that_cannot_be_read_is_null_for_the_process_and_the_run() -> None:
+    """Another user's process under `--match` (EACCES on its `io`): its CPU counts, its bytes are not known, so
+    neither are the run's (a part is not the whole: never a made-up 0)."""
+    before = reading(0.0, 0, [stat(500, "R", 1, 0, 0, 0, 0, 0), stat(501, "R", 1, 0, 0, 0, 0, 0)],
+                     ios={500: io(0, 0)})
+    after = reading(1.0, 100, [stat(500, "R", 1, 10, 0, 0, 0, 0), stat(501, "R", 1, 20, 0, 0, 0, 0)],
+                    ios={500: io(0, 4096)})
+    section = run_section(before, after, 1)
+    assert section.cpu == 30.0
+    assert section.io is None
+    assert section.top is not None
+    assert [(top.pid, top.cpu, top.read, top.write) for top in section.top] == [
+        (501, 20.0, None, None), (500, 10.0, 0, 4096)
+    ]
+
+
+def test_io_of_a_process_that_left_the_run_counts_up_to_the_reading_that_finds_it_gone() -> None:
+    """501, orphaned and given to init, wrote 8 KiB more before the second reading found it out of the tree."""
+    before = reading(0.0, 0, [stat(400, "S", 1, 0, 0, 0, 0, 0), stat(501, "R", 400, 0, 0, 0, 0, 0)],
+                     ios={400: io(0, 0), 501: io(0, 4096)})
+    after = reading(1.0, 100, [stat(400, "S", 1, 0, 0, 0, 0, 0)], left=[stat(501, "R", 1, 0, 0, 0, 0, 0)],
+                    ios={400: io(0, 0), 501: io(0, 12288)})
+    assert run_use(before, after).io == (0, 8192)
 
 
 def test_the_command_is_bounded() -> None:

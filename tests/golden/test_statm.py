@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.parse.statm import Statm, parse, resident_pages, resident_pages_total
+from orca.sample.parse.statm import Statm, parse, resident_pages, resident_pages_each
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v857.x86_64-2cores"
@@ -69,11 +69,11 @@ def test_largest_value_the_kernel_prints() -> None:
     assert resident_pages(f"{u64} {u64} {u64} 0 0 0 0\n".encode()) == u64
 
 
-def test_a_batch_of_captures_sums_their_resident_pages() -> None:
-    """The sleep's 448 resident pages and the zombie's 0, twice over: 896."""
+def test_a_batch_of_captures_gives_each_ones_resident_pages() -> None:
+    """The sleep's 448 resident pages and the zombie's 0, twice over."""
     sleep, zombie = capture("pid_statm.sleep"), capture("pid_statm.zombie")
-    assert resident_pages_total([sleep, zombie, sleep, zombie]) == 896
-    assert resident_pages_total([]) == 0
+    assert resident_pages_each([sleep, zombie, sleep, zombie]) == [448, 0, 448, 0]
+    assert resident_pages_each([]) == []
 
 
 @pytest.mark.parametrize(
@@ -88,7 +88,7 @@ def test_a_batch_of_captures_sums_their_resident_pages() -> None:
 def test_a_batch_with_a_file_it_cannot_take_whole_is_declined(odd: bytes) -> None:
     """The batch takes only files of seven decimals under 20 digits; anything else (even what `resident_pages`
     accepts, such as the largest u64) is left to the caller's one-by-one reading."""
-    assert resident_pages_total([capture("pid_statm.sleep"), odd]) is None
+    assert resident_pages_each([capture("pid_statm.sleep"), odd]) is None
 
 
 @pytest.mark.parametrize(
@@ -100,6 +100,6 @@ def test_a_batch_with_a_file_it_cannot_take_whole_is_declined(odd: bytes) -> Non
     ],
 )
 def test_a_batch_splits_fields_as_resident_pages_does(spaced: bytes) -> None:
-    """Fields apart by any whitespace, as `resident_pages` reads them: 448 + 448."""
+    """Fields apart by any whitespace, as `resident_pages` reads them: 448 and 448."""
     assert resident_pages(spaced) == 448
-    assert resident_pages_total([capture("pid_statm.sleep"), spaced]) == 896
+    assert resident_pages_each([capture("pid_statm.sleep"), spaced]) == [448, 448]

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from orca.sample.compute.build import build_line
 from orca.sample.compute.encode import encode_line
-from orca.sample.compute.run import CommandEnd, RunReading
+from orca.sample.compute.run import CommandEnd
+from orca.sample.compute.run_reading import RunReading
 from orca.sample.compute.snapshot import ContainerReading, DiskReading, Snapshot
 from orca.sample.line_format import UNSET, ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
@@ -46,6 +47,8 @@ container_readings = st.builds(
     io=maybe(st.none(), st.dictionaries(st.sampled_from(["254:0", "252:0"]),
                                         st.builds(DeviceIo, st.integers(0, U64_MAX), st.integers(0, U64_MAX)))),
 )
+PIDS = st.integers(1, 8)
+U64 = st.integers(0, U64_MAX)
 snapshots = st.builds(
     Snapshot,
     monotonic_ns=st.integers(min_value=0, max_value=2**63 - 1),
@@ -65,14 +68,16 @@ snapshots = st.builds(
     container_disks=maybe(st.none(), st.frozensets(st.sampled_from(["254:0", "252:0"]))),
     start=maybe(st.none(), st.floats(min_value=0.0, max_value=2**33)),
     run_enabled=st.booleans(),
-    # proc(5): starttime and the times are ticks (u64); a pid up to 2**22.
+    # proc(5): starttime and the times are ticks (u64); a pid up to 2**22; `io`'s counters are u64 too.
     run=maybe(st.none(), st.builds(
         RunReading,
         st.integers(0, 2**63 - 1),
         st.integers(0, U64_MAX),
         st.sampled_from([100, 1_000_000]),
-        st.dictionaries(st.integers(1, 2**22), st.tuples(*[st.integers(0, U64_MAX)] * 4), max_size=4),
+        st.dictionaries(PIDS, st.tuples(*[st.integers(0, U64_MAX)] * 4, st.none() | st.tuples(U64, U64)), max_size=4),
         st.integers(0, 4),
+        resident=st.dictionaries(PIDS, st.integers(0, 2**50), max_size=4),
+        names=st.dictionaries(PIDS, st.text(max_size=80), max_size=4),
     )),
     command=maybe(st.none(), st.lists(st.text(max_size=300), max_size=40).map(tuple)),
     ended=maybe(st.none(), st.builds(CommandEnd, returncode=st.integers(-64, 255))),

@@ -33,7 +33,9 @@ def test_round_trip(line: StatLine) -> None:
 def test_fast_path_gives_the_same_values(line: StatLine) -> None:
     s = line.stat
     assert stat_fields(render_stat(line)) == (s.state, s.ppid, s.utime + s.stime + s.cutime + s.cstime, s.starttime)
-    assert process_times(render_stat(line)) == (s.state, (s.starttime, s.ppid, s.utime + s.stime, s.cutime + s.cstime))
+    assert process_times(render_stat(line)) == (
+        s.state, line.comm, (s.starttime, s.ppid, s.utime + s.stime, s.cutime + s.cstime)
+    )
 
 
 @given(stat_lines())
@@ -64,7 +66,9 @@ def _agree(data: bytes) -> None:
     else:
         s = parsed
         assert fast == (s.state, s.ppid, s.cpu_ticks, s.starttime)
-        assert times == (s.state, (s.starttime, s.ppid, s.utime + s.stime, s.cutime + s.cstime))
+        assert times is not None
+        assert times[::2] == (s.state, (s.starttime, s.ppid, s.utime + s.stime, s.cutime + s.cstime))
+        assert times[1].decode("utf-8", "replace") == s.comm
 
 
 @given(st.binary())

@@ -1,10 +1,12 @@
-"""Properties of the run's CPU (docs/behaviour.md §3.12): compute/run.py.
+"""Properties of the run's CPU and disk I/O (docs/behaviour.md §3.12): compute/run.py.
 
-The oracle is a simulated process tree whose every tick of CPU is known: processes fork, run, end and are waited
-for by their parents (whose children's counter then takes in their whole time, as the kernel's does), and readings
-are taken at drawn moments. What the lines count, added up, is exactly what the processes ran between the first
-and the last reading: nothing lost to a child that ended between two readings, nothing counted twice when a child
-seen for several lines is reaped. And whatever two readings are, the CPU is never negative nor above 100.
+The oracle is a simulated process tree whose every tick of CPU and every byte of I/O is known: processes fork, run,
+write, end and are waited for by their parents (whose children's ticks then take in their whole time, and whose
+I/O their whole I/O, as the kernel's counters do), and readings are taken at drawn moments. What the lines count,
+added up, is exactly what the processes ran and wrote between the first and the last reading: nothing lost to a
+child that ended between two readings, nothing counted twice when a child seen for several lines is reaped; and
+each line's figure is the sum of its processes'. Whatever two readings are, the CPU is never negative nor above
+100.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from dataclasses import dataclass, field
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.compute.run import RunReading, run_cpu, run_ticks
-from orca.sample.parse.pid_stat import ProcessTimes
+from orca.sample.compute.cpu import share_of_cores
+from orca.sample.compute.run import run_use
+from orca.sample.compute.run_reading import ProcessCounters, RunReading
 
 ROOT = 100
 
@@ -28,6 +31,8 @@ class Process:
     own: int = 0
     children: int = 0
     """What the kernel's cutime + cstime hold: the whole time of the children it waited for."""
+    written: int = 0
+    """What its `write_bytes` holds: its own and the children's it waited for."""
 
 
 @dataclass
@@ -37,6 +42,8 @@ class Machine:
     processes: dict[int, Process] = field(default_factory=lambda: {ROOT: Process(parent=1, start=0)})
     used: int = 0
     """Every tick any process of the run ran, so far."""
+    wrote: int = 0
+    """Every byte any process of the run wrote, so far."""
 
     def live(self) -> list[int]:
         return sorted(self.processes)
@@ -48,6 +55,9 @@ class Machine:
         if kind == "run":
             self.processes[pid].own += ticks
             self.used += ticks
+        elif kind == "write":
+            self.processes[pid].written += ticks * 4096
+            self.wrote += ticks * 4096
         elif kind == "fork":
             self.processes[self.next_pid] = Process(parent=pid, start=self.clock)
             self.next_pid += 1
@@ -57,15 +67,18 @@ class Machine:
             if leaves:
                 ended = self.processes.pop(leaves[which % len(leaves)])
                 self.processes[ended.parent].children += ended.own + ended.children
+                self.processes[ended.parent].written += ended.written
 
     def reading(self) -> RunReading:
-        processes: dict[int, ProcessTimes] = {
-            pid: (p.start, p.parent, p.own, p.children) for pid, p in self.processes.items()
+        processes: dict[int, ProcessCounters] = {
+            pid: (p.start, p.parent, p.own, p.children, (0, p.written)) for pid, p in self.processes.items()
         }
         return RunReading(self.clock * 10**7, self.clock, 100, processes, len(processes))
 
 
-actions = st.tuples(st.sampled_from(["run", "run", "fork", "end", "read"]), st.integers(0, 50), st.integers(0, 40))
+actions = st.tuples(
+    st.sampled_from(["run", "run", "write", "fork", "end", "read"]), st.integers(0, 50), st.integers(0, 40)
+)
 steps = st.lists(actions, max_size=80)
 
 
@@ -73,19 +86,24 @@ steps = st.lists(actions, max_size=80)
 def test_the_lines_add_up_to_what_the_run_used(history: list[tuple[str, int, int]]) -> None:
     machine = Machine()
     readings = [machine.reading()]
-    used_at_first = machine.used
+    used_at_first, wrote_at_first = machine.used, machine.wrote
     for action in history:
         if action[0] == "read":
             readings.append(machine.reading())
         else:
             machine.act(action)
     readings.append(machine.reading())
-    counted = [run_ticks(a, b) for a, b in itertools.pairwise(readings)]
-    assert all(ticks >= 0 for ticks in counted)
-    assert sum(counted) == machine.used - used_at_first
+    counted = [run_use(a, b) for a, b in itertools.pairwise(readings)]
+    assert all(use.ticks >= 0 and use.io is not None and min(use.io) >= 0 for use in counted)
+    assert sum(use.ticks for use in counted) == machine.used - used_at_first
+    assert sum(use.io[1] for use in counted if use.io is not None) == machine.wrote - wrote_at_first
+    for use in counted:  # each line's figures are its processes' (none here leaves the run alive)
+        assert use.ticks == sum(ticks for ticks, _ in use.by_process.values())
+        assert use.io == tuple(map(sum, zip((0, 0), *(io for _, io in use.by_process.values() if io), strict=True)))
 
 
-times = st.tuples(st.integers(0, 2**20), st.integers(0, 300), st.integers(0, 2**40), st.integers(0, 2**40))
+io = st.none() | st.tuples(st.integers(0, 2**50), st.integers(0, 2**50))
+times = st.tuples(st.integers(0, 2**20), st.integers(0, 300), st.integers(0, 2**40), st.integers(0, 2**40), io)
 readings = st.builds(
     RunReading,
     st.integers(0, 2**40),
@@ -99,5 +117,9 @@ readings = st.builds(
 
 @given(readings, readings, st.integers(1, 256))
 def test_never_negative_never_over_all_the_cores(prev: RunReading, cur: RunReading, cores: int) -> None:
-    assert run_ticks(prev, cur) >= 0
-    assert 0.0 <= run_cpu(prev, cur, cores) <= 100.0
+    use = run_use(prev, cur)
+    assert use.ticks >= 0
+    assert use.io is None or min(use.io) >= 0
+    assert all(ticks >= 0 and (io is None or min(io) >= 0) for ticks, io in use.by_process.values())
+    seconds = (cur.at_ns - prev.at_ns) / 1e9
+    assert 0.0 <= share_of_cores(use.ticks, seconds, cur.ticks_per_second, cores) <= 100.0

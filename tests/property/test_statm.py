@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.parse.statm import parse, resident_pages, resident_pages_total
+from orca.sample.parse.statm import parse, resident_pages, resident_pages_each
 from tests.property.render_process import StatmLine, render_statm, statm_lines
 
 
@@ -55,17 +55,17 @@ def test_total_on_arbitrary_text(text: str) -> None:
     parse(text)
 
 
-def _one_by_one(datas: list[bytes]) -> int:
-    """The plain way: each file through `resident_pages`, the unreadable ones adding nothing."""
-    return sum(pages for data in datas if (pages := resident_pages(data)) is not None)
+def _one_by_one(datas: list[bytes]) -> list[int | None]:
+    """The plain way: each file through `resident_pages`."""
+    return [resident_pages(data) for data in datas]
 
 
 @given(st.lists(statm_lines, max_size=30))
-def test_a_batch_of_kernel_files_sums_as_one_by_one(lines: list[StatmLine]) -> None:
-    """Kernel files with values under 20 digits take the batch's fast path, and give the plain sum."""
+def test_a_batch_of_kernel_files_reads_as_one_by_one(lines: list[StatmLine]) -> None:
+    """Kernel files with values under 20 digits take the batch's fast path, and give each one's pages."""
     datas = [render_statm(line) for line in lines]
-    expected = sum(line.statm.resident_pages for line in lines)
-    total = resident_pages_total(datas)
+    expected = [line.statm.resident_pages for line in lines]
+    total = resident_pages_each(datas)
     values = [
         value
         for line in lines
@@ -88,6 +88,7 @@ STATMISH = st.one_of(
 
 @given(st.lists(STATMISH, max_size=12))
 def test_a_batch_never_disagrees_with_one_by_one(datas: list[bytes]) -> None:
-    """Whatever the files hold, the batch either gives the plain sum or declines (None) for the caller to go one by
-    one: it never gives a different number."""
-    assert resident_pages_total(datas) in (None, _one_by_one(datas))
+    """Whatever the files hold, the batch either gives each one's pages as `resident_pages` reads them or declines
+    (None) for the caller to go one by one: it never gives a different number."""
+    each = resident_pages_each(datas)
+    assert each is None or (each == _one_by_one(datas) and None not in each)

@@ -34,6 +34,29 @@ def cpu_seconds(line: dict[str, Any]) -> float:
     return float(line["run"]["cpu"]) / 100 * float(line["dt"]) * int(line["cores"])
 
 
+CLOCK_TICK = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def rounding(found: list[dict[str, Any]]) -> float:
+    """How far the lines' CPU seconds may be from `wait4`'s by rounding alone (docs/behaviour.md §3.12): each of
+    the four `stat` times of COMMAND in its last reading (its own user and system, its children's) is whole clock
+    ticks, every other process's part telescoping away; each line's `run.cpu` has one decimal (0.05 points of all
+    cores over `dt`) and its `dt` three (0.0005 s of what `run.cpu` says); `wait4`'s user and system are written
+    with two decimals each."""
+    per_line = sum(
+        (0.05 * float(line["dt"]) + 0.0005 * float(line["run"]["cpu"])) / 100 * int(line["cores"]) for line in found
+    )
+    return 4 * CLOCK_TICK + per_line + 2 * 0.005
+
+
+def assert_the_lines_add_up_to_wait4(found: list[dict[str, Any]]) -> None:
+    """The lines' CPU seconds are `run.exit.user + run.exit.system`, within the rounding: nothing COMMAND did from
+    its first moment to its end is missing, nothing is counted twice."""
+    ended = found[-1]["run"]["exit"]
+    counted = sum(map(cpu_seconds, found))
+    assert abs(counted - (ended["user"] + ended["system"])) <= rounding(found), (counted, ended, found)
+
+
 @pytest.mark.parametrize("code", [0, 3])
 def test_the_first_line_says_what_ran_and_the_last_how_it_ended(
     tmp_path: Path, code: int, sample_reader: str
@@ -66,8 +89,49 @@ def test_the_first_line_says_what_ran_and_the_last_how_it_ended(
     assert 0.9 < ended["wall"] < took
     assert ended["max_rss"] >= 64 << 20  # the child's, which the command waited for
     assert last["run"]["procs"] == 0  # it has ended
-    # wait4's CPU is what the lines counted, the interval in which it ended included.
-    assert abs(sum(map(cpu_seconds, found)) - (ended["user"] + ended["system"])) < 0.1, (found, ended)
+    # wait4's CPU is what the lines counted, from its first moment to the interval in which it ended.
+    assert_the_lines_add_up_to_wait4(found)
+
+
+# Spins until it has used 0.5 s of CPU, however loaded the machine.
+SPIN = "import time\nwhile time.process_time() < 0.5:\n    pass\n"
+# 2,000 children forked one after the other, each waited for before the next.
+FORKS = (
+    "import os\n"
+    "for _ in range(2000):\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        os._exit(0)\n"
+    "    os.waitpid(pid, 0)\n"
+)
+TRUES = "i=0; while [ $i -lt 2000 ]; do /bin/true; i=$((i + 1)); done"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[PYTHON, "-c", SPIN], [PYTHON, "-c", FORKS], ["sh", "-c", TRUES]],
+    ids=["spinning", "2000-forked-children", "a-shell-running-2000-true"],
+)
+def test_the_lines_cpu_is_wait4s_from_the_commands_first_moment(tmp_path: Path, command: list[str]) -> None:
+    """docs/behaviour.md §3.12, §9.1: the run starts from no process just before COMMAND, so its first moments
+    (the interpreter's start, the first children) are in the first line, and the lines add up to what `wait4` says
+    COMMAND and its children used."""
+    out = tmp_path / "m.jsonl"
+    done = sample(out, *command)
+    assert done.returncode == 0, done.stderr
+    found = lines(out)
+    assert found[-1]["run"]["exit"]["user"] + found[-1]["run"]["exit"]["system"] >= 0.5  # it did run
+    assert_the_lines_add_up_to_wait4(found)
+
+
+def test_a_command_that_ends_at_once_is_reaped_at_once(tmp_path: Path) -> None:
+    """`true`: its `wall` is its own (`/usr/bin/time` says 0.00), not the sampler's start and first line's wait."""
+    out = tmp_path / "m.jsonl"
+    done = sample(out, "true")
+    assert done.returncode == 0
+    [line] = lines(out)
+    assert line["run"]["exit"]["code"] == 0
+    assert line["run"]["exit"]["wall"] < 0.1
 
 
 def test_killed_by_a_signal(tmp_path: Path) -> None:
@@ -96,7 +160,8 @@ def test_a_command_that_never_started_is_one_line(tmp_path: Path, case: str) -> 
     [line] = lines(out)
     reason = "No such file or directory" if case == "not-found" else "Permission denied"
     assert line["run"] == {
-        "cpu": 0.0, "procs": 0, "command": [str(command), "an argument"], "exit": {"code": expected, "error": reason}
+        "cpu": 0.0, "procs": 0, "command": [str(command), "an argument"], "exit": {"code": expected, "error": reason},
+        "io": {"read": 0, "write": 0}, "top": [],
     }
 
 
@@ -169,7 +234,8 @@ def test_at_a_terminal_the_end_says_where_the_lines_went(tmp_path: Path) -> None
     finally:
         os.close(main)
     assert done.returncode == 0
-    count = len(lines(out))
+    count = len(lines(out))  # 1 when the sampler took longer to start than `sleep 0.5` to end
+    written = "1 line" if count == 1 else f"{count} lines"
     assert said.decode().replace("\r\n", "\n") == (
-        f"orca sample: {count} lines in {out}; to look at them: {PYTHON} -m orca.sample metrics '{out}'\n"
+        f"orca sample: {written} in {out}; to look at them: {PYTHON} -m orca.sample metrics '{out}'\n"
     )

@@ -104,8 +104,9 @@ def test_each_sections_fields_are_the_summarys() -> None:
 def test_every_section_draws_its_columns_and_no_two_share_a_name() -> None:
     fold = RunFold(drawn=True)
     names = [column.name for section in fold.sections if not section.keyed for column in section.columns]
-    assert len(names) == len(set(names))
+    keyed = [column.name for section in fold.sections if section.keyed for column in section.columns]
+    assert len(names + keyed) == len(set(names + keyed))
     fold.add([Sample(v=1, t=1.0, dt=1.0, host="h")])
     series = fold.series("x")
     assert series is not None and list(series.values) == names
-    assert list(series.keyed) == [section.key for section in fold.sections if section.keyed] == ["containers"]
+    assert list(series.keyed) == keyed == ["containers", "top_mem", "top_cpu"]

@@ -92,7 +92,8 @@ def test_a_run_that_cannot_be_read_for_want_of_descriptors_is_null_and_said_once
     no_traceback(done.stderr)
     lines = read_lines(out)
     assert len(lines) == 4
-    assert [(line["mem"], line["run"]) for line in lines] == [(None, {"cpu": None, "procs": None})] * 4
+    unread = {"cpu": None, "procs": None, "io": None, "top": None}
+    assert [(line["mem"], line["run"]) for line in lines] == [(None, unread)] * 4
     assert lines[-1]["cpu"] is not None, "the host's readings are made all the same"
     assert done.stderr.decode().splitlines() == [
         "orca sample: cannot read the run's processes in /proc: Too many open files"

@@ -19,7 +19,7 @@ from typing import Any
 import psutil
 import pytest
 
-from orca.sample.shell.procs import procfs
+from orca.sample.shell.procs import procfs, tree_files
 from orca.sample.shell.procs.argv0s import Argv0Files
 from orca.sample.shell.procs.portable import alive, tree_rss, tree_usage
 from orca.sample.shell.procs.scanner import ProcessScanner
@@ -547,7 +547,7 @@ def test_lines_alike_read_no_process_one_by_one_and_still_see_every_change(
     def line() -> tuple[frozenset[int], int]:
         tree = files.walk(root.pid)
         files.keep_only(tree)
-        return tree, files.total_pages(tree)
+        return tree, sum(files.resident(tree).values())
 
     first = int(ask(root, "spawn"))
     wait_until(lambda: stat_state(first) == "S", "the sleep to settle")
@@ -589,18 +589,18 @@ def test_with_no_task_created_since_the_last_walk_the_tree_is_taken_until_a_memb
     files = TreeFiles(ProcRoot.at("/proc"))
     batches: list[int] = []
     # Counted, to see the walk skip its `children` batches: no public count of the reads a walk makes.
-    read_batches = files._kept_children
+    read_batches = tree_files._kept_children
 
     def counted(*args: Any) -> dict[int, Sequence[int]]:
         batches.append(1)
         return read_batches(*args)
 
-    monkeypatch.setattr(files, "_kept_children", counted)
+    monkeypatch.setattr(tree_files, "_kept_children", counted)
 
     def line(forks: int) -> tuple[frozenset[int], int]:
         tree = files.walk(root.pid, forks)
         files.keep_only(tree)
-        return tree, files.total_pages(tree)
+        return tree, sum(files.resident(tree).values())
 
     first, second = int(ask(root, "spawn")), int(ask(root, "spawn"))
     wait_until(lambda: stat_state(first) == stat_state(second) == "S", "the sleeps to settle")

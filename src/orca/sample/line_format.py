@@ -87,6 +87,7 @@ __all__ = [
     "Sample",
     "Seconds",
     "Size",
+    "TopProcess",
     "UnsetType",
 ]
 
@@ -224,11 +225,29 @@ class CommandExit(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The largest resident size, in bytes, that COMMAND or any descendant it waited for reached (`ru_maxrss`)."""
 
 
+class TopProcess(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """One element of `run.top`: one of the run's processes that used the most over the interval (docs/behaviour.md
+    §3.12). `rss` is None when its `statm` could not be read, `read` and `write` when its `io` could not."""
+
+    pid: Count
+    name: str
+    """The name a person knows it by: its `comm` (the executable's name), or an interpreter's script
+    (`compute/top.py`)."""
+    cpu: Percent
+    """Percent of all cores' time over the interval, counted as `run.cpu` is (its waited-for children's included)."""
+    rss: Count | None = None
+    """Its resident bytes at the reading."""
+    read: Count | None = None
+    """Bytes per second it (and the children it waited for) read from storage over the interval."""
+    write: Count | None = None
+    """Bytes per second written, the same way."""
+
+
 class RunSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """`run`: the run's processes (`--pid`, `--match`, `-- COMMAND`) in every line that has a run
-    (docs/behaviour.md §3.12). `cpu` and `procs` are None when the run's processes could not be read (`cpu` also
-    without a previous reading of them); `command` and `argc` only in the first line of a `-- COMMAND`, `exit` only
-    in its last."""
+    (docs/behaviour.md §3.12). `cpu`, `procs`, `io` and `top` are None when the run's processes could not be read
+    (`cpu`, `io` and `top` also without a previous reading of them); `command` and `argc` only in the first line of a
+    `-- COMMAND`, `exit` only in its last. Read back, a line of a sampler older than `io` and `top` has None."""
 
     LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"command", "argc", "exit"})
 
@@ -241,6 +260,11 @@ class RunSample(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     argc: Count | None = None
     """How many arguments COMMAND had, when `command` holds fewer."""
     exit: CommandExit | None = None
+    io: IoRate | None = None
+    """Bytes per second the run's processes (and the children they waited for) read from and wrote to storage over
+    the interval (`/proc/<pid>/io`); None when a process's could not be read."""
+    top: tuple[TopProcess, ...] | None = None
+    """The processes that used the most, at most eight (`compute/top.py`); None without a CPU figure."""
 
 
 class Sample(msgspec.Struct, frozen=True, gc=False, kw_only=True):

@@ -1,4 +1,5 @@
-"""The `cpu` section (docs/behaviour.md §3.3): shares of all cores' time between two /proc/stat readings."""
+"""The `cpu` section (docs/behaviour.md §3.3): shares of all cores' time between two /proc/stat readings; and the share
+of all cores' time a count of CPU ticks is, which `run.cpu` and `run.top` are (§3.12)."""
 
 from __future__ import annotations
 
@@ -79,3 +80,15 @@ def _proc_stat(reading: Sequence[Sequence[int]]) -> ProcStat:
 
 def _times(counters: Sequence[int]) -> CpuTimes:
     return CpuTimes(*counters[:8], *[0] * (8 - len(counters[:8])))
+
+
+def share_of_cores(ticks: int, seconds: float, ticks_per_second: int, cores: int) -> float:
+    """Percent of all `cores`' time over `seconds` that `ticks` are, clamped to 0..100 (a reading's times are rounded
+    to whole ticks); 0.0 without time or without cores.
+
+    >>> share_of_cores(150, 2.0, 100, 4)
+    18.75
+    """
+    if seconds <= 0 or cores <= 0 or ticks_per_second <= 0:
+        return 0.0
+    return min(100.0, 100.0 * ticks / (ticks_per_second * seconds * cores))

@@ -33,7 +33,7 @@ def net_rate(prev: NetDev, cur: NetDev, dt: float) -> NetRate:
         if counted is not None and name != LOOPBACK:
             received += max(0, received_now - counted[0])
             sent += max(0, sent_now - counted[1])
-    return NetRate(received=_per_second(received, dt), sent=_per_second(sent, dt))
+    return NetRate(received=per_second(received, dt), sent=per_second(sent, dt))
 
 
 def pair_rates(prev: Mapping[str, tuple[int, int]], cur: Mapping[str, tuple[int, int]], dt: float) -> tuple[int, int]:
@@ -51,7 +51,7 @@ def pair_rates(prev: Mapping[str, tuple[int, int]], cur: Mapping[str, tuple[int,
         if before is not None:
             first += max(0, now_first - before[0])
             second += max(0, now_second - before[1])
-    return _per_second(first, dt), _per_second(second, dt)
+    return per_second(first, dt), per_second(second, dt)
 
 
 def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None, dt: float) -> IoRate:
@@ -73,7 +73,7 @@ def io_rate(prev: DiskStats, cur: DiskStats, whole_disks: frozenset[str] | None,
         if old is not None and ((name in whole_disks) if whole_disks is not None else not skipped_disk(name)):
             read += max(0, device.sectors_read - old.sectors_read)
             written += max(0, device.sectors_written - old.sectors_written)
-    return IoRate(read=_per_second(read * SECTOR_BYTES, dt), write=_per_second(written * SECTOR_BYTES, dt))
+    return IoRate(read=per_second(read * SECTOR_BYTES, dt), write=per_second(written * SECTOR_BYTES, dt))
 
 
 def parse_diskstats(text: str, disks: Collection[str]) -> tuple[int, int]:
@@ -103,7 +103,7 @@ def _counted(whole_disks: frozenset[str] | None) -> Callable[[str], bool]:
     return (lambda name: not skipped_disk(name)) if whole_disks is None else whole_disks.__contains__
 
 
-def _per_second(amount: int, dt: float) -> int:
+def per_second(amount: int, dt: float) -> int:
     """`amount / dt` rounded to whole; 0 for a dt that isn't a positive finite number."""
     if not (dt > 0 and math.isfinite(dt)):
         return 0

@@ -1,64 +1,54 @@
-"""`run`: the run's CPU and processes between two readings of them, and what ran and how it ended
-(docs/behaviour.md §3.12).
+"""`run`: the run's CPU, disk I/O and processes between two readings of them, the processes that used the most, and
+what ran and how it ended (docs/behaviour.md §3.12).
 
 The CPU is the time the kernel charged to the run's processes (utime + stime) and to the children they waited for
 (cutime + cstime, which take in a child's whole time when it is reaped), taken per process: each process is known by
-its pid and its start, so a pid the kernel gave to another process is another process. Between two readings:
+its pid and its start, so a pid the kernel gave to another process is another process. The disk I/O is each
+process's `read_bytes` and `write_bytes`, which the kernel counts the same way, with one difference: a process's
+figure holds the children it waited for (there is no separate children's count), so all of its growth is treated as
+the children's is below. Between two readings:
 
-- a process in both counts what its two counters grew by (never less than 0);
-- a process new to the run counts all its time when it started since the previous reading (forked meanwhile), none
-  when it is older (it joined the run: a `--match` process that exec'd, a process adopted into the tree), since its
-  time before is not the run's;
+- a process in both counts what its counters grew by (never less than 0);
+- a process new to the run counts all its time and bytes when it started since the previous reading (forked
+  meanwhile), none when it is older (it joined the run: a `--match` process that exec'd, a process adopted into the
+  tree), since what it did before is not the run's;
 - a process that left the run but still exists (an orphan given to init, a daemon that forked away) counts what it
   used up to the new reading, then no more;
 - a process that is gone was reaped. Its children's counters went to its parent when the parent waited for it: the
-  parent's `cutime + cstime` jumps by the whole life of the child (and of what the child had waited for), of which
-  the part up to the previous reading was counted already, then. So what each such process had used at the previous
-  reading is taken off the jump of the nearest of its ancestors still in the run, never below 0 (a parent that
-  ignored SIGCHLD got no jump: nothing to take off). A process reaped by something outside the run (its parent
-  left, or the run's root reaped by whoever started it) counted up to the previous reading.
+  parent's `cutime + cstime` (and its I/O) jumps by the whole life of the child (and of what the child had waited
+  for), of which the part up to the previous reading was counted already, then. So what each such process had used
+  at the previous reading is taken off the jump of the nearest of its ancestors still in the run, never below 0 (a
+  parent that ignored SIGCHLD got no jump: nothing to take off). A process reaped by something outside the run (its
+  parent left, or the run's root reaped by whoever started it) counted up to the previous reading.
 
-`procs` is how many processes the run had at the reading, zombies (ended, not yet waited for) not counted.
+The figures of a process whose I/O could not be read (another user's, a kernel without I/O accounting) are None,
+and so are the run's: a part is not the whole. `procs` is how many processes the run had at the reading, zombies
+(ended, not yet waited for) not counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+from typing import NamedTuple
 
 import msgspec
 
-from orca.sample.line_format import CommandExit, RunSample
-from orca.sample.parse.pid_stat import ProcessTimes
+from orca.sample.compute.cpu import share_of_cores
+from orca.sample.compute.rates import per_second
+from orca.sample.compute.run_reading import ProcessCounters, ProcessUse, RunReading
+from orca.sample.compute.top import top_processes
+from orca.sample.line_format import CommandExit, IoRate, RunSample
 
 COMMAND_ARGS_AT_MOST = 32
 """The arguments of COMMAND the first line holds (argv[0] the first): `argc` says how many there were beyond."""
 COMMAND_ARG_CHARS_AT_MOST = 256
 """The characters of each argument the first line holds; a longer one is cut and ends with `…`."""
 _CUT = "…"
-NO_PROCESSES: Mapping[int, ProcessTimes] = MappingProxyType({})
 _ANCESTORS_AT_MOST = 64
 """How far up the departed processes' last known parents a reaper is looked for: a cycle (pid reuse) ends."""
 
-
-class RunReading(msgspec.Struct, frozen=True, gc=False):
-    """The run's processes at one moment, as the shell read them (`/proc/<pid>/stat`, or psutil)."""
-
-    at_ns: int
-    """`time.monotonic_ns()` when they were read: the CPU is over the time between two readings."""
-    clock: int
-    """The moment of the reading on the clock the processes' start is counted on, in the same ticks (the boot
-    clock for /proc, whose starts are ticks after boot): a process that started at or after it is new since."""
-    ticks_per_second: int
-    """The unit of the times and of `clock`: USER_HZ for /proc, microseconds for psutil."""
-    processes: Mapping[int, ProcessTimes]
-    """pid -> (start, parent, own ticks, children's ticks) of each of the run's processes."""
-    procs: int
-    """The processes that have not ended (zombies not counted)."""
-    left: Mapping[int, ProcessTimes] = NO_PROCESSES
-    """The processes of the previous reading that are not the run's any more but still exist, read now."""
-    rss_bytes: int | None = None
-    """Their resident bytes (docs/behaviour.md §3.4); None when not read (the baseline)."""
+_NOTHING = (0, 0, 0)
 
 
 class CommandEnd(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -74,48 +64,89 @@ class CommandEnd(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     max_rss_bytes: int | None = None
 
 
-def run_ticks(prev: RunReading, cur: RunReading) -> int:
-    """The ticks the run used from `prev` to `cur`, per process as the module docstring says; never negative.
+class RunUse(NamedTuple):
+    """What the run used between two readings (the module docstring says how)."""
 
-    >>> parent, child = (100, 1, 50, 0), (140, 7, 30, 0)
+    ticks: int
+    io: tuple[int, int] | None
+    """Bytes read from and written to storage; None when some process's could not be read."""
+    by_process: Mapping[int, ProcessUse]
+    """pid -> what each process of the later reading used; empty when none ran (every one used nothing)."""
+
+
+NO_USE: Mapping[int, ProcessUse] = MappingProxyType({})
+
+
+def run_use(prev: RunReading, cur: RunReading) -> RunUse:
+    """What the run used from `prev` to `cur`, in all and per process, as the module docstring says; never negative.
+
+    >>> parent, child = (100, 1, 50, 0, (0, 4096)), (140, 7, 30, 0, (8192, 0))
     >>> before = RunReading(0, 150, 100, {7: parent, 8: child}, 2)
-    >>> # the child used 5 ticks more, ended, and its parent, which used 10 more, waited for it: its children's
-    >>> # counter took in all 35, of which 30 were counted before.
-    >>> run_ticks(before, RunReading(10**9, 250, 100, {7: (100, 1, 60, 35)}, 1))
-    15
+    >>> # the child used 5 ticks and read 4096 bytes more, ended, and its parent, which used 10 ticks more, waited
+    >>> # for it: its children's ticks took in all 35, and its I/O the child's 12288 bytes read, of which 30 ticks
+    >>> # and 8192 bytes were counted before.
+    >>> use = run_use(before, RunReading(10**9, 250, 100, {7: (100, 1, 60, 35, (12288, 4096))}, 1))
+    >>> use
+    RunUse(ticks=15, io=(4096, 0), by_process={7: (15, (4096, 0))})
     """
-    before, now = prev.processes, cur.processes
-    if before is now and not cur.left:  # the same readings handed out again (every `stat` read the same): idle
-        return 0
-    used = 0
-    counted_before: dict[int, int] = {}
-    """pid of a process in both readings -> the ticks of its reaped descendants counted at `prev`."""
+    before, now, left = prev.processes, cur.processes, cur.left
+    if before is now and not left:  # the same readings handed out again (every `stat` read the same): idle
+        known = all(counters[4] is not None for counters in now.values())
+        return RunUse(0, (0, 0) if known else None, NO_USE)
+    ticks = read = written = 0
+    io_known = True
+    # pid of a process in both readings -> [ticks, bytes read, bytes written] of its reaped descendants counted at
+    # `prev`; the bytes -1 when one of them had none.
+    counted_before: dict[int, list[int]] = {}
     for pid, was in before.items():
         still = now.get(pid)
         if still is not None and still[0] == was[0]:
             continue
-        left = cur.left.get(pid)
-        if left is not None and left[0] == was[0]:
-            used += max(0, left[2] - was[2]) + max(0, left[3] - was[3])
+        last = left.get(pid)
+        if last is not None and last[0] == was[0]:
+            ticks += max(0, last[2] - was[2]) + max(0, last[3] - was[3])
+            if last[4] is None or was[4] is None:
+                io_known = False
+            else:
+                read += max(0, last[4][0] - was[4][0])
+                written += max(0, last[4][1] - was[4][1])
             continue
         reaper = _reaper(was[1], before, now)
         if reaper is not None:
-            counted_before[reaper] = counted_before.get(reaper, 0) + was[2] + was[3]
+            counted = counted_before.setdefault(reaper, [0, 0, 0])
+            counted[0] += was[2] + was[3]
+            if was[4] is None or counted[1] < 0:
+                counted[1] = counted[2] = -1
+            else:
+                counted[1] += was[4][0]
+                counted[2] += was[4][1]
     since = prev.clock
-    for pid, (start, _, own, children) in now.items():
+    by_process: dict[int, ProcessUse] = {}
+    for pid, (start, _, own, children, io) in now.items():
         then = before.get(pid)
+        use: ProcessUse
         if then is None or then[0] != start:
-            if start >= since:
-                used += own + children
-            continue
-        grown = children - then[3]
-        if counted_before:
-            grown -= counted_before.get(pid, 0)
-        used += max(0, own - then[2]) + max(0, grown)
-    return used
+            # Forked since: all of it. Joined the run: none of what it did before.
+            use = (own + children, io) if start >= since else (0, None if io is None else (0, 0))
+        else:
+            taken = counted_before.get(pid, _NOTHING)
+            used = max(0, own - then[2]) + max(0, children - then[3] - taken[0])
+            was_io = then[4]
+            if io is None or was_io is None or taken[1] < 0:
+                use = (used, None)
+            else:
+                use = (used, (max(0, io[0] - was_io[0] - taken[1]), max(0, io[1] - was_io[1] - taken[2])))
+        by_process[pid] = use
+        ticks += use[0]
+        if use[1] is None:
+            io_known = False
+        else:
+            read += use[1][0]
+            written += use[1][1]
+    return RunUse(ticks, (read, written) if io_known else None, by_process)
 
 
-def _reaper(parent: int, before: Mapping[int, ProcessTimes], now: Mapping[int, ProcessTimes]) -> int | None:
+def _reaper(parent: int, before: Mapping[int, ProcessCounters], now: Mapping[int, ProcessCounters]) -> int | None:
     """The nearest ancestor, by the last known parents, that is the same process in both readings; None when the
     line of ancestors leaves the run first."""
     for _ in range(_ANCESTORS_AT_MOST):
@@ -129,20 +160,6 @@ def _reaper(parent: int, before: Mapping[int, ProcessTimes], now: Mapping[int, P
     return None
 
 
-def run_cpu(prev: RunReading, cur: RunReading, cores: int) -> float:
-    """Percent of all `cores`' time between the two readings that the run used, clamped to 0..100 (the readings'
-    own times are rounded to whole ticks); 0.0 without time between them or without cores.
-
-    >>> before = RunReading(0, 0, 100, {7: (0, 1, 100, 0)}, 1)
-    >>> run_cpu(before, RunReading(2 * 10**9, 200, 100, {7: (0, 1, 250, 0)}, 1), 4)
-    18.75
-    """
-    seconds = (cur.at_ns - prev.at_ns) / 1e9
-    if seconds <= 0 or cores <= 0 or cur.ticks_per_second <= 0:
-        return 0.0
-    return min(100.0, 100.0 * run_ticks(prev, cur) / (cur.ticks_per_second * seconds * cores))
-
-
 def run_section(
     prev: RunReading | None,
     cur: RunReading | None,
@@ -150,20 +167,22 @@ def run_section(
     command: Sequence[str] | None = None,
     ended: CommandEnd | None = None,
 ) -> RunSample:
-    """The line's `run`: `cpu` None without both readings or the cores, `procs` None without the current reading;
-    the bounded `command` when given (the first line), the `exit` of `ended` (the last)."""
+    """The line's `run`: `cpu`, `io` and `top` None without both readings or the cores, `procs` None without the
+    current reading; the bounded `command` when given (the first line), the `exit` of `ended` (the last)."""
     if prev is None or cur is None or cores is None:
-        cpu = None
-    elif prev.processes is cur.processes and not cur.left:  # every `stat` read as before: idle (`run_ticks`)
-        cpu = 0.0
+        cpu = io = top = None
     else:
-        cpu = run_cpu(prev, cur, cores)
+        use = run_use(prev, cur)
+        seconds = (cur.at_ns - prev.at_ns) / 1e9
+        cpu = share_of_cores(use.ticks, seconds, cur.ticks_per_second, cores)
+        io = None if use.io is None else IoRate(per_second(use.io[0], seconds), per_second(use.io[1], seconds))
+        top = top_processes(cur, use.by_process, seconds, cores)
     procs = None if cur is None else cur.procs
     if command is None and ended is None:  # every line but a COMMAND's first and last
-        return RunSample(cpu=cpu, procs=procs)
+        return RunSample(cpu=cpu, procs=procs, io=io, top=top)
     bounded, argc = (None, None) if command is None else bounded_command(command)
     how = None if ended is None else command_exit(ended)
-    return RunSample(cpu=cpu, procs=procs, command=bounded, argc=argc, exit=how)
+    return RunSample(cpu=cpu, procs=procs, command=bounded, argc=argc, exit=how, io=io, top=top)
 
 
 def bounded_command(argv: Sequence[str]) -> tuple[tuple[str, ...], int | None]:

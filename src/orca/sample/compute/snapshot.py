@@ -24,7 +24,8 @@ from returns.result import Failure, Result, Success
 from orca.sample.compute.memory import MEMINFO_KEYS
 from orca.sample.compute.own_cgroup import CgroupReading
 from orca.sample.compute.pressure import RESOURCES
-from orca.sample.compute.run import CommandEnd, RunReading
+from orca.sample.compute.run import CommandEnd
+from orca.sample.compute.run_reading import RunReading
 from orca.sample.parse import diskstats, meminfo, net_dev, pressure, proc_stat
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
 from orca.sample.parse.diskstats import DiskStats

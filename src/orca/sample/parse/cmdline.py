@@ -16,3 +16,15 @@ def argv0(data: bytes) -> str:
     'caf\\ufffd'
     """
     return data.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def arguments(data: bytes) -> list[str]:
+    """Every argument, decoded with replacement; none for a kernel thread's empty file. A process that rewrote its
+    arguments (setproctitle) may have joined them with spaces into one.
+
+    >>> arguments(b"python3\\x00-m\\x00pytest\\x00"), arguments(b"")
+    (['python3', '-m', 'pytest'], [])
+    """
+    if not data:
+        return []
+    return [arg.decode("utf-8", "replace") for arg in data.removesuffix(b"\0").split(b"\0")]

@@ -118,17 +118,20 @@ ProcessTimes = tuple[int, int, int, int]
 (cutime + cstime, the children it waited for). The start tells a process from another that got its pid."""
 
 
-def process_times(data: bytes) -> tuple[str, ProcessTimes] | None:
-    """(state, its `ProcessTimes`) from the raw bytes of /proc/<pid>/stat; None when malformed, exactly as
-    `stat_fields` (the run's CPU, docs/behaviour.md §3.12).
+def process_times(data: bytes) -> tuple[str, bytes, ProcessTimes] | None:
+    """(state, comm, its `ProcessTimes`) from the raw bytes of /proc/<pid>/stat; None when malformed, exactly as
+    `stat_fields` (the run's CPU and its top processes, docs/behaviour.md §3.12). `comm` as the kernel wrote it.
 
     >>> process_times(b"42 (a) b) R 1 1 1 0 -1 0 0 0 0 0 7 3 2 1 20 -5 1 0 900 0 12\\n")
-    ('R', (900, 1, 10, 3))
+    ('R', b'a) b', (900, 1, 10, 3))
     >>> process_times(b"42 (sleep) S 1") is None
     True
     """
     fields = _scan(data)  # (state, ppid, utime, stime, cutime, cstime, starttime, rss)
-    return None if fields is None else (fields[0], (fields[6], fields[1], fields[2] + fields[3], fields[4] + fields[5]))
+    if fields is None:
+        return None
+    comm = data[data.find(b"(") + 1 : data.rfind(b")")]  # the same `(` and `)` _scan found
+    return fields[0], comm, (fields[6], fields[1], fields[2] + fields[3], fields[4] + fields[5])
 
 
 def parse(text: str) -> PidStat | None:

@@ -43,25 +43,25 @@ def resident_pages(data: bytes) -> int | None:
     return None if fields is None else int(fields[1])
 
 
-def resident_pages_total(datas: Sequence[bytes]) -> int | None:
-    """The sum of `resident_pages` over many statm files, when every one is seven decimals under 20 digits (as the
-    kernel writes them: a tree's files, read in one batch); None when any is not, so the caller reads each through
+def resident_pages_each(datas: Sequence[bytes]) -> list[int] | None:
+    """`resident_pages` of each of many statm files, when every one is seven decimals under 20 digits (as the kernel
+    writes them: a tree's files, read in one batch); None when any is not, so the caller reads each through
     `resident_pages`, which tells the bad ones apart. The checks run over the whole batch at once, not per file.
 
-    >>> resident_pages_total([b"730 448 420 5 0 89 0\\n", b"0 0 0 0 0 0 0\\n"]), resident_pages_total([])
-    (448, 0)
-    >>> resident_pages_total([b"730 448 420 5 0 89 0\\n", b"730 448"]) is None
+    >>> resident_pages_each([b"730 448 420 5 0 89 0\\n", b"0 0 0 0 0 0 0\\n"]), resident_pages_each([])
+    ([448, 0], [])
+    >>> resident_pages_each([b"730 448 420 5 0 89 0\\n", b"730 448"]) is None
     True
     """
     fields = list(map(bytes.split, datas))
     if not fields:
-        return 0
+        return []
     if set(map(len, fields)) != {_FIELDS}:
         return None
     every = list(chain.from_iterable(fields))
     if not b"".join(every).isdigit() or max(map(len, every)) >= U64_DIGITS:
         return None
-    return sum(map(int, map(_RESIDENT, fields)))
+    return list(map(int, map(_RESIDENT, fields)))
 
 
 def parse(text: str) -> Statm | None:

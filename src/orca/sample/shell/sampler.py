@@ -44,8 +44,9 @@ class Sampler:
     `baseline`: the command's readings, taken before it loaded the sampler (`machine/early.py`): parsed into the
     baseline in place of reading the same files again, so the first line covers the time from them.
 
-    `command`: `-- COMMAND`, run as `root` (or not started: no `root`): the first line says what ran, the last line
-    (`last_line_bytes`) how it ended.
+    `command`: `-- COMMAND`, run as `root` (or not started: no `root`), with `baseline` read just before it was
+    started: the run starts from no process at those readings, so the lines cover COMMAND from its first moment. The
+    first line says what ran, the last line (`last_line_bytes`) how it ended.
 
     `close()` (or `with Sampler(...) as sampler:`) closes the descriptors it keeps between lines."""
 
@@ -74,7 +75,10 @@ class Sampler:
         self._run = self.root is not None or bool(argv0) or command is not None
         """The line has a `run` (--pid, --match, COMMAND)."""
         # `reader` ("proc", "psutil"), else ORCA_SAMPLE_READER, else psutil where <proc>/stat cannot be read.
-        self._readers = machine_readers(reader, self.fs, self.dirs, self.root, argv0, cgroup, names, run=self._run)
+        # COMMAND's run starts from nothing, at the first readings, taken just before it was started.
+        self._readers = machine_readers(
+            reader, self.fs, self.dirs, self.root, argv0, cgroup, names, run=self._run, from_start=command is not None
+        )
         # The run's processes' CPU times are read for the baseline by path (no line takes its `rss`: `mem` is a
         # reading of the moment), and their descriptors, kept from then on, are opened after the first line's
         # kernel files.

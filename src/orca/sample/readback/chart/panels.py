@@ -5,7 +5,8 @@ are `readback/shell/plot.py`'s.
 
 When the lines have a run (`run`, or a `mem.rss` above 0), its panels come first, and take at least half the figure's
 height: its CPU in percent of one core (100 is one core busy, as the summary counts it) and its resident memory, each
-with the own cgroup's limit as a reference line when the sampler ran under one. The host's panels
+with the own cgroup's limit as a reference line when the sampler ran under one and with the few names of its top
+processes that used the most as curves of their own (`run.top`), then its own disk I/O (`run.io`). The host's panels
 follow, each labelled as the host's. A host panel in which every curve is all zeros, or the same value throughout
 (but for a share pinned at 100 %), is not drawn but said in one line of notes; a run's panel, only when all zeros.
 """
@@ -24,6 +25,8 @@ from orca.sample.readback.summary.text import humanised
 
 PERCENT, BYTES, RATE = "percent", "bytes", "rate"
 """What an axis shows: a share of a whole, bytes, or bytes per second."""
+TOP_DRAWN = 4
+"""The run's top processes drawn in its panels: the names of the highest peak (more would hide the run's own curve)."""
 SHARE_MOST = 100.0
 """The most a share of a whole can be: a share pinned there is drawn, not left out as flat."""
 GREY = -1
@@ -56,14 +59,20 @@ class Panel:
     """One of the run's panels."""
     shares: bool = False
     """Drawn from 0 to a little over 100: shares of a whole (the run's CPU has a scale of its own)."""
+    keyed: str = ""
+    """A keyed series (`top_mem`) whose `TOP_DRAWN` names of the highest peak are drawn beside `curves`, when it has
+    two names or more."""
 
 
 RUN_CPU = Panel("run cpu", "run CPU\n% of one core", (
-    Curve("run_cpu", "run's CPU"), Curve("cpu_limit", "CPU limit (cgroup)", reference=True, of="run_cpu")), run=True)
+    Curve("run_cpu", "run's CPU"), Curve("cpu_limit", "CPU limit (cgroup)", reference=True, of="run_cpu")), run=True,
+    keyed="top_cpu")
 RUN_MEMORY = Panel("run memory", "run memory\n{unit}", (
     Curve("mem_rss", "run's resident memory"),
-    Curve("mem_limit", "memory limit (cgroup)", reference=True, of="mem_rss")), kind=BYTES, run=True)
-RUN = (RUN_CPU, RUN_MEMORY)
+    Curve("mem_limit", "memory limit (cgroup)", reference=True, of="mem_rss")), kind=BYTES, run=True, keyed="top_mem")
+RUN_IO = Panel("run io", "run io\n{unit}", (Curve("run_io_read", "run's read"), Curve("run_io_write", "run's write")),
+               kind=RATE, run=True)
+RUN = (RUN_CPU, RUN_MEMORY, RUN_IO)
 CPU = Panel("cpu", "host CPU\n% of all cores", (Curve("cpu_user", "user"), Curve("cpu_system", "system"),
                                                Curve("cpu_iowait", "iowait"), Curve("cpu_busiest", "busiest core")),
             shares=True)
@@ -134,21 +143,25 @@ def has_run(series: Sequence[Series]) -> bool:
 
 
 def panels(series: Sequence[Series]) -> list[Panel]:
-    """The panels that have values, top to bottom: the run's first when there is one; pressure and the containers'
-    memory only when some run has them. Flat ones are among them (`chart` leaves them out).
+    """The panels that have values, top to bottom: the run's first when there is one; the run's io, pressure and the
+    containers' memory only when some run has them. Flat ones are among them (`chart` leaves them out).
 
     >>> from orca.sample.readback.gather.fold import RunFold
     >>> [panel.name for panel in panels([RunFold(drawn=True).series("empty")])]
     ['cpu', 'memory', 'disk', 'io', 'net']
     """
-    chosen = list(RUN) if has_run(series) else []
+    chosen = [panel for panel in RUN if panel is not RUN_IO or _measured(panel, series)] if has_run(series) else []
     for panel in HOST:
         if panel is CONTAINERS:
             if any(one.keyed.get("containers") for one in series):
                 chosen.append(_containers(series))
-        elif panel is not PRESSURE or any(_finite(one.values[curve.field]) for curve in panel.curves for one in series):
+        elif panel is not PRESSURE or _measured(panel, series):
             chosen.append(panel)
     return chosen
+
+
+def _measured(panel: Panel, series: Sequence[Series]) -> bool:
+    return any(_finite(one.values[curve.field]) for curve in panel.curves for one in series)
 
 
 def _containers(series: Sequence[Series]) -> Panel:
@@ -213,6 +226,8 @@ def drawn(panel: Panel, series: Sequence[Series]) -> list[Drawn]:
                   for curve in panel.curves]
         if not panel.curves:
             chosen = [(name, name, values, False, "") for name, values in one.keyed.get(panel.name, {}).items()]
+        elif panel.keyed:
+            chosen += [(name, name, values, False, "") for name, values in _highest(one.keyed.get(panel.keyed, {}))]
         measured = [field for _, field, _, reference, _ in chosen if not reference]
         for index, (legend, field, values, reference, of) in enumerate(chosen):
             if not _finite(values):
@@ -220,6 +235,15 @@ def drawn(panel: Panel, series: Sequence[Series]) -> list[Drawn]:
             colour = measured.index(of) if of in measured else GREY if reference else measured.index(field)
             curves.append(Drawn(number, index, legend, field, x, values, number if several else colour, reference))
     return curves
+
+
+def _highest(named: dict[str, tuple[float, ...]]) -> list[tuple[str, tuple[float, ...]]]:
+    """The `TOP_DRAWN` names of the highest peak, by name; none when there is one name alone, which is the run's own
+    curve over again."""
+    if len(named) < 2:
+        return []
+    peaks = {name: _largest_of(values) for name, values in named.items()}
+    return [(name, named[name]) for name in sorted(sorted(named, key=lambda name: (-peaks[name], name))[:TOP_DRAWN])]
 
 
 def _total_shown(curves: list[Drawn]) -> list[Drawn]:
@@ -260,7 +284,11 @@ def unit(kind: str, largest: float) -> tuple[float, str]:
 
 
 def _largest(curves: Sequence[Drawn]) -> float:
-    return max((value for curve in curves for value in curve.values if math.isfinite(value)), default=0.0)
+    return max((_largest_of(curve.values) for curve in curves), default=0.0)
+
+
+def _largest_of(values: Sequence[float]) -> float:
+    return max((value for value in values if math.isfinite(value)), default=0.0)
 
 
 def _finite(values: Sequence[float]) -> bool:

@@ -21,10 +21,10 @@ class Series:
     values: dict[str, tuple[float, ...]]
     """Per column the sections give (`cpu_user`, `run_cpu`, `mem_rss`, ...), one value per point of `t`."""
     keyed: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict)
-    """Per keyed section (`containers`), each name's highest value per point of `t`: the `points.MAX_KEYED` of the
-    highest peak, by name."""
+    """Per keyed column (`containers`, `top_mem`, `top_cpu`), each name's highest value per point of `t`: the
+    `points.MAX_KEYED` of the highest peak, by name."""
     omitted: dict[str, tuple[int, bool]] = field(default_factory=dict)
-    """Per keyed section, how many other names the lines had, and whether that count is exact (rather than off by
+    """Per keyed column, how many other names the lines had, and whether that count is exact (rather than off by
     about 1 %, past thousands of names)."""
     lines_per_point: int = 1
     """The most lines a point stands for (1: every line drawn as it is)."""

@@ -10,7 +10,7 @@ from typing import Any
 from orca.sample.line_format import Sample
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.exact import ExactSum, rise
-from orca.sample.readback.gather.section import PEAK, Bounds, Column
+from orca.sample.readback.gather.section import PEAK, Bounds, Column, merge_by_name
 
 MAX_CONTAINERS = 1000
 """The containers a summary shows at most: those with the highest memory peak."""
@@ -92,8 +92,8 @@ class ContainersSection:
     there. Up to that many names, nothing is let go and the figures are exact."""
 
     key = "containers"
-    columns = (Column("mem", PEAK),)
-    """Each point's highest `mem` of each container, by name."""
+    columns = (Column("containers", PEAK),)
+    """Each point's highest `mem` of each container, by name: the chart's keyed series `containers`."""
     keyed = True
     __slots__ = ("folds", "let_go")
 
@@ -131,16 +131,11 @@ class ContainersSection:
                 for entry in line.containers or ():
                     if entry.mem > highest.get(entry.name, -1):
                         highest[entry.name] = entry.mem
-            rows.append(highest)
+            rows.append((highest,))
         return rows
 
     def merge(self, later: ContainersSection) -> None:
-        for name, theirs in later.folds.items():
-            mine = self.folds.get(name)
-            if mine is None:
-                self.folds[name] = theirs
-            else:
-                mine.merge(theirs)
+        merge_by_name(self.folds, later.folds)
         self.let_go.merge(later.let_go)
         self._bound(2 * MAX_CONTAINERS)
 

@@ -24,12 +24,13 @@ from orca.sample.readback.gather.processes import RunSection
 from orca.sample.readback.gather.sampler import SamplerSection
 from orca.sample.readback.gather.section import Section
 from orca.sample.readback.gather.times import Times
+from orca.sample.readback.gather.top import TopSection
 from orca.sample.readback.gather.traffic import IoSection, NetSection
 from orca.sample.readback.summary.records import InstanceSummary
 
 SECTIONS: tuple[Callable[[], Section], ...] = (
     CpuSection, MemorySection, DiskSection, IoSection, NetSection, PressureSection, ContainersSection, SamplerSection,
-    RunSection, CgroupSection,
+    RunSection, TopSection, CgroupSection,
 )
 """Every section of the line the read side shows, each gathered by its own fold."""
 MIN_OVERHEAD_SECONDS = 1.0
@@ -60,7 +61,8 @@ class RunFold:
     def draw(self) -> None:
         """From here on, the lines are folded for the chart too."""
         columns = [column for section in self.sections if not section.keyed for column in section.columns]
-        self.points = Points(columns, sum(section.keyed for section in self.sections), self._max_points)
+        keyed = sum(len(section.columns) for section in self.sections if section.keyed)
+        self.points = Points(columns, keyed, self._max_points)
 
     def add(self, lines: Sequence[Sample]) -> None:
         """The run's next lines, in the order written: each section reads them once."""
@@ -76,7 +78,8 @@ class RunFold:
             times = [line.t for line in lines]
             bounds = points.cut(times)
             points.take(times, bounds, [section.rows(lines, bounds) for section in self.sections if not section.keyed],
-                        [section.rows(lines, bounds) for section in self.sections if section.keyed])
+                        [list(column) for section in self.sections if section.keyed
+                         for column in zip(*section.rows(lines, bounds), strict=True)])
 
     def merge(self, later: RunFold) -> None:
         """Take in the fold of the lines that came after these, folded on their own: this fold becomes the fold of
@@ -118,7 +121,7 @@ class RunFold:
             return None
         drawn = self.points.drawn()
         run = cast("RunSection", self.section("run"))
-        keyed = [section.key for section in self.sections if section.keyed]
+        keyed = [column.name for section in self.sections if section.keyed for column in section.columns]
         return Series(
             name=name, t=drawn.t, values=drawn.values, keyed=dict(zip(keyed, drawn.keyed, strict=True)),
             omitted=dict(zip(keyed, drawn.omitted, strict=True)), lines_per_point=drawn.lines_per_point,

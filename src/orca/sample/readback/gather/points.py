@@ -3,11 +3,11 @@ does not grow with it.
 
 A point stands for the lines whose `t` falls in one slot of time, 2^k milliseconds long (k as small as keeps the
 run within `2 * MAX_POINTS` slots). It holds, per column the sections give (`section.Column`), the mean, the highest
-or the newest of its lines' values, and per keyed section (the containers) each name's highest value. Means of
-percentages are summed in whole tenths and other means are of whole numbers, so sums are exact, and the points of
-some lines merged with the points of the lines after them are the points of all of them, however the lines were
-batched or cut (`Points.merge`): a file read in parts draws the chart one reader draws. The slots are the same in
-every fold (they count from the Unix epoch), and only their length k grows.
+or the newest of its lines' values, and per keyed column (the containers', the top processes') each name's highest
+value. Means of percentages are summed in whole tenths and other means are of whole numbers, so sums are exact, and
+the points of some lines merged with the points of the lines after them are the points of all of them, however the
+lines were batched or cut (`Points.merge`): a file read in parts draws the chart one reader draws. The slots are the
+same in every fold (they count from the Unix epoch), and only their length k grows.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class _Point:
         """Per `MEAN` column its sum (in whole tenths for a column of them) and its count of lines; per `PEAK` column
         its highest (-inf for none); per `NEWEST` column its newest line's (None for none)."""
         self.keyed = keyed
-        """Per keyed section, each name's highest value."""
+        """Per keyed column, each name's highest value."""
 
     def take(self, later: _Point) -> None:
         """`later`'s lines, which come after these, taken in."""
@@ -138,7 +138,7 @@ class Points:
     def take(self, times: list[float], bounds: Bounds, rows: Sequence[Sequence[Any]],
              keyed: Sequence[Sequence[dict[str, float]]]) -> None:
         """The stretches (`bounds`, as `cut` gave them) of lines at `times` as points: per section, its rows (one per
-        stretch, `Section.rows`), and per keyed section, its dicts."""
+        stretch, `Section.rows`), and per keyed column, its dicts."""
         sums, counts, peaks, newest = self._kinds
         tenths = self._tenths
         shift = self._shift

@@ -1,7 +1,7 @@
 """The run's own processes, gathered (`section.py`) from every line's `run` (docs/behaviour.md §3.12, §11.1): their
 CPU in percent of one core (`run.cpu` × `cores`: 100 is one core busy, as `top`, psrecord and duct count it), the
-most of them at once, the command from the first line of a `-- COMMAND` and how it ended from the last; each point's
-mean CPU."""
+most of them at once, their own disk I/O (`run.io`: bytes moved each way and the highest rates), the command from
+the first line of a `-- COMMAND` and how it ended from the last; each point's mean CPU and I/O rates."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 from orca.sample.line_format import CommandExit, Sample
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column
+from orca.sample.readback.gather.traffic import IoSummary
 
 PEAK_DT = 0.1
 """Seconds a line must cover for its `run.cpu` to count towards the peak: the kernel counts a process's time in clock
@@ -50,13 +51,17 @@ class RunSummary:
     """The highest of a line covering at least `PEAK_DT` (of any line, when none does)."""
     procs_peak: int | None
     """The most processes the run had at a reading."""
+    io: IoSummary | None = None
+    """The run's own disk I/O (`run.io`): bytes its processes read and wrote, and the highest rates; None when no
+    line had it."""
 
 
 class RunSection:
     key = "run"
-    columns = (Column("run_cpu", MEAN, tenths=True),)
+    columns = (Column("run_cpu", MEAN, tenths=True), Column("run_io_read", MEAN), Column("run_io_write", MEAN))
     keyed = False
-    __slots__ = ("argc", "command", "covered", "exit", "peak", "procs_peak", "seen", "short_peak", "used")
+    __slots__ = ("argc", "command", "covered", "exit", "io_seen", "peak", "procs_peak", "read", "read_peak", "seen",
+                 "short_peak", "used", "write", "write_peak")
 
     def __init__(self) -> None:
         self.seen = False
@@ -68,12 +73,17 @@ class RunSection:
         self.peak = self.short_peak = -1.0
         """The highest `cpu` × `cores` of a line covering at least `PEAK_DT`, and of the lines that cover less."""
         self.procs_peak = -1
+        self.io_seen = False
+        self.read, self.write = ExactSum(), ExactSum()
+        """Σ `io.read` × `dt` and Σ `io.write` × `dt`: bytes moved."""
+        self.read_peak = self.write_peak = 0
 
     def add(self, lines: Sequence[Sample]) -> None:
         command, argc, ended, procs_peak = self.command, self.argc, self.exit, self.procs_peak
         peak, short_peak = self.peak, self.short_peak
-        used = covered = 0.0
-        seen = False
+        read_peak, write_peak = self.read_peak, self.write_peak
+        used = covered = read_total = write_total = 0.0
+        seen = io_seen = False
         for line in lines:
             run = line.run
             if run is None:
@@ -85,6 +95,15 @@ class RunSection:
                 ended = run.exit
             if run.procs is not None and run.procs > procs_peak:
                 procs_peak = run.procs
+            io = run.io
+            if io is not None:
+                io_seen = True
+                read_total += io.read * line.dt
+                write_total += io.write * line.dt
+                if io.read > read_peak:
+                    read_peak = io.read
+                if io.write > write_peak:
+                    write_peak = io.write
             if run.cpu is None or line.cores is None:
                 continue
             share, dt = run.cpu * line.cores, line.dt
@@ -100,19 +119,29 @@ class RunSection:
             self.peak, self.short_peak = peak, short_peak
             self.used.add(used)
             self.covered.add(covered)
+        if io_seen:
+            self.io_seen, self.read_peak, self.write_peak = True, read_peak, write_peak
+            self.read.add(read_total)
+            self.write.add(write_total)
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        """Each stretch's CPU in percent of one core, where the lines say it."""
+        """Each stretch's CPU in percent of one core, and its read and write rates, where the lines say them."""
         rows = []
         for begin, end in bounds:
             total = 0.0
-            count = 0
+            count = read = write = moved = 0
             for line in lines[begin:end]:
                 run = line.run
-                if run is not None and run.cpu is not None and line.cores is not None:
+                if run is None:
+                    continue
+                if run.cpu is not None and line.cores is not None:
                     total += run.cpu * line.cores
                     count += 1
-            rows.append((total, count))
+                if run.io is not None:
+                    read += run.io.read
+                    write += run.io.write
+                    moved += 1
+            rows.append((total, count, read, moved, write, moved))
         return rows
 
     def merge(self, later: RunSection) -> None:
@@ -128,6 +157,12 @@ class RunSection:
         self.peak = max(self.peak, later.peak)
         self.short_peak = max(self.short_peak, later.short_peak)
         self.procs_peak = max(self.procs_peak, later.procs_peak)
+        if later.io_seen:
+            self.io_seen = True
+            self.read.merge(later.read)
+            self.write.merge(later.write)
+            self.read_peak = max(self.read_peak, later.read_peak)
+            self.write_peak = max(self.write_peak, later.write_peak)
 
     def summary(self) -> dict[str, Any]:
         if not self.seen:
@@ -146,4 +181,6 @@ class RunSection:
             cpu_mean_core_percent=mean,
             cpu_peak_core_percent=peak if peak >= 0 else None,
             procs_peak=self.procs_peak if self.procs_peak >= 0 else None,
+            io=IoSummary(round(self.read.value()), round(self.write.value()), self.read_peak, self.write_peak)
+            if self.io_seen else None,
         )}

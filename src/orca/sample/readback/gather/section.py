@@ -60,7 +60,8 @@ class Section(Protocol):
 
     @property
     def keyed(self) -> bool:
-        """Whether its one column is drawn per name of its entries (the containers), each name a series of its own."""
+        """Whether its columns are drawn per name of its entries (the containers, the run's top processes), each
+        name a series of its own: the chart's keyed series, named after the columns."""
         ...
 
     def add(self, lines: Sequence[Sample]) -> None:
@@ -72,7 +73,7 @@ class Section(Protocol):
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         """For the chart, per stretch of `lines` (`bounds`), the values of `columns` in order: a `MEAN` as its sum and
         its count, a `PEAK` as the highest, a `NEWEST` as the stretch's last line's, None where no line had one; for a
-        keyed section, a dict of each name's highest value. One plain loop over each stretch's lines."""
+        keyed section, per column a dict of each name's highest value. One plain loop over each stretch's lines."""
         ...
 
     def merge(self, later: Self) -> None:
@@ -83,6 +84,24 @@ class Section(Protocol):
         """The summary's fields this section fills (its `key`, and any more it names): each a record, None when no
         line had the section."""
         ...
+
+
+class _Merging(Protocol):
+    def merge(self, later: Self) -> None: ...
+
+
+F = TypeVar("F", bound=_Merging)
+
+
+def merge_by_name(folds: dict[str, F], later: dict[str, F]) -> None:
+    """`later`'s folds (of the lines after these) taken into `folds`, name by name: a name new here as it is, a name
+    in both merged; `later`'s are not used again."""
+    for name, theirs in later.items():
+        mine = folds.get(name)
+        if mine is None:
+            folds[name] = theirs
+        else:
+            mine.merge(theirs)
 
 
 def present(values: list[T | None]) -> list[T]:

@@ -9,11 +9,11 @@ from orca.sample.readback.summary.records import InstanceSummary
 from orca.sample.readback.summary.text import utc
 
 PLACES = {"start": 3, "first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "wall": 3, "self_cpu_seconds": 2,
-          "overhead_percent": 2, "user": 2, "system": 2, "cpu_cores": 3, "cpu_max": 3}
+          "overhead_percent": 2, "user": 2, "system": 2, "cpu_seconds": 2, "cpu_cores": 3, "cpu_max": 3}
 """Decimals of the JSON summary's numbers that are not percentages: times as the lines carry them (milliseconds),
-CPU seconds as `self_cpu` and `run.exit` carry them, the sampler's overhead as the text prints it, CPUs as
-`cgroup.cpu_max` carries them. Every other number with a fraction is a percentage, one decimal like the lines';
-byte counts are whole."""
+CPU seconds as `self_cpu` and `run.exit` carry them (a top process's `cpu_seconds` too), the sampler's overhead as
+the text prints it, CPUs as `cgroup.cpu_max` carries them. Every other number with a fraction is a percentage, one
+decimal like the lines'; byte counts are whole."""
 JSON_NAMES = {"received": "in", "sent": "out", "received_peak": "in_peak", "sent_peak": "out_peak"}
 """The keys of `net` as the line names them (`in` and `out` are not names a record's field can have)."""
 

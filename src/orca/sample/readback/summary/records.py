@@ -11,10 +11,11 @@ from orca.sample.readback.gather.host import CpuSummary, DiskSummary, MemorySumm
 from orca.sample.readback.gather.limits import CgroupSummary
 from orca.sample.readback.gather.pressure import PressureSummary
 from orca.sample.readback.gather.processes import ExitSummary, RunSummary
+from orca.sample.readback.gather.top import ProcessSummary
 from orca.sample.readback.gather.traffic import IoSummary, NetSummary
 
 __all__ = ["CgroupSummary", "ContainerSummary", "CpuSummary", "DiskSummary", "ExitSummary", "InstanceSummary",
-           "IoSummary", "MemorySummary", "NetSummary", "PressureSummary", "RunSummary"]
+           "IoSummary", "MemorySummary", "NetSummary", "PressureSummary", "ProcessSummary", "RunSummary"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,3 +61,6 @@ class InstanceSummary:
     """Containers not in `containers`, which holds those with the highest memory peak (at most 1,000)."""
     containers_omitted_estimated: bool = False
     """Whether `containers_omitted` is an estimate (off by about 1 %), as it is past thousands of names."""
+    top: tuple[ProcessSummary, ...] | None = None
+    """The run's processes that used the most, by name (`gather/top.py`): those of the highest memory peak, then
+    those of the most CPU seconds; None when no line had a `run.top`."""

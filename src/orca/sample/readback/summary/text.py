@@ -13,6 +13,8 @@ from orca.sample.readback.summary.records import (
     ContainerSummary,
     ExitSummary,
     InstanceSummary,
+    IoSummary,
+    ProcessSummary,
     RunSummary,
 )
 
@@ -144,6 +146,32 @@ def run_cpu_text(run: RunSummary) -> str:
     return f"mean {_percent(run.cpu_mean_core_percent)}  max {_percent(run.cpu_peak_core_percent)} of one core"
 
 
+def io_text(io: IoSummary) -> str:
+    """Bytes read and written, and the highest rates.
+
+    >>> io_text(IoSummary(3 * 2**20, 200 * 10**6, 2**20, 50 * 2**20))
+    'read 3.00 MiB (peak 1.00 MiB/s)  write 190.73 MiB (peak 50.00 MiB/s)'
+    """
+    return (f"read {humanised(io.read)} (peak {humanised(io.read_peak)}/s)  "
+            f"write {humanised(io.write)} (peak {humanised(io.write_peak)}/s)")
+
+
+def process_text(process: ProcessSummary) -> str:
+    """One name of the run's top processes: how many, their memory peak together, their CPU seconds, and the bytes
+    they read and wrote where they did.
+
+    >>> process_text(ProcessSummary("java", 12, 2**31, 41.04, 0, 200 * 10**6))
+    'java ×12: peak 2.00 GiB, 41.0 CPU-s, write 190.73 MiB'
+    >>> process_text(ProcessSummary("sleep", 1, None, 0.0, 0, 0))
+    'sleep: peak unknown, 0.0 CPU-s'
+    """
+    count = f" ×{process.count:,}" if process.count > 1 else ""
+    peak = "unknown" if process.mem_peak is None else humanised(process.mem_peak)
+    moved = "".join(f", {what} {humanised(size)}" for what, size in (("read", process.read), ("write", process.write))
+                    if size)
+    return f"{printable(process.name)}{count}: peak {peak}, {process.cpu_seconds:.1f} CPU-s{moved}"
+
+
 def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
     """The run against each of its cgroup's limits: memory, CPU and processes, each only with its limit.
 
@@ -177,7 +205,8 @@ def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
 
 
 def _run_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
-    """The run's own rows, first: what ran, how it ended, its CPU and memory, and against its cgroup's limits."""
+    """The run's own rows, first: what ran, how it ended, its CPU, memory and disk I/O, the processes that used the
+    most, and against its cgroup's limits."""
     rows: list[tuple[str, str]] = []
     run = summary.run
     memory = summary.memory
@@ -193,6 +222,9 @@ def _run_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
             rows.append(("run cpu", run_cpu_text(run) + processes))
     if started and memory is not None and (run is not None or memory.rss_peak > 0):
         rows.append(("run memory", f"rss peak {humanised(memory.rss_peak)}"))
+    if run is not None and run.io is not None:
+        rows.append(("run io", io_text(run.io)))
+    rows += [("process", process_text(process)) for process in summary.top or ()]
     if summary.cgroup is not None:
         rows += [(f"cgroup {limit}", text) for limit, text in cgroup_texts(summary.cgroup)]
     return rows
@@ -214,9 +246,7 @@ def _host_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
     if summary.disk is not None:
         rows.append(("host disk", f"fullest {printable(summary.disk.path)} at {_percent(summary.disk.peak_percent)}"))
     if summary.io is not None:
-        io = summary.io
-        rows.append(("host io", f"read {humanised(io.read)} (peak {humanised(io.read_peak)}/s)  "
-                                f"write {humanised(io.write)} (peak {humanised(io.write_peak)}/s)"))
+        rows.append(("host io", io_text(summary.io)))
     if summary.net is not None:
         net = summary.net
         rows.append(("host net", f"in {humanised(net.received)} (peak {humanised(net.received_peak)}/s)  "

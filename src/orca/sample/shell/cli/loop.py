@@ -44,6 +44,9 @@ class EndConditions:
     """A pidfd of `pid` (readable once it has ended), or -1 when there is none (no --pid, or no pidfd_open)."""
     over: bool = False
     """Ended already: a COMMAND that could not be started (its one line, the first, is the last)."""
+    at_once: bool = False
+    """An end is written at once, even before the first line is due: COMMAND's, whose lines cover it from its start
+    (docs/behaviour.md §9.4). Otherwise an end before the first line still waits for it (§5.2)."""
 
     def needs_polling(self) -> bool:
         return self.until is not None or (self.pid is not None and self.exit_fd < 0)
@@ -78,13 +81,15 @@ def run(source: LineSource, sink: LineSink, seconds: float, ends: EndConditions,
         ended: bool | None = None
         while not stop.is_requested():
             now = time.monotonic()
-            # Before the first line an ended process's pidfd would stay readable: that wait is short and plain.
-            watched = ends.exit_fd if now >= first or written > 0 else -1
+            # Before the first line an ended process's pidfd would stay readable: that wait is short and plain
+            # (unless an end is written at once).
+            started = written > 0 or now >= first or ends.at_once
+            watched = ends.exit_fd if started else -1
             # A wait on the pidfd returns at once if the process has ended: it will tell, no need to ask first.
             ask_pid = ended is None and not (watched >= 0 and now < due)
-            # An end noticed before the first line still waits for it: a first line with a real dt
-            # (docs/behaviour.md §5.2).
-            if (ended or ends.met_outside(ask_pid)) and (written > 0 or now >= first):
+            # An end noticed before the first line still waits for it, a first line with a real dt
+            # (docs/behaviour.md §5.2), unless it is COMMAND's.
+            if (ended or ends.met_outside(ask_pid)) and started:
                 ending = True
                 break
             if now >= due:

@@ -10,7 +10,8 @@ thread started from then on, and one thread of this module's takes them; COMMAND
 was started with. A thread the embedding program started earlier does not block them: a signal the kernel gives it
 runs the handler `wrap` installs, which passes every one on, as where there is no `sigwaitinfo` (macOS).
 
-SIGCHLD is taken by the same thread. Orphans are given to the nearest child subreaper or to the pid namespace's init;
+SIGCHLD is taken by the same thread, which notes the moment COMMAND ends (its `wall` is its own, however long the
+sampler takes to read its last line). Orphans are given to the nearest child subreaper or to the pid namespace's init;
 when that is `orca sample` (a container's entrypoint), an orphan that ends is reaped as it ends, as tini and
 `docker run --init` do, so that no zombie piles up. COMMAND is never reaped here: its status and resource usage are
 `Command`'s to take.
@@ -23,7 +24,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 SI_KERNEL = 0x80
@@ -116,12 +117,16 @@ class Forwarder:
 
 class Relay:
     """The thread that takes the stop signals (`signums`) and SIGCHLD while COMMAND runs, passing the signals on
-    through `forwarder` unless COMMAND had them already, and reaping orphans when it `reaps`."""
+    through `forwarder` unless COMMAND had them already, calling `on_child` on each SIGCHLD (COMMAND's end is noted
+    as it happens), and reaping orphans when it `reaps`."""
 
-    def __init__(self, signums: tuple[int, ...], forwarder: Forwarder, reaps: bool) -> None:
+    def __init__(
+        self, signums: tuple[int, ...], forwarder: Forwarder, reaps: bool, on_child: Callable[[], None]
+    ) -> None:
         self._waited = {*signums, WAKE}
         self._forwarder = forwarder
         self._reaps = reaps
+        self._on_child = on_child
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="orca-sample-signals", daemon=True)
 
@@ -130,6 +135,7 @@ class Relay:
             info = signal.sigwaitinfo(self._waited)
             command = self._forwarder.pid
             if info.si_signo == WAKE:
+                self._on_child()
                 if self._reaps:
                     reap_orphans(command)
                 if self._stopping:

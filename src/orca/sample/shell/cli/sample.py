@@ -52,9 +52,11 @@ def _sample(
         from orca.sample.shell.out.open import open_output
         from orca.sample.shell.sampler import Sampler
 
-        # A COMMAND that could not be started has ended already: its one line is the first.
+        # A COMMAND that could not be started has ended already: its one line is the first. COMMAND's end is
+        # written at once, even before the first line is due: its lines cover it from its start.
         over = command is not None and command.pid == 0
-        ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd, over=over)
+        ends = EndConditions(pid=options.pid, until=options.until, count=options.count, exit_fd=exit_fd, over=over,
+                             at_once=command is not None)
         sampler = Sampler(
             options.pid or 0,
             options.match,
@@ -81,9 +83,12 @@ def _sample_command(options: argparse.Namespace, seconds: float, command: list[s
     def sample(child: Command) -> None:
         nonlocal written
         options.pid = child.pid or None
-        written = _sample(options, seconds, ends_process, signals_forwarded=True, command=child)
+        written = _sample(options, seconds, ends_process, child.before, signals_forwarded=True, command=child)
 
-    status = run_command(command, sample if seconds > 0 else None, reaps_orphans=ends_process)
+    # The baseline readings just before COMMAND starts: its lines cover it from its first moment (§9.1).
+    sampled = seconds > 0
+    status = run_command(command, sample if sampled else None, reaps_orphans=ends_process,
+                         read_before=read_early if sampled else None)
     tell_where(options.out, written)
     return status
 
@@ -121,7 +126,7 @@ def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
         if "--" in args:  # `orca sample [FLAGS] -- COMMAND [ARGS...]`
             command = args[args.index("--") + 1 :]
             args = args[: args.index("--")]
-        # The baseline before anything else loads (docs/behaviour.md §2.2); a COMMAND's starts once it runs.
+        # The baseline before anything else loads (docs/behaviour.md §2.2); a COMMAND's just before it starts.
         baseline = read_early() if command is None else None
         from orca.sample.shell.cli import flags
         from orca.sample.shell.cli.env import sample_seconds

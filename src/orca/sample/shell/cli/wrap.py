@@ -27,6 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     # Loaded once COMMAND runs: the line's records (msgspec, returns) are no reason for COMMAND to start later.
     from orca.sample.compute.run import CommandEnd
+    from orca.sample.shell.machine.early import KernelTexts
 
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
@@ -48,9 +49,10 @@ def exit_status(returncode: int) -> int:
 
 
 @contextlib.contextmanager
-def _forwarding(forwarder: Forwarder, reaps_orphans: bool) -> Iterator[Iterable[int]]:
-    """SIGINT, SIGTERM and SIGHUP passed on to COMMAND (those not ignored), and orphans reaped (`reaps_orphans`, when
-    this process adopts them) while inside (`relay.py`); gives the signal mask COMMAND is to start with."""
+def _forwarding(forwarder: Forwarder, reaps_orphans: bool, on_child: Callable[[], None]) -> Iterator[Iterable[int]]:
+    """SIGINT, SIGTERM and SIGHUP passed on to COMMAND (those not ignored), `on_child` called on each SIGCHLD, and
+    orphans reaped (`reaps_orphans`, when this process adopts them) while inside (`relay.py`); gives the signal mask
+    COMMAND is to start with."""
     saved = {}
     try:
         # An ignored one stays so: no handler here, so the exec leaves it ignored for COMMAND too (a caught one is
@@ -61,7 +63,7 @@ def _forwarding(forwarder: Forwarder, reaps_orphans: bool) -> Iterator[Iterable[
         pass  # not the main thread: signals stay the embedding program's
     try:
         if threading.current_thread() is threading.main_thread() and hasattr(signal, "sigwaitinfo"):
-            with Relay(tuple(saved), forwarder, reaps_orphans and adopts_orphans()).running() as mask:
+            with Relay(tuple(saved), forwarder, reaps_orphans and adopts_orphans(), on_child).running() as mask:
                 yield mask
         else:
             yield signal.pthread_sigmask(signal.SIG_BLOCK, ())
@@ -90,16 +92,25 @@ class Command:
     """COMMAND as the sampler's child (`Sampler`'s `RunCommand`): started, then reaped with `wait4`, whose
     resource usage covers it and every descendant it waited for (docs/behaviour.md §9.4)."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], read_before: Callable[[], KernelTexts] | None = None) -> None:
+        """`read_before`: the sampler's first readings, taken just before COMMAND is started."""
         self.argv = tuple(argv)
         self.pid = 0
         """Its pid once started; 0 before, or when it could not be."""
         self.end: CommandEnd | None = None
+        self.before: KernelTexts | None = None
+        """What `read_before` read, once started."""
+        self._read_before = read_before
         self._started_ns = 0
+        self._ended_ns = 0
+        """When it was seen to have ended (`note_end`); 0 before."""
 
     def start(self, signal_mask: Iterable[int]) -> OSError | None:
-        """Start it with `signal_mask` blocked; the error when it cannot be started, which then is its end (127 or
-        126). SIGPIPE and SIGXFSZ, which Python ignores, are the default again for it, as `subprocess` leaves them."""
+        """Start it with `signal_mask` blocked, the first readings taken just before; the error when it cannot be
+        started, which then is its end (127 or 126). SIGPIPE and SIGXFSZ, which Python ignores, are the default again
+        for it, as `subprocess` leaves them."""
+        if self._read_before is not None:
+            self.before = self._read_before()
         self._started_ns = time.monotonic_ns()
         try:
             self.pid = os.posix_spawnp(self.argv[0], self.argv, os.environ, file_actions=_inherited_closed(),
@@ -111,6 +122,18 @@ class Command:
             self.end = CommandEnd(returncode=status, error=reason_of(error))
             return error
         return None
+
+    def note_end(self) -> None:
+        """Note the moment it ended, if it has, without reaping it (`waitid` with `WNOWAIT`): called on each SIGCHLD
+        (`relay.py`), so that its `wall` ends with it however long the sampler takes to reach the reaping."""
+        if self._ended_ns or self.end is not None or self.pid <= 0 or not hasattr(os, "waitid"):
+            return
+        try:
+            ended = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped meanwhile
+            return
+        if ended is not None:
+            self._ended_ns = time.monotonic_ns()
 
     def ended(self) -> CommandEnd | None:
         """How it ended, reaping it if it has (without waiting); None while it runs."""
@@ -144,22 +167,31 @@ class Command:
         return self.end
 
     def _wall(self) -> float:
-        return (time.monotonic_ns() - self._started_ns) / 1e9
+        """Seconds from its start to its end: when it was seen to end, else now (where SIGCHLD is not watched)."""
+        return ((self._ended_ns or time.monotonic_ns()) - self._started_ns) / 1e9
 
 
-def run_command(command: list[str], sample: Callable[[Command], None] | None, *, reaps_orphans: bool = False) -> int:
+def run_command(
+    command: list[str],
+    sample: Callable[[Command], None] | None,
+    *,
+    reaps_orphans: bool = False,
+    read_before: Callable[[], KernelTexts] | None = None,
+) -> int:
     """Start `command`, call `sample(it)` (which returns once it has ended and its last line is written, or at once
     after one line when it could not be started; None when sampling is off), wait for it, and return its exit
     status. Never raises. `reaps_orphans`: reap the orphans given to this process meanwhile, when it is pid 1 or a
-    child subreaper (a process of its own: an embedding program's other children are its own to reap)."""
+    child subreaper (a process of its own: an embedding program's other children are its own to reap).
+    `read_before`: the sampler's first readings, taken just before `command` starts (`Command.before`)."""
     forwarder = Forwarder()
-    run = Command(command)
-    with _forwarding(forwarder, reaps_orphans) as signal_mask:
+    run = Command(command, read_before)
+    with _forwarding(forwarder, reaps_orphans, run.note_end) as signal_mask:
         error = run.start(signal_mask)
         if error is not None:
             say(f"cannot run {command[0]!r}: {reason_of(error)}")
         else:
             forwarder.started(run.pid)
+            run.note_end()  # one that ended before its pid was known here: its SIGCHLD was taken already
         if sample is not None:
             try:
                 sample(run)

@@ -83,14 +83,16 @@ def choose_reader(reader: str = "", proc: str = PROC, environ: Mapping[str, str]
 
 
 def machine_readers(
-    reader: str, fs: FS, dirs: Sequence[str], root: int | None, argv0: str, cgroup: str, names: str, *, run: bool
+    reader: str, fs: FS, dirs: Sequence[str], root: int | None, argv0: str, cgroup: str, names: str, *, run: bool,
+    from_start: bool = False,
 ) -> MachineReaders:
     """A sampler's readers: psutil's when that is the choice (see `choose_reader`), else the /proc readers. `run`:
-    the line has a `run` (--pid, --match, or a COMMAND)."""
+    the line has a `run` (--pid, --match, or a COMMAND); `from_start`: COMMAND's, started just after the first
+    readings were taken."""
     if choose_reader(reader, fs.proc) == "psutil":
         from orca.sample.shell.machine.psutil_reader import psutil_readers
 
-        return psutil_readers(fs, dirs, root, argv0, run=run)
+        return psutil_readers(fs, dirs, root, argv0, run=run, from_start=from_start)
     from orca.sample.shell.machine.readers import proc_readers
 
-    return proc_readers(fs, dirs, root, argv0, cgroup, names, run=run)
+    return proc_readers(fs, dirs, root, argv0, cgroup, names, run=run, from_start=from_start)

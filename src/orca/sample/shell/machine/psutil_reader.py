@@ -171,17 +171,20 @@ def psutil_host() -> HostReadings:
     return HostReadings(at_ns, wall, stat, memory, devices, net, None, self_cpu_seconds(), failures)
 
 
-def psutil_readers(fs: FS, dirs: Sequence[str], root: int | None, argv0: str, *, run: bool) -> MachineReaders:
+def psutil_readers(
+    fs: FS, dirs: Sequence[str], root: int | None, argv0: str, *, run: bool, from_start: bool = False
+) -> MachineReaders:
     """The readers where there is no /proc: the host's counters and the sampler's own CPU through psutil, the run's
     processes (with `run`), the directories.
 
     `containers` and `pressure` come from Linux's cgroup and PSI files: with this reader `containers` is `null`
     when `--cgroup` was given, and `pressure` is absent. Where a /sys/block lists the whole disks (Linux),
     partitions are not counted twice; elsewhere psutil names whole disks only (macOS: IOMedia "Whole")."""
-    table = []
+    table, baseline = [], []
     if run:
         scanner = PsutilScanner()
-        every, _ = run_readers(scanner, scanner.reading, "the run's processes through psutil", root, argv0)
+        every, first = run_readers(scanner, "the run's processes through psutil", root, argv0, from_start=from_start)
         table.append(every)
-    table += disk_readers(dirs, WholeDisks(fs))
-    return MachineReaders(psutil_host, tuple(table), tuple(table))
+        baseline.append(first)
+    others = disk_readers(dirs, WholeDisks(fs))
+    return MachineReaders(psutil_host, (*table, *others), (*baseline, *others))

@@ -31,7 +31,7 @@ from orca.sample.shell.machine.source import Reader, read_each, self_cpu_seconds
 
 if TYPE_CHECKING:
     from orca.sample.compute.own_cgroup import CgroupReading
-    from orca.sample.compute.run import RunReading
+    from orca.sample.compute.run_reading import RunReading
 
 _NAME = attrgetter("name")
 CGROUP_LIMITS_EVERY_NS = 60_000_000_000
@@ -39,9 +39,14 @@ CGROUP_LIMITS_EVERY_NS = 60_000_000_000
 
 
 class RunScanner(Protocol):
-    """What reads the run's processes every line (`procs/scanner.py`'s, or psutil's)."""
+    """What reads the run's processes (`procs/scanner.py`'s, or psutil's): every line, for the baseline, and the
+    reading COMMAND's run starts from."""
 
-    def reading(self, root: int | None, argv0: str, forks: int | None = None) -> Result[RunReading, ParseError]: ...
+    def reading(
+        self, root: int | None, argv0: str, forks: int | None = None, at_ns: int | None = None
+    ) -> Result[RunReading, ParseError]: ...
+    def baseline(self, root: int | None, argv0: str, at_ns: int | None = None) -> Result[RunReading, ParseError]: ...
+    def started(self, at_ns: int) -> RunReading: ...
 
 
 def _no_early_readings(early: KernelTexts) -> None:
@@ -131,18 +136,21 @@ class OwnCgroupWatch:
 
 
 def run_readers(
-    scanner: RunScanner, baseline: Callable[[int | None, str], Result[RunReading, ParseError]], name: str,
-    root: int | None, argv0: str,
+    scanner: RunScanner, name: str, root: int | None, argv0: str, *, from_start: bool = False
 ) -> tuple[Reader, Reader]:
-    """The run's reader for every line, and for the first readings (`baseline`)."""
+    """The run's reader for every line, and for the first readings: `from_start` (COMMAND, started just after the
+    first readings were taken) the run as it was then, no process yet (docs/behaviour.md §9.1). Each reading is
+    taken at the moment of the host's, so the run's figures are over the line's `dt`."""
 
     def reading(host: HostReadings) -> Result[RunReading, ParseError]:
         # /proc/stat's count of tasks created: while it stands still, the run's tree has gained no process.
         stat = host.stat
-        return scanner.reading(root, argv0, None if stat is None else stat.forks)
+        return scanner.reading(root, argv0, None if stat is None else stat.forks, host.monotonic_ns)
 
     def first(host: HostReadings) -> Result[RunReading, ParseError]:
-        return baseline(root, argv0)
+        if from_start:
+            return Success(scanner.started(host.monotonic_ns))
+        return scanner.baseline(root, argv0, host.monotonic_ns)
 
     return Reader("run", "rss", name, reading), Reader("run", "rss", name, first)
 
@@ -157,10 +165,12 @@ def disk_readers(dirs: Sequence[str], whole: WholeDisks) -> tuple[Reader, Reader
 
 
 def proc_readers(
-    fs: FS, dirs: Sequence[str], root: int | None, argv0: str, cgroup: str, names: str, *, run: bool
+    fs: FS, dirs: Sequence[str], root: int | None, argv0: str, cgroup: str, names: str, *, run: bool,
+    from_start: bool = False,
 ) -> MachineReaders:
-    """The readers of the kernel's files under `fs`: the own cgroup, the run's processes (with `run`), the
-    directories, the containers (with `cgroup`). Each loads only for what it reads."""
+    """The readers of the kernel's files under `fs`: the own cgroup, the run's processes (with `run`; `from_start`:
+    COMMAND's, `run_readers`), the directories, the containers (with `cgroup`). Each loads only for what it
+    reads."""
     from orca.sample.shell.machine.own_cgroup import OwnCgroup
 
     kernel_files = KeptFiles(KERNEL_FILES_KEPT_AT_MOST)
@@ -173,7 +183,7 @@ def proc_readers(
         from orca.sample.shell.procs.scanner import ProcessScanner
 
         scanner = ProcessScanner(fs.proc)
-        every, first = run_readers(scanner, scanner.baseline, scanner.source, root, argv0)
+        every, first = run_readers(scanner, scanner.source, root, argv0, from_start=from_start)
         table.append(every)
         baseline.append(first)
         closing.append(scanner.close)

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from orca.sample.shell.procs.kept import read_io
 from orca.sample.shell.procs.states import DEAD_STATES
 from orca.sample.shell.procs.walk import KTHREADD, ProcRoot
 from orca.sample.shell.sysconf import kept_files_at_most
@@ -19,6 +20,8 @@ COMM_READ = 64
 """`comm` is at most 16 bytes (TASK_COMM_LEN): one `pread` of a kept descriptor reads it whole, the fast path
 `--match` takes for every host process on every line."""
 STAT_READ = 4096
+UNREADABLE = -2
+"""A kept `io` descriptor that was refused (another user's process): not asked for again."""
 
 
 @dataclass(slots=True)
@@ -33,6 +36,8 @@ class _Seen:
     kernel_thread: bool
     stat_fd: int = -1
     """Its `stat`, kept open once the run's CPU asked for it (a matched process), while `fd` is kept."""
+    io_fd: int = -1
+    """Its `io`, kept open beside `stat_fd`; `UNREADABLE` once it proved to be another user's."""
 
 
 class Argv0Files:
@@ -149,15 +154,33 @@ class Argv0Files:
         except OSError:  # ESRCH: the process is gone
             return None
 
+    def io(self, pid: int) -> bytes | None:
+        """The `io` of process `pid`: through a descriptor kept beside its kept `stat` (opened with it the first time,
+        within the same bound), else by path; None when it cannot be read (gone, another user's)."""
+        seen = self._seen.get(pid)
+        if seen is None or seen.stat_fd < 0:
+            return self._root.read(pid, "io")
+        if seen.io_fd == -1:
+            if self._kept >= self._keep_at_most:
+                return self._root.read(pid, "io")
+            try:
+                seen.io_fd = os.open(f"{self._root.path}/{pid}/io", _FLAGS)
+            except PermissionError:  # another user's: it stays so while its `stat` is kept
+                seen.io_fd = UNREADABLE
+                return None
+            except OSError:  # gone; or out of descriptors, which the read by path tells
+                return self._root.read(pid, "io")
+            self._kept += 1
+        return read_io(seen.io_fd)
+
     def _forget(self, seen: _Seen | None) -> None:
-        if seen is not None and seen.stat_fd >= 0:
-            os.close(seen.stat_fd)
-            self._kept -= 1
-            seen.stat_fd = -1
-        if seen is not None and seen.fd >= 0:
-            os.close(seen.fd)
-            self._kept -= 1
-            seen.fd = -1
+        if seen is None:
+            return
+        for fd in (seen.io_fd, seen.stat_fd, seen.fd):
+            if fd >= 0:
+                os.close(fd)
+                self._kept -= 1
+        seen.io_fd = seen.stat_fd = seen.fd = -1
 
     def close(self) -> None:
         for seen in self._seen.values():

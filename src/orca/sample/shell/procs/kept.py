@@ -1,7 +1,7 @@
 """The descriptors of the run's processes' files, kept open from line to line (`tree_files.py` reads through them).
 
 For each kept process: its task directory (whose link count is 2 + its threads), its main thread's `children`, its
-`statm`, `stat` and `schedstat`; for one with more threads, each other thread's `children` too, since a child
+`statm`, `stat`, `schedstat` and `io`; for one with more threads, each other thread's `children` too, since a child
 belongs to the thread that forked it. A descriptor is bound to its process, not to the pid: once the process is
 gone, reads fail and the pid's files are opened afresh, so a reused pid never reads as the old process.
 
@@ -26,6 +26,8 @@ STATM_READ = 4096
 """`statm` is seven numbers: one `pread` reads it whole."""
 STAT_READ = 4096
 """`stat` is one line of some 300 bytes (52 fields and a comm of at most 16 bytes): one `pread` reads it whole."""
+IO_READ = 512
+"""`io` is seven short lines: one `pread` reads it whole."""
 ONE_THREAD = 3
 """A task directory's link count is 2 + its threads."""
 
@@ -41,6 +43,8 @@ class PidFiles(NamedTuple):
     stat: int
     schedstat: int
     """-1 where the kernel has no `schedstat` files (CONFIG_SCHED_INFO off): `stat` is then read every line."""
+    io: int
+    """-1 where it cannot be read (another user's process; a kernel without CONFIG_TASK_IO_ACCOUNTING)."""
 
 
 class Columns(NamedTuple):
@@ -54,14 +58,15 @@ class Columns(NamedTuple):
     statms: list[int]
     stats: list[int]
     schedstats: list[int]
+    ios: list[int]
 
 
 class KeptProcesses:
     """The kept descriptors of the run's processes; `close()` closes them all."""
 
     KEPT_AT_MOST = 128
-    """Processes whose files are kept (five descriptors each); a larger tree reads the rest by path."""
-    FILES_PER_PROCESS = 5
+    """Processes whose files are kept (six descriptors each); a larger tree reads the rest by path."""
+    FILES_PER_PROCESS = 6
     THREADS_KEPT_AT_MOST = 256
     """`children` files of the other threads of kept processes with more than one, kept open in all; past that,
     they are opened and closed each line."""
@@ -82,6 +87,9 @@ class KeptProcesses:
         self._threads_kept = 0
         self.schedstats = root.trusted and os.path.exists(f"{root.path}/self/schedstat")
         """The kernel has `schedstat` files: a process's `stat` need not be read again when it did not run."""
+        self.io_files = os.path.exists(f"{root.path}/self/io")
+        """The kernel counts each process's I/O (CONFIG_TASK_IO_ACCOUNTING): a missing `io` is then a process's that
+        is gone, not one the kernel has none of."""
 
     def columns(self) -> Columns:
         columns = self._columns
@@ -90,6 +98,7 @@ class KeptProcesses:
             columns = self._columns = Columns(
                 list(fds), [f.task for f in fds.values()], [f.children for f in fds.values()],
                 [f.statm for f in fds.values()], [f.stat for f in fds.values()], [f.schedstat for f in fds.values()],
+                [f.io for f in fds.values()],
             )
         return columns
 
@@ -119,6 +128,14 @@ class KeptProcesses:
             self.forget(pid)
             return None
 
+    def io(self, pid: int) -> bytes | None:
+        """One process's `io`, through its kept descriptor when it has one; None when it cannot be read (gone,
+        another user's, none on this kernel)."""
+        files = self._fds.get(pid)
+        if files is None:
+            return self.root.read(pid, "io")
+        return read_io(files.io)
+
     def resident_pages(self, pid: int) -> int | None:
         """One process's resident pages from its `statm`; None when it is gone."""
         files = self._fds.get(pid)
@@ -146,7 +163,7 @@ class KeptProcesses:
         if files is not None:
             self._columns = None
             for fd in files:
-                if fd >= 0:  # no `schedstat` on this kernel
+                if fd >= 0:  # no `schedstat` or no readable `io`
                     os.close(fd)
         self.one_thread(pid)
 
@@ -164,13 +181,25 @@ class KeptProcesses:
             for path in (f"{base}/task", f"{base}/task/{pid}/children", f"{base}/statm", f"{base}/stat"):
                 opened.append(os.open(path, _FLAGS))
             opened.append(os.open(f"{base}/schedstat", _FLAGS) if self.schedstats else -1)
+            opened.append(self._open_io(f"{base}/io"))
         except OSError:  # gone; or out of descriptors, which the read by path then tells
             for fd in opened:
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
             return None
         files = self._fds[pid] = PidFiles(*opened)
         self._columns = None
         return files
+
+    def _open_io(self, path: str) -> int:
+        """A process's `io` kept open, or -1 where it cannot be read (another user's: EACCES; none on this kernel);
+        the `OSError` when it is gone or no descriptor was left."""
+        if not self.io_files:
+            return -1
+        try:
+            return os.open(path, _FLAGS)
+        except PermissionError:
+            return -1
 
     def _threads_children(self, pid: int, files: PidFiles) -> list[int]:
         """The children of every thread of a kept process with more than one: its threads listed through the kept
@@ -212,3 +241,14 @@ class KeptProcesses:
         finally:
             if not keeping:
                 os.close(fd)
+
+
+def read_io(fd: int) -> bytes | None:
+    """A process's `io` through a kept descriptor (-1: none); None when it cannot be read: gone, or no longer the
+    reader's to read (the process exec'd a setuid program)."""
+    if fd < 0:
+        return None
+    try:
+        return os.pread(fd, IO_READ, 0) or None
+    except OSError:
+        return None

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 import psutil
 from returns.result import Result, Success
 
-from orca.sample.compute.run import NO_PROCESSES, RunReading
+from orca.sample.compute.run_reading import NO_PROCESSES, ProcessCounters, RunReading, started
+from orca.sample.compute.top import needs_arguments, process_name
 from orca.sample.parse.errors import ParseError
-from orca.sample.parse.pid_stat import ProcessTimes
 
 MICROSECONDS = 1_000_000
 """The run's CPU times and starts are whole microseconds here (`RunReading.ticks_per_second`)."""
@@ -91,6 +91,14 @@ def _rss(process: psutil.Process) -> int:
         return 0
 
 
+def _arguments(process: psutil.Process) -> list[str]:
+    """`process`'s arguments; none when they cannot be read."""
+    try:
+        return list(process.cmdline())
+    except psutil.Error:
+        return []
+
+
 def _argv0(process: psutil.Process) -> str | None:
     """argv[0] of `process`: "" when it has none or cannot be read for good; None to try again next line."""
     try:
@@ -102,17 +110,32 @@ def _argv0(process: psutil.Process) -> str | None:
     return command[0] if command else ""
 
 
-def _reading(process: psutil.Process) -> tuple[bool, int, ProcessTimes] | None:
-    """(whether it has ended, its resident bytes, its times in microseconds) of one process; None when gone."""
+def _reading(process: psutil.Process) -> tuple[bool, int, str, ProcessCounters] | None:
+    """(whether it has ended, its resident bytes, its `name()`, its counters: times in microseconds, I/O in bytes
+    where psutil reads it) of one process; None when gone."""
     try:
         with process.oneshot():
             memory, times, ended = process.memory_info(), process.cpu_times(), process.status() in STATES
-            start, parent = process.create_time(), process.ppid()
+            start, parent, name = process.create_time(), process.ppid(), process.name()
     except psutil.Error:  # gone meanwhile, or not ours to read
         return None
     own = round((times.user + times.system) * MICROSECONDS)
     children = round((getattr(times, "children_user", 0.0) + getattr(times, "children_system", 0.0)) * MICROSECONDS)
-    return ended, int(memory.rss), (round(start * MICROSECONDS), parent, own, children)
+    return ended, int(memory.rss), name, (round(start * MICROSECONDS), parent, own, children, _io(process))
+
+
+def _io(process: psutil.Process) -> tuple[int, int] | None:
+    """(bytes read, bytes written) where psutil has them (`io_counters`: Linux's `/proc/<pid>/io`, the BSDs'); None
+    where it has not (macOS) or cannot read them (another user's process)."""
+    counters = getattr(process, "io_counters", None)
+    if counters is None:
+        return None
+    try:
+        io = counters()
+    except psutil.Error:
+        return None
+    read, written = int(io.read_bytes), int(io.write_bytes)
+    return None if read < 0 or written < 0 else (read, written)
 
 
 class PsutilScanner:
@@ -126,32 +149,60 @@ class PsutilScanner:
     def __init__(self) -> None:
         # pid -> (process, its name when argv[0] was read, argv[0]); a name of None reads the command line again.
         self._known: dict[int, tuple[psutil.Process, str | None, str]] = {}
-        self._last: Mapping[int, ProcessTimes] = NO_PROCESSES
+        self._last: Mapping[int, ProcessCounters] = NO_PROCESSES
+        self._names: dict[int, tuple[psutil.Process, str, str]] = {}
+        """pid -> (process, its `name()`, the name made of it)."""
 
-    def reading(self, root: int | None, argv0: str, forks: int | None = None) -> Result[RunReading, ParseError]:
+    def reading(
+        self, root: int | None, argv0: str, forks: int | None = None, at_ns: int | None = None
+    ) -> Result[RunReading, ParseError]:
         """The run's processes now (`root`'s tree and the `argv0` matches, each once): their resident bytes, CPU
-        times, and those of the last reading's that left the run but still exist. (`forks` is the /proc reader's.)"""
-        at_ns = time.monotonic_ns()
+        times, I/O and names, and those of the last reading's that left the run but still exist. `at_ns`: the moment
+        of the host's readings beside which they are read (by default, now). (`forks` is the /proc reader's.)"""
+        at_ns = time.monotonic_ns() if at_ns is None else at_ns
         clock = round((time.time() - START_SLACK) * MICROSECONDS)
         members = self.members(root, argv0)
-        processes: dict[int, ProcessTimes] = {}
-        procs = rss = 0
+        processes: dict[int, ProcessCounters] = {}
+        resident: dict[int, int] = {}
+        names: dict[int, str] = {}
+        procs = 0
         for pid, process in members.items():
             read = _reading(process)
             if read is not None:
-                ended, resident, processes[pid] = read
+                ended, resident[pid], comm, processes[pid] = read
                 procs += not ended
-                rss += resident
-        left: dict[int, ProcessTimes] = {}
+                names[pid] = self._name(process, comm)
+        left: dict[int, ProcessCounters] = {}
         for pid in self._last.keys() - processes.keys():
             try:
                 read = _reading(psutil.Process(pid))
             except (psutil.Error, OverflowError, ValueError):
                 continue
-            if read is not None and read[2][0] == self._last[pid][0]:
-                left[pid] = read[2]
+            if read is not None and read[3][0] == self._last[pid][0]:
+                left[pid] = read[3]
         self._last = processes
-        return Success(RunReading(at_ns, clock, MICROSECONDS, processes, procs, left or NO_PROCESSES, rss))
+        if len(self._names) > len(names):  # forget the processes that are gone
+            self._names = {pid: named for pid, named in self._names.items() if pid in names}
+        return Success(RunReading(at_ns, clock, MICROSECONDS, processes, procs, left or NO_PROCESSES,
+                                  sum(resident.values()), resident, names))
+
+    def baseline(self, root: int | None, argv0: str, at_ns: int | None = None) -> Result[RunReading, ParseError]:
+        """The first reading: a reading as every line's."""
+        return self.reading(root, argv0, at_ns=at_ns)
+
+    def started(self, at_ns: int) -> RunReading:
+        """The reading COMMAND's run starts from, at `at_ns`, just before it was started: no process yet."""
+        return started(at_ns, MICROSECONDS)
+
+    def _name(self, process: psutil.Process, comm: str) -> str:
+        """The name of `process` (compute/top.py), its arguments read once per process and name."""
+        known = self._names.get(process.pid)
+        if known is not None and known[0] == process and known[1] == comm:
+            return known[2]
+        arguments = _arguments(process) if needs_arguments(comm) else []
+        name = process_name(comm, arguments)
+        self._names[process.pid] = (process, comm, name)
+        return name
 
     def members(self, root: int | None, argv0: str) -> dict[int, psutil.Process]:
         """pid -> process of `root`'s tree and of the processes whose argv[0] is `argv0`."""

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from orca.sample.parse.cmdline import arguments as cmdline_arguments
 from orca.sample.parse.cmdline import argv0 as cmdline_argv0
 from orca.sample.parse.pid_stat import stat_fields
 from orca.sample.parse.statm import resident_pages
@@ -51,6 +52,11 @@ class ProcRoot:
         """argv[0] from `cmdline`, read only up to its first NUL; "" when unreadable or empty (a kernel thread)."""
         raw = read_or_none(f"{self.path}/{pid}/cmdline", CMDLINE_LIMIT, b"\0", self.trusted)
         return "" if raw is None else cmdline_argv0(raw)
+
+    def arguments(self, pid: int) -> list[str]:
+        """Every argument from `cmdline` (at least the first 64 KiB of them); none when unreadable or empty."""
+        raw = read_or_none(f"{self.path}/{pid}/cmdline", CMDLINE_LIMIT, b"\0", self.trusted)
+        return [] if raw is None else cmdline_arguments(raw)
 
     def stat_fields(self, pid: int) -> tuple[str, int, int, int] | None:
         """(state, ppid, cpu_ticks, starttime) of `/proc/<pid>/stat`; None when gone or malformed."""
