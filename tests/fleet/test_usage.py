@@ -101,3 +101,22 @@ def test_folded_in_two_and_merged_is_folded_whole(lines: list[Sample], cut: int,
         assert math.fsum(mine) == pytest.approx(math.fsum(theirs), rel=1e-9, abs=1e-6)
     assert math.fsum(whole.buckets.cores_available) == pytest.approx(whole.core_seconds_available or 0.0, rel=1e-9,
                                                                       abs=1e-6)
+
+
+def test_a_line_reaching_back_before_the_epoch_stays_within_the_buckets_bound() -> None:
+    """A line at `t` 0 covering 0.511 s spans 512 slots of 1 ms: the slots are made longer, not left at 512."""
+    usage = folded([[Sample(v=1, t=0.0, dt=0.511, host="h", mem=Mem(1, 0, 0, 0, 0, 0, 0))]], buckets=True)
+    assert usage.buckets is not None
+    assert len(usage.buckets.bytes_available) < 2 * MAX_BUCKETS
+
+
+def test_a_later_part_whose_only_cpu_line_covers_no_time_still_says_whose_cpus() -> None:
+    """The newest line with a CPU share says whether the CPUs are a cgroup's limit, whatever its `dt`: merged as
+    folded whole."""
+    bare = Sample(v=1, t=1.0, dt=0.0, host="h")
+    limited = Sample(v=1, t=1.0, dt=0.0, host="h", cgroup=CgroupSample(cpu=0.0, cpu_max=0.001))
+    earlier, later = UsageSection(), UsageSection()
+    earlier.add([bare])
+    later.add([limited])
+    earlier.merge(later)
+    assert earlier.usage().cpu_limited is folded([[bare], [limited]]).cpu_limited is True

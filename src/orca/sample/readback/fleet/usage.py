@@ -236,7 +236,7 @@ class UsageSection:
         assert sums is not None
         if not sums[0]:
             self.first_slot = slot
-        while max(self.first_slot + len(sums[0]) - 1, slot) - min(self.first_slot, slot) >= 2 * MAX_BUCKETS:
+        while max(self.first_slot + len(sums[0]) - 1, slot) - min(self.first_slot, slot) + 1 >= 2 * MAX_BUCKETS:
             self._halve()
             slot >>= 1
         if slot < self.first_slot:
@@ -270,9 +270,10 @@ class UsageSection:
             kept.merge(theirs)
         self.cpu_shares.merge(later.cpu_shares)
         self.memory_peak = max(self.memory_peak, later.memory_peak)
-        if later.cpu_dt.value() > 0:
+        # Whether the newest line with a CPU share (memory) was of a cgroup's limit: a line of `dt` 0 counts too.
+        if later.cpu_shares.total:
             self.cpu_limited = later.cpu_limited
-        if later.memory_dt.value() > 0:
+        if later.memory_peak >= 0:
             self.memory_limited = later.memory_limited
         if self.bucket_sums is not None and later.bucket_sums is not None and later.bucket_sums[0]:
             while later.shift < self.shift:
