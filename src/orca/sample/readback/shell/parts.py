@@ -14,11 +14,8 @@ worker that cannot be started, or that fails, costs only time: its part is read 
 from __future__ import annotations
 
 import codecs
-import contextlib
 import math
 import os
-import pickle
-import signal
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,6 +26,7 @@ from orca.sample.readback.chart.series import Series
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.section import Section
 from orca.sample.readback.runs import Run, Runs
+from orca.sample.readback.shell.forked import Worker
 from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, decoded_batches, descriptor_batches, part_starts
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
@@ -173,16 +171,14 @@ class _Part:
 
 
 class _Worker:
-    """A forked process reading one part: the runs it shows go to a file of its own, the rest comes back pickled
-    through a pipe."""
+    """A forked process reading one part (`forked.Worker`): the runs it shows go to a file of its own, the rest comes
+    back pickled through a pipe."""
 
-    def __init__(self, start: int, end: int | None, pid: int | None = None, pipe: int | None = None,
+    def __init__(self, start: int, end: int | None, process: Worker | None = None,
                  spill: IO[bytes] | None = None) -> None:
         self.start, self.end = start, end
-        self.pid = pid
-        self.pipe = pipe
+        self.process = process
         self.spill = spill
-        self.reaped = pid is None
 
     @classmethod
     def started(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, drawn: int,
@@ -193,60 +189,23 @@ class _Worker:
             spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `stop`, after the worker's text is read)
         except OSError:
             return cls(start, end)
-        try:
-            reader, writer = os.pipe()
-        except OSError:
+        process = Worker.started(lambda: _Part.read(descriptor, start, end, name, shown, spill, drawn, sections))
+        if process is None:
             spill.close()
             return cls(start, end)
-        try:
-            pid = os.fork()
-        except OSError:
-            for each in (reader, writer):
-                os.close(each)
-            spill.close()
-            return cls(start, end)
-        if pid == 0:  # the worker: whatever happens, it leaves by `_exit`, never by the caller's code
-            status = 1
-            try:
-                os.close(reader)
-                part = _Part.read(descriptor, start, end, name, shown, spill, drawn, sections)
-                data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
-                with open(writer, "wb") as pipe:
-                    pipe.write(data)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(writer)
-        return cls(start, end, pid, reader, spill)
+        return cls(start, end, process, spill)
 
     def result(self) -> _Part | None:
         """The worker's part, once it has ended; None when it failed."""
-        if self.pipe is None or self.spill is None:
+        if self.process is None or self.spill is None:
             return None
-        with open(self.pipe, "rb") as pipe:
-            self.pipe = None
-            data = pipe.read()
-        assert self.pid is not None
-        _, status = os.waitpid(self.pid, 0)
-        self.reaped = True
-        if os.waitstatus_to_exitcode(status) != 0:
-            return None
-        try:
-            part = pickle.loads(data)  # written by our own fork, above
-        except Exception:  # cut short
-            return None
+        part = self.process.result()
         return part if isinstance(part, _Part) else None
 
     def stop(self) -> None:
         """Ended and reaped, if it still runs (this process is leaving early); its file closed."""
-        if self.pipe is not None:
-            os.close(self.pipe)
-            self.pipe = None
-        if not self.reaped and self.pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.reaped = True
+        if self.process is not None:
+            self.process.stop()
         self.close()
 
     def close(self) -> None:
