@@ -5,7 +5,8 @@
                                                set up .venv, then run `orca sample ...` (here: sample COMMAND; then
                                                `.venv/bin/orca metrics run.jsonl` to look at it)
     python3 dev.py test [PYTEST ARGS]          set up the test tools, then ruff, mypy --strict, and pytest on each
-                                               supported Python found (this one in .venv, the others in .venv-3.X)
+                                               supported Python found (this one in .venv, the others in .venv-3.X),
+                                               on two pytest workers a core (`-n 0` among the arguments: one)
     python3 dev.py bench                       set up .venv with the test and bench tools (pandas, duckdb), then bench/
 
 The virtual environments are beside this file; each is (re)installed only when pyproject.toml changed.
@@ -147,6 +148,13 @@ def _run(title: str, step: list[str]) -> int:
     return subprocess.run(step, cwd=HERE).returncode
 
 
+def test_workers() -> int:
+    """pytest-xdist's workers: two a core, at most 8. Much of the suite's time is waiting (on the live processes,
+    servers and timeouts its tests watch), which other tests can use; the live comparisons hold under that load."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(8, 2 * cores)
+
+
 def run_checks(pytest_args: list[str]) -> int:
     """ruff and mypy --strict once, then the whole pytest suite on this Python and on each other supported one
     found; every step runs, and the first failure's status is returned."""
@@ -167,7 +175,9 @@ def run_checks(pytest_args: list[str]) -> int:
             print(f"dev.py: set-up of {venv.name} failed: {error}", file=sys.stderr, flush=True)
             failed.append((f"the set-up of Python {version}", 1))
             continue
-        status = _run(title, [str(venv / "bin" / "python"), "-m", "pytest", *pytest_args])
+        # The arguments given come after the workers, so `-n 0` runs the tests in one process.
+        workers = ["-n", str(test_workers()), "--dist", "worksteal"]
+        status = _run(title, [str(venv / "bin" / "python"), "-m", "pytest", *workers, *pytest_args])
         if status != 0:
             failed.append((f"pytest on Python {version}", status))
     passed_on = ", ".join(version for version, _, _ in pythons)

@@ -73,27 +73,33 @@ def whole_lines(data: bytes) -> list[bytes]:
 def test_the_object_grows_during_the_run_and_ends_as_the_staging_file(
     tmp_path: Path, s3_server: MotoServer, bucket: str
 ) -> None:
-    # --count 8 --seconds 0.25 with ORCA_SAMPLE_UPLOAD_SECONDS=0.5: about three uploads before the final one.
+    # Uploads every 0.5 s of lines every 0.25 s; the run goes on `--until` an upload of some of its lines has been
+    # seen, however long a loaded machine takes to make the first, then writes a last line and uploads it all.
     env = aws_environment(dict(os.environ), s3_server.url, tmp_path) | {"ORCA_SAMPLE_UPLOAD_SECONDS": "0.5"}
     key = "pipe/7/metrics/i-1.jsonl"
     location = f"s3://{bucket}/{key}"
-    run = start_sampler(tmp_path, env, "--out", location, "--count", "8", "--seconds", "0.25")
+    until = tmp_path / "seen"
+    run = start_sampler(tmp_path, env, "--out", location, "--until", str(until), "--seconds", "0.25")
     seen: list[bytes] = []
-    while run.process.poll() is None:
-        body = s3_server.read(bucket, key)
-        if body is not None:
-            seen.append(body)
-        time.sleep(0.05)
+    deadline = time.monotonic() + 60
+    try:
+        while run.process.poll() is None:
+            body = s3_server.read(bucket, key)
+            if body:
+                seen.append(body)
+                until.touch()
+            assert time.monotonic() < deadline, run.stderr()
+            time.sleep(0.05)
+    finally:
+        end(run)
     assert run.process.wait() == 0, run.stderr()
 
     staged = run.staged(f"{bucket}/{key}")
     lines = whole_lines(staged)
-    assert len(lines) == 8
     assert all(json.loads(line)["v"] == 1 for line in lines)
     assert s3_server.read(bucket, key) == staged  # byte for byte
     # Mid-run the object was there with some but not all of the lines, each time whole lines of the final file.
-    partial = [body for body in seen if 0 < len(whole_lines(body)) < 8]
-    assert partial, [len(whole_lines(body)) for body in seen]
+    assert seen and 0 < len(whole_lines(seen[0])) < len(lines), [len(whole_lines(body)) for body in seen]
     assert all(staged.startswith(body) for body in seen)
     assert run.stderr() == ""
 
