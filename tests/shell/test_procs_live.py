@@ -298,6 +298,37 @@ def test_match_closes_the_descriptors_of_ended_processes(started: list[subproces
     assert not [link for link in open_descriptors() if link.split(" ")[0] in theirs]
 
 
+def test_a_matched_processs_io_refused_is_not_asked_for_again(
+    started: list[subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A matched process whose `io` may not be opened (another user's: EACCES, which root never meets, so made here)
+    reads as unknown, and its `io` is not asked for again while its `stat` is kept; another process's is still read
+    through a kept descriptor."""
+    name = f"orca-test-io-{uuid.uuid4().hex[:8]}"
+    refused, other = start_sleepers(name, 2, started)
+    files = Argv0Files(ProcRoot.at("/proc"))
+    assert sorted(files.matching(name)) == sorted([refused.pid, other.pid])
+    assert files.stat(refused.pid) and files.stat(other.pid)
+    assert {f"/proc/{refused.pid}/stat", f"/proc/{other.pid}/stat"} <= set(open_descriptors()), "kept"
+    real_open = os.open
+    asked: list[str] = []
+
+    def open_refusing(path: str, flags: int, *args: Any) -> int:
+        if path == f"/proc/{refused.pid}/io":
+            asked.append(path)
+            raise PermissionError(13, "Permission denied", path)
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", open_refusing)
+    assert files.io(refused.pid) is None
+    assert files.io(other.pid) == Path(f"/proc/{other.pid}/io").read_bytes()
+    monkeypatch.setattr(os, "open", real_open)
+    assert files.io(refused.pid) is None, "not opened, nor read by path, again"
+    assert asked == [f"/proc/{refused.pid}/io"]
+    assert f"/proc/{other.pid}/io" in set(open_descriptors())
+    files.close()
+
+
 def test_match_reads_a_kernel_threads_cmdline_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kernel threads never exec, though a kworker's comm follows its work: after the first line, no kernel
     thread's cmdline is read again (each was read every line before, a third of this machine's processes)."""

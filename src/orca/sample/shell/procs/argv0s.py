@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from orca.sample.shell.procs.kept import read_io
+from orca.sample.shell.procs.kept import counts_io, open_io, read_io
 from orca.sample.shell.procs.states import DEAD_STATES
 from orca.sample.shell.procs.walk import KTHREADD, ProcRoot
 from orca.sample.shell.sysconf import kept_files_at_most
@@ -21,7 +21,7 @@ COMM_READ = 64
 `--match` takes for every host process on every line."""
 STAT_READ = 4096
 UNREADABLE = -2
-"""A kept `io` descriptor that was refused (another user's process): not asked for again."""
+"""A kept `io` descriptor that cannot be had (another user's process; none on this kernel): not asked for again."""
 
 
 @dataclass(slots=True)
@@ -37,7 +37,8 @@ class _Seen:
     stat_fd: int = -1
     """Its `stat`, kept open once the run's CPU asked for it (a matched process), while `fd` is kept."""
     io_fd: int = -1
-    """Its `io`, kept open beside `stat_fd`; `UNREADABLE` once it proved to be another user's."""
+    """Its `io`, kept open beside `stat_fd`; `UNREADABLE` once it proved to be another user's (or the kernel has
+    none)."""
 
 
 class Argv0Files:
@@ -63,6 +64,7 @@ class Argv0Files:
         self._kept = 0
         share = kept_files_at_most() if share is None else share
         self._keep_at_most = min(self.KEPT_AT_MOST, share) if root.trusted else 0
+        self._io_files = counts_io(root)
 
     def matching(self, argv0: str, keep: bool = True) -> list[int]:
         """The pids of the processes whose argv[0] is `argv0` now; without `keep`, every file read by path and
@@ -164,12 +166,13 @@ class Argv0Files:
             if self._kept >= self._keep_at_most:
                 return self._root.read(pid, "io")
             try:
-                seen.io_fd = os.open(f"{self._root.path}/{pid}/io", _FLAGS)
-            except PermissionError:  # another user's: it stays so while its `stat` is kept
-                seen.io_fd = UNREADABLE
-                return None
+                fd = open_io(f"{self._root.path}/{pid}/io", self._io_files)
             except OSError:  # gone; or out of descriptors, which the read by path tells
                 return self._root.read(pid, "io")
+            if fd < 0:  # another user's, which it stays while its `stat` is kept; or none on this kernel
+                seen.io_fd = UNREADABLE
+                return None
+            seen.io_fd = fd
             self._kept += 1
         return read_io(seen.io_fd)
 

@@ -87,9 +87,7 @@ class KeptProcesses:
         self._threads_kept = 0
         self.schedstats = root.trusted and os.path.exists(f"{root.path}/self/schedstat")
         """The kernel has `schedstat` files: a process's `stat` need not be read again when it did not run."""
-        self.io_files = os.path.exists(f"{root.path}/self/io")
-        """The kernel counts each process's I/O (CONFIG_TASK_IO_ACCOUNTING): a missing `io` is then a process's that
-        is gone, not one the kernel has none of."""
+        self.io_files = counts_io(root)
 
     def columns(self) -> Columns:
         columns = self._columns
@@ -181,7 +179,7 @@ class KeptProcesses:
             for path in (f"{base}/task", f"{base}/task/{pid}/children", f"{base}/statm", f"{base}/stat"):
                 opened.append(os.open(path, _FLAGS))
             opened.append(os.open(f"{base}/schedstat", _FLAGS) if self.schedstats else -1)
-            opened.append(self._open_io(f"{base}/io"))
+            opened.append(open_io(f"{base}/io", self.io_files))
         except OSError:  # gone; or out of descriptors, which the read by path then tells
             for fd in opened:
                 if fd >= 0:
@@ -190,16 +188,6 @@ class KeptProcesses:
         files = self._fds[pid] = PidFiles(*opened)
         self._columns = None
         return files
-
-    def _open_io(self, path: str) -> int:
-        """A process's `io` kept open, or -1 where it cannot be read (another user's: EACCES; none on this kernel);
-        the `OSError` when it is gone or no descriptor was left."""
-        if not self.io_files:
-            return -1
-        try:
-            return os.open(path, _FLAGS)
-        except PermissionError:
-            return -1
 
     def _threads_children(self, pid: int, files: PidFiles) -> list[int]:
         """The children of every thread of a kept process with more than one: its threads listed through the kept
@@ -241,6 +229,23 @@ class KeptProcesses:
         finally:
             if not keeping:
                 os.close(fd)
+
+
+def counts_io(root: ProcRoot) -> bool:
+    """Whether the kernel counts each process's I/O (CONFIG_TASK_IO_ACCOUNTING): a missing `io` is then a process's
+    that is gone, not one the kernel has none of."""
+    return os.path.exists(f"{root.path}/self/io")
+
+
+def open_io(path: str, counted: bool) -> int:
+    """A process's `io` opened to keep, or -1 where it cannot be read: another user's (EACCES), or none on this
+    kernel (not `counted`). The `OSError` when the process is gone or no descriptor was left."""
+    if not counted:
+        return -1
+    try:
+        return os.open(path, _FLAGS)
+    except PermissionError:
+        return -1
 
 
 def read_io(fd: int) -> bytes | None:
