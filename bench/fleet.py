@@ -62,6 +62,7 @@ found = {name: con.execute(query).fetchall() for name, query in
 print(len(found["figures"]), "instances")
 """
 
+
 def instance_lines(index: int, lines: int) -> bytes:
     """An instance's day of lines (`bench/runs.py`), its host and start its own."""
     rng = random.Random(index)

@@ -282,7 +282,6 @@ def test_match_beyond_the_kept_descriptors_still_sees_every_process_and_its_exec
     assert scanner.run_rss(None, name) == both
 
 
-
 def test_match_closes_the_descriptors_of_ended_processes(started: list[subprocess.Popen[bytes]]) -> None:
     """A matched process's `comm` stays open between lines, and is closed on the line after it ends."""
     name = f"orca-test-ended-{uuid.uuid4().hex[:8]}"

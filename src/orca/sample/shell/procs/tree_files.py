@@ -266,6 +266,7 @@ def _live_statms(columns: Columns) -> list[bytes] | None:
     smallest = min(datas, default=b"")
     return None if not smallest or smallest.startswith(b"0 ") else datas
 
+
 def _kept_children(
     kept: KeptProcesses, columns: Columns, statuses: list[os.stat_result], listed: list[bytes]
 ) -> dict[int, Sequence[int]]:
