@@ -44,11 +44,10 @@ class Location:
         server: MotoServer,
         bucket: str,
         key: str = "p/7/metrics/i-1.jsonl",
-        reader: Any = None,
         stage_root: str | None = None,
     ) -> None:
         self.server, self.bucket, self.key = server, bucket, key
-        self.client: Any = reader if reader is not None else server.client()
+        self.client: Any = server.client()
         """A boto3 client straight to the server: the store as it is, whatever the sampler is given."""
         self.location = f"s3://{bucket}/{key}"
         self.stage = Path(stage_of(self.location)) if stage_root is None else Path(stage_root, bucket, key)
