@@ -8,8 +8,13 @@
                                                supported Python found (this one in .venv, the others in .venv-3.X),
                                                on two pytest workers a core (`-n 0` among the arguments: one)
     python3 dev.py bench                       set up .venv with the test and bench tools (pandas, duckdb), then bench/
+    python3 dev.py lock [--upgrade]            resolve the locks in requirements/ again from pyproject.toml (what it
+                                               adds or drops; --upgrade: everything at the newest its range allows),
+                                               then run the whole suite with them
 
-The virtual environments are beside this file; each is (re)installed only when pyproject.toml changed.
+The virtual environments are beside this file. Each installs the exact versions, with their hashes, of a lock in
+requirements/ (docs/architecture.md, "What a fresh clone installs"), then the project itself; it is installed again
+only when pyproject.toml or that lock changed.
 """
 
 from __future__ import annotations
@@ -33,13 +38,26 @@ _PROBE = "import ensurepip, sys, venv; print('%d.%d' % sys.version_info[:2])"
 without its python3.X-venv package)."""
 
 
+LOCKS = HERE / "requirements"
+LOCKED = {"": "run.txt", "test": "test.txt", "test,bench": "bench.txt"}
+"""The lock of each set-up, by the extras it installs: the sampler alone (`dev.py sample`), the test tools, and those
+with the bench's. `test.txt` is resolved first; the others are held to its versions, so that every package they
+share is the one the suite passed with."""
+UV = "uv==0.13.9"
+"""The resolver `dev.py lock` uses (in `.venv-lock`); installing from a lock needs only pip."""
+
+
 def this_version() -> str:
     return f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
+def _extras(extra: str) -> set[str]:
+    return {one for one in extra.split(",") if one}
+
+
 def _stamp(extra: str) -> str:
-    digest = hashlib.sha256((HERE / "pyproject.toml").read_bytes()).hexdigest()[:16]
-    return f"{digest}:{extra}"
+    digest = hashlib.sha256((HERE / "pyproject.toml").read_bytes() + (LOCKS / LOCKED[extra]).read_bytes())
+    return f"{digest.hexdigest()[:16]}:{extra}"
 
 
 def _venv_version(venv: Path) -> str:
@@ -53,28 +71,60 @@ def _venv_version(venv: Path) -> str:
 
 
 def ensure_venv(extra: str, venv: Path = VENV, python: str = sys.executable, version: str = "") -> None:
-    """Create `venv` with `python` (of `version`, X.Y; this one by default) and install the project (editable) with
-    `extra`, unless its stamp says it is there."""
+    """Create `venv` with `python` (of `version`, X.Y; this one by default), install the lock of `extra` and then the
+    project (editable), unless its stamp says it is there."""
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may be run by an older python3
         sys.exit(f"orca-sample needs Python 3.11 or newer, this is {sys.version.split()[0]}")
     version = version or this_version()
     stamp_file = venv / ".orca-sample-installed"
-    wanted = {_stamp(""), _stamp(extra)} if extra else {_stamp("")}
+    wanted = _stamp(extra)
     made = _venv_version(venv) == version  # not one another Python made (or whose Python is gone)
     have = set(stamp_file.read_text().split()) if made and stamp_file.exists() else set()
-    if wanted <= have:
+    # A lock that holds more, at the same versions (test.txt beside run.txt, bench.txt beside both), serves too.
+    if any(_stamp(larger) in have for larger in LOCKED if _extras(extra) <= _extras(larger)):
         return
     if not made:
         print(f"dev.py: creating {venv} (Python {version}: {python})", file=sys.stderr, flush=True)
         subprocess.run([python, "-m", "venv", "--clear", str(venv)], cwd=HERE, check=True)
-    target = f".[{extra}]" if extra else "."
-    print(f"dev.py: installing orca-sample{f'[{extra}]' if extra else ''} into {venv}", file=sys.stderr, flush=True)
-    subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", target],
-        cwd=HERE,
-        check=True,
-    )
-    stamp_file.write_text(" ".join(sorted(have | wanted)) + "\n")
+    lock = LOCKS / LOCKED[extra]
+    print(f"dev.py: installing {lock.relative_to(HERE)} and orca-sample into {venv}", file=sys.stderr, flush=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    # Every package at its locked version and hash; then the project alone, built by the locked setuptools.
+    subprocess.run([*pip, "--require-hashes", "-r", str(lock)], cwd=HERE, check=True)
+    subprocess.run([*pip, "--no-deps", "--no-build-isolation", "-e", "."], cwd=HERE, check=True)
+    stamp_file.write_text(" ".join(sorted(have | {wanted})) + "\n")
+
+
+def resolve_locks(upgrade: bool) -> None:
+    """Resolve requirements/ again with uv: `test.txt` from pyproject.toml (keeping the versions it holds unless
+    `upgrade`), then the others held to it. Every lock is universal (any platform, Python 3.11 and newer) and names
+    each file's hash; the build requirement (setuptools) is in each."""
+    import tomllib
+
+    tool = HERE / ".venv-lock"
+    if not (tool / "bin" / "uv").exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(tool)], cwd=HERE, check=True)
+        subprocess.run([str(tool / "bin" / "python"), "-m", "pip", "install", "--quiet", UV], cwd=HERE, check=True)
+    build = "\n".join(tomllib.loads((HERE / "pyproject.toml").read_text())["build-system"]["requires"]) + "\n"
+    LOCKS.mkdir(exist_ok=True)
+    for extra, name in sorted(LOCKED.items(), key=lambda item: item[0] != "test"):  # test.txt first
+        command = [str(tool / "bin" / "uv"), "pip", "compile", "pyproject.toml", "-", "--universal", "--python-version",
+                   SUPPORTED[0], "--generate-hashes", "--custom-compile-command", "python3 dev.py lock", "--quiet",
+                   "-o", str(LOCKS / name)]
+        command += [f"--extra={one}" for one in sorted(_extras(extra))]
+        if extra != "test":
+            command += ["--constraint", str(LOCKS / LOCKED["test"])]
+        elif upgrade:
+            command.append("--upgrade")
+        print(f"dev.py: resolving requirements/{name}", flush=True)
+        subprocess.run(command, input=build, text=True, cwd=HERE, check=True)
+
+
+def lock(upgrade: bool) -> int:
+    """The locks resolved again, then the whole suite run with them: a lock is committed once it has passed."""
+    resolve_locks(upgrade)
+    ensure_venv("test")
+    return run_checks([])
 
 
 def compile_sources(venv: Path = VENV) -> None:
@@ -202,6 +252,8 @@ def main(argv: list[str]) -> int:
             ensure_venv("test,bench")
             compile_sources()
             return subprocess.run([str(BIN / "python"), "-m", "bench.run", *rest], cwd=HERE).returncode
+        if command == "lock" and rest in ([], ["--upgrade"]):
+            return lock(upgrade=bool(rest))
     except subprocess.CalledProcessError as error:
         print(f"dev.py: set-up failed: {error}", file=sys.stderr)
         return 1
