@@ -151,8 +151,12 @@ def test_the_runs_writes_are_its_own(tmp_path: Path) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:
-        # Once the run has begun; COMMAND goes on to its end once this one has written and synced its 300 MB, so
+        # Once the run has begun (the sampler's first line is written, so its baseline is taken: on a loaded machine
+        # its start can take seconds); COMMAND goes on to its end once this one has written and synced its 300 MB, so
         # that both writes fall within the run.
+        deadline = time.monotonic() + 60
+        while not (out.exists() and out.read_bytes().endswith(b"\n")) and time.monotonic() < deadline:
+            time.sleep(0.05)
         subprocess.run([sys.executable, "-c", WRITER, str(tmp_path / "outside"), str(tmp_path), "300"],
                        stdout=subprocess.DEVNULL, check=True, timeout=120)
         go_on.touch()
