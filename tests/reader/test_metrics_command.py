@@ -346,4 +346,5 @@ def test_ctrl_c_on_a_stream_that_goes_on_shows_what_was_read() -> None:
 
 def _unread(pipe: int) -> int:
     """Bytes in a pipe not yet read from it."""
-    return struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, b"\0\0\0\0"))[0]
+    (count,) = struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, b"\0\0\0\0"))
+    return int(count)
