@@ -174,6 +174,23 @@ def test_a_worker_lost_mid_read_changes_nothing(dask_cluster: Cluster, fleet: tu
     assert (reading.returncode, out, err) == (0, expected.stdout, expected.stderr)
 
 
+def test_an_object_a_worker_cannot_read_is_a_row_of_no_lines(dask_cluster: Cluster, fleet: tuple[str, Path],
+                                                             s3_env: dict[str, str]) -> None:
+    prefix, _ = fleet
+    gone = "nightly/42/metrics/worker-005.jsonl"
+    dask_cluster.proxy.answer(lambda seen: seen.operation == "GetObject" and seen.path.endswith(gone), 403,
+                              "AccessDenied", times=None)  # the workers' role may not read it
+    try:
+        done = orca(["--scheduler", dask_cluster.address, prefix], s3_env)
+    finally:
+        dask_cluster.proxy.heal()
+    assert done.returncode == 1
+    (message,) = done.stderr.splitlines()
+    assert message == f"orca metrics: {prefix.removesuffix('nightly/42/')}{gone}: AccessDenied", message
+    assert "no lines (1):\n  worker-005  could not be read\n" in done.stdout
+    assert done.stdout.splitlines()[13].startswith("total: 11 runs, ")
+
+
 def test_workers_of_another_version_are_one_message_before_any_task(dask_cluster: Cluster,
                                                                     fleet: tuple[str, Path],
                                                                     s3_env: dict[str, str], tmp_path: Path) -> None:

@@ -28,7 +28,8 @@ from orca.sample.shell.cli.flags import Malformed as _Malformed
 from orca.sample.shell.cli.flags import Parser as _Parser
 from orca.sample.shell.cli.hints import extra_install, metrics_command, plot_install
 
-USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf] [--sort COLUMN] [--each] [--scheduler ADDRESS]"
+USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf] [--sort COLUMN] [--each]\n" \
+        "            [--scheduler ADDRESS]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 DRAWN_RUNS = 6
 """A chart draws at most this many runs (the first ones): the rest are counted in its notes."""
