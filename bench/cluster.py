@@ -53,9 +53,8 @@ listed = time.perf_counter()
 read = partial(read_fleet_source, drawn=0, buckets=False)
 if mode == "cluster":
     from orca.sample.readback.shell.cluster import connected
-    from orca.sample.shell.cli.main import version
 
-    with connected(scheduler, version()) as cluster:
+    with connected(scheduler) as cluster:
         ready = time.perf_counter()
         outcomes = read_each(found, read, executor=cluster.executor, workers=cluster.threads)
         done = time.perf_counter()

@@ -20,6 +20,7 @@ import warnings
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed
 from typing import Any
 
@@ -78,9 +79,9 @@ def cluster_installed() -> bool:
 
 
 @contextlib.contextmanager
-def connected(address: str, version: str) -> Iterator[Cluster]:
-    """The cluster of the scheduler at `address`, once it answers, has a worker, and its workers run orca-sample
-    `version`; closed when the block ends (its tasks cancelled). Raises `ClusterError` otherwise."""
+def connected(address: str) -> Iterator[Cluster]:
+    """The cluster of the scheduler at `address`, once it answers, has a worker, and its workers run this
+    orca-sample's version; closed when the block ends (its tasks cancelled). Raises `ClusterError` otherwise."""
     import distributed
 
     _quiet()  # after the import, which sets Dask's own levels
@@ -95,7 +96,7 @@ def connected(address: str, version: str) -> Iterator[Cluster]:
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {reason_of(error)}") from None
     try:
         threads = _threads(client, address)
-        _same_version(client, version)
+        _same_version(client, _version_here())
         yield Cluster(client.get_executor(), threads, _dashboard(client))
     finally:
         with contextlib.suppress(Exception):
@@ -151,6 +152,13 @@ def _threads(client: Any, address: str) -> int:
         raise ClusterError(f"the Dask scheduler at {address} has no worker (waited {WORKERS_SECONDS:g} s)") from None
     threads: dict[str, int] = client.nthreads()
     return max(1, sum(threads.values()))
+
+
+def _version_here() -> str:
+    try:
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:  # run from a checkout's src/ that was never installed
+        return "none"
 
 
 def _same_version(client: Any, version: str) -> None:

@@ -76,9 +76,8 @@ def _read(found: list[Source], read: Read, scheduler: str | None) -> list[Outcom
         finally:
             progress.end()
     from orca.sample.readback.shell.cluster import connected
-    from orca.sample.shell.cli.main import version
 
-    with connected(scheduler, version()) as cluster:
+    with connected(scheduler) as cluster:
         progress = Progress.on_standard_error(
             len(found), f"dashboard {cluster.dashboard}" if cluster.dashboard else f"on {scheduler}")
         try:
