@@ -10,21 +10,17 @@ sources' names, never this process's credentials."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib.util
-import logging
 import os
-import socket
-import warnings
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as installed
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orca.sample.parse.errors import reason_of
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 ENVIRONMENT = "DASK_SCHEDULER_ADDRESS"
 CONFIG_KEY = "scheduler-address"
@@ -82,6 +78,8 @@ def cluster_installed() -> bool:
 def connected(address: str) -> Iterator[Cluster]:
     """The cluster of the scheduler at `address`, once it answers, has a worker, and its workers run this
     orca-sample's version; closed when the block ends (its tasks cancelled). Raises `ClusterError` otherwise."""
+    import warnings
+
     import distributed
 
     _quiet()  # after the import, which sets Dask's own levels
@@ -107,6 +105,9 @@ def _reachable(address: str) -> None:
     """The scheduler asked who it is, within `CONNECT_SECONDS`, before a client is made: Dask's client waits without
     end for an address that takes the connection and says nothing, and one it could not start is closed at exit
     with a traceback. A TCP address that refuses is said at once (Dask would try again until its timeout)."""
+    import asyncio
+    import socket
+
     from distributed.comm.addressing import get_address_host_port, parse_address
 
     try:
@@ -155,6 +156,9 @@ def _threads(client: Any, address: str) -> int:
 
 
 def _version_here() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
     try:
         return installed(DISTRIBUTION)
     except PackageNotFoundError:  # run from a checkout's src/ that was never installed
@@ -163,6 +167,8 @@ def _version_here() -> str:
 
 def _same_version(client: Any, version: str) -> None:
     """Every worker's orca-sample is `version`, or one message names what each has, before any task runs."""
+    from importlib.metadata import version as installed
+
     found: dict[str, object] = client.run(installed, DISTRIBUTION, on_error="return")
     has = {worker: value if isinstance(value, str) else "none" for worker, value in found.items()}
     other = sorted((what, worker) for worker, what in has.items() if what != version)
@@ -187,5 +193,7 @@ def _dashboard(client: Any) -> str | None:
 def _quiet() -> None:
     """Dask logs its connections and retries at INFO and WARNING on standard error; what matters is said once, by
     `orca metrics`."""
+    import logging
+
     for name in ("distributed", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
