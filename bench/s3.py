@@ -276,7 +276,7 @@ def fleet(objects: int, delay: float, repeats: int) -> None:
             for _ in range(repeats):
                 for fetches in timings:
                     started = time.perf_counter()
-                    total = sum(len(chunk) for _, chunks in object_chunks(location, READ_BYTES, fetches)
+                    total = sum(len(chunk) for _, _, chunks in object_chunks(location, READ_BYTES, fetches)
                                 for chunk in chunks())
                     timings[fetches].append(time.perf_counter() - started)
                     assert total == objects * 120 * len(line)

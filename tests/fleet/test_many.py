@@ -1,14 +1,18 @@
-"""A fleet's files read on several cores (`readback/shell/many.py`): what `orca metrics` prints is the same as when
-one process reads them all, a worker that fails costs only time, and a file that cannot be read is said once."""
+"""A fleet's files read through the local executor (`readback/shell/many.py`): what `orca metrics` prints is the same
+as when one process reads them all, a process that dies costs only time, and a file that cannot be read is said
+once."""
 
 from __future__ import annotations
 
-import pickle
+import os
+import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from orca.sample.readback.shell import many
+from orca.sample.readback.shell.sources import sources_at
 from orca.sample.shell.cli.metrics import metrics_main
 from tests.fleet.fleets import mixed, write_fleet
 from tests.reader.test_parts import counting_forks
@@ -36,22 +40,29 @@ def test_spread_over_cores_as_read_by_one(fleet_dir: Path, monkeypatch: pytest.M
     forks = counting_forks(monkeypatch)
     spread = printed([*arguments, str(fleet_dir)], capsys)
     assert spread == alone and alone[0] == 0
-    assert forks == [1, 1]  # two workers; this process reads the third group
+    assert forks == [1, 1, 1]  # the pool's three processes; this one reads nothing
 
 
-def test_a_worker_that_fails_costs_only_time(fleet_dir: Path, monkeypatch: pytest.MonkeyPatch,
+def test_a_process_that_dies_costs_only_time(fleet_dir: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(many, "usable_cores", lambda: 1)
     alone = printed(["--json", str(fleet_dir)], capsys)
+    here = os.getpid()
+    real = sources_at
+    read_here: list[str] = []
 
-    def broken(value: object, protocol: int) -> bytes:
-        raise RuntimeError("the worker's result cannot be sent")
+    def dies_elsewhere(places: Any) -> Any:
+        if os.getpid() != here:
+            os.kill(os.getpid(), signal.SIGKILL)  # as a process killed for its memory would
+        read_here.extend(name for name, _ in places)
+        return real(places)
 
-    monkeypatch.setattr(pickle, "dumps", broken)  # only a worker pickles: each fails, after reading its files
+    monkeypatch.setattr(many, "sources_at", dies_elsewhere)
     monkeypatch.setattr(many, "usable_cores", lambda: 2)
     forks = counting_forks(monkeypatch)
     assert printed(["--json", str(fleet_dir)], capsys) == alone
-    assert forks == [1]
+    assert forks == [1, 1]
+    assert sorted(read_here) == sorted(str(path) for path in fleet_dir.glob("*.jsonl"))  # every group, here
 
 
 def test_a_file_that_cannot_be_read_among_them(fleet_dir: Path, monkeypatch: pytest.MonkeyPatch,

@@ -3,11 +3,15 @@ it, and the messages for bad input. Run as a process, as a user runs it."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shlex
+import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from importlib.metadata import distributions
 from pathlib import Path
@@ -312,3 +316,35 @@ def test_the_plot_install_is_of_this_interpreter_from_where_it_was_installed() -
         pytest.skip("not installed as editable from a directory")
     assert words[4:] == ["-e", f"{ROOT}[plot]"]
     assert "\nplot = [" in (ROOT / "pyproject.toml").read_text()
+
+
+def test_ctrl_c_on_a_stream_that_goes_on_shows_what_was_read() -> None:
+    """docs/metrics.md: `-` reads until its stream ends; Ctrl-C before that summarises the lines read so far, as the
+    same lines would be at their end, and exits 130 without a traceback."""
+    ended = orca("metrics", "-", stdin=RUN.encode())
+    assert ended.returncode == 0, ended.stderr
+    reading = subprocess.Popen([sys.executable, "-m", "orca.sample", "metrics", "-"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert reading.stdin is not None
+        reading.stdin.write(RUN)
+        reading.stdin.flush()
+        deadline = time.monotonic() + 30
+        while _unread(reading.stdin.fileno()):  # taken from the pipe: the lines are in the reader's hands
+            assert time.monotonic() < deadline, "the lines were not read"
+            time.sleep(0.05)
+        time.sleep(0.3)
+        reading.send_signal(signal.SIGINT)
+        out, err = reading.communicate(timeout=30)  # the stream has not ended: stdin is still open
+    finally:
+        if reading.poll() is None:
+            reading.kill()
+            reading.wait()
+    assert (reading.returncode, out) == (130, ended.stdout)
+    no_traceback(err)
+
+
+def _unread(pipe: int) -> int:
+    """Bytes in a pipe not yet read from it."""
+    (count,) = struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, b"\0\0\0\0"))
+    return int(count)

@@ -80,11 +80,13 @@ class Fault:
     matches: Callable[[Seen], bool]
     action: str
     """`answer` (an S3 error `status`/`code` instead of passing it on), `drop` (close the connection without an
-    answer), `lose` (pass it on, then close without the answer), `delay` (pass it on `seconds` late)."""
+    answer), `lose` (pass it on, then close without the answer), `delay` (pass it on `seconds` late), `stall` (pass
+    it on, send the answer's first `after` bytes, then nothing for `seconds`, then close)."""
     status: int = 0
     code: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    after: int = 0
     times: int | None = 1
     hits: int = 0
 
@@ -305,6 +307,12 @@ class _Handler(BaseHTTPRequestHandler):
             if name.lower() not in ("connection", "transfer-encoding", "keep-alive"):
                 self.send_header(name, value)
         self.end_headers()
+        if fault is not None and fault.action == "stall":
+            self.wfile.write(answer[:fault.after])
+            self.wfile.flush()
+            time.sleep(fault.seconds)
+            self._drop()
+            return
         self.wfile.write(answer)
 
     def _pass_on(self, path: str, body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
@@ -418,6 +426,9 @@ class FaultProxy:
 
     def delay(self, matches: Callable[[Seen], bool], seconds: float, times: int | None = 1) -> Fault:
         return self.add(Fault(matches, "delay", seconds=seconds, times=times))
+
+    def stall(self, matches: Callable[[Seen], bool], after: int, seconds: float, times: int | None = 1) -> Fault:
+        return self.add(Fault(matches, "stall", seconds=seconds, after=after, times=times))
 
     def fail_from(self, matches: Callable[[Seen], bool]) -> None:
         """From the first request `matches` picks on, drop every request (the network gone) until `heal()`."""

@@ -8,8 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from orca.sample.readback.shell import many
+from orca.sample.shell.cli.metrics import metrics_main
 from tests.fleet.fleets import mixed, write_fleet
 from tests.moto_server import MotoServer
+from tests.reader.test_parts import counting_forks
 from tests.s3.proxy import FaultProxy
 
 
@@ -43,3 +48,23 @@ def test_a_fleet_under_a_prefix_and_an_object_gone(s3_server: MotoServer, bucket
     assert "Traceback" not in done.stderr
     assert f"no lines (1):\n  {names[5]}  could not be read\n" in done.stdout
     assert done.stdout.splitlines()[len(names) + 1].startswith(f"total: {len(names) - 1} runs, ")
+
+
+@pytest.mark.parametrize("arguments", [["--json"], []])
+def test_the_local_executor_over_objects_as_one_process(s3_server: MotoServer, bucket: str, s3_env: dict[str, str],
+                                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       arguments: list[str]) -> None:
+    """A prefix's objects are read on the cores as a directory's files are: each process of the local executor
+    fetches its group's objects with a client of its own; what is printed is one process's."""
+    for name in write_fleet(tmp_path, mixed(9)):
+        s3_server.client().put_object(Bucket=bucket, Key=f"p/7/metrics/{name}.jsonl",
+                                      Body=(tmp_path / f"{name}.jsonl").read_bytes())
+    monkeypatch.setattr(many, "MIN_SPREAD_BYTES", 0)  # a small fleet spread all the same
+    monkeypatch.setattr(many, "usable_cores", lambda: 1)
+    alone = metrics_main([*arguments, f"s3://{bucket}/p/7/"]), capsys.readouterr()
+    monkeypatch.setattr(many, "usable_cores", lambda: 2)
+    forks = counting_forks(monkeypatch)
+    spread = metrics_main([*arguments, f"s3://{bucket}/p/7/"]), capsys.readouterr()
+    assert spread == alone and alone[0] == 0 and alone[1].out.count("worker-") >= 9
+    assert forks == [1, 1]

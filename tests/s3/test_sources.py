@@ -8,9 +8,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from orca.sample.readback.shell import s3_objects
 from orca.sample.readback.shell.newest import read_newest_minute
 from orca.sample.readback.shell.s3_objects import FETCHES
 from orca.sample.readback.shell.sources import SourceError, Tally, read_samples, read_source, sources
+from orca.sample.shell.cli.metrics import metrics_main
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, RUN, sample
 from tests.s3.proxy import FaultProxy
@@ -43,9 +47,12 @@ def test_orca_metrics_reads_s3_with_the_outputs_settings(s3_server: MotoServer, 
 
 def test_missing_objects_and_buckets_are_one_message(s3_server: MotoServer, bucket: str, s3_env: dict[str, str],
                                                      tmp_path: Path) -> None:
+    put(s3_server, bucket, "empty-prefix/plot.png", "not lines")  # not *.jsonl: passed over, as in a directory
     for location, reason in [
-        (f"s3://{bucket}/absent.jsonl", "404"),
-        (f"s3://{bucket}/empty-prefix/", "no object under this prefix"),
+        (f"s3://{bucket}/absent.jsonl",
+         f"no such object, and no *.jsonl object under s3://{bucket}/absent.jsonl/"),
+        (f"s3://{bucket}/empty-prefix/", "no *.jsonl object under this prefix"),
+        (f"s3://{bucket}/empty-prefix", f"no such object, and no *.jsonl object under s3://{bucket}/empty-prefix/"),
         ("s3://no-such-bucket-orca/", "NoSuchBucket"),
     ]:
         done = subprocess.run([sys.executable, "-m", "orca.sample", "metrics", location], capture_output=True,
@@ -56,9 +63,36 @@ def test_missing_objects_and_buckets_are_one_message(s3_server: MotoServer, buck
     try:
         sources(f"s3://{bucket}/absent.jsonl")
     except SourceError as error:
-        assert "404" in str(error)
+        assert "no such object" in str(error)
     else:
         raise AssertionError("no SourceError")
+
+
+def test_a_prefix_without_its_slash_and_what_it_reads(s3_server: MotoServer, bucket: str,
+                                                      s3_env: dict[str, str]) -> None:
+    """docs/metrics.md: `s3://B/P` with no object named `P` is the prefix `P/`; a prefix (as a directory) gives its
+    `*.jsonl` objects; an object named is read whatever its name."""
+    put(s3_server, bucket, "p/42/metrics/worker-a.jsonl", RUN)
+    put(s3_server, bucket, "p/42/metrics/fleet.png", "a picture")
+    put(s3_server, bucket, "p/420/metrics/worker-a.jsonl", RUN)  # under p/420/, not p/42/
+    put(s3_server, bucket, "q/run", RUN)  # an object named with no suffix
+    whole = [source.name for source in sources(f"s3://{bucket}/p/42")]
+    assert whole == [source.name for source in sources(f"s3://{bucket}/p/42/")]
+    assert whole == [f"s3://{bucket}/p/42/metrics/worker-a.jsonl"]
+    assert [source.name for source in sources(f"s3://{bucket}/q/run")] == [f"s3://{bucket}/q/run"]
+    assert [s.t for s in read_samples(f"s3://{bucket}/q/run")] == [100.0, 105.0, 110.0, 125.0, 130.0]
+
+
+def test_an_object_that_stalls_mid_body_is_named(s3_server: MotoServer, bucket: str, proxied_env: dict[str, str],
+                                                 proxy: FaultProxy, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    put(s3_server, bucket, "stalls.jsonl", RUN * 50)
+    monkeypatch.setattr(s3_objects, "READ_SECONDS", 0.5)
+    proxy.stall(lambda seen: seen.operation == "GetObject", after=len(RUN), seconds=3.0)
+    assert metrics_main([f"s3://{bucket}/stalls.jsonl"]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (f"orca metrics: s3://{bucket}/stalls.jsonl: the store sent nothing for 0.5 s "
+                                    "(read timeout)"), err
 
 
 def test_the_newest_minute_of_an_object(s3_server: MotoServer, bucket: str, s3_env: dict[str, str]) -> None:

@@ -1,6 +1,7 @@
 """A fleet's sources read (docs/metrics.md, "A fleet"): each source's runs, with their summaries and their usage,
 kept rather than shown as they close (a fleet's table needs them all), and the series of the first runs drawn. Each
-file is read whole by one process: the fleet's files are spread over the cores instead (`many.py`)."""
+source is read whole by one process: the fleet's sources are spread over the executor's processes instead
+(`many.py`), and what comes back is this: folds, not lines."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.runs import Run as FoldedRun
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.shown import Shown
-from orca.sample.readback.shell.sources import Source, SourceError, Tally
+from orca.sample.readback.shell.sources import Source, Tally, read_failure
 
 
 @dataclass(slots=True)
@@ -46,15 +47,13 @@ class SourceRuns:
 
 def read_fleet_source(source: Source, drawn: int, buckets: bool) -> SourceRuns:
     """`source`'s runs, each with its usage (and its buckets for the fleet chart when `buckets`); the first `drawn`
-    runs with their series. Read whole by this process: the fleet's files are spread over the cores instead
-    (`many.py`), and a part read by another process would show its runs, not keep them. Raises `SourceError` for a
-    source that cannot be read."""
+    runs with their series. Read whole by this process: the fleet's sources are spread over the executor's processes
+    instead (`many.py`), and a part read by another process would show its runs, not keep them. Raises
+    `SourceError` for a source that cannot be read."""
     kept = Kept(lambda _: "", "", lambda _: None)
     try:
         tally = show_runs(source, kept, drawn, parts=1,
                           sections=(*SECTIONS, partial(UsageSection, buckets)))
-    except OSError as error:
-        raise SourceError(f"{source.name}: {error.strerror or error}") from None
-    except Exception as error:  # an S3 read that broke off, a decoding error of the transport
-        raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
+    except Exception as error:  # a file that cannot be read, an S3 read that broke off
+        raise read_failure(source, error) from None
     return SourceRuns(tally, kept.runs, [series for _, series in sorted(kept.series, key=lambda each: each[0])])

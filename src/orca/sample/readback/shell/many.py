@@ -1,90 +1,153 @@
-"""A fleet's files read on several cores at once (docs/metrics.md, "A fleet"): the time a person waits for `orca
-metrics metrics/` over hundreds of instances' files is about that of one core's share of them.
+"""A fleet's sources read through one `concurrent.futures` executor (docs/metrics.md, "A fleet at scale"): the local
+one over the usable cores (`pool.py`), or a Dask cluster's (`cluster.py`). The time a person waits for `orca metrics
+metrics/` over hundreds of instances is about that of one core's (or one worker's) share of them.
 
-When the regular files among the sources hold at least `MIN_SPREAD_BYTES` together and there is more than one usable
-core, they are cut into one group of consecutive files per core (at most `MAX_PARTS`), of about as many bytes each;
-each group but the last is read by a forked process (`forked.Worker`), the last and the other sources (standard input,
-S3 objects) by this one, and what each source gave comes back in the sources' order. Each file is read whole by the
-process that has it. A worker that cannot be started, or that fails, costs only time: its files are read here.
+The sources are cut into groups of consecutive ones (`_groups`), each a task: what it carries is each source's name
+and where to find it again (a file's path, an object's `s3://` name), never its lines nor this process's credentials;
+the process that takes it opens the files, or fetches the objects with its own settings, several at once, and sends
+back each source's folded runs (`SourceRuns`), or why it could not be read. They are put back in the sources' order,
+so what is printed is what one process reading them all prints. Standard input and pipes are read here.
+
+Locally, the executor is used when there is more than one usable core and the sources hold `MIN_SPREAD_BYTES`
+together; a group whose process failed costs only time: it is read here. On a cluster, Dask runs a lost worker's tasks
+again elsewhere; a task that fails for good makes its sources unread, each with why.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from functools import partial
-from typing import TypeVar
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 
-from orca.sample.readback.shell.forked import Worker
-from orca.sample.readback.shell.parts import MAX_PARTS, MIN_PART_BYTES, usable_cores
-from orca.sample.readback.shell.sources import Source, SourceError
+from orca.sample.parse.errors import reason_of
+from orca.sample.readback.shell.fleet_read import SourceRuns
+from orca.sample.readback.shell.parts import MIN_PART_BYTES, usable_cores
+from orca.sample.readback.shell.pool import local_executor
+from orca.sample.readback.shell.progress import TICK_SECONDS, Progress
+from orca.sample.readback.shell.sources import Source, SourceError, sources_at
 
 MIN_SPREAD_BYTES = 2 * MIN_PART_BYTES
-"""Below this much in all, a process of its own costs more than it saves."""
+"""Below this much in all, the local executor's processes cost more than they save."""
+GROUP_SOURCES = 16
+"""At most this many sources a task: as many objects as one process fetches at once (`s3_objects.FETCHES`)."""
+GROUPS_PER_WORKER = 4
+"""Tasks of about an even share of the bytes divided this many times a worker, so that a worker that is slower (a
+shared core, a larger object) holds up the end by a small task, not a large one."""
 
-_Read = TypeVar("_Read")
+Outcome = SourceRuns | SourceError
+Read = Callable[[Source], SourceRuns]
+Places = tuple[tuple[str, str], ...]
 
 
-def read_each(found: Sequence[Source], read: Callable[[Source], _Read],
-              cores: int | None = None) -> list[_Read | SourceError]:
-    """`read(source)` of each source, in order, or the `SourceError` it raised; spread over `cores` processes
-    (default: the usable cores) when the files are worth it."""
-    files = [index for index, source in enumerate(found) if source.path is not None]
-    sizes = [_size(found[index]) for index in files]
-    cores = min(MAX_PARTS, len(files), usable_cores() if cores is None else cores)
-    if cores < 2 or sum(sizes) < MIN_SPREAD_BYTES:
-        return [_outcome(read, source) for source in found]
-    groups = _groups(files, sizes, cores)
-    workers: list[Worker | None] = []
-    outcomes: dict[int, _Read | SourceError] = {}
+def read_each(found: Sequence[Source], read: Read, progress: Progress | None = None, executor: Executor | None = None,
+              workers: int = 0, cores: int | None = None) -> list[Outcome]:
+    """`read(source)` of each source, in order, or the `SourceError` it raised. On `executor` (a cluster's, of
+    `workers` workers), every source that can be found elsewhere is read there; else, when they are worth it, on the
+    local executor over `cores` processes (default: the usable cores); else here, one after the other. Each source
+    read is told to `progress`."""
+    progress = progress or Progress(len(found), None)
+    if executor is not None:
+        return _spread(executor, max(1, workers), found, read, progress, remote=True)
+    movable = [source for source in found if source.place is not None]
+    cores = min(len(movable), usable_cores() if cores is None else cores)
+    if cores < 2 or sum(source.size for source in movable) < MIN_SPREAD_BYTES:
+        return [_here(read, source, progress) for source in found]
+    with local_executor(cores) as pool:
+        return _spread(pool, cores, found, read, progress, remote=False)
+
+
+def read_group(places: Places, read: Read) -> list[Outcome]:
+    """A task, in a process of the executor (or on a cluster's worker): the sources at `places` (each its name and
+    where it is) found again and read."""
     try:
-        for group in groups[:-1]:
-            workers.append(Worker.started(partial(_read_group, read, [found[index] for index in group])))
-        mine = set(groups[-1]) | (set(range(len(found))) - set(files))
-        for index in sorted(mine):
-            outcomes[index] = _outcome(read, found[index])
-        for worker, group in zip(workers, groups, strict=False):
-            result = None if worker is None else worker.result()
-            if not isinstance(result, list) or len(result) != len(group):  # the worker failed: its files read here
-                result = _read_group(read, [found[index] for index in group])
-            outcomes.update(zip(group, result, strict=True))
-    finally:
-        for worker in workers:
-            if worker is not None:
-                worker.stop()
+        found = sources_at(places)
+    except Exception as error:  # no client can be made here (no region, a bad endpoint setting)
+        return [SourceError(f"{name}: {reason_of(error)}") for name, _ in places]
+    return [_outcome(read, source) for source in found]
+
+
+def _spread(executor: Executor, workers: int, found: Sequence[Source], read: Read, progress: Progress,
+            remote: bool) -> list[Outcome]:
+    movable = [index for index, source in enumerate(found) if source.place is not None]
+    tasks: dict[Future[list[Outcome]], list[int]] = {}
+    unsent: list[list[int]] = []
+    for group in _groups([found[index].size for index in movable], workers):
+        indices = [movable[position] for position in group]
+        places = tuple((found[index].name, found[index].place or "") for index in indices)
+        try:
+            tasks[executor.submit(read_group, places, read)] = indices
+        except Exception:  # no process could be made, or the pool broke: read here
+            unsent.append(indices)
+    outcomes: dict[int, Outcome] = {}
+    for index in sorted(set(range(len(found))) - set(movable)):  # standard input, pipes: here, meanwhile
+        outcomes[index] = _here(read, found[index], progress)
+    pending: set[Future[list[Outcome]]] = set(tasks)
+    while pending:
+        finished, pending = wait(pending, timeout=TICK_SECONDS, return_when=FIRST_COMPLETED)
+        for task in finished:
+            _take(outcomes, tasks[task], _result(task, tasks[task], found, read, remote), progress)
+        progress.tick()
+    for indices in unsent:
+        _take(outcomes, indices, read_group(_places(found, indices), read), progress)
     return [outcomes[index] for index in range(len(found))]
 
 
-def _size(source: Source) -> int:
+def _result(task: Future[list[Outcome]], indices: list[int], found: Sequence[Source], read: Read,
+            remote: bool) -> list[Outcome]:
+    """What a task gave; for a task that failed, its sources read here (locally: its process died, which costs only
+    time) or each unread with why (a cluster's task that failed for good: KilledWorker, an import error)."""
     try:
-        return os.stat(source.path or "").st_size
-    except OSError:
-        return 0  # said when it is read
+        result = task.result()
+    except Exception as error:
+        if remote:
+            return [SourceError(f"{found[index].name}: {reason_of(error)}") for index in indices]
+        return read_group(_places(found, indices), read)
+    if len(result) != len(indices):  # not a task of ours: never, but the lines must not be mismatched
+        return [SourceError(f"{found[index].name}: the task gave back {len(result)} results") for index in indices]
+    return result
 
 
-def _groups(files: list[int], sizes: list[int], count: int) -> list[list[int]]:
-    """`files` cut into `count` runs of consecutive files (fewer when some are large), of about as many bytes each.
-
-    >>> _groups([0, 1, 2, 3], [10, 10, 10, 10], 2), _groups([0, 1, 2], [100, 1, 1], 2)
-    ([[0, 1], [2, 3]], [[0], [1, 2]])
-    """
-    total = sum(sizes)
-    groups: list[list[int]] = [[]]
-    taken = 0
-    for index, size in zip(files, sizes, strict=True):
-        if groups[-1] and taken >= total * len(groups) / count and len(groups) < count:
-            groups.append([])
-        groups[-1].append(index)
-        taken += size
-    return groups
+def _take(outcomes: dict[int, Outcome], indices: list[int], result: list[Outcome], progress: Progress) -> None:
+    outcomes.update(zip(indices, result, strict=True))
+    progress.add(len(result), sum(each.tally.samples for each in result if isinstance(each, SourceRuns)))
 
 
-def _read_group(read: Callable[[Source], _Read], group: list[Source]) -> list[_Read | SourceError]:
-    return [_outcome(read, source) for source in group]
+def _places(found: Sequence[Source], indices: list[int]) -> Places:
+    return tuple((found[index].name, found[index].place or found[index].name) for index in indices)
 
 
-def _outcome(read: Callable[[Source], _Read], source: Source) -> _Read | SourceError:
+def _here(read: Read, source: Source, progress: Progress) -> Outcome:
+    outcome = _outcome(read, source)
+    progress.add(1, outcome.tally.samples if isinstance(outcome, SourceRuns) else 0)
+    return outcome
+
+
+def _outcome(read: Read, source: Source) -> Outcome:
     try:
         return read(source)
     except SourceError as error:
         return error
+
+
+def _groups(sizes: list[int], workers: int) -> list[list[int]]:
+    """Positions in `sizes` cut into groups of consecutive ones: a new group after `GROUP_SOURCES`, or once a group
+    holds an even share of the bytes among `GROUPS_PER_WORKER` groups a worker.
+
+    >>> _groups([10] * 8, 1), _groups([100, 1, 1, 1], 1)
+    ([[0, 1], [2, 3], [4, 5], [6, 7]], [[0], [1, 2, 3]])
+    >>> [len(group) for group in _groups([10] * 40, 1)]
+    [10, 10, 10, 10]
+    >>> [len(group) for group in _groups([10] * 40, 8)]
+    [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
+    >>> [len(group) for group in _groups([10] * 100, 1)]
+    [16, 16, 16, 16, 16, 16, 4]
+    """
+    share = sum(sizes) / (workers * GROUPS_PER_WORKER)
+    groups: list[list[int]] = []
+    taken = 0
+    for position, size in enumerate(sizes):
+        if not groups or len(groups[-1]) >= GROUP_SOURCES or (share and taken >= share):
+            groups.append([])
+            taken = 0
+        groups[-1].append(position)
+        taken += size
+    return groups

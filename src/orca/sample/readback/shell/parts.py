@@ -4,8 +4,9 @@ the time a person waits for `orca metrics` is the time of one part, not of the w
 A regular file is opened once, and every part is read from that one open file (`pread`), so a file replaced while
 it is read (`--keep`'s rename) gives the old file's runs, never a mix. With at least `MIN_PART_BYTES` per part it is
 cut at line starts into one part per usable core (at most `MAX_PARTS`): this process reads the first and shows each
-run as it closes; each other part is read by a forked worker, which shows the runs that begin and close in it into a
-file of its own (`Shown.elsewhere`), and hands back the rest: the runs still open at its end and those that may have
+run as it closes; each other part is read by a process of the local executor (`pool.py`), forked with the file
+open, which shows the runs that begin and close in it into a file of its own (`Shown.elsewhere`), and hands back the
+rest: the runs still open at its end and those that may have
 begun before it (`runs.Runs`). They are taken in the order of the file, which gives the summaries and the chart one
 process reading it all would give (the place of a block among the others aside, for runs that cross a cut). A
 worker that cannot be started, or that fails, costs only time: its part is read here.
@@ -14,10 +15,12 @@ worker that cannot be started, or that fails, costs only time: its part is read 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import math
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import IO
 
@@ -26,9 +29,10 @@ from orca.sample.readback.chart.series import Series
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.section import Section
 from orca.sample.readback.runs import Run, Runs
-from orca.sample.readback.shell.forked import Worker
+from orca.sample.readback.shell.pool import local_executor
 from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, decoded_batches, descriptor_batches, part_starts
+from orca.sample.readback.summary.records import InstanceSummary
 from orca.sample.shell.machine.own_cgroup import own_cpu_limit
 
 MIN_PART_BYTES = 4 * 2**20
@@ -68,11 +72,19 @@ def show_runs(source: Source, shown: Shown, drawn: int = 0, parts: int | None = 
     what was passed over in it. A regular file large enough is read in `parts` parts (default: `part_count` for its
     size and the usable cores) by that many processes at once; `meanwhile` (the drawing's imports) is called once this
     process has read its part, while the others may still read theirs: its part is the shorter for it. Each run's
-    fold gathers `sections` (a fleet's add each run's usage)."""
+    fold gathers `sections` (a fleet's add each run's usage).
+
+    A stream (standard input, a pipe) that has not ended when Ctrl-C comes (SIGINT: `KeyboardInterrupt`) has its
+    runs shown as the lines read so far make them, then the interrupt goes on to the caller."""
     tally = Tally()
     state = Runs(drawn, sections=sections)
     if source.path is None:
-        _read(decoded_batches(source, tally), state, shown, source.name)
+        try:
+            _read(decoded_batches(source, tally), state, shown, source.name)
+        except KeyboardInterrupt:
+            for run in state.close():
+                shown.show(source.name, run)
+            raise
     else:
         descriptor = os.open(source.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
         try:
@@ -106,25 +118,61 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
     if wanted > 1:
         starts = part_starts(lambda offset, length: os.pread(descriptor, length, offset), size, wanted,
                              shorter_first=0 if meanwhile is None else DRAWING_HEAD_START_BYTES)
-    ranges = list(zip(starts, [*starts[1:], None], strict=True))
-    workers: list[_Worker] = []
-    try:
-        for start, end in ranges[1:]:
-            workers.append(_Worker.started(descriptor, start, end, name, shown, state.drawn, sections))
+    with contextlib.ExitStack() as stack:
+        # The files the other parts' runs are shown into, and the file itself, open before the pool's processes are
+        # forked (at its first `submit`): they read and write them by descriptor.
+        try:
+            spills = [stack.enter_context(tempfile.TemporaryFile()) for _ in starts[1:]]
+        except OSError:  # nowhere to show them: the file read whole here
+            starts = [0]
+            spills = []
+        ranges = list(zip(starts, [*starts[1:], None], strict=True))
+        futures = _started(stack, descriptor, ranges[1:], name, shown, spills, state.drawn, sections)
         _read(decoded(descriptor_batches(descriptor, 0, ranges[0][1]), tally), state, shown, name)
-        if meanwhile is not None and workers:
+        if meanwhile is not None and len(ranges) > 1:
             meanwhile()
-        for worker in workers:
-            part = worker.result()
-            if part is None:  # the worker failed: its part read here, into a file of its own as the worker would
-                worker.close()
-                worker.spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `stop`)
-                part = _Part.read(descriptor, worker.start, worker.end, name, shown, worker.spill, state.drawn,
-                                  sections)
-            _take(part, _text(worker.spill) if worker.spill is not None else (), state, shown, name, tally)
-    finally:
-        for worker in workers:
-            worker.stop()
+        for (start, end), spill, future in zip(ranges[1:], spills, futures, strict=True):
+            part = _result(future)
+            text = spill
+            if part is None:  # its process failed: the part read here, into a file of its own as the process would
+                text = stack.enter_context(tempfile.TemporaryFile())
+                part = _Part.read(descriptor, start, end, name, shown, text, state.drawn, sections)
+            _take(part, _text(text), state, shown, name, tally)
+
+
+def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[int, int | None]], name: str,
+             shown: Shown, spills: Sequence[IO[bytes]], drawn: int, sections: Sections) -> list[Future[_Part] | None]:
+    """Each part but the first given to a process of a pool of their own; None for those no process took (none
+    could be forked: the part is read here)."""
+    if not ranges:
+        return []
+    executor = stack.enter_context(local_executor(len(ranges)))
+    futures: list[Future[_Part] | None] = []
+    for (start, end), spill in zip(ranges, spills, strict=True):
+        try:
+            futures.append(executor.submit(_read_part, descriptor, start, end, name, shown.render, shown.separator,
+                                           spill.fileno(), drawn, tuple(sections)))
+        except (OSError, RuntimeError):  # no process could be made (or the pool broke): read here
+            futures.append(None)
+    return futures
+
+
+def _result(future: Future[_Part] | None) -> _Part | None:
+    if future is None:
+        return None
+    try:
+        return future.result()
+    except Exception:  # the process died (BrokenProcessPool), or its part could not come back
+        return None
+
+
+def _read_part(descriptor: int, start: int, end: int | None, name: str, render: Callable[[InstanceSummary], str],
+               separator: str, spill: int, drawn: int, sections: Sections) -> _Part:
+    """In a process of the pool: the part from `start` to `end` of the file open as `descriptor`, its runs shown
+    into the file open as `spill`."""
+    with open(spill, "wb", closefd=False) as out:
+        return _Part.read(descriptor, start, end, name, Shown(render, separator, lambda _: None), out, drawn,
+                          sections)
 
 
 def _take(part: _Part, text: Iterable[str], state: Runs, shown: Shown, name: str, tally: Tally) -> None:
@@ -168,51 +216,6 @@ class _Part:
         handed = _read(decoded(descriptor_batches(descriptor, start, end), tally), runs, here, name)
         spill.flush()
         return cls(tally, handed, runs.close(), here.totals, here.series)
-
-
-class _Worker:
-    """A forked process reading one part (`forked.Worker`): the runs it shows go to a file of its own, the rest comes
-    back pickled through a pipe."""
-
-    def __init__(self, start: int, end: int | None, process: Worker | None = None,
-                 spill: IO[bytes] | None = None) -> None:
-        self.start, self.end = start, end
-        self.process = process
-        self.spill = spill
-
-    @classmethod
-    def started(cls, descriptor: int, start: int, end: int | None, name: str, shown: Shown, drawn: int,
-                sections: Sections) -> _Worker:
-        """The worker reading `start` to `end` of the open file; one that holds no process when none can be made
-        (its part is then read here)."""
-        try:
-            spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `stop`, after the worker's text is read)
-        except OSError:
-            return cls(start, end)
-        process = Worker.started(lambda: _Part.read(descriptor, start, end, name, shown, spill, drawn, sections))
-        if process is None:
-            spill.close()
-            return cls(start, end)
-        return cls(start, end, process, spill)
-
-    def result(self) -> _Part | None:
-        """The worker's part, once it has ended; None when it failed."""
-        if self.process is None or self.spill is None:
-            return None
-        part = self.process.result()
-        return part if isinstance(part, _Part) else None
-
-    def stop(self) -> None:
-        """Ended and reaped, if it still runs (this process is leaving early); its file closed."""
-        if self.process is not None:
-            self.process.stop()
-        self.close()
-
-    def close(self) -> None:
-        """Its file closed."""
-        if self.spill is not None:
-            self.spill.close()
-            self.spill = None
 
 
 def _text(spill: IO[bytes]) -> Iterator[str]:

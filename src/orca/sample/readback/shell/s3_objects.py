@@ -1,24 +1,30 @@
-"""Objects read back from S3 (docs/behaviour.md §10.2): `s3://BUCKET/KEY`, or every object under
-`s3://BUCKET/PREFIX/` (a run's hundreds of instances), each as a stream of chunks.
+"""Objects read back from S3 (docs/behaviour.md §10.2): `s3://BUCKET/KEY`, or every `*.jsonl` object under
+`s3://BUCKET/PREFIX/` (a run's hundreds of instances), each as a stream of chunks. `s3://BUCKET/PREFIX` with no
+object of that name is the prefix `PREFIX/`, as a directory is read with or without its slash.
 
 A prefix's objects are fetched several at once, so a run of hundreds of small objects costs a few round trips'
 time rather than hundreds: while one object is read, a bounded pool of requests on one boto3 client fetches the
 next `FETCHES`, and each holds at most `AHEAD_CHUNKS` chunks the reader has not taken, so memory stays bounded
 whatever the number and size of the objects. An object whose reader does not come for `IDLE_SECONDS` lets go of its
-connection and is fetched again from where it stopped when the reader does come.
+connection and is fetched again from where it stopped when the reader does come. Objects found by a listing
+elsewhere (`named_chunks`: a process of the local executor, a cluster's worker) are fetched the same way by a client
+of that process's own, made from its own settings.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
 from orca.sample.parse.s3_location import SCHEME, parse_prefix
-from orca.sample.shell.aws import aws_client, reason
+from orca.sample.shell.aws import aws_client, error_answer, reason
 
 FETCHES = 16
 """Objects fetched at once, each on a connection of the one client's pool."""
@@ -29,6 +35,8 @@ IDLE_SECONDS = 30.0
 CONNECT_SECONDS = 2.0
 READ_SECONDS = 10.0
 ATTEMPTS = 3
+MEMBER_SUFFIX = ".jsonl"
+"""What a prefix's objects are named to be read, as a directory's files."""
 
 
 class S3ReadError(Exception):
@@ -44,35 +52,82 @@ def reader_client(connections: int = 1) -> Any:
 
 def object_chunks(
     location: str, chunk: int, fetches: int = FETCHES
-) -> list[tuple[str, Callable[[], Iterator[bytes]]]]:
-    """The objects at `location`, sorted by key, each as its name (`s3://BUCKET/KEY`) and its bytes in chunks of
-    about `chunk`; `fetches` of them fetched at once (1: one after the other). Raises `S3ReadError` for a location
-    that is not one, an object or prefix that is not there, or a store that cannot be reached."""
+) -> list[tuple[str, int, Callable[[], Iterator[bytes]]]]:
+    """The objects at `location`, sorted by key, each as its name (`s3://BUCKET/KEY`), its size and its bytes in
+    chunks of about `chunk`; `fetches` of them fetched at once (1: one after the other). Raises `S3ReadError` for a
+    location that is not one, an object or prefix that is not there, or a store that cannot be reached."""
     parsed = parse_prefix(location)
     if parsed is None:
         raise S3ReadError(f"{location}: not s3://BUCKET/KEY or s3://BUCKET/PREFIX/")
     bucket, key = parsed
     try:
         client = reader_client(fetches)
-        if key and not key.endswith("/"):
-            client.head_object(Bucket=bucket, Key=key)
-            keys = [key]
-        else:
-            keys = sorted(_keys_under(client, bucket, key))
+        found = _found(client, bucket, key)
+    except S3ReadError:
+        raise
     except Exception as error:
         raise S3ReadError(f"{location}: {reason(error)}") from None
-    if not keys:
-        raise S3ReadError(f"{location}: no object under this prefix")
-    fetching = _Prefetch(client, bucket, keys, chunk, fetches)
-    return [(f"{SCHEME}{bucket}/{name}", partial(fetching.chunks, index)) for index, name in enumerate(keys)]
+    if not found:
+        raise S3ReadError(f"{location}: no *{MEMBER_SUFFIX} object under this prefix")
+    fetching = _Prefetch(client, bucket, [name for name, _ in found], chunk, fetches)
+    return [(f"{SCHEME}{bucket}/{name}", size, partial(fetching.chunks, index))
+            for index, (name, size) in enumerate(found)]
 
 
-def _keys_under(client: Any, bucket: str, prefix: str) -> Iterator[str]:
+def named_chunks(names: Sequence[str], chunk: int, fetches: int = FETCHES) -> list[Callable[[], Iterator[bytes]]]:
+    """The bytes of the objects `names` (each `s3://BUCKET/KEY`, as `object_chunks` names them), in chunks of about
+    `chunk`, `fetches` of each bucket's fetched at once, by this process's and thread's own client (`own_client`).
+    A name that is not an object's fails when it is read."""
+    located = [parse_prefix(name) or ("", name) for name in names]
+    buckets: dict[str, list[str]] = {}
+    for bucket, key in located:
+        buckets.setdefault(bucket, []).append(key)
+    client = own_client(os.getpid(), threading.get_ident())
+    fetching = {bucket: _Prefetch(client, bucket, keys, chunk, fetches) for bucket, keys in buckets.items()}
+    places = {bucket: iter(range(len(keys))) for bucket, keys in buckets.items()}
+    return [partial(fetching[bucket].chunks, next(places[bucket])) for bucket, _ in located]
+
+
+@functools.cache
+def own_client(process: int, thread: int) -> Any:
+    """The client of this process (`process`, its pid) and thread, made once: a forked process must not use the
+    connections of its parent's, and a client's settings are those of where it runs."""
+    return reader_client(FETCHES)
+
+
+def _found(client: Any, bucket: str, key: str) -> list[tuple[str, int]]:
+    """The keys and sizes to read: the object `key`, else (a key without the slash of a prefix, and no object of
+    that name) every `*.jsonl` under `key/`, sorted. Raises `S3ReadError` when there is neither."""
+    if not key or key.endswith("/"):
+        return sorted(_keys_under(client, bucket, key))
+    try:
+        return [(key, int(client.head_object(Bucket=bucket, Key=key).get("ContentLength", 0)))]
+    except Exception as error:
+        answer = error_answer(error)
+        if answer is None or answer[0] != 404:
+            raise
+    found = sorted(_keys_under(client, bucket, key + "/"))
+    if not found:
+        raise S3ReadError(f"{SCHEME}{bucket}/{key}: no such object, and no *{MEMBER_SUFFIX} object under "
+                          f"{SCHEME}{bucket}/{key}/")
+    return found
+
+
+def _keys_under(client: Any, bucket: str, prefix: str) -> Iterator[tuple[str, int]]:
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
         for entry in page.get("Contents", []):
             name = entry["Key"]
-            if not name.endswith("/"):
-                yield name
+            if name.endswith(MEMBER_SUFFIX):
+                yield name, int(entry.get("Size", 0))
+
+
+def _why(error: BaseException) -> str:
+    """Why an object's read broke off, in a person's words: botocore says a body that stalled timed out on endpoint
+    URL "None"."""
+    exceptions = sys.modules.get("botocore.exceptions")
+    if exceptions is not None and isinstance(error, exceptions.ReadTimeoutError):
+        return f"the store sent nothing for {READ_SECONDS:g} s (read timeout)"
+    return reason(error)
 
 
 class _Stopped:
@@ -136,6 +191,13 @@ class _Prefetch:
         self._lock = threading.Lock()
 
     def chunks(self, index: int) -> Iterator[bytes]:
+        """The object's bytes; a read that fails is an `S3ReadError` naming it."""
+        try:
+            yield from self._chunks(index)
+        except Exception as error:
+            raise S3ReadError(f"{SCHEME}{self._bucket}/{self._keys[index]}: {_why(error)}") from None
+
+    def _chunks(self, index: int) -> Iterator[bytes]:
         handover = self._take(index)
         if handover is None:  # read a second time: fetched again, at once
             yield from self._body(index, 0)

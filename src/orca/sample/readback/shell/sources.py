@@ -8,12 +8,13 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
 from orca.sample.line_format import Sample
+from orca.sample.parse.errors import reason_of
 from orca.sample.parse.s3_location import SCHEME
 from orca.sample.parse.sample_line import decode_all, looks_like_sample
 from orca.sample.readback.backwards import line_start_before
@@ -43,6 +44,11 @@ class Source:
     written) is left out. Reading raises `OSError` for a file that cannot be read."""
     path: str | None = None
     """A regular file's path: a file that can be read in parts (see `part_starts`)."""
+    place: str | None = None
+    """Where another process, or a cluster's worker, finds it again (`sources_at`): a file's absolute path, an
+    object's `s3://BUCKET/KEY`; None for standard input and pipes, which only this process can read."""
+    size: int = 0
+    """Its bytes as found: a file's when it was opened, an object's when it was listed; 0 when not known."""
 
 
 @dataclass(slots=True)
@@ -74,9 +80,10 @@ class Tally:
 
 
 def sources(location: str, unreadable: Callable[[str], None] = lambda _: None) -> list[Source]:
-    """The sources at `location`: `-`, `s3://BUCKET/KEY`, `s3://BUCKET/PREFIX/`, a directory (every `*.jsonl` under
-    it, sorted) or a file. Raises `SourceError` for one that does not exist or cannot be read; a directory under it
-    that cannot be read is told to `unreadable` (its name and why), and the others are still found."""
+    """The sources at `location`: `-`, `s3://BUCKET/KEY`, `s3://BUCKET/PREFIX/`, a directory or a file. A directory
+    or a prefix gives every `*.jsonl` under it, sorted; a file or object named is read whatever its name. Raises
+    `SourceError` for one that does not exist or cannot be read; a directory under it that cannot be read is told to
+    `unreadable` (its name and why), and the others are still found."""
     if location == "-":
         return [Source("-", lambda: line_batches(_chunks(sys.stdin.buffer), STREAM_GIVE_UP_BYTES))]
     if location.startswith(SCHEME):
@@ -143,13 +150,38 @@ def read_samples(location: str) -> Iterator[Sample]:
             raise SourceError(f"{source.name}: {error.strerror or error}") from None
 
 
-def _member_source(path: str) -> Source:
-    """A file found under a directory: one that cannot be read is said when it is read, and the others are still read
-    (an instance's file among many)."""
+def sources_at(places: Sequence[tuple[str, str]]) -> list[Source]:
+    """The sources `sources` found, found again by their names and places (`Source.place`) in another process or on
+    a cluster's worker, with its own settings: each file opened again, the objects fetched several at once by a
+    client of this process's own (`s3_objects.named_chunks`). One that cannot be read is said when it is read."""
+    objects = [place for _, place in places if place.startswith(SCHEME)]
+    fetched: dict[str, Callable[[], Iterator[Batch]]] = {}
+    if objects:
+        from orca.sample.readback.shell.s3_objects import named_chunks
+
+        fetched = {place: _object_batches(chunks) for place, chunks in
+                   zip(objects, named_chunks(objects, READ_BYTES), strict=True)}
+    return [Source(name, fetched[place], place=place) if place in fetched else _member_source(place, name)
+            for name, place in places]
+
+
+def read_failure(source: Source, error: Exception) -> SourceError:
+    """Why reading `source` failed, naming it: the system's words for an `OSError`, else the exception's (an S3 read
+    that broke off names its object already)."""
+    if isinstance(error, SourceError):
+        return error
+    if isinstance(error, OSError):
+        return SourceError(f"{source.name}: {error.strerror or error}")
+    return SourceError(f"{source.name}: {reason_of(error)}")
+
+
+def _member_source(path: str, name: str | None = None) -> Source:
+    """A file found under a directory (named `name`, default its path): one that cannot be read is said when it is
+    read, and the others are still read (an instance's file among many)."""
     try:
-        return _file_source(path)
+        return _file_source(path, name)
     except OSError as error:
-        return Source(path, _failing(error))
+        return Source(name or path, _failing(error), place=os.path.abspath(path))
 
 
 def _failing(error: OSError) -> Callable[[], Iterator[Batch]]:
@@ -159,19 +191,20 @@ def _failing(error: OSError) -> Callable[[], Iterator[Batch]]:
     return batches
 
 
-def _file_source(path: str) -> Source:
+def _file_source(path: str, name: str | None = None) -> Source:
     if os.path.isdir(path):
         raise IsADirectoryError(21, "Is a directory")
-    if not stat.S_ISREG(os.stat(path).st_mode):
+    status = os.stat(path)
+    if not stat.S_ISREG(status.st_mode):
         # A named pipe or a device: opened once, when read (the open waits for a writer, as `cat` does); opening it
         # now to check it would take a waiting writer's lines and leave it writing to no one.
         if not os.access(path, os.R_OK):
             raise PermissionError(13, "Permission denied")
-        return Source(path, lambda: _stream_batches(path))
+        return Source(name or path, lambda: _stream_batches(path))
     # Opened now, so that a missing or unreadable file is said at once rather than halfway through a summary.
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     os.close(descriptor)
-    return Source(path, lambda: _file_batches(path), path)
+    return Source(name or path, lambda: _file_batches(path), path, os.path.abspath(path), status.st_size)
 
 
 def descriptor_batches(descriptor: int, start: int = 0, end: int | None = None,
@@ -249,7 +282,10 @@ def _stream_batches(path: str) -> Iterator[Batch]:
 
 
 def _chunks(stream: Any) -> Iterator[bytes]:
-    while chunk := stream.read(READ_BYTES):
+    """What `stream` gives, as it comes: `read1` returns what one read brings (a live stream's lines are in hand
+    when it is interrupted), where `read` would wait for the whole chunk."""
+    read = getattr(stream, "read1", stream.read)
+    while chunk := read(READ_BYTES):
         yield chunk
 
 
@@ -261,8 +297,17 @@ def _s3_sources(location: str) -> list[Source]:
         found = object_chunks(location, READ_BYTES)
     except S3ReadError as error:
         raise SourceError(str(error)) from None
-    return [Source(name, _lines_of(chunks)) for name, chunks in found]
+    return [Source(name, _object_batches(chunks), place=name, size=size) for name, size, chunks in found]
 
 
-def _lines_of(chunks: Callable[[], Iterator[bytes]]) -> Callable[[], Iterator[Batch]]:
-    return lambda: line_batches(chunks())
+def _object_batches(chunks: Callable[[], Iterator[bytes]]) -> Callable[[], Iterator[Batch]]:
+    """An object's lines; a read that breaks off is a `SourceError` naming the object."""
+    from orca.sample.readback.shell.s3_objects import S3ReadError
+
+    def batches() -> Iterator[Batch]:
+        try:
+            yield from line_batches(chunks())
+        except S3ReadError as error:
+            raise SourceError(str(error)) from None
+
+    return batches

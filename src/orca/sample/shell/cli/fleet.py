@@ -1,6 +1,6 @@
 """`orca metrics` of several sources (a directory or an `s3://` prefix of a run's instances, several files): a fleet
 (docs/metrics.md, "A fleet"; docs/behaviour.md §11.4). Its table, `--json` object and chart, from every run's summary
-and usage; the files read on several cores."""
+and usage; the sources read through an executor: the local processes, or a Dask cluster's workers."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from functools import partial
 from orca.sample.readback.chart.series import Series
 from orca.sample.readback.fleet.records import Fleet
 from orca.sample.readback.fleet.table import Run, fleet
+from orca.sample.readback.shell.cluster import ClusterError
 from orca.sample.readback.shell.fleet_read import read_fleet_source
-from orca.sample.readback.shell.many import read_each
+from orca.sample.readback.shell.many import Outcome, Read, read_each
+from orca.sample.readback.shell.progress import Progress
 from orca.sample.readback.shell.sources import Source, SourceError, Tally
 from orca.sample.readback.summary.text import block_text, printable, total_text
 
@@ -23,16 +25,23 @@ FLEET_CHART_RUNS = 5
 
 
 def fleet_main(found: list[Source], options: argparse.Namespace, drawn: int, unread: int,
-               say: Callable[[str], None], tell: Callable[[Source, Tally, bool], None]) -> int:
+               say: Callable[[str], None], tell: Callable[[Source, Tally, bool], None],
+               scheduler: str | None = None) -> int:
     """The fleet of `found`, printed as `options` ask, and drawn; the exit status (`unread`: directories under them
-    that could not be listed). `say` tells a message; `tell` what was passed over in a source."""
+    that could not be listed). Read on the cluster of `scheduler` when one is named. `say` tells a message; `tell`
+    what was passed over in a source."""
     plot = options.plot is not None
     drawn = drawn if plot and len(found) <= FLEET_CHART_RUNS else 0
+    read = partial(read_fleet_source, drawn=drawn, buckets=plot)
+    try:
+        outcomes = _read(found, read, scheduler)
+    except ClusterError as error:
+        say(f"orca metrics: {printable(str(error))}")
+        return 1
     runs: list[Run] = []
     empty: list[tuple[str, str]] = []
     series: list[Series] = []
-    for source, outcome in zip(found, read_each(found, partial(read_fleet_source, drawn=drawn, buckets=plot)),
-                               strict=True):
+    for source, outcome in zip(found, outcomes, strict=True):
         if isinstance(outcome, SourceError):
             say(f"orca metrics: {printable(str(outcome))}")
             empty.append((source.name, "could not be read"))
@@ -55,6 +64,26 @@ def fleet_main(found: list[Source], options: argparse.Namespace, drawn: int, unr
             return 1
         say(f"orca metrics: drew {printable(options.plot)}")
     return 1 if unread else 0
+
+
+def _read(found: list[Source], read: Read, scheduler: str | None) -> list[Outcome]:
+    """Each source's outcome, read here and on the local executor, or on the cluster of `scheduler`; its progress
+    shown meanwhile at a terminal."""
+    if scheduler is None:
+        progress = Progress.on_standard_error(len(found))
+        try:
+            return read_each(found, read, progress)
+        finally:
+            progress.end()
+    from orca.sample.readback.shell.cluster import connected
+
+    with connected(scheduler) as cluster:
+        progress = Progress.on_standard_error(
+            len(found), f"dashboard {cluster.dashboard}" if cluster.dashboard else f"on {scheduler}")
+        try:
+            return read_each(found, read, progress, cluster.executor, cluster.threads)
+        finally:
+            progress.end()
 
 
 def _text(the_fleet: Fleet, each: bool) -> str:

@@ -1,5 +1,5 @@
-"""Hints that work as typed: `orca` named as this person can run it, and an install of the `plot` extra that works
-from where orca-sample was installed (docs/metrics.md)."""
+"""Hints that work as typed: `orca` named as this person can run it, and an install of an extra (`plot`, `cluster`)
+that works from where orca-sample was installed (docs/metrics.md)."""
 
 from __future__ import annotations
 
@@ -49,10 +49,15 @@ def metrics_command(argv0: str | None = None) -> str:
 
 
 def plot_install(python: str | None = None) -> str:
-    """The command that installs what `--plot` needs into the environment orca-sample runs in: pip of its own
-    interpreter, from the directory it was installed from (as editable when it was), else matplotlib as the `plot`
-    extra asks for it (an install from a package index)."""
-    from importlib.metadata import distributions  # here: only a missing matplotlib asks
+    """The command that installs what `--plot` needs (`extra_install` of the `plot` extra)."""
+    return extra_install("plot", "matplotlib", python)
+
+
+def extra_install(extra: str, package: str, python: str | None = None) -> str:
+    """The command that installs the extra `extra` into the environment orca-sample runs in: pip of its own
+    interpreter, from the directory it was installed from (as editable when it was), else `package` as the extra
+    asks for it (an install from a package index)."""
+    from importlib.metadata import distributions  # here: only a missing package asks
 
     pip = f"{shlex.quote(sys.executable if python is None else python)} -m pip install"
     # Every record of it on the path: a checkout's src/ can hold a stale `orca_sample.egg-info` from a build, which
@@ -62,12 +67,12 @@ def plot_install(python: str | None = None) -> str:
         origin = _installed_from(installed.read_text("direct_url.json"))
         if origin is not None:
             path, editable = origin
-            return f"{pip} {'-e ' if editable else ''}{shlex.quote(path + '[plot]')}"
+            return f"{pip} {'-e ' if editable else ''}{shlex.quote(f'{path}[{extra}]')}"
     if not found:  # run from a checkout's src/ that was never installed
-        return f"{pip} matplotlib"
+        return f"{pip} {package}"
     wanted = [requirement.split(";")[0].strip() for requirement in found[0].requires or ()
-              if "extra" in requirement and "plot" in requirement.split(";", 1)[-1]]
-    return f"{pip} {shlex.quote(wanted[0] if wanted else 'matplotlib')}"
+              if "extra" in requirement and extra in requirement.split(";", 1)[-1]]
+    return f"{pip} {shlex.quote(wanted[0] if wanted else package)}"
 
 
 def _installed_from(direct_url: str | None) -> tuple[str, bool] | None:

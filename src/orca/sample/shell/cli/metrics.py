@@ -11,16 +11,25 @@ from collections.abc import Iterator
 
 from orca.sample.readback.chart.series import Series
 from orca.sample.readback.fleet.records import SORT_COLUMNS
+from orca.sample.readback.shell.cluster import ENVIRONMENT, cluster_installed, scheduler_named
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.shown import Shown
-from orca.sample.readback.shell.sources import STREAM_GIVE_UP_BYTES, Source, SourceError, Tally, sources
+from orca.sample.readback.shell.sources import (
+    STREAM_GIVE_UP_BYTES,
+    Source,
+    SourceError,
+    Tally,
+    read_failure,
+    sources,
+)
 from orca.sample.readback.summary.text import block_text, printable, total_text
 from orca.sample.shell.cli.flags import Help as _Help
 from orca.sample.shell.cli.flags import Malformed as _Malformed
 from orca.sample.shell.cli.flags import Parser as _Parser
-from orca.sample.shell.cli.hints import metrics_command, plot_install
+from orca.sample.shell.cli.hints import extra_install, metrics_command, plot_install
 
-USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf] [--sort COLUMN] [--each]"
+USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf] [--sort COLUMN] [--each]\n" \
+        "            [--scheduler ADDRESS]"
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 DRAWN_RUNS = 6
 """A chart draws at most this many runs (the first ones): the rest are counted in its notes."""
@@ -55,6 +64,8 @@ def _parser(orca: str) -> _Parser:
                         help=f"the order of a fleet's rows: {', '.join(SORT_COLUMNS)} (name and start ascending, the "
                         "rest largest first; default: name)")
     parser.add_argument("--each", action="store_true", help="for a fleet, each run's summary too, after the table")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="read a fleet on the Dask cluster of this scheduler "
+                        f"(default: {ENVIRONMENT}, else Dask's configuration; '': here); needs the cluster extra")
     return parser
 
 
@@ -66,8 +77,9 @@ def _say(message: str) -> None:
 
 
 def metrics_main(args: list[str]) -> int:
-    """`orca metrics ARGS`: the exit status (0; 1 for a location, a directory or a file that cannot be read, or no
-    sample line; 2 for a malformed command line)."""
+    """`orca metrics ARGS`: the exit status (0; 1 for a location, a directory or a file that cannot be read, no
+    sample line, or a cluster that cannot read the fleet; 2 for a malformed command line, or a scheduler named where
+    `distributed` is not installed; 130 for Ctrl-C)."""
     orca = metrics_command()
     try:
         options = _parser(orca).parsed(args)
@@ -78,12 +90,22 @@ def metrics_main(args: list[str]) -> int:
     except _Malformed as malformed:
         _say(f"orca metrics: {' '.join(str(malformed).split())}\nusage: {USAGE.format(orca=orca)}")
         return 2
+    if _cluster_missing(scheduler_named(options.scheduler, configured=False)):
+        return 2
     if options.plot is not None:
         from orca.sample.readback.shell.plot import plotting_available
 
         if not plotting_available():
             _say(f"orca metrics: --plot needs matplotlib: {plot_install()}")
             return 1
+    try:
+        return _read_and_show(options)
+    except KeyboardInterrupt:  # Ctrl-C: what was read is shown (a stream's runs so far), no traceback
+        _flush()
+        return 130
+
+
+def _read_and_show(options: argparse.Namespace) -> int:
     found: list[Source] = []
     unreadable: list[str] = []
 
@@ -100,7 +122,11 @@ def metrics_main(args: list[str]) -> int:
     if len(found) > 1:  # a fleet: a directory or prefix of a run's instances, several files
         from orca.sample.shell.cli.fleet import fleet_main
 
-        return fleet_main(found, options, DRAWN_RUNS, len(unreadable), _say, _tell)
+        named = scheduler_named(options.scheduler)  # Dask's configuration too: only a fleet is read on a cluster
+        if _cluster_missing(named):
+            return 2
+        return fleet_main(found, options, DRAWN_RUNS, len(unreadable), _say, _tell,
+                          None if named is None else named[0])
     shown = _shown(options.json)
     unread = len(unreadable) + _show_all(found, shown, DRAWN_RUNS if options.plot is not None else 0)
     if not shown.totals.runs:
@@ -116,6 +142,15 @@ def metrics_main(args: list[str]) -> int:
         if status:
             return status
     return 1 if unread else 0
+
+
+def _cluster_missing(named: tuple[str, str] | None) -> bool:
+    """Whether a scheduler is named where `distributed` is not installed, which is then said."""
+    if named is None or cluster_installed():
+        return False
+    _say(f"orca metrics: {named[1]} names a Dask scheduler ({printable(named[0])}), which needs distributed: "
+         f"{extra_install('cluster', 'distributed')}")
+    return True
 
 
 def _shown(as_json: bool) -> Shown:
@@ -164,10 +199,8 @@ def _read(source: Source, shown: Shown, drawn: int) -> Tally:
     try:
         with _no_collector():
             return show_runs(source, shown, drawn, meanwhile=meanwhile)
-    except OSError as error:
-        raise SourceError(f"{source.name}: {error.strerror or error}") from None
-    except Exception as error:  # an S3 read that broke off, a decoding error of the transport
-        raise SourceError(f"{source.name}: {type(error).__name__}: {error}") from None
+    except Exception as error:  # a file that cannot be read, an S3 read that broke off
+        raise read_failure(source, error) from None
 
 
 def _draw(series: list[Series], path: str, runs: int) -> int:
