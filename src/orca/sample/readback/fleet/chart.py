@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orca.sample.readback.chart.ticks import Ticks, duration_text, elapsed_ticks
-from orca.sample.readback.fleet.records import GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
+from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
 from orca.sample.readback.fleet.text import number
 from orca.sample.readback.fleet.usage import Buckets
 from orca.sample.readback.summary.text import utc
@@ -25,7 +25,7 @@ COLUMNS = 360
 """Columns of time: about a pixel or two each at the figure's width."""
 MOST_NAMED = 24
 """Runs named beside the heat maps at most (more would overlap): the flagged ones, saturated first."""
-NAMED_FIRST = (SATURATED, STRAGGLER, NO_LINES, IDLE, GAPS)
+NAMED_FIRST = (SATURATED, FAILED, STRAGGLER, NO_LINES, IDLE, GAPS)
 """Which flagged runs are named first when there are more than `MOST_NAMED`."""
 
 
@@ -155,7 +155,9 @@ def _notes(fleet: Fleet, shown: int = 5) -> tuple[str, ...]:
     for flag in NAMED_FIRST:
         flagged = fleet.flagged(flag)
         if flagged:
-            names = ", ".join(row.label for row in flagged[:shown])
+            names = ", ".join(row.label + "".join(f" ({each.why})" for each in row.flags
+                                                  if flag == FAILED and each.flag == FAILED)
+                              for row in flagged[:shown])
             more = f" and {len(flagged) - shown:,} more" if len(flagged) > shown else ""
             notes.append(f"{flag} {len(flagged):,}: {names}{more}")
     return tuple(notes)

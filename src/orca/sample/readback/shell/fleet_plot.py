@@ -10,7 +10,7 @@ from typing import Any
 
 from orca.sample.readback.chart.panels import BYTES, unit
 from orca.sample.readback.fleet.chart import FleetChart, fleet_chart
-from orca.sample.readback.fleet.records import GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
+from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
 from orca.sample.readback.shell.plot import DPI, load_plotting
 from orca.sample.readback.summary.text import printable
 
@@ -19,8 +19,8 @@ LEFT_INCHES, RIGHT_INCHES, TOP_INCHES, BOTTOM_INCHES = 2.0, 1.1, 0.55, 0.6
 NOTES_LINE_INCHES = 0.18
 HEIGHTS = (3.0, 3.0, 1.25, 1.25)
 """The panels' shares of the height: the two heat maps, the fleet's CPUs, its memory."""
-FLAG_COLOURS = {SATURATED: "tab:red", STRAGGLER: "tab:orange", NO_LINES: "dimgrey", IDLE: "tab:blue",
-                GAPS: "tab:purple"}
+FLAG_COLOURS = {SATURATED: "tab:red", FAILED: "darkred", STRAGGLER: "tab:orange", NO_LINES: "dimgrey",
+                IDLE: "tab:blue", GAPS: "tab:purple"}
 NAMED_PIXELS = 3
 """A named run's row is drawn at least this many pixels thick."""
 LABEL_CHARACTERS = 28
