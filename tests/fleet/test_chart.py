@@ -91,7 +91,9 @@ def test_a_large_fleet_names_its_flagged_runs_only(tmp_path: Path) -> None:
     assert len(chart.labels) == 40 > MOST_NAMED
     assert [(chart.labels[index], flag) for index, flag in chart.named] == [
         ("worker-008", "idle"), ("worker-016", "saturated"), ("worker-024", "saturated"), ("worker-039", "straggler")]
-    assert chart.notes == ("saturated 2: worker-016, worker-024", "straggler 1: worker-039", "idle 1: worker-008")
+    assert chart.notes == ("saturated 2: worker-016, worker-024",
+                           "failed 1: worker-024 (killed by SIGKILL after 7.5 s, 1 OOM kill)",
+                           "straggler 1: worker-039", "idle 1: worker-008")
 
 
 def png_size(path: Path) -> tuple[int, int]:
