@@ -6,8 +6,10 @@ A line's CPU share is `cgroup.cpu` (percent of `cgroup.cpu_max`) when it has bot
 the run's own `run.cpu` (percent of `cores`: runs that share a host are each judged by their own processes); else
 `cpu.user` + `cpu.system` + `cpu.steal` (percent of `cores`). Its memory likewise: `cgroup.mem` of `cgroup.mem_max`,
 else the run's `mem.rss` of `mem.total`, else `mem.used` of `mem.total`. The host's own CPU share and memory are
-folded beside, whatever the row's are, to say whether the host itself was saturated. The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the
-figures of one fold over it all. With `buckets`, the fold also keeps, per slot of 2^k ms counted from the Unix epoch
+folded beside, whatever the row's are, to say whether the host itself was saturated.
+
+The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the figures of one
+fold over it all. With `buckets`, the fold also keeps, per slot of 2^k ms counted from the Unix epoch
 (fewer than `2 * MAX_BUCKETS` of them, k growing as the run does), the CPU-seconds and byte-seconds used and available
 in it, each line's spread over the time it covers (`t - dt` to `t`): what the fleet chart draws of the run.
 """
