@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from orca.sample.readback.chart.panels import chart
 from tests.fleet.test_fleet import orca
+from tests.reader.folding import folded
 
 (CAPTURES,) = Path(__file__).with_name("host_captures").iterdir()
 KINDS = sorted(path.name.removesuffix(".jsonl") for path in CAPTURES.glob("*.jsonl"))
@@ -125,3 +127,49 @@ def test_two_runs_of_one_pipeline_have_labels_apart(tmp_path: Path) -> None:
     assert labels == [f"{run}/{kind}" for run in ("7", "8") for kind in KINDS]
     text = orca(str(tmp_path / "nightly")).stdout
     assert "7/killed  killed by SIGKILL" in text and "8/killed  killed by SIGKILL" in text
+
+
+def test_a_short_last_line_is_drawn_but_does_not_set_the_scale() -> None:
+    """The pair's last line covers 0.231 s (written as its COMMAND ended), its `run.cpu` 58.6 % of the 2 cores: 117 %
+    of one core, where every other line of the run is at most half that. It is drawn, but the scale is the rest's."""
+    read = lines("pair")
+    assert read[-1]["dt"] == 0.231 and read[-1]["run"]["cpu"] == 58.6
+    others = max(line["run"]["cpu"] * line["cores"] for line in read[:-1] if line["run"].get("cpu") is not None)
+    assert others < 58.6 * 2 / 2
+    drawing = chart([folded((CAPTURES / "pair.jsonl").read_text())])
+    (run_cpu,) = [panel for panel in drawing.panels if panel.name == "run cpu"]
+    (own_curve,) = [curve for curve in run_cpu.curves if curve.field == "run_cpu"]
+    assert own_curve.values[-1] == pytest.approx(117.2) and own_curve.short[-1]
+    assert run_cpu.top == pytest.approx(others)
+    assert any("does not set the scale" in note for note in drawing.notes)
+
+
+def test_a_process_name_has_one_colour_in_the_runs_panels() -> None:
+    """docs/run-workload.sh sampled (`tests/golden/captures/`): python3, holder.py and dd, each in the run's CPU and
+    memory panels, each of one colour in both, no two alike."""
+    (workload,) = Path(__file__).parents[1].glob("golden/captures/run-workload.*.jsonl")
+    drawing = chart([folded(workload.read_text())])
+    colours: dict[str, set[int]] = {}
+    for panel in drawing.panels:
+        if panel.run:
+            for curve in panel.curves:
+                if not curve.field.startswith(("run_", "mem_", "cpu_")):
+                    colours.setdefault(curve.field, set()).add(curve.colour)
+    assert set(colours) == {"python3", "holder.py", "dd"}
+    assert all(len(each) == 1 for each in colours.values())
+    assert len({colour for each in colours.values() for colour in each}) == len(colours)
+
+
+def test_the_fleet_chart_counts_the_host_once_and_says_it_was_saturated() -> None:
+    from orca.sample.readback.fleet.chart import fleet_chart
+    from tests.fleet.test_chart import read_fleet
+
+    drawing = fleet_chart(read_fleet(CAPTURES))
+    cores = {line["cores"] for kind in KINDS for line in lines(kind)}
+    assert cores == {2}
+    assert 1.9 < max(drawing.cores_available) < 2.1  # its 2 cores, once; not 2 per run (20)
+    total = max(line["mem"]["total"] for kind in KINDS for line in lines(kind))
+    assert 0.95 * total < max(drawing.memory_available) < 1.05 * total
+    assert any(note.startswith("host vm saturated, apart from its 10 runs: cpu at 90% or more ")
+               for note in drawing.notes)
+    assert any(note.startswith("failed 2: failed (exit 3 after ") for note in drawing.notes)
