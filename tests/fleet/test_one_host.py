@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 
-from orca.sample.readback.chart.panels import chart
+from orca.sample.readback.chart.panels import RUN_CPU, RUN_MEMORY, chart, drawn, name_colours
+from orca.sample.readback.chart.series import Series
+from orca.sample.readback.fleet.chart import fleet_chart
+from tests.fleet.test_chart import read_fleet
 from tests.fleet.test_fleet import orca
 from tests.reader.folding import folded
 
@@ -161,9 +164,6 @@ def test_a_process_name_has_one_colour_in_the_runs_panels() -> None:
 
 
 def test_the_fleet_chart_counts_the_host_once_and_says_it_was_saturated() -> None:
-    from orca.sample.readback.fleet.chart import fleet_chart
-    from tests.fleet.test_chart import read_fleet
-
     drawing = fleet_chart(read_fleet(CAPTURES))
     cores = {line["cores"] for kind in KINDS for line in lines(kind)}
     assert cores == {2}
@@ -173,3 +173,17 @@ def test_the_fleet_chart_counts_the_host_once_and_says_it_was_saturated() -> Non
     assert any(note.startswith("host vm saturated, apart from its 10 runs: cpu at 90% or more ")
                for note in drawing.notes)
     assert any(note.startswith("failed 2: failed (exit 3 after ") for note in drawing.notes)
+
+
+def test_a_name_keeps_its_colour_when_the_panels_draw_different_names() -> None:
+    """`b` is among the top CPU names with `a`, and among the top memory names with `c`: one colour in both."""
+    nan = float("nan")
+    one = Series("r", (1.0, 2.0), {"run_cpu": (50.0, 60.0), "cpu_limit": (nan, nan), "mem_rss": (9.0, 9.0),
+                                   "mem_limit": (nan, nan)},
+                 keyed={"top_cpu": {"a": (30.0, 30.0), "b": (20.0, 30.0)},
+                        "top_mem": {"b": (4.0, 4.0), "c": (5.0, 5.0)}})
+    colours = name_colours([one])
+    by_panel = [{curve.field: curve.colour for curve in drawn(panel, [one], colours)}
+                for panel in (RUN_CPU, RUN_MEMORY)]
+    assert by_panel[0]["b"] == by_panel[1]["b"]
+    assert len({by_panel[0]["a"], by_panel[0]["b"], by_panel[1]["c"], by_panel[0]["run_cpu"]}) == 4
