@@ -58,7 +58,6 @@ def local_spark(directory: Path) -> Iterator[Any]:
         finally:
             _end(process)
             SparkContext._gateway = None  # a later session starts a JVM of its own
-            SparkContext._jvm = None
 
 
 def _end(process: subprocess.Popen[bytes] | None) -> None:
