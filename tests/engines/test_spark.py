@@ -15,12 +15,13 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from orca.sample.line_schema import HIVE, JSON_SERDE, PARTITIONS, columns, hive_columns, hive_table
 from tests.engines.rows import expected
 from tests.engines.spark import local_spark
+from tests.examples import costly
 from tests.fleet.fleets import CAPTURES
 from tests.lines import samples, text_of
 
@@ -74,7 +75,7 @@ def test_spark_reads_real_lines_with_the_declared_columns(spark: Any, tmp_path: 
         read(spark, [wrong])
 
 
-@settings(max_examples=4, deadline=None)
+@costly(0.05)  # a Spark job each
 @given(st.lists(samples, min_size=1, max_size=20))
 def test_spark_reads_any_line_with_the_declared_columns(spark: Any, tmp_path_factory: pytest.TempPathFactory,
                                                          lines: list[Any]) -> None:
