@@ -7,8 +7,8 @@ import math
 from collections.abc import Sequence
 
 from orca.sample.line_format import CommandExit
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.chart.ticks import duration_text
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
 
 COMMAND_CHARS = 90
