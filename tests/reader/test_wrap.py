@@ -239,3 +239,27 @@ def test_nohup_orca_sample_survives_a_hangup(tmp_path: Path) -> None:
             os.killpg(sampler.pid, signal.SIGKILL)
     assert sampler.returncode == 3, err
     assert float(lines(out)[-1]["t"]) > hung_up_at + 0.5  # type: ignore[arg-type]
+
+
+def _caller(ignored: int, blocked: int) -> Callable[[], None]:
+    """A `preexec_fn`: the process starts with `ignored` ignored and `blocked` blocked, as its caller left them."""
+
+    def set_up() -> None:
+        signal.signal(ignored, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {blocked})
+
+    return set_up
+
+
+@pytest.mark.requires_proc  # reads SigIgn and SigBlk in /proc/<pid>/status
+def test_the_command_starts_with_the_callers_dispositions_and_mask(tmp_path: Path) -> None:
+    """COMMAND's signals are what `orca sample`'s caller left: SIGHUP ignored, SIGUSR2 blocked, every other signal at
+    its default and unblocked, those the sampler's own process changed included (Python's SIGPIPE and SIGXFSZ, the C
+    library's own, 32 and 33 in glibc), as a shell would start it."""
+    done = subprocess.run([PYTHON, "-m", "orca.sample", "--out", str(tmp_path / "m.jsonl"), "--seconds", "0.2", "--",
+                           "grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"],  # a shell or Python would change them
+                          capture_output=True, timeout=60, preexec_fn=_caller(signal.SIGHUP, signal.SIGUSR2))
+    assert done.returncode == 0, done.stderr
+    masks = {name.rstrip(":"): int(value, 16) for name, value in map(str.split, done.stdout.decode().splitlines())}
+    expected = {"SigIgn": _bit(signal.SIGHUP), "SigBlk": _bit(signal.SIGUSR2)}
+    assert masks == expected, {name: hex(mask) for name, mask in masks.items()}

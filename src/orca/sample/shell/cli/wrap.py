@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from orca.sample.parse.errors import reason_of
 from orca.sample.shell.cli.caught import FORWARDED, Caught, not_ignored
 from orca.sample.shell.cli.relay import Forwarder, Relay, adopts_orphans
+from orca.sample.shell.cli.spawn import spawn
 from orca.sample.shell.report import say
 
 TYPE_CHECKING = False
@@ -76,10 +77,10 @@ def _forwarding(
             signal.signal(signum, previous)
 
 
-def _inherited_closed() -> list[tuple[int, int]]:
-    """`posix_spawn` actions closing what COMMAND would inherit above standard error (descriptors `orca sample` was
-    given: it makes none inheritable), so that COMMAND gets the three standard streams only, as `subprocess` runs a
-    command."""
+def _inherited_closed() -> list[int]:
+    """The descriptors to close for COMMAND, those it would inherit above standard error (descriptors `orca sample`
+    was given: it makes none inheritable), so that COMMAND gets the three standard streams only, as `subprocess` runs
+    a command."""
     try:
         names = os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd")
     except OSError:
@@ -88,7 +89,7 @@ def _inherited_closed() -> list[tuple[int, int]]:
     for fd in sorted(int(name) for name in names if name.isdigit() and int(name) > 2):
         with contextlib.suppress(OSError):  # the listing's own descriptor, closed by now
             if os.get_inheritable(fd):
-                actions.append((os.POSIX_SPAWN_CLOSE, fd))
+                actions.append(fd)
     return actions
 
 
@@ -112,13 +113,12 @@ class Command:
     def start(self, signal_mask: Iterable[int]) -> OSError | None:
         """Start it with `signal_mask` blocked, the first readings taken just before; the error when it cannot be
         started, which then is its end (127 or 126). SIGPIPE and SIGXFSZ, which Python ignores, are the default again
-        for it, as `subprocess` leaves them."""
+        for it, as `subprocess` leaves them, and so are the C library's own signals (`spawn.py`)."""
         if self._read_before is not None:
             self.before = self._read_before()
         self._started_ns = time.monotonic_ns()
         try:
-            self.pid = os.posix_spawnp(self.argv[0], self.argv, os.environ, file_actions=_inherited_closed(),
-                                       setsigmask=signal_mask, setsigdef=RESTORED)
+            self.pid = spawn(list(self.argv), dict(os.environ), _inherited_closed(), signal_mask, RESTORED)
         except OSError as error:
             from orca.sample.compute.run import CommandEnd
 
