@@ -263,3 +263,21 @@ def test_the_command_starts_with_the_callers_dispositions_and_mask(tmp_path: Pat
     masks = {name.rstrip(":"): int(value, 16) for name, value in map(str.split, done.stdout.decode().splitlines())}
     expected = {"SigIgn": _bit(signal.SIGHUP), "SigBlk": _bit(signal.SIGUSR2)}
     assert masks == expected, {name: hex(mask) for name, mask in masks.items()}
+
+
+def test_sampling_that_breaks_before_the_command_starts_still_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/behaviour.md §9.2: a sampler never fails its run, nor reads as its success: COMMAND runs unsampled, and
+    its status is returned."""
+    from orca.sample.shell.cli import flags
+    from orca.sample.shell.cli.sample import sample_main
+
+    def broken(args: list[str]) -> object:
+        raise RuntimeError("a fault in the sampler")
+
+    monkeypatch.setattr(flags, "parse", broken)
+    ran = tmp_path / "ran"
+    status = sample_main(["orca", "sample", "--out", str(tmp_path / "m.jsonl"), "--", "sh", "-c",
+                          f"touch {ran}; exit 3"])
+    assert (status, ran.exists()) == (3, True)

@@ -16,7 +16,9 @@ if getattr(sys, "argv", [])[1:2] == ["sample"] or getattr(sys, "argv", [])[:1] =
     # this first moment, until `caught` has its handlers in place (when it is the sampler) and lets them through.
     import _signal
 
-    _held = _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
+    _held = None  # a platform without signal masks (Windows) holds nothing
+    if hasattr(_signal, "pthread_sigmask"):
+        _held = _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
     from orca.sample.shell.cli.caught import catch_at_start
 
     catch_at_start(_held)

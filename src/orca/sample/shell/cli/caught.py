@@ -128,14 +128,15 @@ def starting_as_sampler(argv: list[str], orig_argv: list[str]) -> bool:
     return last.startswith("-") and "m" in last and last[last.index("m") + 1 :] == "orca.sample"
 
 
-def catch_at_start(mask: set[int]) -> None:
+def catch_at_start(mask: set[int] | None) -> None:
     """In a process started as the sampler, catch its signals now, for good (the process exits with its status);
     then the signal mask `mask` again (`orca.sample` held every signal until now: one that came meanwhile is taken by
-    the handler, or does what it would have done)."""
+    the handler, or does what it would have done). None: the platform has no signal mask, nothing was held."""
     global AT_START
     try:
         if AT_START is None and starting_as_sampler(getattr(sys, "argv", []), getattr(sys, "orig_argv", [])):
             sampler_argv = ["orca", "sample", *sys.argv[1:]] if sys.argv[:1] == ["-m"] else sys.argv
             AT_START = Caught().install(caught_for(sampler_argv))
     finally:
-        _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
+        if mask is not None:
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
