@@ -71,12 +71,14 @@ class Caught:
     def __init__(self) -> None:
         self.arrived: list[int] = []
         self.previous: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
+        self.installed = False
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
         self.arrived.append(signum)
 
     def install(self, signums: tuple[int, ...]) -> Caught:
         """Catch `signums` (those not ignored now); in a thread other than the main one, nothing is caught."""
+        self.installed = True
         try:
             for signum in not_ignored(signums):
                 self.previous[signum] = _signal.signal(signum, self.handler)
@@ -96,8 +98,9 @@ class Caught:
         self.previous.clear()
 
 
-AT_START: Caught | None = None
-"""What `catch_at_start` caught: the process is `orca sample`, and this stays in place until it exits."""
+AT_START = Caught()
+"""What `catch_at_start` catches, once installed: the process is `orca sample`, and this stays in place until it
+exits. The one process-wide record, as a process's signal handlers are."""
 
 
 def starting_as_sampler(argv: list[str], orig_argv: list[str]) -> bool:
@@ -132,11 +135,10 @@ def catch_at_start(mask: set[int] | None) -> None:
     """In a process started as the sampler, catch its signals now, for good (the process exits with its status);
     then the signal mask `mask` again (`orca.sample` held every signal until now: one that came meanwhile is taken by
     the handler, or does what it would have done). None: the platform has no signal mask, nothing was held."""
-    global AT_START
     try:
-        if AT_START is None and starting_as_sampler(getattr(sys, "argv", []), getattr(sys, "orig_argv", [])):
+        if not AT_START.installed and starting_as_sampler(getattr(sys, "argv", []), getattr(sys, "orig_argv", [])):
             sampler_argv = ["orca", "sample", *sys.argv[1:]] if sys.argv[:1] == ["-m"] else sys.argv
-            AT_START = Caught().install(caught_for(sampler_argv))
+            AT_START.install(caught_for(sampler_argv))
     finally:
         if mask is not None:
             _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)

@@ -139,12 +139,13 @@ def sample_main(argv: list[str], *, ends_process: bool = False) -> int:
     that arrive after sampling has ended are then ignored, where otherwise the caller's own handlers come back."""
     # The signals first (docs/behaviour.md §2.4, §9.3): caught since the process started when it is `orca sample`,
     # else from now on, and handed to what handles them once it is in place.
-    caught = caught_signals.AT_START or caught_signals.Caught().install(caught_signals.caught_for(argv))
+    at_start = caught_signals.AT_START
+    caught = at_start if at_start.installed else caught_signals.Caught().install(caught_signals.caught_for(argv))
     try:
         return _sample_main(argv, ends_process, caught)
     finally:
-        if not ends_process:
-            caught.restore()  # the caller's handlers (those from the start stay: the process exits)
+        if caught is not at_start and not ends_process:
+            caught.restore()  # the caller's handlers (those from the process's start stay: it exits with its status)
 
 
 def _sample_main(argv: list[str], ends_process: bool, caught: Caught) -> int:
