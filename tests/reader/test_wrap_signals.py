@@ -289,3 +289,26 @@ def test_as_pid_1_user_signals_and_sigquit_reach_the_command(tmp_path: Path) -> 
             os.killpg(sampler.pid, signal.SIGKILL)
         sampler.wait()
     _assert_each_passed_on(sampler, err, got, out)
+
+
+COUNTS_QUITS = """\
+import pathlib, signal, sys, time
+quits = []
+signal.signal(signal.SIGQUIT, lambda signum, frame: quits.append(signum))
+pathlib.Path(sys.argv[1]).touch()
+time.sleep(1)
+sys.exit(len(quits))
+"""
+"""COMMAND: exits with the number of SIGQUITs it got within a second of being ready."""
+
+
+def test_ctrl_backslash_at_a_terminal_reaches_the_command_once(tmp_path: Path) -> None:
+    """The terminal's SIGQUIT (a JVM's thread dump) goes to the foreground process group, as Ctrl-C's SIGINT does:
+    COMMAND has it once, and the sampler, which takes it, neither dies of it nor passes it on."""
+    out, ready = tmp_path / "m.jsonl", tmp_path / "ready"
+    with at_a_terminal([PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--", PYTHON, "-c",
+                        COUNTS_QUITS, str(ready)]) as (sampler, terminal):
+        wait_for(ready, sampler)
+        os.write(terminal.master, termios.tcgetattr(terminal.master)[6][termios.VQUIT])
+        assert sampler.wait(timeout=30) == 1
+    assert json.loads(out.read_bytes().splitlines()[-1])["run"]["exit"]["code"] == 1
