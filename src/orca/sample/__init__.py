@@ -7,7 +7,22 @@ that `import orca.sample` stays cheap for the command and for other orca modules
 (`as` marks them re-exported); a test checks that they name exactly `_HOMES`, each from its home.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: it is an import, time in which a signal to a starting sampler kills it.
+import sys
+
+if getattr(sys, "argv", [])[1:2] == ["sample"] or getattr(sys, "argv", [])[:1] == ["-m"]:
+    # Perhaps `orca sample` or `python -m orca.sample` starting (docs/behaviour.md §2.4): every signal is held from
+    # this first moment, until `caught` has its handlers in place (when it is the sampler) and lets them through.
+    # Only modules loaded already until then (`sys`, `_signal`): any other import would widen the window.
+    import _signal
+
+    _held = None  # a platform without signal masks (Windows) holds nothing
+    if hasattr(_signal, "pthread_sigmask"):
+        _held = _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
+    from orca.sample.shell.cli.caught import catch_at_start
+
+    catch_at_start(_held)
+    del _held
 
 TYPE_CHECKING = False
 """`typing.TYPE_CHECKING` as the type checker sees it, without importing `typing` at every start."""
