@@ -54,7 +54,7 @@ own reads."""
 
 def read_bounded(path: str, limit: int = READ_LIMIT) -> str | None:
     """The text of the regular file at `path`, or None if it is not one, cannot be read, or holds over `limit` bytes
-    (a device or FIFO is never opened: `shell/bounded.py`)."""
+    (a device or FIFO is never opened: `shared/bounded.py`)."""
     data = read_or_none(path, limit)
     return None if data is None else data.decode("utf-8", errors="replace")
 
