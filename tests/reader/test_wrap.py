@@ -130,7 +130,7 @@ def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args
         "import sys\n"
         "from orca.sample.shell.cli.main import dispatch\n"
         f"status = dispatch(['orca', 'sample', '--out', {str(out)!r}, *{args!r}])\n"
-        "reader = ('orca.sample.parse.sample_line', 'orca.sample.shell.cli.metrics',\n"
+        "reader = ('orca.sample.readback.sample_line', 'orca.sample.readback.shell.cli.metrics',\n"
         "          'orca.sample.readback.shell.sources')\n"
         "others = ('matplotlib', 'boto3', 'botocore', 'pandas')\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in others or m in reader]\n"

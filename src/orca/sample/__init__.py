@@ -45,13 +45,13 @@ if TYPE_CHECKING:
     from orca.sample.parse.pid_stat import parse_pid_stat as parse_pid_stat
     from orca.sample.parse.pid_stat import parse_pid_usage as parse_pid_usage
     from orca.sample.parse.proc_stat import parse_proc_stat as parse_proc_stat
-    from orca.sample.parse.sample_line import parse_sample_line as parse_sample_line
     from orca.sample.readback.minute import Now as Now
     from orca.sample.readback.minute import newest_minute as newest_minute
+    from orca.sample.readback.sample_line import parse_sample_line as parse_sample_line
     from orca.sample.readback.shell.newest import read_newest_minute as read_newest_minute
     from orca.sample.readback.shell.sources import SourceError as SourceError
     from orca.sample.readback.shell.sources import read_samples as read_samples
-    from orca.sample.shell.aws import aws_client as aws_client
+    from orca.sample.shared.aws import aws_client as aws_client
     from orca.sample.shell.cli.env import default_dirs as default_dirs
     from orca.sample.shell.cli.env import metrics_location as metrics_location
     from orca.sample.shell.cli.env import sample_seconds as sample_seconds
@@ -89,7 +89,7 @@ _HOMES: dict[str, str] = {
     "parse_proc_stat": "orca.sample.parse.proc_stat",
     "ContainerSample": "orca.sample.line_format",
     "Sample": "orca.sample.line_format",
-    "parse_sample_line": "orca.sample.parse.sample_line",
+    "parse_sample_line": "orca.sample.readback.sample_line",
     "sample_main": "orca.sample.shell.cli.sample",
     "container_ids": "orca.sample.shell.machine.containers",
     "default_dirs": "orca.sample.shell.cli.env",
@@ -105,7 +105,7 @@ _HOMES: dict[str, str] = {
     "stage_of": "orca.sample.shell.out.s3",
     "open_private": "orca.sample.shell.out.staging",
     "stage_root": "orca.sample.shell.out.staging",
-    "aws_client": "orca.sample.shell.aws",
+    "aws_client": "orca.sample.shared.aws",
     "process_stat": "orca.sample.shell.procs.stats",
     "process_stats": "orca.sample.shell.procs.stats",
     "Sampler": "orca.sample.shell.sampler",

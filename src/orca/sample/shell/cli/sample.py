@@ -47,7 +47,7 @@ def _sample(
     )
     # The open-files limit raised before the readers size their kept descriptors from it (docs/behaviour.md §4.6);
     # a COMMAND, started already, keeps the limit it was given.
-    from orca.sample.shell.sysconf import open_files_raised
+    from orca.sample.shared.sysconf import open_files_raised
 
     with signals as stop, watching_exit(options.pid) as exit_fd, open_files_raised():
         # Imported here: `--help`, a malformed line and --seconds 0 need none of the readers; a start loads them
@@ -125,7 +125,7 @@ def tell_where(out: str, written: int) -> None:
         return
     import shlex
 
-    from orca.sample.shell.cli.hints import metrics_command
+    from orca.sample.shared.hints import metrics_command
 
     lines = "1 line" if written == 1 else f"{written} lines"
     say(f"{lines} in {out}; to look at them: {metrics_command()} {shlex.quote(out)}")
@@ -160,6 +160,7 @@ def _sample_main(argv: list[str], ends_process: bool, caught: Caught) -> int:
     try:
         # The baseline before anything else loads (docs/behaviour.md §2.2); a COMMAND's just before it starts.
         baseline = read_early() if command is None else None
+        from orca.sample.shared.parser import Help, Malformed
         from orca.sample.shell.cli import flags
         from orca.sample.shell.cli.env import sample_seconds
 
@@ -167,9 +168,9 @@ def _sample_main(argv: list[str], ends_process: bool, caught: Caught) -> int:
             options = flags.parse(args)
             if command is not None:
                 flags.check_command(options, command)
-        except flags.Help:
+        except Help:
             return 0  # argparse's help action has printed it
-        except flags.Malformed as malformed:
+        except Malformed as malformed:
             reason = " ".join(str(malformed).split()) or "malformed command line"
             say(f"{reason}\nusage: {flags.USAGE}")
             return 2
