@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from orca.sample.readback.chart.panels import RUN_CPU, RUN_MEMORY, chart, drawn, name_colours
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.fleet.chart import fleet_chart
+from orca.sample.readback.gather.series import Series
 from tests.fleet.test_chart import read_fleet
 from tests.fleet.test_fleet import orca
 from tests.reader.folding import folded

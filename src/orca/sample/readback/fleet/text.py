@@ -18,7 +18,7 @@ from orca.sample.readback.fleet.records import (
     FleetRow,
 )
 from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
-from orca.sample.readback.summary.records import ExitSummary
+from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
 
 WIDTH = 120
@@ -210,7 +210,7 @@ def of_what(fleet: Fleet) -> list[str]:
     summaries = [row.summary for row in fleet.rows if row.summary is not None]
     if any(not (usage.cpu_own or usage.cpu_limited) or not (usage.memory_own or usage.memory_limited)
            for usage in usages) or any(not own_io(summary) for summary in summaries):
-        kinds.append(f"{HOST}: the host's as a whole (its lines have no run)")
+        kinds.append(f"{HOST}: the host's as a whole (lines without a run; io, without its run's io)")
     return [f"  ({'; '.join(kinds)})"] if kinds else []
 
 
