@@ -29,19 +29,11 @@ import sys
 import time
 from pathlib import Path
 
+from tests.fleet.capture import SATURATED
+
 SPIN = "import time\nend = time.time() + {seconds}\nwhile time.time() < end:\n    pass\n"
-PAIR = """
-import multiprocessing, time
-def spin():
-    end = time.time() + 20
-    while time.time() < end:
-        pass
-workers = [multiprocessing.Process(target=spin) for _ in range(2)]
-for worker in workers:
-    worker.start()
-for worker in workers:
-    worker.join()
-"""
+PAIR = SATURATED
+"""Two processes spinning for 20 s, as `capture.py`'s saturated instance."""
 HALF = """
 import time
 end = time.time() + {seconds}
