@@ -254,45 +254,14 @@ class UsageSection:
                 used_sums[low - self.first_slot] += used * dt
                 available_sums[low - self.first_slot] += available * dt
                 continue
-            self._index(low)
-            self._index(high)  # both made room for, the slots as long as they need to be for both
+            _index(self, low)
+            _index(self, high)  # both made room for, the slots as long as they need to be for both
             length = 1 << self.shift
             low, high = int(begin) >> self.shift, int(end) >> self.shift
             for slot in range(low, high + 1):
                 seconds = (min(end, (slot + 1) * length) - max(begin, slot * length)) / 1000 if low < high else dt
                 used_sums[slot - self.first_slot] += used * seconds
                 available_sums[slot - self.first_slot] += available * seconds
-
-    def _index(self, slot: int) -> int:
-        """Where slot `slot` (of the current length) is in the sums, room made for it: the sums grown at either end,
-        and the slots made twice as long (`slot` with them) until the run spans fewer than `2 * MAX_BUCKETS`."""
-        sums = self.bucket_sums
-        assert sums is not None
-        if not sums[0]:
-            self.first_slot = slot
-        while max(self.first_slot + len(sums[0]) - 1, slot) - min(self.first_slot, slot) + 1 >= 2 * MAX_BUCKETS:
-            self._halve()
-            slot >>= 1
-        if slot < self.first_slot:
-            for kept in sums:
-                kept[:0] = array("d", bytes(8 * (self.first_slot - slot)))
-            self.first_slot = slot
-        index = slot - self.first_slot
-        for kept in sums:
-            if index >= len(kept):
-                kept.extend(array("d", bytes(8 * (index + 1 - len(kept)))))
-        return index
-
-    def _halve(self) -> None:
-        """Slots twice as long: each two neighbours' sums added into one (in place)."""
-        sums = self.bucket_sums
-        assert sums is not None
-        offset = self.first_slot & 1  # an odd first slot is the second half of its new slot
-        for kept in sums if sums[0] else ():
-            padded = [0.0] * offset + list(kept) + [0.0] * ((offset + len(kept)) & 1)
-            kept[:] = array("d", [first + second for first, second in zip(padded[::2], padded[1::2], strict=True)])
-        self.first_slot >>= 1
-        self.shift += 1
 
     def merge(self, later: UsageSection) -> None:
         """Take in `later`, the fold of the lines after these (another part of the same file); `later` is not to be
@@ -314,11 +283,11 @@ class UsageSection:
             self.memory_limited, self.memory_own = later.memory_limited, later.memory_own
         if self.bucket_sums is not None and later.bucket_sums is not None and later.bucket_sums[0]:
             while later.shift < self.shift:
-                later._halve()
+                _halve(later)
             while self.shift < later.shift:
-                self._halve()
+                _halve(self)
             for offset in range(len(later.bucket_sums[0])):
-                index = self._index(((later.first_slot + offset) << later.shift) >> self.shift)
+                index = _index(self, ((later.first_slot + offset) << later.shift) >> self.shift)
                 for bucket, their_bucket in zip(self.bucket_sums, later.bucket_sums, strict=True):
                     bucket[index] += their_bucket[offset]
 
@@ -351,3 +320,36 @@ class UsageSection:
                 self.shift, self.first_slot, (sums[0].tobytes(), sums[1].tobytes(), sums[2].tobytes(),
                                               sums[3].tobytes())),
         )
+
+
+def _index(section: UsageSection, slot: int) -> int:
+    """Where slot `slot` (of the current length) is in the sums, room made for it: the sums grown at either end,
+    and the slots made twice as long (`slot` with them) until the run spans fewer than `2 * MAX_BUCKETS`."""
+    sums = section.bucket_sums
+    assert sums is not None
+    if not sums[0]:
+        section.first_slot = slot
+    while max(section.first_slot + len(sums[0]) - 1, slot) - min(section.first_slot, slot) + 1 >= 2 * MAX_BUCKETS:
+        _halve(section)
+        slot >>= 1
+    if slot < section.first_slot:
+        for kept in sums:
+            kept[:0] = array("d", bytes(8 * (section.first_slot - slot)))
+        section.first_slot = slot
+    index = slot - section.first_slot
+    for kept in sums:
+        if index >= len(kept):
+            kept.extend(array("d", bytes(8 * (index + 1 - len(kept)))))
+    return index
+
+
+def _halve(section: UsageSection) -> None:
+    """Slots twice as long: each two neighbours' sums added into one (in place)."""
+    sums = section.bucket_sums
+    assert sums is not None
+    offset = section.first_slot & 1  # an odd first slot is the second half of its new slot
+    for kept in sums if sums[0] else ():
+        padded = [0.0] * offset + list(kept) + [0.0] * ((offset + len(kept)) & 1)
+        kept[:] = array("d", [first + second for first, second in zip(padded[::2], padded[1::2], strict=True)])
+    section.first_slot >>= 1
+    section.shift += 1
