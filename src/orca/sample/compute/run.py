@@ -166,14 +166,19 @@ def run_section(
     cores: int | None,
     command: Sequence[str] | None = None,
     ended: CommandEnd | None = None,
+    seconds: float | None = None,
 ) -> RunSample:
     """The line's `run`: `cpu`, `io` and `top` None without both readings or the cores, `procs` None without the
-    current reading; the bounded `command` when given (the first line), the `exit` of `ended` (the last)."""
+    current reading; the bounded `command` when given (the first line), the `exit` of `ended` (the last).
+
+    `seconds`: the line's `dt` as written, over which the CPU and the rates are taken, so that each times the `dt`
+    a reader sees gives back what was used (by default, the time between the two readings)."""
     if prev is None or cur is None or cores is None:
         cpu = io = top = None
     else:
         use = run_use(prev, cur)
-        seconds = (cur.at_ns - prev.at_ns) / 1e9
+        if seconds is None:
+            seconds = (cur.at_ns - prev.at_ns) / 1e9
         cpu = share_of_cores(use.ticks, seconds, cur.ticks_per_second, cores)
         io = None if use.io is None else IoRate(per_second(use.io[0], seconds), per_second(use.io[1], seconds))
         top = top_processes(cur, use.by_process, seconds, cores)
