@@ -156,6 +156,18 @@ def io_text(io: IoSummary) -> str:
             f"write {humanised(io.write)} (peak {humanised(io.write_peak)}/s)")
 
 
+def run_io_text(io: IoSummary, run: RunSummary) -> str:
+    """The run's own bytes read and written, and in how many of its lines they were unknown: never a total that
+    looks whole when some lines lacked it.
+
+    >>> lacking = RunSummary(None, None, None, None, None, None, None, 7, 5)
+    >>> run_io_text(IoSummary(0, 83 * 2**20, 0, 50 * 2**20), lacking)
+    'read 0 B (peak 0 B/s)  write 83.00 MiB (peak 50.00 MiB/s)  (unknown in 5 of 7 lines)'
+    """
+    unknown = run.io_unknown_lines
+    return io_text(io) + (f"  (unknown in {unknown:,} of {run.io_lines:,} lines)" if unknown else "")
+
+
 def process_text(process: ProcessSummary) -> str:
     """One name of the run's top processes: how many, their memory peak together, their CPU seconds, and the bytes
     they read and wrote where they did.
@@ -223,7 +235,7 @@ def _run_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
     if started and memory is not None and (run is not None or memory.rss_peak > 0):
         rows.append(("run memory", f"rss peak {humanised(memory.rss_peak)}"))
     if run is not None and run.io is not None:
-        rows.append(("run io", io_text(run.io)))
+        rows.append(("run io", run_io_text(run.io, run)))
     rows += [("process", process_text(process)) for process in summary.top or ()]
     if summary.cgroup is not None:
         rows += [(f"cgroup {limit}", text) for limit, text in cgroup_texts(summary.cgroup)]

@@ -162,8 +162,18 @@ class ProcessScanner:
             data = stat(pid)
             read = None if data is None else process_times(data)
             if read is not None and read[2][0] == self._last[pid][0]:
-                left[pid] = (*read[2], _io_of(io(pid)))
+                data = io(pid)
+                if data is None and self._gone(pid):  # reaped between its `stat` and its `io`: as if the stat failed
+                    continue
+                left[pid] = (*read[2], _io_of(data))
         return left or NO_PROCESSES
+
+    def _gone(self, pid: int) -> bool:
+        """Whether process `pid`, whose `io` could not be read, has been reaped since its `stat` was: its `stat` no
+        longer reads. The process is then left out of the reading as one whose `stat` failed, rather than making the
+        run's `io` unknown (compute/run.py takes a process missing from a reading for reaped). Another user's `io`
+        (EACCES) or a kernel without one: its `stat` still reads, and its `io` is unknown."""
+        return self._root.read(pid, "stat") is None
 
     def _bytes(self, pages: Mapping[int, int]) -> Mapping[int, int]:
         """pid -> resident bytes of `pages`, made again only when the pages are not the last reading's."""
@@ -210,6 +220,8 @@ class ProcessScanner:
         for pid, data, io in zip(pids, datas, ios, strict=True):
             read = process_times(data)
             if read is None:
+                continue
+            if io is None and self._gone(pid):  # reaped between its `stat` and its `io`: as if the stat failed
                 continue
             state, comm, times = read
             processes[pid] = (*times, _io_of(io))
