@@ -15,7 +15,7 @@ from orca.sample.compute.run_reading import NO_FIGURES, NO_PROCESSES, ProcessCou
 from orca.sample.compute.top import needs_arguments, process_name
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pid_io import read_write_bytes
-from orca.sample.parse.pid_stat import process_times
+from orca.sample.parse.pid_stat import exec_area, process_times
 from orca.sample.shell.bounded import OUT_OF_DESCRIPTORS
 from orca.sample.shell.procs.argv0s import Argv0ByImage, Argv0Files
 from orca.sample.shell.procs.procfs import ProcReadings, scan_run
@@ -58,9 +58,10 @@ class ProcessScanner:
         self._last_files: tuple[list[int], list[bytes], list[bytes | None]] = ([], [], [])
         self._last_read: tuple[Mapping[int, ProcessCounters], int, Mapping[int, str]] = (NO_PROCESSES, 0, {})
         """The last reading's `stat` and `io` files and what they gave: idle processes' files read the same again."""
-        self._names: dict[int, tuple[int, bytes, str]] = {}
-        """pid -> (start, comm, name) of the last reading's processes: a name is made again only after an exec (a
-        new `comm`) or for another process."""
+        self._names: dict[int, tuple[int, bytes, bytes, str]] = {}
+        """pid -> (start, comm, exec area, name) of the last reading's processes: a name is made again only after an
+        exec (a new `comm`, or new `stat` fields 45-51: a script that execs another keeps `comm`) or for another
+        process."""
         self._last_pages: tuple[Mapping[int, int] | None, Mapping[int, int]] = (None, NO_FIGURES)
         """The last reading's resident pages, and them in bytes."""
 
@@ -227,10 +228,11 @@ class ProcessScanner:
             processes[pid] = (*times, _io_of(io))
             procs += state not in DEAD_STATES
             named = known.get(pid)
-            if named is None or named[0] != times[0] or named[1] != comm:
-                named = (times[0], comm, self._name(pid, comm))
+            area = exec_area(data)
+            if named is None or named[0] != times[0] or named[1] != comm or named[2] != area:
+                named = (times[0], comm, area, self._name(pid, comm))
             self._names[pid] = named
-            names[pid] = named[2]
+            names[pid] = named[3]
         return processes, procs, names
 
     def _name(self, pid: int, comm: bytes) -> str:
