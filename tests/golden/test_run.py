@@ -312,3 +312,21 @@ def test_the_command_is_bounded() -> None:
 )
 def test_how_the_command_ended(end: CommandEnd, written: CommandExit) -> None:
     assert run_section(None, None, 2, ended=end).exit == written
+
+
+def test_the_time_of_reaped_children_is_charged_to_them_not_their_parent() -> None:
+    """`make` (500) reaps two compilers between two readings: 501 had 30 ticks at the first, 502 had 10; `make`'s
+    children's ticks then grew by 120, of which 40 were counted. The other 80 are the compilers' last ticks, charged
+    to them in proportion to what each had (60 and 20) rather than to `make`, which used 2 of its own; the run's
+    total is the same 82."""
+    before = RunReading(0, 100, HZ, {500: (10, 1, 0, 0, None), 501: (20, 500, 30, 0, None),
+                                     502: (30, 500, 10, 0, None)}, 3, names={500: "make", 501: "cc1", 502: "cc1"})
+    after = RunReading(SECOND, 200, HZ, {500: (10, 1, 2, 120, None)}, 1, names={500: "make"})
+    use = run_use(before, after)
+    assert use.ticks == 82
+    assert use.by_process == {500: (2, None), 501: (60, None), 502: (20, None)}
+    section = run_section(before, after, 1)
+    assert section.top is not None
+    assert sorted((top.pid, top.name, top.cpu) for top in section.top) == [
+        (500, "make", 2.0), (501, "cc1", 60.0), (502, "cc1", 20.0)
+    ]

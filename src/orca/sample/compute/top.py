@@ -24,7 +24,7 @@ from operator import itemgetter
 from orca.sample.compute.cpu import share_of_cores
 from orca.sample.compute.interpreters import options_of, script_of
 from orca.sample.compute.rates import per_second
-from orca.sample.compute.run_reading import ProcessUse, RunReading
+from orca.sample.compute.run_reading import NO_NAMES, ProcessUse, RunReading
 from orca.sample.line_format import TopProcess
 
 TOP_BY_MEMORY = 3
@@ -81,7 +81,11 @@ def _basename(path: str) -> str:
 
 
 def top_processes(
-    cur: RunReading, by_process: Mapping[int, ProcessUse], seconds: float, cores: int
+    cur: RunReading,
+    by_process: Mapping[int, ProcessUse],
+    seconds: float,
+    cores: int,
+    were_named: Mapping[int, str] = NO_NAMES,
 ) -> tuple[TopProcess, ...]:
     """The line's `run.top`: the processes of `cur` that used the most, chosen as the module docstring says, from
     what each used since the previous reading (`by_process`; empty when none ran) over `seconds`.
@@ -108,7 +112,7 @@ def top_processes(
             ticks, io = use
         tops.append(TopProcess(
             pid=pid,
-            name=names.get(pid, ""),
+            name=names.get(pid) or were_named.get(pid, ""),
             cpu=share_of_cores(ticks, seconds, cur.ticks_per_second, cores),
             rss=resident.get(pid),
             read=None if io is None else per_second(io[0], seconds),
