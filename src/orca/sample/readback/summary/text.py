@@ -174,6 +174,8 @@ def process_text(process: ProcessSummary) -> str:
 
     >>> process_text(ProcessSummary("java", 12, 2**31, 41.04, 0, 200 * 10**6))
     'java ×12: peak 2.00 GiB, 41.0 CPU-s, write 190.73 MiB'
+    >>> process_text(ProcessSummary("pool.py", 5, 5 * 2**30, 60.0, 0, 0, 4242, 2**31, 99.5))
+    'pool.py ×5: peak 5.00 GiB, 60.0 CPU-s; largest 2.00 GiB (pid 4242), busiest 100% of one core'
     >>> process_text(ProcessSummary("sleep", 1, None, 0.0, 0, 0))
     'sleep: peak unknown, 0.0 CPU-s'
     """
@@ -181,7 +183,15 @@ def process_text(process: ProcessSummary) -> str:
     peak = "unknown" if process.mem_peak is None else humanised(process.mem_peak)
     moved = "".join(f", {what} {humanised(size)}" for what, size in (("read", process.read), ("write", process.write))
                     if size)
-    return f"{printable(process.name)}{count}: peak {peak}, {process.cpu_seconds:.1f} CPU-s{moved}"
+    one = ""
+    if process.count > 1:  # several of one name: which was the largest, and how busy one got
+        parts = []
+        if process.largest_rss is not None:
+            parts.append(f"largest {humanised(process.largest_rss)} (pid {process.largest_pid})")
+        if process.busiest_core_percent is not None:
+            parts.append(f"busiest {process.busiest_core_percent:.0f}% of one core")
+        one = "; " + ", ".join(parts) if parts else ""
+    return f"{printable(process.name)}{count}: peak {peak}, {process.cpu_seconds:.1f} CPU-s{moved}{one}"
 
 
 def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
