@@ -79,14 +79,9 @@ class Machine:
         return RunReading(self.clock * 10**7, self.clock, 100, processes, len(processes))
 
 
-actions = st.tuples(
-    st.sampled_from(["run", "run", "write", "fork", "end", "read"]), st.integers(0, 50), st.integers(0, 40)
-)
-steps = st.lists(actions, max_size=80)
-
-
-@given(steps)
-def test_the_lines_add_up_to_what_the_run_used(history: list[tuple[str, int, int]]) -> None:
+def replayed(history: list[tuple[str, int, int]]) -> tuple[Machine, list[RunReading], int, int]:
+    """The machine after `history`, its readings (the first, one per "read", the last), and what it had used and
+    written at the first."""
     machine = Machine()
     readings = [machine.reading()]
     used_at_first, wrote_at_first = machine.used, machine.wrote
@@ -96,6 +91,18 @@ def test_the_lines_add_up_to_what_the_run_used(history: list[tuple[str, int, int
         else:
             machine.act(action)
     readings.append(machine.reading())
+    return machine, readings, used_at_first, wrote_at_first
+
+
+actions = st.tuples(
+    st.sampled_from(["run", "run", "write", "fork", "end", "read"]), st.integers(0, 50), st.integers(0, 40)
+)
+steps = st.lists(actions, max_size=80)
+
+
+@given(steps)
+def test_the_lines_add_up_to_what_the_run_used(history: list[tuple[str, int, int]]) -> None:
+    machine, readings, used_at_first, wrote_at_first = replayed(history)
     counted = [run_use(a, b) for a, b in itertools.pairwise(readings)]
     assert all(use.ticks >= 0 and use.io is not None and min(use.io) >= 0 for use in counted)
     assert sum(use.ticks for use in counted) == machine.used - used_at_first
@@ -110,15 +117,7 @@ def test_the_lines_cpu_times_their_dt_adds_up_to_what_the_run_used(history: list
                                                                    cores: int) -> None:
     """As a reader adds them: each line's `run.cpu` (one decimal) × `cores` × `dt` (written to the millisecond, at
     least one), however short the line and whatever a reaped child brought into it."""
-    machine = Machine()
-    readings = [machine.reading()]
-    used_at_first = machine.used
-    for action in history:
-        if action[0] == "read":
-            readings.append(machine.reading())
-        else:
-            machine.act(action)
-    readings.append(machine.reading())
+    machine, readings, used_at_first, _ = replayed(history)
     total = bound = 0.0
     for prev, cur in itertools.pairwise(readings):
         dt = round(max((cur.at_ns - prev.at_ns) / 1e9, SHORTEST_DT), 3)

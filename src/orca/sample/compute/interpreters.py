@@ -1,6 +1,6 @@
 """The script an interpreter or a shell runs, from its arguments (docs/behaviour.md §3.12 `top`'s `name`).
 
-Each interpreter parses its own options, and some take an argument: `python3 -X dev x.py` runs `x.py`, `bash
+Each interpreter parses its own options, and some take an argument: `python3 -X dev dev.py` runs `dev.py`, `bash
 --rcfile f x.sh` runs `x.sh`, `node --loader a/b app` runs `app`. So each interpreter's options are written down
 here as its own documentation gives them (its `--help` and manual page): the options whose argument is the next word
 (or the rest of the word, in a cluster of one-letter options such as `-Wignore` or `-euo pipefail`), those that give
@@ -129,8 +129,8 @@ def script_of(options: Options, argv: Sequence[str]) -> str | None:
     """The script (or module) an interpreter with `options` runs, from its whole `argv`; None when it runs code given
     inline or from standard input, or names none.
 
-    >>> script_of(PYTHON, ["python3", "-E", "x.py"]), script_of(PYTHON, ["python3", "-Wignore", "-m", "pytest"])
-    ('x.py', 'pytest')
+    >>> script_of(PYTHON, ["python3", "-E", "dev.py"]), script_of(PYTHON, ["python3", "-Wignore", "-m", "pytest"])
+    ('dev.py', 'pytest')
     >>> script_of(SHELL, ["bash", "--rcfile", "f", "x.sh"]), script_of(SHELL, ["bash", "-euo", "pipefail", "-c", "x"])
     ('x.sh', None)
     >>> script_of(NODE, ["node", "--loader", "a/b", "app"])
