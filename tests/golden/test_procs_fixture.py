@@ -9,6 +9,7 @@ cutime + cstime, docs/behaviour.md §6), then multiplied by the page size and di
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from orca.sample.shell.procs import portable
 from orca.sample.shell.procs.portable import alive, tree_rss, tree_usage
 from orca.sample.shell.procs.scanner import ProcessScanner
+from orca.sample.shell.procs.walk import ProcRoot
 
 FIXTURES = Path(__file__).parent / "fixtures" / "procs"
 HAND = str(FIXTURES / "hand")
@@ -154,3 +156,26 @@ def test_without_proc_nor_psutil_alive_asks_kill(monkeypatch: pytest.MonkeyPatch
     assert not alive(2**40)
     assert tree_rss(os.getpid()) == 0
     assert tree_usage([os.getpid()]) == {}
+
+
+def test_a_process_reaped_between_its_stat_and_its_io_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/behaviour.md §3.12 `io`: 101 is reaped just after its `stat` was read, before its `io` (its directory gone
+    when the `io` is read). It is left out of the reading as a process whose `stat` failed, so its parent's jump is
+    what counts it and the run's `io` is not made unknown; 102, which has no `io` file but is still there, keeps its
+    unknown `io`."""
+    tree = tmp_path / "proc"
+    shutil.copytree(HAND, tree, symlinks=True)
+    read = ProcRoot.read
+
+    def reaped_at_its_io(self: ProcRoot, pid: int | str, name: str) -> bytes | None:
+        if name == "io" and int(pid) == 101:
+            shutil.rmtree(tree / "101")
+        return read(self, pid, name)
+
+    monkeypatch.setattr(ProcRoot, "read", reaped_at_its_io)
+    reading = ProcessScanner(str(tree)).reading(100, "").unwrap()
+    assert {pid: counters[4] for pid, counters in reading.processes.items()} == {
+        100: (8192, 4096), 102: None, 103: None, 106: None
+    }

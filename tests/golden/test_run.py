@@ -192,11 +192,23 @@ def test_zombies_are_not_counted_as_processes_but_their_times_are() -> None:
     assert (section.cpu, section.procs) == (30.0, 1)
 
 
-def test_over_all_cores_is_clamped_to_100() -> None:
-    """Ticks are whole: a reading's rounding may show a little more than all of the cores."""
+def test_a_short_last_line_keeps_the_reaped_childrens_last_ticks() -> None:
+    """The line written as COMMAND ends, 1 ms after the one before: its child (20 ticks at the previous reading) used
+    10 more and was reaped, its parent's cutime taking in all 30. The 10 ticks are 0.1 CPU-s over 1 ms on 2 cores:
+    5000% of all cores, which times the `dt` and the cores gives the 0.1 CPU-s back; nothing is held to 100."""
+    before = reading(10.0, 1000, [stat(500, "S", 1, 0, 0, 0, 0, 900), stat(501, "R", 500, 20, 0, 0, 0, 950)])
+    after = reading(10.001, 1000, [stat(500, "S", 1, 0, 0, 30, 0, 900)])
+    section = run_section(before, after, 2)
+    assert section.cpu == 5000.0
+    assert section.cpu * 2 * 0.001 / 100 == pytest.approx(0.1)
+
+
+def test_the_share_is_over_the_dt_given() -> None:
+    """The line's `dt` as written (rounded to the millisecond) is the interval the share is taken over, so that
+    `cpu × cores × dt` is what was used: 5 ticks over a `dt` written as 0.002 s on 1 core are 2500%."""
     before = reading(0.0, 0, [stat(500, "R", 1, 0, 0, 0, 0, 0)])
-    after = reading(1.0, 100, [stat(500, "R", 1, 201, 0, 0, 0, 0)])
-    assert run_section(before, after, 2).cpu == 100.0
+    after = reading(0.0016, 0, [stat(500, "R", 1, 5, 0, 0, 0, 0)])
+    assert run_section(before, after, 1, seconds=0.002).cpu == 2500.0
 
 
 @pytest.mark.parametrize(
@@ -300,3 +312,21 @@ def test_the_command_is_bounded() -> None:
 )
 def test_how_the_command_ended(end: CommandEnd, written: CommandExit) -> None:
     assert run_section(None, None, 2, ended=end).exit == written
+
+
+def test_the_time_of_reaped_children_is_charged_to_them_not_their_parent() -> None:
+    """`make` (500) reaps two compilers between two readings: 501 had 30 ticks at the first, 502 had 10; `make`'s
+    children's ticks then grew by 120, of which 40 were counted. The other 80 are the compilers' last ticks, charged
+    to them in proportion to what each had (60 and 20) rather than to `make`, which used 2 of its own; the run's
+    total is the same 82."""
+    before = RunReading(0, 100, HZ, {500: (10, 1, 0, 0, None), 501: (20, 500, 30, 0, None),
+                                     502: (30, 500, 10, 0, None)}, 3, names={500: "make", 501: "cc1", 502: "cc1"})
+    after = RunReading(SECOND, 200, HZ, {500: (10, 1, 2, 120, None)}, 1, names={500: "make"})
+    use = run_use(before, after)
+    assert use.ticks == 82
+    assert use.by_process == {500: (2, None), 501: (60, None), 502: (20, None)}
+    section = run_section(before, after, 1)
+    assert section.top is not None
+    assert sorted((top.pid, top.name, top.cpu) for top in section.top) == [
+        (500, "make", 2.0), (501, "cc1", 60.0), (502, "cc1", 20.0)
+    ]

@@ -14,12 +14,15 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from orca.sample.compute.build import SHORTEST_DT
 from orca.sample.compute.cpu import share_of_cores
-from orca.sample.compute.run import run_use
+from orca.sample.compute.run import run_section, run_use
 from orca.sample.compute.run_reading import ProcessCounters, RunReading
+from orca.sample.line_format import MOST_PERCENT
 
 ROOT = 100
 
@@ -76,14 +79,9 @@ class Machine:
         return RunReading(self.clock * 10**7, self.clock, 100, processes, len(processes))
 
 
-actions = st.tuples(
-    st.sampled_from(["run", "run", "write", "fork", "end", "read"]), st.integers(0, 50), st.integers(0, 40)
-)
-steps = st.lists(actions, max_size=80)
-
-
-@given(steps)
-def test_the_lines_add_up_to_what_the_run_used(history: list[tuple[str, int, int]]) -> None:
+def replayed(history: list[tuple[str, int, int]]) -> tuple[Machine, list[RunReading], int, int]:
+    """The machine after `history`, its readings (the first, one per "read", the last), and what it had used and
+    written at the first."""
     machine = Machine()
     readings = [machine.reading()]
     used_at_first, wrote_at_first = machine.used, machine.wrote
@@ -93,6 +91,18 @@ def test_the_lines_add_up_to_what_the_run_used(history: list[tuple[str, int, int
         else:
             machine.act(action)
     readings.append(machine.reading())
+    return machine, readings, used_at_first, wrote_at_first
+
+
+actions = st.tuples(
+    st.sampled_from(["run", "run", "write", "fork", "end", "read"]), st.integers(0, 50), st.integers(0, 40)
+)
+steps = st.lists(actions, max_size=80)
+
+
+@given(steps)
+def test_the_lines_add_up_to_what_the_run_used(history: list[tuple[str, int, int]]) -> None:
+    machine, readings, used_at_first, wrote_at_first = replayed(history)
     counted = [run_use(a, b) for a, b in itertools.pairwise(readings)]
     assert all(use.ticks >= 0 and use.io is not None and min(use.io) >= 0 for use in counted)
     assert sum(use.ticks for use in counted) == machine.used - used_at_first
@@ -100,6 +110,22 @@ def test_the_lines_add_up_to_what_the_run_used(history: list[tuple[str, int, int
     for use in counted:  # each line's figures are its processes' (none here leaves the run alive)
         assert use.ticks == sum(ticks for ticks, _ in use.by_process.values())
         assert use.io == tuple(map(sum, zip((0, 0), *(io for _, io in use.by_process.values() if io), strict=True)))
+
+
+@given(steps, st.integers(1, 64))
+def test_the_lines_cpu_times_their_dt_adds_up_to_what_the_run_used(history: list[tuple[str, int, int]],
+                                                                   cores: int) -> None:
+    """As a reader adds them: each line's `run.cpu` (one decimal) × `cores` × `dt` (written to the millisecond, at
+    least one), however short the line and whatever a reaped child brought into it."""
+    machine, readings, used_at_first, _ = replayed(history)
+    total = bound = 0.0
+    for prev, cur in itertools.pairwise(readings):
+        dt = round(max((cur.at_ns - prev.at_ns) / 1e9, SHORTEST_DT), 3)
+        cpu = run_section(prev, cur, cores, seconds=dt).cpu
+        assert cpu is not None
+        total += round(cpu, 1) * cores * dt / 100
+        bound += 0.05 * cores * dt / 100  # half the last decimal of each line's figure
+    assert total == pytest.approx((machine.used - used_at_first) / 100, abs=bound + 1e-9)
 
 
 io = st.none() | st.tuples(st.integers(0, 2**50), st.integers(0, 2**50))
@@ -116,10 +142,13 @@ readings = st.builds(
 
 
 @given(readings, readings, st.integers(1, 256))
-def test_never_negative_never_over_all_the_cores(prev: RunReading, cur: RunReading, cores: int) -> None:
+def test_never_negative_and_the_share_gives_the_ticks_back(prev: RunReading, cur: RunReading, cores: int) -> None:
     use = run_use(prev, cur)
     assert use.ticks >= 0
     assert use.io is None or min(use.io) >= 0
     assert all(ticks >= 0 and (io is None or min(io) >= 0) for ticks, io in use.by_process.values())
-    seconds = (cur.at_ns - prev.at_ns) / 1e9
-    assert 0.0 <= share_of_cores(use.ticks, seconds, cur.ticks_per_second, cores) <= 100.0
+    seconds = max((cur.at_ns - prev.at_ns) / 1e9, 0.001)
+    share = share_of_cores(use.ticks, seconds, cur.ticks_per_second, cores)
+    assert 0.0 <= share <= MOST_PERCENT
+    if share < MOST_PERCENT:  # not held to all the cores: times the interval and the cores, it is the ticks
+        assert share * seconds * cores * cur.ticks_per_second / 100 == pytest.approx(use.ticks)

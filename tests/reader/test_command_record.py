@@ -191,7 +191,9 @@ def test_bytes_that_are_not_utf_8_are_written_as_the_replacement_character(tmp_p
 
 def test_no_exit_when_sampling_ends_before_the_command(tmp_path: Path) -> None:
     out = tmp_path / "m.jsonl"
-    done = sample(out, "sleep", "0.8", extra=("--count", "2"))
+    # Two lines 0.2 s apart, long before the sleep ends: even on a machine so loaded that the first line waits most
+    # of a second for a core (a shorter sleep then ended first, and its line said so).
+    done = sample(out, "sleep", "3", extra=("--count", "2"))
     assert done.returncode == 0
     found = lines(out)
     assert len(found) == 2

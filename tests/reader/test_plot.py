@@ -387,4 +387,4 @@ def test_long_legends_and_notes_stay_inside_the_figure() -> None:
 def test_the_chart_quotes_a_command_as_the_summary_does() -> None:
     """One way of quoting a command's words, `shlex`'s: a word with letters beyond ASCII is quoted in both."""
     words = ("python3", "-c", "print('hé')", "café", "a b", "", "x=1,y=2")
-    assert chart_command(words) == summary_command(RunSummary(words, None, *[None] * 4))
+    assert chart_command(words) == summary_command(RunSummary(words, None, None, None, None, None))

@@ -101,6 +101,7 @@ def test_a_file_of_two_runs_is_two_json_documents(two_runs: Path) -> None:
             "exit": {"code": code, "signal": None, "error": None, "wall": 10.1, "user": 14.25, "system": 0.5,
                      "max_rss": 310 * 2**20},
             "cpu_mean_core_percent": 147.8, "cpu_peak_core_percent": 200.0, "procs_peak": 3, "io": None,
+            "io_lines": 3, "io_unknown_lines": 3,
         }
         assert document["cpu"] == {"mean_all_cores_percent": 40.0, "p95_all_cores_percent": 60.0,
                                    "max_all_cores_percent": 60.0, "busiest_core_p95_percent": 60.0}

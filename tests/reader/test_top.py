@@ -41,8 +41,9 @@ LINES = "\n".join([
 ])
 # By hand: java is pids 10 and 11; together 1.5 GiB in the first line, 1.25 GiB in the second; CPU (25 + 10) % of
 # 2 cores for 5 s = 3.5 s, then 40 % = 4.0 s; read 100 B/s × 5 s + 200 × 5 = 1,500 B; written 1,000 × 5 + 3,000 × 5.
-JAVA = ProcessSummary("java", 2, 3 * GIB // 2, 7.5, 1500, 20000)
-SLEEP = ProcessSummary("sleep", 1, MIB, 0.0, 0, 0)
+# The largest java is pid 10 at 1.25 GiB (second line), and its 40 % of 2 cores is the busiest: 80 % of one core.
+JAVA = ProcessSummary("java", 2, 3 * GIB // 2, 7.5, 1500, 20000, 10, 5 * GIB // 4, 80.0)
+SLEEP = ProcessSummary("sleep", 1, MIB, 0.0, 0, 0, 12, MIB, 0.0)
 # The run's own: read 0 × 5 + 200 × 5, written 1,000 × 5 + 3,000 × 5; the host's: its one line's rates × 5 s.
 RUN_IO = IoSummary(1000, 20000, 200, 3000)
 HOST_IO = IoSummary(25000, 45000, 5000, 9000)
@@ -67,7 +68,7 @@ def test_the_names_of_the_most_memory_come_first_then_those_of_the_most_cpu() ->
     entries = [top(pid, f"p{pid}", 1.0, (10 - pid) * MIB) for pid in range(1, 7)] + [top(7, "spin", 50.0, MIB // 2)]
     summary = summary_of(sample(100.0, run={"cpu": 60.0, "procs": 7, "top": entries}))
     assert [process.name for process in summary.top] == [f"p{pid}" for pid in range(1, TOP_NAMES + 1)] + ["spin"]
-    assert summary.top[-1] == ProcessSummary("spin", 1, MIB // 2, 5.0, 0, 0)  # 50 % of 2 cores for 5 s
+    assert summary.top[-1] == ProcessSummary("spin", 1, MIB // 2, 5.0, 0, 0, 7, MIB // 2, 100.0)  # 50 % of 2 cores
 
 
 def test_lines_without_a_top_have_none_and_no_run_io() -> None:
@@ -89,8 +90,11 @@ def test_a_fold_in_parts_is_the_fold_of_all() -> None:
 
 def test_the_text_has_the_runs_io_and_its_processes_rows_and_the_hosts_io_labelled() -> None:
     rows = block_text(summary_of(LINES)).splitlines()
-    assert "  run io         read 1000 B (peak 200 B/s)  write 19.53 KiB (peak 2.93 KiB/s)" in rows
-    assert "  process        java ×2: peak 1.50 GiB, 7.5 CPU-s, read 1.46 KiB, write 19.53 KiB" in rows
+    # The third line, of a sampler older than `run.io`, has none: the bytes are the two others', and it says so.
+    assert ("  run io         read 1000 B (peak 200 B/s)  write 19.53 KiB (peak 2.93 KiB/s)  (unknown in 1 of 3 lines)"
+            in rows)
+    assert ("  process        java ×2: peak 1.50 GiB, 7.5 CPU-s, read 1.46 KiB, write 19.53 KiB; largest 1.25 GiB"
+            " (pid 10), busiest 80% of one core") in rows
     assert "  process        sleep: peak 1.00 MiB, 0.0 CPU-s" in rows
     assert "  host io        read 24.41 KiB (peak 4.88 KiB/s)  write 43.95 KiB (peak 8.79 KiB/s)" in rows
     labels = [row[2:16].strip() for row in rows[1:]]
@@ -102,10 +106,13 @@ def test_json_has_the_top_processes_and_the_runs_io(tmp_path: Path) -> None:
     path.write_text(LINES + "\n")
     (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
     assert document["top"] == [
-        {"name": "java", "count": 2, "mem_peak": 3 * GIB // 2, "cpu_seconds": 7.5, "read": 1500, "write": 20000},
-        {"name": "sleep", "count": 1, "mem_peak": MIB, "cpu_seconds": 0.0, "read": 0, "write": 0},
+        {"name": "java", "count": 2, "mem_peak": 3 * GIB // 2, "cpu_seconds": 7.5, "read": 1500, "write": 20000,
+         "largest_pid": 10, "largest_rss": 5 * GIB // 4, "busiest_core_percent": 80.0},
+        {"name": "sleep", "count": 1, "mem_peak": MIB, "cpu_seconds": 0.0, "read": 0, "write": 0,
+         "largest_pid": 12, "largest_rss": MIB, "busiest_core_percent": 0.0},
     ]
     assert document["run"]["io"] == {"read": 1000, "write": 20000, "read_peak": 200, "write_peak": 3000}
+    assert (document["run"]["io_lines"], document["run"]["io_unknown_lines"]) == (3, 1)
     assert document["io"] == {"read": 25000, "write": 45000, "read_peak": 5000, "write_peak": 9000}
 
 

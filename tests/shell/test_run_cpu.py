@@ -140,9 +140,10 @@ def test_the_runs_cpu_is_psutils(reader: str, code: str, most: int) -> None:
     for line in found:
         assert abs(line.cpu - line.expected) <= line.bound, found
         assert 1 <= line.procs <= most
-    # It did spin, whatever share of the cores a loaded machine gave it: a window where psutil saw the tree use
-    # more than twice the ticks' bound, so that the comparison tells spinning from idle.
-    assert max(line.expected for line in found) > 2 * TICKS_POINTS, found
+    # It did spin, whatever share of the cores a loaded machine gave it: over the lines, psutil saw the tree use
+    # more than twice one line's ticks' bound, so that the comparisons tell spinning from idle. Summed, not the
+    # busiest line's: a machine loaded many times over its cores gives each line a few points only.
+    assert sum(line.expected for line in found) > 2 * TICKS_POINTS, found
 
 
 def test_the_first_line_covers_the_time_from_the_baseline() -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import psutil
 import pytest
 
+from orca.sample.shell.procs.scanner import ProcessScanner
 from orca.sample.shell.sampler import Sampler
 from tests.reader.test_command_record import lines
 
@@ -173,3 +174,39 @@ def test_the_runs_writes_are_its_own(tmp_path: Path) -> None:
     assert abs(counted - int(written)) <= slack, (counted, written)
     host = sum(line["io"]["write"] * line["dt"] for line in found)
     assert host >= counted + 250_000_000, (host, counted)
+
+
+# A script that, once told to, execs another script under the same interpreter: `comm` stays `python3`.
+FIRST = """
+import os, sys
+print("first", flush=True)
+sys.stdin.readline()
+os.execv(sys.executable, [sys.executable, sys.argv[1]])
+"""
+SECOND = """
+import sys
+print("second", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_script_that_execs_another_is_named_by_the_second(tmp_path: Path) -> None:
+    """docs/behaviour.md §3.12 `top`'s `name`: `first.py` execs `python3 second.py`; the same pid, start and `comm`,
+    but a new exec area (`stat` fields 45-51), so the name is made again: `second.py`."""
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text(FIRST)
+    second.write_text(SECOND)
+    root = subprocess.Popen([sys.executable, str(first), str(second)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        assert root.stdin is not None and root.stdout is not None
+        assert root.stdout.readline() == b"first\n"
+        with ProcessScanner() as scanner:
+            assert scanner.reading(root.pid, "").unwrap().names == {root.pid: "first.py"}
+            root.stdin.write(b"\n")
+            root.stdin.flush()
+            assert root.stdout.readline() == b"second\n"
+            assert scanner.reading(root.pid, "").unwrap().names == {root.pid: "second.py"}
+    finally:
+        os.killpg(root.pid, signal.SIGKILL)
+        root.wait()

@@ -234,7 +234,8 @@ class TopProcess(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The name a person knows it by: its `comm` (the executable's name), or an interpreter's script
     (`compute/top.py`)."""
     cpu: Percent
-    """Percent of all cores' time over the interval, counted as `run.cpu` is (its waited-for children's included)."""
+    """Percent of all cores' time over the interval, counted as `run.cpu` is, but a child reaped in the interval is
+    charged its last part itself, listed though gone (docs/behaviour.md §3.12)."""
     rss: Count | None = None
     """Its resident bytes at the reading."""
     read: Count | None = None

@@ -15,6 +15,8 @@ from orca.sample.compute.snapshot import Snapshot
 from orca.sample.line_format import FORMAT_VERSION, UNSET, Sample
 
 NS_PER_SECOND = 1_000_000_000
+SHORTEST_DT = 0.001
+"""The shortest `dt` a line has: the millisecond it is written to (docs/line.md)."""
 
 
 def build_line(prev: Snapshot, cur: Snapshot) -> Sample:
@@ -24,7 +26,9 @@ def build_line(prev: Snapshot, cur: Snapshot) -> Sample:
     snapshot; the sections that are point-in-time readings (`mem`, `disk`, `cores`) need only `cur`'s. `run` is
     there only with a run, its `cpu` null without both readings of the run's processes.
     """
-    dt = (cur.monotonic_ns - prev.monotonic_ns) / NS_PER_SECOND
+    # At least the millisecond `dt` is written to: a shorter line (the last, as COMMAND ends just after another)
+    # would be written as 0 and whatever it carries would weigh nothing.
+    dt = max((cur.monotonic_ns - prev.monotonic_ns) / NS_PER_SECOND, SHORTEST_DT)
     # A difference section needs both readings: written out rather than through a helper, as this runs every line.
     return Sample(
         v=FORMAT_VERSION,
@@ -38,7 +42,7 @@ def build_line(prev: Snapshot, cur: Snapshot) -> Sample:
         run=(
             None if not cur.run_enabled
             else run_section(prev.run, cur.run, None if cur.stat is None else len(cur.stat.cores), cur.command,
-                             cur.ended)
+                             cur.ended, round(dt, 3))
         ),
         disk=None if cur.disks is None else disks_by_filesystem(cur.disks),
         io=(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from itertools import repeat
 from operator import sub
 
-from orca.sample.line_format import CpuShare
+from orca.sample.line_format import MOST_PERCENT, CpuShare
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
 
 ZERO_SHARE = CpuShare(user=0.0, system=0.0, iowait=0.0, steal=0.0, busiest=0.0)
@@ -83,12 +83,17 @@ def _times(counters: Sequence[int]) -> CpuTimes:
 
 
 def share_of_cores(ticks: int, seconds: float, ticks_per_second: int, cores: int) -> float:
-    """Percent of all `cores`' time over `seconds` that `ticks` are, clamped to 0..100 (a reading's times are rounded
-    to whole ticks); 0.0 without time or without cores.
+    """Percent of all `cores`' time over `seconds` that `ticks` are; 0.0 without time or without cores.
+
+    Not held to 100: a child reaped in a short interval brings its last ticks with it (the line written as COMMAND
+    ends), and its share times the line's `dt` must give back the CPU used, or the lines do not add up to `wait4`'s
+    figure. Held only to `MOST_PERCENT`, the most a line reads back.
 
     >>> share_of_cores(150, 2.0, 100, 4)
     18.75
+    >>> share_of_cores(30, 0.001, 100, 2)  # 0.3 CPU-s reaped within the last millisecond
+    15000.0
     """
     if seconds <= 0 or cores <= 0 or ticks_per_second <= 0:
         return 0.0
-    return min(100.0, 100.0 * ticks / (ticks_per_second * seconds * cores))
+    return min(float(MOST_PERCENT), 100.0 * ticks / (ticks_per_second * seconds * cores))

@@ -21,6 +21,12 @@ the children's is below. Between two readings:
   parent that ignored SIGCHLD got no jump: nothing to take off). A process reaped by something outside the run (its
   parent left, or the run's root reaped by whoever started it) counted up to the previous reading.
 
+Where the time was used: what is left of a reaper's children's jump is charged to the processes it reaped that the
+previous reading saw (`by_process` holds them, gone, their I/O unknown), in proportion to the ticks each had then, so
+a compiler reaped by `make` counts under its own name rather than `make`'s; children forked and reaped between two
+readings, never seen, are in that jump too and so counted under the seen ones' names (under the reaper's when it
+reaped none that was seen). The run's total does not change.
+
 The figures of a process whose I/O could not be read (another user's, a kernel without I/O accounting) are None,
 and so are the run's: a part is not the whole. `procs` is how many processes the run had at the reading, zombies
 (ended, not yet waited for) not counted.
@@ -84,10 +90,10 @@ def run_use(prev: RunReading, cur: RunReading) -> RunUse:
     >>> before = RunReading(0, 150, 100, {7: parent, 8: child}, 2)
     >>> # the child used 5 ticks and read 4096 bytes more, ended, and its parent, which used 10 ticks more, waited
     >>> # for it: its children's ticks took in all 35, and its I/O the child's 12288 bytes read, of which 30 ticks
-    >>> # and 8192 bytes were counted before.
+    >>> # and 8192 bytes were counted before. The child's last 5 ticks are its own; its bytes stay its parent's.
     >>> use = run_use(before, RunReading(10**9, 250, 100, {7: (100, 1, 60, 35, (12288, 4096))}, 1))
     >>> use
-    RunUse(ticks=15, io=(4096, 0), by_process={7: (15, (4096, 0))})
+    RunUse(ticks=15, io=(4096, 0), by_process={8: (5, None), 7: (10, (4096, 0))})
     """
     before, now, left = prev.processes, cur.processes, cur.left
     if before is now and not left:  # the same readings handed out again (every `stat` read the same): idle
@@ -98,6 +104,8 @@ def run_use(prev: RunReading, cur: RunReading) -> RunUse:
     # pid of a process in both readings -> [ticks, bytes read, bytes written] of its reaped descendants counted at
     # `prev`; the bytes -1 when one of them had none.
     counted_before: dict[int, list[int]] = {}
+    # pid of a reaper -> (pid, ticks at `prev`) of each process it reaped since (the children it was last seen with).
+    reaped_by: dict[int, list[tuple[int, int]]] = {}
     for pid, was in before.items():
         still = now.get(pid)
         if still is not None and still[0] == was[0]:
@@ -113,6 +121,7 @@ def run_use(prev: RunReading, cur: RunReading) -> RunUse:
             continue
         reaper = _reaper(was[1], before, now)
         if reaper is not None:
+            reaped_by.setdefault(reaper, []).append((pid, was[2] + was[3]))
             counted = counted_before.setdefault(reaper, [0, 0, 0])
             counted[0] += was[2] + was[3]
             if was[4] is None or counted[1] < 0:
@@ -130,7 +139,13 @@ def run_use(prev: RunReading, cur: RunReading) -> RunUse:
             use = (own + children, io) if start >= since else (0, None if io is None else (0, 0))
         else:
             taken = counted_before.get(pid, _NOTHING)
-            used = max(0, own - then[2]) + max(0, children - then[3] - taken[0])
+            gained = max(0, children - then[3] - taken[0])
+            reaped = reaped_by.get(pid)
+            if reaped and gained:  # charged to the children it reaped, where they ran, not to the parent
+                by_process.update(_split(gained, reaped))
+                ticks += gained
+                gained = 0
+            used = max(0, own - then[2]) + gained
             was_io = then[4]
             if io is None or was_io is None or taken[1] < 0:
                 use = (used, None)
@@ -144,6 +159,23 @@ def run_use(prev: RunReading, cur: RunReading) -> RunUse:
             read += use[1][0]
             written += use[1][1]
     return RunUse(ticks, (read, written) if io_known else None, by_process)
+
+
+def _split(ticks: int, reaped: list[tuple[int, int]]) -> dict[int, ProcessUse]:
+    """`ticks` a reaper's children's time grew by, split among the processes it reaped (pid, ticks at the previous
+    reading) in proportion to those ticks (evenly when all are 0), whole, the remainder to the first of the largest;
+    their I/O unknown (it stays the reaper's).
+
+    >>> _split(10, [(7, 30), (8, 10)]), _split(3, [(7, 0), (8, 0)])
+    ({7: (8, None), 8: (2, None)}, {7: (2, None), 8: (1, None)})
+    """
+    weights = [weight for _, weight in reaped]
+    total = sum(weights)
+    if total == 0:
+        weights, total = [1] * len(reaped), len(reaped)
+    shares = [ticks * weight // total for weight in weights]
+    shares[weights.index(max(weights))] += ticks - sum(shares)
+    return {pid: (share, None) for (pid, _), share in zip(reaped, shares, strict=True)}
 
 
 def _reaper(parent: int, before: Mapping[int, ProcessCounters], now: Mapping[int, ProcessCounters]) -> int | None:
@@ -166,17 +198,22 @@ def run_section(
     cores: int | None,
     command: Sequence[str] | None = None,
     ended: CommandEnd | None = None,
+    seconds: float | None = None,
 ) -> RunSample:
     """The line's `run`: `cpu`, `io` and `top` None without both readings or the cores, `procs` None without the
-    current reading; the bounded `command` when given (the first line), the `exit` of `ended` (the last)."""
+    current reading; the bounded `command` when given (the first line), the `exit` of `ended` (the last).
+
+    `seconds`: the line's `dt` as written, over which the CPU and the rates are taken, so that each times the `dt`
+    a reader sees gives back what was used (by default, the time between the two readings)."""
     if prev is None or cur is None or cores is None:
         cpu = io = top = None
     else:
         use = run_use(prev, cur)
-        seconds = (cur.at_ns - prev.at_ns) / 1e9
+        if seconds is None:
+            seconds = (cur.at_ns - prev.at_ns) / 1e9
         cpu = share_of_cores(use.ticks, seconds, cur.ticks_per_second, cores)
         io = None if use.io is None else IoRate(per_second(use.io[0], seconds), per_second(use.io[1], seconds))
-        top = top_processes(cur, use.by_process, seconds, cores)
+        top = top_processes(cur, use.by_process, seconds, cores, prev.names)
     procs = None if cur is None else cur.procs
     if command is None and ended is None:  # every line but a COMMAND's first and last
         return RunSample(cpu=cpu, procs=procs, io=io, top=top)

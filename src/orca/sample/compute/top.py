@@ -10,20 +10,21 @@ read and write rates.
 
 The name: a process's `comm` (its executable's name, as `ps` and `top` show it), but for an interpreter running a
 script, where the script is what tells two processes apart (`python3 dev.py test` is `dev.py`, `python3 -m pytest`
-is `pytest`, `bash build.sh` is `build.sh`); and for a `comm` the kernel may have cut at 15 bytes, the name of
-argv[0] it was cut from. The shell reads a process's arguments only when `needs_arguments` says so.
+is `pytest`, `bash build.sh` is `build.sh`; each interpreter's options as `compute/interpreters.py` knows them);
+and for a `comm` the kernel may have cut at 15 bytes, the name of argv[0] it was cut from. The shell reads a
+process's arguments only when `needs_arguments` says so.
 """
 
 from __future__ import annotations
 
 import heapq
-import re
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
 
 from orca.sample.compute.cpu import share_of_cores
+from orca.sample.compute.interpreters import options_of, script_of
 from orca.sample.compute.rates import per_second
-from orca.sample.compute.run_reading import ProcessUse, RunReading
+from orca.sample.compute.run_reading import NO_NAMES, ProcessUse, RunReading
 from orca.sample.line_format import TopProcess
 
 TOP_BY_MEMORY = 3
@@ -34,13 +35,6 @@ NAME_CHARS_AT_MOST = 64
 COMM_CHARS_AT_MOST = 15
 """The kernel keeps 15 bytes of a process's name (TASK_COMM_LEN less its NUL): one of 15 may have been cut."""
 
-_SHELL = re.compile(r"(?:ba|da|z|k|mk|c|tc|fi)?sh")
-_INTERPRETER = re.compile(r"(?:python|pypy|node|nodejs|ruby|perl|php|Rscript|lua|luajit|tclsh|julia)[0-9.]*")
-_INLINE = frozenset({"-c", "-e", "-E", "-p", "--eval", "--print"})
-"""The options that give the code itself rather than a script: the interpreter's name is then the name."""
-_TAKES_A_VALUE = frozenset({"-X", "-W", "-r", "--require"})
-"""An interpreter's options whose value is the next argument (Python's `-X`, `-W`; node's and ruby's `-r`)."""
-_SHELL_TAKES_A_VALUE = frozenset({"-o", "+o", "-O", "+O"})
 _LARGEST = itemgetter(1)
 
 
@@ -51,7 +45,7 @@ def needs_arguments(comm: str) -> bool:
     >>> needs_arguments("python3.11"), needs_arguments("bash"), needs_arguments("java"), needs_arguments("x" * 15)
     (True, True, False, True)
     """
-    return len(comm) >= COMM_CHARS_AT_MOST or _INTERPRETER.fullmatch(comm) is not None or bool(_SHELL.fullmatch(comm))
+    return len(comm) >= COMM_CHARS_AT_MOST or options_of(comm) is not None
 
 
 def process_name(comm: str, argv: Sequence[str]) -> str:
@@ -70,9 +64,9 @@ def process_name(comm: str, argv: Sequence[str]) -> str:
     """
     name = comm
     if argv:
-        shell = bool(_SHELL.fullmatch(comm))
-        if shell or _INTERPRETER.fullmatch(comm):
-            script = _script(argv, shell)
+        options = options_of(comm)
+        if options is not None:
+            script = script_of(options, argv)
             if script:
                 name = _basename(script)
         elif len(comm) >= COMM_CHARS_AT_MOST:
@@ -82,33 +76,16 @@ def process_name(comm: str, argv: Sequence[str]) -> str:
     return name if len(name) <= NAME_CHARS_AT_MOST else name[: NAME_CHARS_AT_MOST - 1] + "…"
 
 
-def _script(argv: Sequence[str], shell: bool) -> str | None:
-    """The script an interpreter's arguments name (or the module of `-m`); None when they give the code inline, or
-    name none."""
-    args = iter(argv[1:])
-    for arg in args:
-        if arg == "-" or (shell and arg == "-s"):  # the code from standard input: what follows is its arguments
-            return None
-        if arg == "--":
-            return next(args, None)
-        if arg in _INLINE and (not shell or arg == "-c"):
-            return None
-        if arg == "-m" and not shell:
-            return next(args, None)
-        if arg.startswith(("-", "+")):
-            if arg in (_SHELL_TAKES_A_VALUE if shell else _TAKES_A_VALUE):
-                next(args, None)
-            continue
-        return arg
-    return None
-
-
 def _basename(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1] or path
 
 
 def top_processes(
-    cur: RunReading, by_process: Mapping[int, ProcessUse], seconds: float, cores: int
+    cur: RunReading,
+    by_process: Mapping[int, ProcessUse],
+    seconds: float,
+    cores: int,
+    were_named: Mapping[int, str] = NO_NAMES,
 ) -> tuple[TopProcess, ...]:
     """The line's `run.top`: the processes of `cur` that used the most, chosen as the module docstring says, from
     what each used since the previous reading (`by_process`; empty when none ran) over `seconds`.
@@ -135,7 +112,7 @@ def top_processes(
             ticks, io = use
         tops.append(TopProcess(
             pid=pid,
-            name=names.get(pid, ""),
+            name=names.get(pid) or were_named.get(pid, ""),
             cpu=share_of_cores(ticks, seconds, cur.ticks_per_second, cores),
             rss=resident.get(pid),
             read=None if io is None else per_second(io[0], seconds),

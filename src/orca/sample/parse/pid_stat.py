@@ -134,6 +134,26 @@ def process_times(data: bytes) -> tuple[str, bytes, ProcessTimes] | None:
     return fields[0], comm, (fields[6], fields[1], fields[2] + fields[3], fields[4] + fields[5])
 
 
+EXEC_AREA_FIRST = 45
+"""proc(5)'s fields 45 to 51 (`start_data` to `env_end`, Linux 3.5+): where exec laid out the data, the heap and
+the arguments and environment. They change when a process execs, and only then (ASLR places them anew; another
+program's layout differs anyway), so an exec that keeps `comm` (a script running another script) is still seen."""
+
+
+def exec_area(data: bytes) -> bytes:
+    """The raw fields 45-51 of a /proc/<pid>/stat (`EXEC_AREA_FIRST`); empty when the line has fewer fields. The
+    kernel writes them as 0 to a reader not allowed to trace the process: then no exec is seen.
+
+    >>> exec_area(b"7 (a b) S" + b" 0" * 41 + b" 1 2 3 4 5 6 7 0\\n")
+    b'1 2 3 4 5 6 7'
+    >>> exec_area(b"7 (a) S 1 1")
+    b''
+    """
+    after = data[data.rfind(b")") + 2 :].split(None, EXEC_AREA_FIRST + 4)
+    first = EXEC_AREA_FIRST - 3  # the fields after `comm` start at field 3
+    return b" ".join(after[first : first + 7]) if len(after) >= first + 7 else b""
+
+
 def parse(text: str) -> PidStat | None:
     """The fields of one /proc/<pid>/stat line the sampler uses; None for a line not of the kernel's shape. A plain
     union, not a `Result`: nothing chains a process's stat, and the shell reads it by `stat_fields`.

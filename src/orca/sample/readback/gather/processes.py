@@ -53,15 +53,19 @@ class RunSummary:
     """The most processes the run had at a reading."""
     io: IoSummary | None = None
     """The run's own disk I/O (`run.io`): bytes its processes read and wrote, and the highest rates; None when no
-    line had it."""
+    line had it. Only of the lines that had it: `io_unknown_lines` says how many lacked it."""
+    io_lines: int = 0
+    """The lines that had a `run.cpu` (both readings of the run's processes): those `run.io` could be in."""
+    io_unknown_lines: int = 0
+    """Of `io_lines`, those whose `run.io` was null (a process's `io` could not be read): the bytes leave them out."""
 
 
 class RunSection:
     key = "run"
     columns = (Column("run_cpu", MEAN, tenths=True), Column("run_io_read", MEAN), Column("run_io_write", MEAN))
     keyed = False
-    __slots__ = ("argc", "command", "covered", "exit", "io_seen", "peak", "procs_peak", "read", "read_peak", "seen",
-                 "short_peak", "used", "write", "write_peak")
+    __slots__ = ("argc", "command", "covered", "exit", "io_lines", "io_seen", "io_unknown", "peak", "procs_peak",
+                 "read", "read_peak", "seen", "short_peak", "used", "write", "write_peak")
 
     def __init__(self) -> None:
         self.seen = False
@@ -77,6 +81,8 @@ class RunSection:
         self.read, self.write = ExactSum(), ExactSum()
         """Σ `io.read` × `dt` and Σ `io.write` × `dt`: bytes moved."""
         self.read_peak = self.write_peak = 0
+        self.io_lines = self.io_unknown = 0
+        """The lines with a `run.cpu`, and those of them without a `run.io`."""
 
     def add(self, lines: Sequence[Sample]) -> None:
         command, argc, ended, procs_peak = self.command, self.argc, self.exit, self.procs_peak
@@ -84,6 +90,7 @@ class RunSection:
         read_peak, write_peak = self.read_peak, self.write_peak
         used = covered = read_total = write_total = 0.0
         seen = io_seen = False
+        io_lines = io_unknown = 0
         for line in lines:
             run = line.run
             if run is None:
@@ -96,6 +103,9 @@ class RunSection:
             if run.procs is not None and run.procs > procs_peak:
                 procs_peak = run.procs
             io = run.io
+            if run.cpu is not None:
+                io_lines += 1
+                io_unknown += io is None
             if io is not None:
                 io_seen = True
                 read_total += io.read * line.dt
@@ -114,6 +124,8 @@ class RunSection:
                     peak = share
             elif share > short_peak:
                 short_peak = share
+        self.io_lines += io_lines
+        self.io_unknown += io_unknown
         if seen:
             self.seen, self.command, self.argc, self.exit, self.procs_peak = True, command, argc, ended, procs_peak
             self.peak, self.short_peak = peak, short_peak
@@ -157,6 +169,8 @@ class RunSection:
         self.peak = max(self.peak, later.peak)
         self.short_peak = max(self.short_peak, later.short_peak)
         self.procs_peak = max(self.procs_peak, later.procs_peak)
+        self.io_lines += later.io_lines
+        self.io_unknown += later.io_unknown
         if later.io_seen:
             self.io_seen = True
             self.read.merge(later.read)
@@ -183,4 +197,6 @@ class RunSection:
             procs_peak=self.procs_peak if self.procs_peak >= 0 else None,
             io=IoSummary(round(self.read.value()), round(self.write.value()), self.read_peak, self.write_peak)
             if self.io_seen else None,
+            io_lines=self.io_lines,
+            io_unknown_lines=self.io_unknown,
         )}

@@ -41,28 +41,44 @@ class ProcessSummary:
     read: int
     """Bytes they read from storage (each line's `read` × `dt`), and wrote (`write` × `dt`)."""
     write: int
+    largest_pid: int | None = None
+    """Of several processes of the name, the one that held the most resident memory at one reading, and that most
+    (`largest_rss`); None when no line could read one's."""
+    largest_rss: int | None = None
+    busiest_core_percent: float | None = None
+    """The most CPU one process of the name used in a line, in percent of one core; None without `cores`."""
 
 
 class _NameFold:
     """One name's figures so far."""
 
-    __slots__ = ("cpu", "mem_peak", "pids", "read", "write")
+    __slots__ = ("busiest", "cpu", "largest", "largest_pid", "mem_peak", "pids", "read", "write")
 
     def __init__(self) -> None:
         self.pids = DistinctCount()
         self.mem_peak = -1
         self.cpu, self.read, self.write = ExactSum(), ExactSum(), ExactSum()
+        self.largest = self.largest_pid = -1
+        """The most resident bytes one process of the name held at a reading, and its pid."""
+        self.busiest = -1.0
+        """The most CPU (percent of one core) one process of the name used in a line."""
 
     def merge(self, later: _NameFold) -> None:
         self.pids.merge(later.pids)
         self.mem_peak = max(self.mem_peak, later.mem_peak)
+        if later.largest > self.largest:
+            self.largest, self.largest_pid = later.largest, later.largest_pid
+        self.busiest = max(self.busiest, later.busiest)
         self.cpu.merge(later.cpu)
         self.read.merge(later.read)
         self.write.merge(later.write)
 
     def summary(self, name: str) -> ProcessSummary:
         return ProcessSummary(name, self.pids.count(), self.mem_peak if self.mem_peak >= 0 else None,
-                              self.cpu.value(), round(self.read.value()), round(self.write.value()))
+                              self.cpu.value(), round(self.read.value()), round(self.write.value()),
+                              self.largest_pid if self.largest >= 0 else None,
+                              self.largest if self.largest >= 0 else None,
+                              self.busiest if self.busiest >= 0 else None)
 
 
 def by_name(run: RunSample, cores: int | None) -> dict[str, list[Any]]:
@@ -106,10 +122,17 @@ class TopSection:
                 continue
             self.seen = True
             dt = line.dt
-            for name, (rss, cpu, read, write, pids) in by_name(run, line.cores).items():
-                fold = folds.get(name)
+            cores = line.cores
+            for entry in run.top:
+                fold = folds.get(entry.name)
                 if fold is None:
-                    fold = folds[name] = _NameFold()
+                    fold = folds[entry.name] = _NameFold()
+                if entry.rss is not None and entry.rss > fold.largest:
+                    fold.largest, fold.largest_pid = entry.rss, entry.pid
+                if cores is not None and entry.cpu * cores > fold.busiest:
+                    fold.busiest = entry.cpu * cores
+            for name, (rss, cpu, read, write, pids) in by_name(run, cores).items():
+                fold = folds[name]
                 fold.pids.add_all(pids)
                 if rss is not None and rss > fold.mem_peak:
                     fold.mem_peak = rss

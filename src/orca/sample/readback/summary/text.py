@@ -156,12 +156,26 @@ def io_text(io: IoSummary) -> str:
             f"write {humanised(io.write)} (peak {humanised(io.write_peak)}/s)")
 
 
+def run_io_text(io: IoSummary, run: RunSummary) -> str:
+    """The run's own bytes read and written, and in how many of its lines they were unknown: never a total that
+    looks whole when some lines lacked it.
+
+    >>> lacking = RunSummary(None, None, None, None, None, None, None, 7, 5)
+    >>> run_io_text(IoSummary(0, 83 * 2**20, 0, 50 * 2**20), lacking)
+    'read 0 B (peak 0 B/s)  write 83.00 MiB (peak 50.00 MiB/s)  (unknown in 5 of 7 lines)'
+    """
+    unknown = run.io_unknown_lines
+    return io_text(io) + (f"  (unknown in {unknown:,} of {run.io_lines:,} lines)" if unknown else "")
+
+
 def process_text(process: ProcessSummary) -> str:
     """One name of the run's top processes: how many, their memory peak together, their CPU seconds, and the bytes
     they read and wrote where they did.
 
     >>> process_text(ProcessSummary("java", 12, 2**31, 41.04, 0, 200 * 10**6))
     'java ×12: peak 2.00 GiB, 41.0 CPU-s, write 190.73 MiB'
+    >>> process_text(ProcessSummary("pool.py", 5, 5 * 2**30, 60.0, 0, 0, 4242, 2**31, 99.5))
+    'pool.py ×5: peak 5.00 GiB, 60.0 CPU-s; largest 2.00 GiB (pid 4242), busiest 100% of one core'
     >>> process_text(ProcessSummary("sleep", 1, None, 0.0, 0, 0))
     'sleep: peak unknown, 0.0 CPU-s'
     """
@@ -169,7 +183,15 @@ def process_text(process: ProcessSummary) -> str:
     peak = "unknown" if process.mem_peak is None else humanised(process.mem_peak)
     moved = "".join(f", {what} {humanised(size)}" for what, size in (("read", process.read), ("write", process.write))
                     if size)
-    return f"{printable(process.name)}{count}: peak {peak}, {process.cpu_seconds:.1f} CPU-s{moved}"
+    one = ""
+    if process.count > 1:  # several of one name: which was the largest, and how busy one got
+        parts = []
+        if process.largest_rss is not None:
+            parts.append(f"largest {humanised(process.largest_rss)} (pid {process.largest_pid})")
+        if process.busiest_core_percent is not None:
+            parts.append(f"busiest {process.busiest_core_percent:.0f}% of one core")
+        one = "; " + ", ".join(parts) if parts else ""
+    return f"{printable(process.name)}{count}: peak {peak}, {process.cpu_seconds:.1f} CPU-s{moved}{one}"
 
 
 def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
@@ -223,7 +245,7 @@ def _run_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
     if started and memory is not None and (run is not None or memory.rss_peak > 0):
         rows.append(("run memory", f"rss peak {humanised(memory.rss_peak)}"))
     if run is not None and run.io is not None:
-        rows.append(("run io", io_text(run.io)))
+        rows.append(("run io", run_io_text(run.io, run)))
     rows += [("process", process_text(process)) for process in summary.top or ()]
     if summary.cgroup is not None:
         rows += [(f"cgroup {limit}", text) for limit, text in cgroup_texts(summary.cgroup)]

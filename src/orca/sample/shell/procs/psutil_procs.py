@@ -117,21 +117,27 @@ def _reading(process: psutil.Process) -> tuple[bool, int, str, ProcessCounters] 
         with process.oneshot():
             memory, times, ended = process.memory_info(), process.cpu_times(), process.status() in STATES
             start, parent, name = process.create_time(), process.ppid(), process.name()
-    except psutil.Error:  # gone meanwhile, or not ours to read
+            io = _io(process)
+    except psutil.Error:  # gone meanwhile (its I/O's reading included), or not ours to read
         return None
     own = round((times.user + times.system) * MICROSECONDS)
     children = round((getattr(times, "children_user", 0.0) + getattr(times, "children_system", 0.0)) * MICROSECONDS)
-    return ended, int(memory.rss), name, (round(start * MICROSECONDS), parent, own, children, _io(process))
+    return ended, int(memory.rss), name, (round(start * MICROSECONDS), parent, own, children, io)
 
 
 def _io(process: psutil.Process) -> tuple[int, int] | None:
     """(bytes read, bytes written) where psutil has them (`io_counters`: Linux's `/proc/<pid>/io`, the BSDs'); None
-    where it has not (macOS) or cannot read them (another user's process)."""
+    where it has not (macOS) or cannot read them (another user's process); `psutil.NoSuchProcess` when it was
+    reaped meanwhile."""
     counters = getattr(process, "io_counters", None)
     if counters is None:
         return None
     try:
         io = counters()
+    except psutil.ZombieProcess:
+        return None
+    except psutil.NoSuchProcess:  # reaped since its times were read: gone, as if they had failed
+        raise
     except psutil.Error:
         return None
     read, written = int(io.read_bytes), int(io.write_bytes)

@@ -15,7 +15,7 @@ from orca.sample.compute.run_reading import NO_FIGURES, NO_PROCESSES, ProcessCou
 from orca.sample.compute.top import needs_arguments, process_name
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pid_io import read_write_bytes
-from orca.sample.parse.pid_stat import process_times
+from orca.sample.parse.pid_stat import exec_area, process_times
 from orca.sample.shared.bounded import OUT_OF_DESCRIPTORS
 from orca.sample.shared.sysconf import clock_ticks
 from orca.sample.shared.sysconf import page_size as page_size  # the tests and bench scale pages by it
@@ -58,9 +58,9 @@ class ProcessScanner:
         self._last_files: tuple[list[int], list[bytes], list[bytes | None]] = ([], [], [])
         self._last_read: tuple[Mapping[int, ProcessCounters], int, Mapping[int, str]] = (NO_PROCESSES, 0, {})
         """The last reading's `stat` and `io` files and what they gave: idle processes' files read the same again."""
-        self._names: dict[int, tuple[int, bytes, str]] = {}
-        """pid -> (start, comm, name) of the last reading's processes: a name is made again only after an exec (a
-        new `comm`) or for another process."""
+        self._names: dict[int, tuple[int, bytes, bytes, str]] = {}
+        """pid -> (start, comm, exec area, name) of the last reading's processes: a name is made again only after an
+        exec (a new `comm` or `exec_area`: a script that execs another keeps `comm`) or for another process."""
         self._last_pages: tuple[Mapping[int, int] | None, Mapping[int, int]] = (None, NO_FIGURES)
         """The last reading's resident pages, and them in bytes."""
 
@@ -114,13 +114,14 @@ class ProcessScanner:
             read = self._root.read
             return self._read(
                 at_ns, clock, found, [stats[pid] for pid in found], [read(pid, "io") for pid in found],
-                self._by_path.resident(run), self._left(gone, stats.get, lambda pid: read(pid, "io")),
+                self._by_path.resident(run),
+                _left(self._root, self._last, gone, stats.get, lambda pid: read(pid, "io")),
             )
         files = self._tree_files
         tree = frozenset() if root is None else files.walk(root, forks)
         members = tree.union(self._argv0_files.matching(argv0)) if argv0 else tree
         # The processes that left, read before `keep_only` lets go of their descriptors.
-        left = self._left(self._last.keys() - members, files.stat, files.io)
+        left = _left(self._root, self._last, self._last.keys() - members, files.stat, files.io)
         files.keep_only(tree)
         resident = self._bytes(files.resident(members))
         pids, datas, ios = files.stats(members, self._argv0_files if argv0 else None)
@@ -151,19 +152,6 @@ class ProcessScanner:
         pids = [pid for pid, _ in stats]
         return self._read(at_ns, clock, pids, [data for _, data in stats], [read(pid, "io") for pid in pids], None)
 
-    def _left(
-        self, gone: set[int], stat: Callable[[int], bytes | None], io: Callable[[int], bytes | None]
-    ) -> Mapping[int, ProcessCounters]:
-        """Those of the last reading's processes `gone` from the run that still exist with the same start, their
-        `stat` and `io` read by `stat` and `io` (through kept descriptors while there are some, so a reused pid is
-        not taken for them)."""
-        left: dict[int, ProcessCounters] = {}
-        for pid in gone:
-            data = stat(pid)
-            read = None if data is None else process_times(data)
-            if read is not None and read[2][0] == self._last[pid][0]:
-                left[pid] = (*read[2], _io_of(io(pid)))
-        return left or NO_PROCESSES
 
     def _bytes(self, pages: Mapping[int, int]) -> Mapping[int, int]:
         """pid -> resident bytes of `pages`, made again only when the pages are not the last reading's."""
@@ -211,14 +199,17 @@ class ProcessScanner:
             read = process_times(data)
             if read is None:
                 continue
+            if io is None and _reaped(self._root, pid):  # reaped between its `stat` and its `io`: as if the stat failed
+                continue
             state, comm, times = read
             processes[pid] = (*times, _io_of(io))
             procs += state not in DEAD_STATES
             named = known.get(pid)
-            if named is None or named[0] != times[0] or named[1] != comm:
-                named = (times[0], comm, self._name(pid, comm))
+            area = exec_area(data)
+            if named is None or named[0] != times[0] or named[1] != comm or named[2] != area:
+                named = (times[0], comm, area, self._name(pid, comm))
             self._names[pid] = named
-            names[pid] = named[2]
+            names[pid] = named[3]
         return processes, procs, names
 
     def _name(self, pid: int, comm: bytes) -> str:
@@ -235,6 +226,36 @@ class ProcessScanner:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _left(
+    root: ProcRoot,
+    last: Mapping[int, ProcessCounters],
+    gone: set[int],
+    stat: Callable[[int], bytes | None],
+    io: Callable[[int], bytes | None],
+) -> Mapping[int, ProcessCounters]:
+    """Those of the `last` reading's processes `gone` from the run that still exist with the same start, their `stat`
+    and `io` read by `stat` and `io` (through kept descriptors while there are some, so a reused pid is not taken for
+    them)."""
+    left: dict[int, ProcessCounters] = {}
+    for pid in gone:
+        data = stat(pid)
+        read = None if data is None else process_times(data)
+        if read is not None and read[2][0] == last[pid][0]:
+            data = io(pid)
+            if data is None and _reaped(root, pid):  # reaped between its `stat` and its `io`: as if the stat failed
+                continue
+            left[pid] = (*read[2], _io_of(data))
+    return left or NO_PROCESSES
+
+
+def _reaped(root: ProcRoot, pid: int) -> bool:
+    """Whether process `pid`, whose `io` could not be read, has been reaped since its `stat` was: its `stat` no longer
+    reads. The process is then left out of the reading as one whose `stat` failed, rather than making the run's `io`
+    unknown (compute/run.py takes a process missing from a reading for reaped). Another user's `io` (EACCES) or a
+    kernel without one: its `stat` still reads, and its `io` is unknown."""
+    return root.read(pid, "stat") is None
 
 
 def _io_of(data: bytes | None) -> tuple[int, int] | None:
