@@ -211,8 +211,8 @@ def chart(series: Sequence[Series], runs: int | None = None) -> Chart:
     notes = _notes(series, total)
     if any(value > panel.top for panel in drawn_panels for curve in panel.curves
            for value, short in zip(curve.values, curve.short, strict=False) if short):
-        notes.append(f"a rate over a line shorter than {SHORT_SHARE:g} of the interval is drawn but does not set the "
-                     "scale: ^ marks one above it")
+        notes.append(f"a rate over a line shorter than {SHORT_SHARE:.0%} of the usual interval is drawn but does not "
+                     "set the scale: ^ marks one above it")
     return Chart(title(series, total), drawn_panels, tuple(flat), tuple(notes),
                  tuple(labels(series)) if len(series) > 1 else (), elapsed_ticks(span), span, end)
 
