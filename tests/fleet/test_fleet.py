@@ -10,7 +10,6 @@ import math
 import re
 import subprocess
 import sys
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +51,9 @@ def worked(kind: str) -> dict[str, float]:
     groups = [(line["cgroup"], line["dt"]) for line in lines]
     shares = sorted(group["cpu"] for group, _ in groups)
     return {
-        # From the run's start (its first line's `dt` before it), each interval the later line's `dt`, or the step of
-        # `t` when longer (docs/metrics.md, "The summary").
-        "duration": round(lines[0]["dt"] + sum(max(line["dt"], line["t"] - before["t"])
-                                               for before, line in pairwise(lines)), 3),
+        # Counted by the sampler's monotonic clock: every line's `dt`, the first's from the run's start
+        # (docs/metrics.md, "How time is counted").
+        "duration": round(sum(line["dt"] for line in lines), 3),
         "core_seconds": sum(group["cpu"] / 100 * group["cpu_max"] * dt for group, dt in groups),
         "core_seconds_available": sum(group["cpu_max"] * dt for group, dt in groups),
         "byte_seconds": sum(group["mem"] * dt for group, dt in groups),

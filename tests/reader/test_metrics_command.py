@@ -42,7 +42,7 @@ def test_a_file_summarised_for_a_person(tmp_path: Path) -> None:
     done = orca("metrics", str(path))
     assert done.returncode == 0, done.stderr
     text = done.stdout
-    # The first line, at t 100, covers the 5 s before it: from 95 (1970-01-01T00:01:35Z) to 130 (00:02:10Z).
+    # The dts add up to 35 s, before the last line's t 130: from 95 (1970-01-01T00:01:35Z) to 130 (00:02:10Z).
     assert f"{path}  (host h, 2 cores)" in text
     assert "  time           1970-01-01T00:01:35Z to 1970-01-01T00:02:10Z  (35.0 s)\n" in text
     assert "  lines          5, 1 gap (median interval 5 s)\n" in text
@@ -55,7 +55,7 @@ def test_a_file_summarised_for_a_person(tmp_path: Path) -> None:
     assert "  container      db: mem peak 300 B  oom kills 4\n" in text
     assert "  container      web: mem peak 50 B\n" in text
     assert "  host pressure  cpu 2.0%  memory 2.0%  io 4.0%" in text
-    assert "  sampler        0.45 s of CPU, 1.80% of one core" in text
+    assert "  sampler        0.45 s of CPU, 1.29% of one core" in text  # 0.45 s over the 35 s of dt
     assert "total:" not in text  # one run: no total line
     # One line of the file is a sample gone bad (mem.total -1); the log line is not counted as bad.
     assert "1 line(s) skipped (1 mem.total is not a whole number from 0 to 9,223,372,036,854,775,807)" in done.stderr

@@ -311,6 +311,33 @@ def test_a_clock_stepped_back_inside_a_run_is_neither_an_hour_nor_a_gap(tmp_path
         FIRST_START + 1, FIRST_START - 3600 + 5, 5.0, 0)
 
 
+def test_a_clock_stepped_back_and_forth_is_neither_an_hour_nor_a_gap(tmp_path: Path) -> None:
+    """Ten lines a second apart by the sampler's monotonic clock (every `dt` 1 s), lines 5 to 7 written while the wall
+    clock was an hour back (NTP stepped it back, then forward again): the run lasted its ten `dt`s, 10 s, from
+    05:20:00 to its last line's 05:20:10, and no interval is a gap. The first and last line's `t` are as written."""
+    path = tmp_path / "run.jsonl"
+    times = [FIRST_START + n - (3600 if 5 <= n <= 7 else 0) for n in range(1, 11)]
+    path.write_text("\n".join(line(FIRST_START, t, 1.0, cpu=cpu(10.0)) for t in times) + "\n")
+    done = orca("metrics", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "  time           2026-11-30T05:20:00Z to 2026-11-30T05:20:10Z  (10.0 s)\n" in done.stdout
+    assert "  lines          10, 0 gaps (median interval 1 s)\n" in done.stdout
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert (document["first_t"], document["last_t"], document["duration"], document["gaps"]) == (
+        FIRST_START + 1, FIRST_START + 10, 10.0, 0)
+
+
+def test_a_sampler_stopped_is_a_gap_by_its_dt(tmp_path: Path) -> None:
+    """Lines 5 s apart, the sampler stopped for a minute before the fourth (SIGSTOP): that line's `dt` is 65 s by the
+    monotonic clock, over twice the median of 5 s, so one gap, and the run lasted 5 × 3 + 65 + 5 = 85 s."""
+    path = tmp_path / "run.jsonl"
+    dts = [5.0, 5.0, 5.0, 65.0, 5.0]
+    ends = [FIRST_START + sum(dts[:n + 1]) for n in range(len(dts))]
+    path.write_text("\n".join(line(FIRST_START, t, dt) for t, dt in zip(ends, dts, strict=True)) + "\n")
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert (document["duration"], document["gaps"], document["median_dt"]) == (85.0, 1, 5.0)
+
+
 def test_a_run_shorter_than_a_second_has_no_overhead_share(tmp_path: Path) -> None:
     """One line 0.2 s after the start, the sampler's 0.1 s of CPU mostly its own start: not said as 50 % of a core."""
     path = tmp_path / "run.jsonl"
