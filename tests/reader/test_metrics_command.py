@@ -145,7 +145,8 @@ def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tm
     lines = [line("a", 1.0, 6.0, 1), line("b", 1.5, 1.0, 1), line("a", 2.0, 6.1, 1), line("a", 3.0, 6.02, 2)]
     path = tmp_path / "pods.log"
     path.write_text("\n".join(lines) + "\n")
-    documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    # Two runs (two hosts): the table a fleet gets, each row with its run's summary.
+    documents = [row["summary"] for row in json.loads(orca("metrics", "--json", str(path)).stdout)["rows"]]
     assert [(document["name"], document["host"], document["lines"]) for document in documents] == [
         (str(path), "a", 3), (str(path), "b", 1)]
     a = documents[0]
@@ -154,7 +155,8 @@ def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tm
     assert (a["cpu"]["mean_all_cores_percent"], a["memory"]["used_peak_percent"]) == (6.0, 66.7)
     assert a["containers"] == [{"name": "db", "mem_peak": 7, "oom_kills": 0, "mem_max": 1024, "pids_peak": 4,
                                 "throttled_mean": 12.0}]
-    text = orca("metrics", str(path)).stdout
+    text = orca("metrics", "--each", str(path)).stdout
+    assert text.startswith("instance ")
     assert f"{path}  (host a)" in text and f"{path}  (host b)" in text
     assert "  container      db: mem peak 7 B of 1.00 KiB limit  throttled mean 12.0%  pids peak 4\n" in text
     assert "total: 2 runs, 4 lines" in text

@@ -62,10 +62,37 @@ def blocks(text: str) -> list[str]:
     return text.split("\n\n")
 
 
-def test_a_file_of_two_runs_is_two_summaries(two_runs: Path) -> None:
+def summaries(stdout: str) -> list[dict[str, Any]]:
+    """The runs' summaries of a source's `--json`: its one run's object, or each row's of the table of several."""
+    documents = [json.loads(text) for text in stdout.splitlines()]
+    if len(documents) == 1 and "rows" in documents[0]:
+        return [row["summary"] for row in documents[0]["rows"]]
+    return documents
+
+
+def test_a_file_of_two_runs_is_a_table_of_two_rows(two_runs: Path) -> None:
+    """As a fleet's: one row per run, labelled by its start (one host), then the totals and who stands out."""
     done = orca("metrics", str(two_runs))
     assert done.returncode == 0, done.stderr
-    first, second, total = blocks(done.stdout)
+    table, stand_out = blocks(done.stdout)
+    assert stand_out.startswith("none stands out")
+    header, first, second, total, *_ = table.splitlines()
+    assert header.split()[:3] == ["instance", "start", "span"]
+    # Each run: 0.2 + 5 + 5 s, 3 lines, its host's CPU over them (20 × 0.2 + 40 × 5 + 60 × 5) / 10.2 = 49.4 % of its
+    # cores, the exit of its COMMAND.
+    assert first.split()[:6] == ["run", "05:20:00", "05:20:00", "10.2s", "3", "49.4"] and "exit 0" in first
+    assert second.split()[:6] == ["run", "06:20:00", "06:20:00", "10.2s", "3", "49.4"] and "exit 3" in second
+    assert total == "total: 2 runs, 0.00567 instance-hours from 2026-11-30T05:20:00Z to 2026-11-30T06:20:10Z"
+    assert "command" not in done.stdout  # no run's block without --each
+    document = json.loads(orca("metrics", "--json", str(two_runs)).stdout)
+    assert [(row["label"], row["lines"]) for row in document["rows"]] == [("run 05:20:00", 3), ("run 06:20:00", 3)]
+    assert document["totals"]["runs"] == 2
+
+
+def test_a_file_of_two_runs_with_each_is_the_table_then_two_summaries(two_runs: Path) -> None:
+    done = orca("metrics", "--each", str(two_runs))
+    assert done.returncode == 0, done.stderr
+    first, second, total = blocks(done.stdout)[-3:]
     assert first.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
     assert second.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T06:20:00Z)\n")
     for block, code, hour in ((first, 0, "05"), (second, 3, "06")):
@@ -91,7 +118,7 @@ def test_a_file_of_two_runs_is_two_summaries(two_runs: Path) -> None:
 def test_a_file_of_two_runs_is_two_json_documents(two_runs: Path) -> None:
     done = orca("metrics", "--json", str(two_runs))
     assert done.returncode == 0, done.stderr
-    first, second = [json.loads(text) for text in done.stdout.splitlines()]
+    first, second = summaries(done.stdout)
     assert (first["start"], first["start_utc"]) == (FIRST_START, "2026-11-30T05:20:00Z")
     assert (second["start"], second["start_utc"]) == (SECOND_START, "2026-11-30T06:20:00Z")
     for document, code in ((first, 0), (second, 3)):
@@ -112,7 +139,7 @@ def test_runs_of_a_stream_are_told_apart_too(two_runs: Path) -> None:
     prefixed = "".join(f"orca-sample {text}\n" for text in two_runs.read_text().splitlines())
     done = orca("metrics", "--json", "-", stdin=prefixed.encode())
     assert done.returncode == 0, done.stderr
-    assert [json.loads(text)["start"] for text in done.stdout.splitlines()] == [FIRST_START, SECOND_START]
+    assert [document["start"] for document in summaries(done.stdout)] == [FIRST_START, SECOND_START]
 
 
 def test_lines_of_an_older_sampler_stay_one_instance_per_host(tmp_path: Path) -> None:
@@ -121,16 +148,16 @@ def test_lines_of_an_older_sampler_stay_one_instance_per_host(tmp_path: Path) ->
     path = tmp_path / "run.jsonl"
     old = [line(None, 100.0 + 5 * i, 5.0, cpu=cpu(10.0)) for i in range(3)]
     path.write_text("\n".join([*old, *run_lines(FIRST_START, 0)]) + "\n")
-    done = orca("metrics", str(path))
+    done = orca("metrics", "--each", str(path))
     assert done.returncode == 0, done.stderr
-    older, newer, total = blocks(done.stdout)
+    older, newer, total = blocks(done.stdout)[-3:]
     # The first line covers the 5 s before it: 95 to 110 s.
     assert older.startswith(f"{path}  (host vm, 4 cores)\n  time           1970-01-01T00:01:35Z to "
                             "1970-01-01T00:01:50Z  (15.0 s)\n")
     assert "  lines          3, 0 gaps" in older and "command" not in older and "  run " not in older
     assert newer.startswith(f"{path}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
     assert total.startswith("total: 2 runs, 6 lines")
-    documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    documents = summaries(orca("metrics", "--json", str(path)).stdout)
     assert [(document["start"], document["start_utc"], document["run"] is None) for document in documents] == [
         (None, None, True), (FIRST_START, "2026-11-30T05:20:00Z", False)]
 
