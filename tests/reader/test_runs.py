@@ -322,36 +322,29 @@ def test_a_run_busy_throughout_has_a_mean_of_its_share_not_an_ulp_over() -> None
     assert summary.run.cpu_mean_core_percent == 200.0
 
 
-def test_a_clock_stepped_back_inside_a_run_is_neither_an_hour_nor_a_gap(tmp_path: Path) -> None:
-    """Five lines a second apart, the clock stepped back an hour before the fourth (an NTP step, a VM restored): the
-    run lasted its first line's 1 s and four intervals of 1 s, from 2026-11-30T04:20:04Z (the last line's time less
-    5 s) to its last line; each interval is its line's `dt` when `t` went back, so none is a gap."""
+@pytest.mark.parametrize(("times", "time_row", "lines_row", "last_t", "duration"), [
+    # Five lines a second apart, the clock stepped back an hour before the fourth (an NTP step, a VM restored): the
+    # run lasted its five `dt`s, 5 s, placed before its last line's 04:20:05.
+    ([FIRST_START + 1, FIRST_START + 2, FIRST_START + 3, FIRST_START - 3600 + 4, FIRST_START - 3600 + 5],
+     "2026-11-30T04:20:00Z to 2026-11-30T04:20:05Z  (5.0 s)", "5, 0 gaps", FIRST_START - 3600 + 5, 5.0),
+    # Ten lines, lines 5 to 7 written while the wall clock was an hour back (stepped back, then forward again): the
+    # run lasted its ten `dt`s, 10 s, from 05:20:00 to its last line's 05:20:10.
+    ([FIRST_START + n - (3600 if 5 <= n <= 7 else 0) for n in range(1, 11)],
+     "2026-11-30T05:20:00Z to 2026-11-30T05:20:10Z  (10.0 s)", "10, 0 gaps", FIRST_START + 10, 10.0),
+])
+def test_a_clock_stepped_inside_a_run_is_neither_an_hour_nor_a_gap(
+        tmp_path: Path, times: list[float], time_row: str, lines_row: str, last_t: float, duration: float) -> None:
+    """Lines a second apart by the sampler's monotonic clock (every `dt` 1 s), whatever the wall clock said: the run
+    lasted the sum of its `dt`s, no interval is a gap, and the first and last line's `t` are as written."""
     path = tmp_path / "run.jsonl"
-    times = [FIRST_START + 1, FIRST_START + 2, FIRST_START + 3, FIRST_START - 3600 + 4, FIRST_START - 3600 + 5]
     path.write_text("\n".join(line(FIRST_START, t, 1.0, cpu=cpu(10.0)) for t in times) + "\n")
     done = orca("metrics", str(path))
     assert done.returncode == 0, done.stderr
-    assert "  time           2026-11-30T04:20:00Z to 2026-11-30T04:20:05Z  (5.0 s)\n" in done.stdout
-    assert "  lines          5, 0 gaps (median interval 1 s)\n" in done.stdout
+    assert f"  time           {time_row}\n" in done.stdout
+    assert f"  lines          {lines_row} (median interval 1 s)\n" in done.stdout
     (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
     assert (document["first_t"], document["last_t"], document["duration"], document["gaps"]) == (
-        FIRST_START + 1, FIRST_START - 3600 + 5, 5.0, 0)
-
-
-def test_a_clock_stepped_back_and_forth_is_neither_an_hour_nor_a_gap(tmp_path: Path) -> None:
-    """Ten lines a second apart by the sampler's monotonic clock (every `dt` 1 s), lines 5 to 7 written while the wall
-    clock was an hour back (NTP stepped it back, then forward again): the run lasted its ten `dt`s, 10 s, from
-    05:20:00 to its last line's 05:20:10, and no interval is a gap. The first and last line's `t` are as written."""
-    path = tmp_path / "run.jsonl"
-    times = [FIRST_START + n - (3600 if 5 <= n <= 7 else 0) for n in range(1, 11)]
-    path.write_text("\n".join(line(FIRST_START, t, 1.0, cpu=cpu(10.0)) for t in times) + "\n")
-    done = orca("metrics", str(path))
-    assert done.returncode == 0, done.stderr
-    assert "  time           2026-11-30T05:20:00Z to 2026-11-30T05:20:10Z  (10.0 s)\n" in done.stdout
-    assert "  lines          10, 0 gaps (median interval 1 s)\n" in done.stdout
-    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
-    assert (document["first_t"], document["last_t"], document["duration"], document["gaps"]) == (
-        FIRST_START + 1, FIRST_START + 10, 10.0, 0)
+        FIRST_START + 1, last_t, duration, 0)
 
 
 def test_a_sampler_stopped_is_a_gap_by_its_dt(tmp_path: Path) -> None:
