@@ -29,7 +29,7 @@ from tests.containers.fixtures import (
 )
 
 from bench.run import ORCA, cpu_per_line, interleaved, row, us
-from orca.sample.shell.bounded import KeptFiles
+from orca.sample.shared.bounded import KeptFiles
 from orca.sample.shell.machine.containers import read_bounded
 
 CONTAINERS = 20

@@ -27,7 +27,7 @@ from tests.cgroup.trees import removed
 
 from orca.sample import Sampler
 from orca.sample.compute.own_cgroup import cgroup_section
-from orca.sample.shell.machine.own_cgroup import OwnCgroup
+from orca.sample.shared.own_cgroup import OwnCgroup
 
 V1 = ("memory", "cpu", "cpuacct", "pids")
 

@@ -22,7 +22,7 @@ ONE_PROCESS = r"""
 import sys
 from orca.sample.readback.shell import parts
 parts.MAX_PARTS = 1
-from orca.sample.shell.cli.metrics import metrics_main
+from orca.sample.readback.shell.cli.metrics import metrics_main
 sys.exit(metrics_main(sys.argv[1:]))
 """
 

@@ -244,7 +244,7 @@ def s3_sampler_peak() -> float:
 
 METRICS_PEAK_PROBE = """
 import resource, sys
-from orca.sample.shell.cli.metrics import metrics_main
+from orca.sample.readback.shell.cli.metrics import metrics_main
 import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
     status = metrics_main(["--json", sys.argv[1]])

@@ -62,3 +62,38 @@ def _module_names(tree: ast.AST) -> dict[str, str]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "datetime":
             names["datetime"] = "datetime"
     return names
+
+
+def imported(source: str) -> set[str]:
+    """The modules of this package a module's source imports, anywhere in it (at its top or inside a function)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("orca.")}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("orca."):
+            found.add(node.module or "")
+    return found
+
+
+def inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of a graph (each node's edges to the others), each as the nodes on it; none when it is a tree."""
+    found: list[list[str]] = []
+    done: set[str] = set()
+
+    def walk(node: str, path: list[str]) -> None:
+        if node in path:
+            found.append([*path[path.index(node):], node])
+            return
+        if node in done:
+            return
+        for target in sorted(edges.get(node, ())):
+            walk(target, [*path, node])
+        done.add(node)
+
+    for node in sorted(edges):
+        walk(node, [])
+    return found

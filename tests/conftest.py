@@ -31,10 +31,11 @@ def _one_loader_of_aws_service_descriptions() -> Iterator[None]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The processes the tests start, the signal tests' among them, begin with SIGHUP, SIGINT and SIGTERM at their
-    defaults: a suite run under `nohup` (or as a shell's background job, SIGINT ignored) would otherwise hand them on
-    ignored, and a sampler leaves a signal ignored at its start ignored (docs/behaviour.md §2.4)."""
-    for signum in (signal.SIGHUP, signal.SIGTERM):
+    """The processes the tests start, the signal tests' among them, begin with SIGHUP, SIGINT, SIGQUIT and SIGTERM at
+    their defaults: a suite run under `nohup` (or as a shell's background job, SIGINT and SIGQUIT ignored) would
+    otherwise hand them on ignored, and a sampler leaves a signal ignored at its start ignored (docs/behaviour.md
+    §2.4, §9.3)."""
+    for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
         if signal.getsignal(signum) == signal.SIG_IGN:
             signal.signal(signum, signal.SIG_DFL)
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:

@@ -19,7 +19,7 @@ from returns.result import Success
 import orca.sample
 from orca.sample.compute.encode import encode_line
 from orca.sample.line_format import Sample
-from orca.sample.parse.sample_line import parse
+from orca.sample.readback.sample_line import parse
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 README = CHECKOUT / "README.md"

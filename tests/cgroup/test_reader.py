@@ -12,7 +12,7 @@ from returns.result import Failure, Success
 from orca.sample.compute.own_cgroup import CgroupReading, cgroup_section
 from orca.sample.line_format import CgroupSample
 from orca.sample.parse.cgroup import CpuPeriods
-from orca.sample.shell.machine.own_cgroup import OwnCgroup, own_cpu_limit
+from orca.sample.shared.own_cgroup import OwnCgroup, own_cpu_limit
 from tests.cgroup.trees import V2_CPU_STAT_WITHOUT_THE_CONTROLLER, Mount, Tree, v1_capture, v2_handwritten
 
 V2 = [Mount("unified")]

@@ -17,7 +17,7 @@ import time
 import msgspec
 
 from orca.sample.compute.own_cgroup import CgroupReading, cgroup_section
-from orca.sample.shell.machine.own_cgroup import OwnCgroup
+from orca.sample.shared.own_cgroup import OwnCgroup
 
 SPIN = "while True: pass"
 HOLD = "import sys, time; held = b'x' * int(sys.argv[1]); print('held', flush=True); time.sleep(120)"

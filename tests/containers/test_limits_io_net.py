@@ -23,7 +23,7 @@ import pytest
 from orca.sample.compute.containers import container_entries
 from orca.sample.compute.snapshot import ContainerReading
 from orca.sample.parse.cgroup import CpuPeriods, DeviceIo
-from orca.sample.shell.bounded import KeptFiles
+from orca.sample.shared.bounded import KeptFiles
 from orca.sample.shell.machine.containers import PIDS_TRIED, ContainerSource, own_namespace
 from orca.sample.shell.sampler import Sampler
 

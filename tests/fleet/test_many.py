@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from orca.sample.readback.shell import many
+from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.sources import sources_at
-from orca.sample.shell.cli.metrics import metrics_main
 from tests.fleet.fleets import mixed, write_fleet
 from tests.reader.test_parts import counting_forks
 

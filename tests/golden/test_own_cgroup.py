@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Success
 
-from orca.sample.parse import cgroup, cgroup_v1
+from orca.sample.compute.own_cgroup import cgroup_limits, cgroup_reading
+from orca.sample.parse import cgroup
+from orca.sample.parse.cgroup import CpuPeriods
 from orca.sample.parse.mountinfo import CgroupMount, cgroup_mounts, unescaped
-from orca.sample.parse.own_cgroup import Hierarchy, directories, hierarchies, own_paths
+from orca.sample.parse.own_cgroup import CgroupFiles, Hierarchy, directories, hierarchies, own_paths
 
 CAPTURES = Path(__file__).parent / "captures"
 MACHINE = "linux-6.18.44-fc-v1045.x86_64-2cores"
@@ -30,74 +32,58 @@ def capture(name: str) -> str:
     return (CAPTURES / f"{name}.{MACHINE}.txt").read_text()
 
 
-# v1 memory --------------------------------------------------------------------------------------------------------
+# v1 memory, cpu and cpuacct, as the sampler reads them -------------------------------------------------------------
+
+V1 = CgroupFiles(
+    memory_v1=True, memory_limits=("memory.limit_in_bytes",), memory_stat="memory.stat",
+    memory_used="memory.usage_in_bytes", memory_events="memory.oom_control", cpu_v1=True,
+    cpu_quotas=(("cpu.cfs_quota_us", "cpu.cfs_period_us"),), cpu_stats=("cpu.stat",), cpu_usage="cpuacct.usage",
+    cpu_usage_ns=True,
+)
+LIMITED = {
+    "memory.limit_in_bytes": "cgroup_v1_memory.limit_in_bytes.limited", "memory.stat": "cgroup_v1_memory.stat.limited",
+    "memory.usage_in_bytes": "cgroup_v1_memory.usage_in_bytes.limited",
+    "memory.oom_control": "cgroup_v1_memory.oom_control.oom-killed",
+    "cpu.cfs_quota_us": "cgroup_v1_cpu.cfs_quota_us.half", "cpu.cfs_period_us": "cgroup_v1_cpu.cfs_period_us",
+    "cpu.stat": "cgroup_v1_cpu.stat.throttled", "cpuacct.usage": "cgroup_v1_cpuacct.usage",
+}
 
 
-def test_usage_in_bytes() -> None:
-    assert cgroup_v1.usage_in_bytes(capture("cgroup_v1_memory.usage_in_bytes.limited")) == Success(112959488)
-    assert cgroup_v1.usage_in_bytes("1216512\n") == Success(1216512)  # memory.rst's example
+def v1_texts(**replaced: bytes) -> dict[str, bytes]:
+    """The limited cgroup's captured files, by name, with `replaced`'s (keys with `_` for `.`) in their place."""
+    texts = {name: capture(kept).encode() for name, kept in LIMITED.items()}
+    return texts | {name.replace("_", ".", 1): text for name, text in replaced.items()}
 
 
-def test_limit_in_bytes() -> None:
-    assert cgroup_v1.limit_in_bytes(capture("cgroup_v1_memory.limit_in_bytes.limited")) == Success(268435456)
-    assert cgroup_v1.limit_in_bytes("4194304\n") == Success(4194304)  # memory.rst's 4M
+def test_a_limited_v1_cgroup() -> None:
+    """256 MiB (`memory.limit_in_bytes` and `memory.stat`'s `hierarchical_memory_limit`), half a CPU (50,000 of
+    100,000 us), 112959488 bytes in use of which 20480 inactive file pages, one OOM kill, 1471490123 ns of CPU."""
+    texts = v1_texts()
+    limits = cgroup_limits(V1, texts)
+    assert (limits.memory, limits.cpu) == (268435456, 0.5)
+    reading = cgroup_reading(V1, limits, texts)
+    assert (reading.memory_used, reading.inactive_file, reading.oom_kills) == (112959488, 20480, 1)
+    assert reading.cpu_usage_usec == 1471490
+    assert reading.cpu_periods == CpuPeriods(periods=31, throttled=28)
 
 
 @pytest.mark.parametrize(
-    "text",
+    "limit",
     [
-        pytest.param(capture("cgroup_v1_memory.limit_in_bytes.unlimited"), id="the kernel's maximum, 4 KiB pages"),
-        pytest.param("9223372036854710272\n", id="the kernel's maximum, 64 KiB pages"),
-        pytest.param("-1\n", id="-1, as written"),
+        pytest.param(capture("cgroup_v1_memory.limit_in_bytes.unlimited").encode(), id="the kernel's maximum, 4 KiB"),
+        pytest.param(b"9223372036854710272\n", id="the kernel's maximum, 64 KiB pages"),
+        pytest.param(b"-1\n", id="-1, as written"),
     ],
 )
-def test_limit_in_bytes_unlimited(text: str) -> None:
-    assert cgroup_v1.limit_in_bytes(text) == Success(None)
+def test_an_unlimited_v1_memory_limit_is_none(limit: bytes) -> None:
+    stat = b"hierarchical_memory_limit 9223372036854771712\n"
+    assert cgroup_limits(V1, v1_texts(memory_limit_in_bytes=limit, memory_stat=stat)).memory is None
 
 
-@pytest.mark.parametrize("text", ["", "max\n", "4M\n", "-2\n", "1 2\n", "9" * 30])
-def test_limit_in_bytes_rejects(text: str) -> None:
-    result = cgroup_v1.limit_in_bytes(text)
-    assert isinstance(result, Failure) and result.failure().source == "memory.limit_in_bytes"
-
-
-def test_memory_stat_of_v1() -> None:
-    stat = cgroup.flat_keyed(capture("cgroup_v1_memory.stat.limited"), "memory.stat").unwrap()
-    assert stat["total_inactive_file"] == 20480
-    assert stat["total_rss"] == 112054272
-    assert cgroup_v1.hierarchical_limit(stat) == 268435456
-
-
-def test_hierarchical_limit_unlimited() -> None:
-    assert cgroup_v1.hierarchical_limit({"hierarchical_memory_limit": 9223372036854771712}) is None
-
-
-def test_oom_control() -> None:
-    assert cgroup_v1.oom_kills(capture("cgroup_v1_memory.oom_control.oom-killed")) == Success(1)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        pytest.param("oom_kill_disable 0\nunder_oom 0\n", id="a kernel before 4.13"),
-        pytest.param("oom_kill -1\n", id="negative"),
-        pytest.param("", id="empty"),
-    ],
-)
-def test_oom_control_without_oom_kill(text: str) -> None:
-    assert isinstance(cgroup_v1.oom_kills(text), Failure)
-
-
-# v1 cpu and cpuacct -----------------------------------------------------------------------------------------------
-
-
-def test_cpuacct_usage_in_microseconds() -> None:
-    assert cgroup_v1.cpuacct_usage_usec(capture("cgroup_v1_cpuacct.usage")) == Success(1471490)
-
-
-@pytest.mark.parametrize("text", ["", "-1\n", "1.5\n", "12 34\n"])
-def test_cpuacct_usage_rejects(text: str) -> None:
-    assert isinstance(cgroup_v1.cpuacct_usage_usec(text), Failure)
+def test_the_hierarchical_limit_holds_an_ancestors_limit() -> None:
+    """The cgroup's own file unlimited, `memory.stat`'s `hierarchical_memory_limit` still says 256 MiB."""
+    unlimited = capture("cgroup_v1_memory.limit_in_bytes.unlimited").encode()
+    assert cgroup_limits(V1, v1_texts(memory_limit_in_bytes=unlimited)).memory == 268435456
 
 
 def test_cpu_stat_of_v1() -> None:

@@ -71,11 +71,8 @@ def test_mountinfo_round_trip(mounts: list[CgroupMount], optional: list[str]) ->
 @example("1 2 3:4 / /x rw - - cgroup cgroup rw,memory\n")
 @example("1:memory:/../..\n0::/..\n")
 def test_every_parser_is_total(text: str) -> None:
-    for parsed in (cgroup_v1.usage_in_bytes(text), cgroup_v1.oom_kills(text), cgroup_v1.cpuacct_usage_usec(text)):
-        assert 0 <= parsed.value_or(0) <= U64
-    for limit in (cgroup_v1.limit_in_bytes(text).value_or(None), cgroup.pids_max(text).value_or(None)):
-        assert limit is None or 0 <= limit <= U64
-    assert (cgroup_v1.limit_in_bytes(text).value_or(None) or 0) < cgroup_v1.NO_LIMIT_FROM
+    limit = cgroup.pids_max(text).value_or(None)
+    assert limit is None or 0 <= limit <= U64
     mounts = cgroup_mounts(text).value_or(())
     own = own_paths(text).value_or({})
     found = hierarchies(own, mounts)
@@ -114,8 +111,7 @@ def test_flat_value_is_total_and_never_more_than_the_whole_parse(text: str, key:
 
 @given(u64s)
 def test_v1_limits_round_trip(limit: int) -> None:
-    expected = None if limit >= cgroup_v1.NO_LIMIT_FROM else limit
-    assert cgroup_v1.limit_in_bytes(f"{limit}\n") == Success(expected)
+    assert cgroup_v1.no_limit_as_none(limit) == (None if limit >= cgroup_v1.NO_LIMIT_FROM else limit)
     assert cgroup.pids_max(f"{limit}\n") == Success(limit)
 
 

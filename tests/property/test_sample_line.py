@@ -12,7 +12,7 @@ from returns.result import Failure, Success
 
 from orca.sample.compute.encode import encode_line
 from orca.sample.line_format import PressureShare, Sample
-from orca.sample.parse.sample_line import decode_all, parse
+from orca.sample.readback.sample_line import decode_all, parse
 from tests.examples import costly
 from tests.lines import LEFT_OUT, left_out, samples, text_of, written
 

@@ -8,16 +8,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from orca.sample.line_format import Sample
-from orca.sample.parse.sample_line import decode_all
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.gather.fold import RunFold
 from orca.sample.readback.gather.points import MAX_POINTS
+from orca.sample.readback.gather.records import InstanceSummary
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run, Runs
+from orca.sample.readback.sample_line import decode_all
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.shown import Shown
 from orca.sample.readback.shell.sources import Source, Tally
 from orca.sample.readback.summary.as_json import json_line
-from orca.sample.readback.summary.records import InstanceSummary
 
 
 def checked(text: str) -> list[Sample]:

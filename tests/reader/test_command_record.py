@@ -120,7 +120,9 @@ def test_the_lines_cpu_is_wait4s_from_the_commands_first_moment(tmp_path: Path, 
     done = sample(out, *command)
     assert done.returncode == 0, done.stderr
     found = lines(out)
-    assert found[-1]["run"]["exit"]["user"] + found[-1]["run"]["exit"]["system"] >= 0.5  # it did run
+    # It did run: enough CPU that a missing first moment would stand out of the rounding (how fast 2,000 forks
+    # go depends on the Python and the machine's load, so no fixed number of seconds).
+    assert found[-1]["run"]["exit"]["user"] + found[-1]["run"]["exit"]["system"] >= 4 * rounding(found)
     assert_the_lines_add_up_to_wait4(found)
 
 

@@ -19,7 +19,7 @@ from orca.sample.readback.fleet.as_json import row_document
 from orca.sample.readback.fleet.table import Run, fleet
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
-from orca.sample.readback.summary.records import InstanceSummary
+from orca.sample.readback.gather.records import InstanceSummary
 from tests.examples import costly
 from tests.lines import line, text_of
 

@@ -13,8 +13,8 @@ import msgspec
 
 from orca.sample.line_format import Percent, Sample
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
+from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import MEAN, Bounds, Column, present
-from orca.sample.readback.summary.records import InstanceSummary
 
 
 class Gpu(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from orca.sample.line_format import ContainerSample, Sample
+from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.sources import SourceError, read_samples
 from orca.sample.readback.summary.text import summary_text
-from orca.sample.shell.cli.metrics import metrics_main
 from tests.reader.hand_worked import RUN, locked, sample
 from tests.reader.test_summary import summarise
 

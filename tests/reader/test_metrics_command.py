@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.sources import SourceError, read_samples, sources
 from orca.sample.readback.summary.text import humanised, utc
-from orca.sample.shell.cli.metrics import metrics_main
 from tests.reader.hand_worked import RUN, disk, locked, mem, sample
 
 ORCA = Path(sys.executable).parent / "orca"
@@ -309,7 +309,7 @@ def test_the_help_names_the_command_as_it_was_started_and_that_runs(tmp_path: Pa
 def test_the_plot_install_is_of_this_interpreter_from_where_it_was_installed() -> None:
     """The hint installs the `plot` extra with the pip of the interpreter orca runs in, from the project directory
     it was installed from (editable, as `dev.py` installs it): a directory that exists and declares the extra."""
-    from orca.sample.shell.cli.hints import plot_install
+    from orca.sample.shared.hints import plot_install
 
     words = shlex.split(plot_install())
     assert words[:4] == [sys.executable, "-m", "pip", "install"]

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Success
 
-from orca.sample.parse.sample_line import parse
 from orca.sample.readback.lines import LONGEST_LINE_BYTES
 from orca.sample.readback.minute import Now, newest_minute, newest_window
+from orca.sample.readback.sample_line import parse
 from orca.sample.readback.shell.newest import lines_backwards, read_newest_minute, samples_backwards
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, line
 

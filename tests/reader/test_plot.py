@@ -16,10 +16,13 @@ from typing import Any
 import pytest
 
 from orca.sample.readback.chart.panels import CONTAINERS, GREY, MEMORY, Chart, DrawnPanel, chart, drawn, panels
+from orca.sample.readback.chart.titles import command_text as chart_command
 from orca.sample.readback.chart.titles import title
 from orca.sample.readback.gather.fold import RunFold
+from orca.sample.readback.gather.records import RunSummary
 from orca.sample.readback.runs import every_run
 from orca.sample.readback.shell.plot import chart_figure, draw, layout
+from orca.sample.readback.summary.text import command_text as summary_command
 from tests.reader.folding import checked, folded, series_of
 from tests.reader.hand_worked import RUN, cpu, mem, sample
 
@@ -379,3 +382,9 @@ def test_long_legends_and_notes_stay_inside_the_figure() -> None:
     for artist in [*legends, *figure.texts]:
         box = artist.get_window_extent(renderer)
         assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1, artist
+
+
+def test_the_chart_quotes_a_command_as_the_summary_does() -> None:
+    """One way of quoting a command's words, `shlex`'s: a word with letters beyond ASCII is quoted in both."""
+    words = ("python3", "-c", "print('hé')", "café", "a b", "", "x=1,y=2")
+    assert chart_command(words) == summary_command(RunSummary(words, None, *[None] * 4))

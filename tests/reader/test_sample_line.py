@@ -6,7 +6,7 @@ import pytest
 from returns.result import Failure, Success
 
 from orca.sample.line_format import ContainerSample, CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
-from orca.sample.parse.sample_line import looks_like_sample, parse
+from orca.sample.readback.sample_line import looks_like_sample, parse
 
 # docs/line.md's example line as it was before `throttled` and the sections after `pressure`, on one line.
 EXAMPLE_LINE = (

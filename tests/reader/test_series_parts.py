@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
-from orca.sample.readback.chart.series import Series
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run, every_run
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.shown import Shown

@@ -11,13 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca.sample.line_format import Sample
-from orca.sample.parse.sample_line import decode_all
 from orca.sample.readback.chart.panels import drawn, panels
 from orca.sample.readback.gather.fold import RunFold
-from orca.sample.readback.minute import newest_minute
-from orca.sample.readback.runs import summaries
-from orca.sample.readback.summary.as_json import summary_json
-from orca.sample.readback.summary.records import (
+from orca.sample.readback.gather.records import (
     ContainerSummary,
     CpuSummary,
     DiskSummary,
@@ -27,6 +23,10 @@ from orca.sample.readback.summary.records import (
     NetSummary,
     PressureSummary,
 )
+from orca.sample.readback.minute import newest_minute
+from orca.sample.readback.runs import summaries
+from orca.sample.readback.sample_line import decode_all
+from orca.sample.readback.summary.as_json import summary_json
 from orca.sample.readback.summary.text import summary_text
 from tests.lines import samples
 from tests.reader.hand_worked import RUN

@@ -12,8 +12,8 @@ from typing import Any
 
 from orca.sample.readback.chart.panels import TOP_DRAWN, chart, panels
 from orca.sample.readback.gather.fold import RunFold
+from orca.sample.readback.gather.records import IoSummary, ProcessSummary
 from orca.sample.readback.gather.top import TOP_NAMES
-from orca.sample.readback.summary.records import IoSummary, ProcessSummary
 from orca.sample.readback.summary.text import block_text
 from tests.reader.folding import checked, folded
 from tests.reader.hand_worked import mem, sample

@@ -130,7 +130,7 @@ def test_the_sampler_never_loads_the_reader_or_the_plotting(tmp_path: Path, args
         "import sys\n"
         "from orca.sample.shell.cli.main import dispatch\n"
         f"status = dispatch(['orca', 'sample', '--out', {str(out)!r}, *{args!r}])\n"
-        "reader = ('orca.sample.parse.sample_line', 'orca.sample.shell.cli.metrics',\n"
+        "reader = ('orca.sample.readback.sample_line', 'orca.sample.readback.shell.cli.metrics',\n"
         "          'orca.sample.readback.shell.sources')\n"
         "others = ('matplotlib', 'boto3', 'botocore', 'pandas')\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in others or m in reader]\n"
@@ -239,3 +239,45 @@ def test_nohup_orca_sample_survives_a_hangup(tmp_path: Path) -> None:
             os.killpg(sampler.pid, signal.SIGKILL)
     assert sampler.returncode == 3, err
     assert float(lines(out)[-1]["t"]) > hung_up_at + 0.5  # type: ignore[arg-type]
+
+
+def _caller(ignored: int, blocked: int) -> Callable[[], None]:
+    """A `preexec_fn`: the process starts with `ignored` ignored and `blocked` blocked, as its caller left them."""
+
+    def set_up() -> None:
+        signal.signal(ignored, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {blocked})
+
+    return set_up
+
+
+@pytest.mark.requires_proc  # reads SigIgn and SigBlk in /proc/<pid>/status
+def test_the_command_starts_with_the_callers_dispositions_and_mask(tmp_path: Path) -> None:
+    """COMMAND's signals are what `orca sample`'s caller left: SIGHUP ignored, SIGUSR2 blocked, every other signal at
+    its default and unblocked, those the sampler's own process changed included (Python's SIGPIPE and SIGXFSZ, the C
+    library's own, 32 and 33 in glibc), as a shell would start it."""
+    done = subprocess.run([PYTHON, "-m", "orca.sample", "--out", str(tmp_path / "m.jsonl"), "--seconds", "0.2", "--",
+                           "grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"],  # a shell or Python would change them
+                          capture_output=True, timeout=60, preexec_fn=_caller(signal.SIGHUP, signal.SIGUSR2))
+    assert done.returncode == 0, done.stderr
+    masks = {name.rstrip(":"): int(value, 16) for name, value in map(str.split, done.stdout.decode().splitlines())}
+    expected = {"SigIgn": _bit(signal.SIGHUP), "SigBlk": _bit(signal.SIGUSR2)}
+    assert masks == expected, {name: hex(mask) for name, mask in masks.items()}
+
+
+def test_sampling_that_breaks_before_the_command_starts_still_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/behaviour.md §9.2: a sampler never fails its run, nor reads as its success: COMMAND runs unsampled, and
+    its status is returned."""
+    from orca.sample.shell.cli import flags
+    from orca.sample.shell.cli.sample import sample_main
+
+    def broken(args: list[str]) -> object:
+        raise RuntimeError("a fault in the sampler")
+
+    monkeypatch.setattr(flags, "parse", broken)
+    ran = tmp_path / "ran"
+    status = sample_main(["orca", "sample", "--out", str(tmp_path / "m.jsonl"), "--", "sh", "-c",
+                          f"touch {ran}; exit 3"])
+    assert (status, ran.exists()) == (3, True)

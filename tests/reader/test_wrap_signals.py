@@ -211,3 +211,104 @@ def test_as_a_child_subreaper_the_orphans_are_reaped(tmp_path: Path) -> None:
     done = subprocess.run([PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--", PYTHON, "-c",
                            ORPHANS, str(left)], capture_output=True, timeout=60, preexec_fn=subreaper)
     assert_orphans_reaped(done, left, out)
+
+
+# --- every catchable signal, not only the stop signals (docs/behaviour.md §9.3) ---------------------------------
+
+PASSED_ON = (signal.SIGUSR1, signal.SIGUSR2, signal.SIGQUIT)
+"""A log reopen, a second user signal, a JVM's thread dump: the last one ends COMMAND."""
+
+TAKES_EACH = """\
+import pathlib, signal, sys, time
+got = pathlib.Path(sys.argv[1])
+def note(signum, frame):
+    got.write_text(got.read_text() + f'{signum} ' if got.exists() else f'{signum} ')
+    if signum == signal.SIGQUIT:
+        sys.exit(7)
+for signum in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGQUIT):
+    signal.signal(signum, note)
+pathlib.Path(sys.argv[2]).touch()
+time.sleep(60)
+"""
+"""COMMAND: notes each of PASSED_ON it is given, and exits 7 on SIGQUIT."""
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _send_each_and_wait(sampler: subprocess.Popen[bytes], target: int, got: Path) -> bytes:
+    """PASSED_ON sent to `target` (orca sample), one at a time, each once COMMAND has noted the one before."""
+    for count, signum in enumerate(PASSED_ON, start=1):
+        os.kill(target, signum)
+        deadline = time.monotonic() + 30
+        while len(got.read_text().split() if got.exists() else []) < count:
+            assert sampler.poll() is None or signum == signal.SIGQUIT, "orca sample ended"
+            assert time.monotonic() < deadline, f"{signum} did not reach COMMAND"
+            time.sleep(0.01)
+    _, err = sampler.communicate(timeout=30)
+    return err
+
+
+def _assert_each_passed_on(sampler: subprocess.Popen[bytes], err: bytes, got: Path, out: Path) -> None:
+    assert got.read_text().split() == [str(int(signum)) for signum in PASSED_ON]
+    assert sampler.returncode == 7, err  # COMMAND's status, not the signal's
+    assert json.loads(out.read_bytes().splitlines()[-1])["run"]["exit"]["code"] == 7  # sampled to its end
+
+
+def test_user_signals_and_sigquit_reach_the_command(tmp_path: Path) -> None:
+    """`kill -USR1 <pid of orca sample>` (a log reopen), SIGUSR2, SIGQUIT: passed on, none ends the sampler."""
+    out, got, ready = tmp_path / "m.jsonl", tmp_path / "got", tmp_path / "ready"
+    sampler = subprocess.Popen([PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--", PYTHON,
+                                "-c", TAKES_EACH, str(got), str(ready)], stderr=subprocess.PIPE,
+                               start_new_session=True)
+    try:
+        wait_for(ready, sampler)
+        err = _send_each_and_wait(sampler, sampler.pid, got)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(sampler.pid, signal.SIGKILL)
+        sampler.wait()
+    _assert_each_passed_on(sampler, err, got, out)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="a pid namespace needs root")
+def test_as_pid_1_user_signals_and_sigquit_reach_the_command(tmp_path: Path) -> None:
+    """`docker kill -s USR1` of a container whose entrypoint is `orca sample -- COMMAND`: the kernel drops a signal
+    that pid 1 leaves at its default, so the sampler must take each to pass it on."""
+    out, got, ready = tmp_path / "m.jsonl", tmp_path / "got", tmp_path / "ready"
+    sampler = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", PYTHON, "-m",
+                                "orca.sample", "--out", str(out), "--seconds", "0.2", "--", PYTHON, "-c", TAKES_EACH,
+                                str(got), str(ready)], stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        wait_for(ready, sampler)
+        (init,) = _children(sampler.pid)  # orca sample, pid 1 of the namespace
+        err = _send_each_and_wait(sampler, init, got)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(sampler.pid, signal.SIGKILL)
+        sampler.wait()
+    _assert_each_passed_on(sampler, err, got, out)
+
+
+COUNTS_QUITS = """\
+import pathlib, signal, sys, time
+quits = []
+signal.signal(signal.SIGQUIT, lambda signum, frame: quits.append(signum))
+pathlib.Path(sys.argv[1]).touch()
+time.sleep(1)
+sys.exit(len(quits))
+"""
+"""COMMAND: exits with the number of SIGQUITs it got within a second of being ready."""
+
+
+def test_ctrl_backslash_at_a_terminal_reaches_the_command_once(tmp_path: Path) -> None:
+    """The terminal's SIGQUIT (a JVM's thread dump) goes to the foreground process group, as Ctrl-C's SIGINT does:
+    COMMAND has it once, and the sampler, which takes it, neither dies of it nor passes it on."""
+    out, ready = tmp_path / "m.jsonl", tmp_path / "ready"
+    with at_a_terminal([PYTHON, "-m", "orca.sample", "--out", str(out), "--seconds", "0.2", "--", PYTHON, "-c",
+                        COUNTS_QUITS, str(ready)]) as (sampler, terminal):
+        wait_for(ready, sampler)
+        os.write(terminal.master, termios.tcgetattr(terminal.master)[6][termios.VQUIT])
+        assert sampler.wait(timeout=30) == 1
+    assert json.loads(out.read_bytes().splitlines()[-1])["run"]["exit"]["code"] == 1

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.parse.s3_location import PartLimits
 from orca.sample.shell.out.files import LineFile
 from orca.sample.shell.out.s3 import whole_lines_end
+from orca.sample.shell.out.s3_parts import PartLimits
 from orca.sample.shell.out.s3_store import READ_BYTES, Span
 from orca.sample.shell.out.staging import StagingFile, stage_root
 from tests.moto_server import MotoServer, aws_environment

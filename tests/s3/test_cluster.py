@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from orca.sample.readback.shell import cluster
-from orca.sample.shell.cli.hints import extra_install
-from orca.sample.shell.cli.metrics import metrics_main
+from orca.sample.readback.shell.cli.metrics import metrics_main
+from orca.sample.shared.hints import extra_install
 from tests.fleet.fleets import mixed, write_fleet
 from tests.moto_server import MotoServer, aws_environment
 from tests.s3.proxy import FaultProxy, fault_proxy

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.parse.s3_location import parse_location
+from orca.sample.shared.s3_location import parse_location
 from tests.moto_server import MotoServer, aws_environment
 from tests.s3.proxy import FaultProxy
 from tests.s3.staged import MIB, Location, append, lines_over

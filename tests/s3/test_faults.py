@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from orca.sample.parse.s3_location import PartLimits
 from orca.sample.shell.out import s3_store
 from orca.sample.shell.out.s3 import S3Sink
+from orca.sample.shell.out.s3_parts import PartLimits
 from tests.moto_server import MotoServer
 from tests.s3.proxy import FaultProxy, Seen
 from tests.s3.staged import MIB, Location, append, lines, lines_over, messages_about, multipart, recovers

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from orca.sample.readback.shell import many
-from orca.sample.shell.cli.metrics import metrics_main
+from orca.sample.readback.shell.cli.metrics import metrics_main
 from tests.fleet.fleets import mixed, write_fleet
 from tests.moto_server import MotoServer
 from tests.reader.test_parts import counting_forks

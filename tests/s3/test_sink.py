@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from orca.sample.parse.s3_location import parse_location
+from orca.sample.shared.s3_location import parse_location
 from orca.sample.shell.out.s3 import DEFAULT_UPLOAD_SECONDS, S3Sink, stage_of, upload_seconds
 from orca.sample.shell.out.staging import stage_root
 from tests.moto_server import MotoServer, aws_environment

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from orca.sample.readback.shell import s3_objects
+from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.newest import read_newest_minute
 from orca.sample.readback.shell.s3_objects import FETCHES
 from orca.sample.readback.shell.sources import SourceError, Tally, read_samples, read_source, sources
-from orca.sample.shell.cli.metrics import metrics_main
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, RUN, sample
 from tests.s3.proxy import FaultProxy

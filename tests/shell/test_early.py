@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from orca.sample.compute.snapshot import host_readings
-from orca.sample.shell.bounded import KeptFiles
+from orca.sample.shared.bounded import KeptFiles
 from orca.sample.shell.cli import sample as cli
 from orca.sample.shell.machine.early import KernelTexts, read_early, read_kernel_texts
 from orca.sample.shell.machine.fs import FS

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.sysconf import OTHER_FILES
+from orca.sample.shared.sysconf import OTHER_FILES
 from tests.shell.run import command, environment, no_traceback, read_lines
 
 SLEEP = "/bin/sleep"

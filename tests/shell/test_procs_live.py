@@ -19,13 +19,13 @@ from typing import Any
 import psutil
 import pytest
 
+from orca.sample.shared.sysconf import page_size
 from orca.sample.shell.procs import procfs, tree_files
 from orca.sample.shell.procs.argv0s import Argv0Files
 from orca.sample.shell.procs.portable import alive, tree_rss, tree_usage
 from orca.sample.shell.procs.scanner import ProcessScanner
 from orca.sample.shell.procs.tree_files import TreeFiles
 from orca.sample.shell.procs.walk import ProcRoot, walk_tree
-from orca.sample.shell.sysconf import page_size
 from tests.shell.descriptors import open_descriptors
 
 MIB = 1024 * 1024

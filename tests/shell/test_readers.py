@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orca.sample.shell.bounded import (
+from orca.sample.shared.bounded import (
     KeptFiles,
     NotRegularFile,
     TooLarge,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from orca.sample.readback.shell import parts
-from orca.sample.shell.machine.own_cgroup import own_cpu_limit
+from orca.sample.shared.own_cgroup import own_cpu_limit
 
 
 def tree(tmp_path: Path, own: str, files: dict[str, str], v1: str = "") -> str:

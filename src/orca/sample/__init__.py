@@ -7,7 +7,22 @@ that `import orca.sample` stays cheap for the command and for other orca modules
 (`as` marks them re-exported); a test checks that they name exactly `_HOMES`, each from its home.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: it is an import, time in which a signal to a starting sampler kills it.
+import sys
+
+if getattr(sys, "argv", [])[1:2] == ["sample"] or getattr(sys, "argv", [])[:1] == ["-m"]:
+    # Perhaps `orca sample` or `python -m orca.sample` starting (docs/behaviour.md §2.4): every signal is held from
+    # this first moment, until `caught` has its handlers in place (when it is the sampler) and lets them through.
+    # Only modules loaded already until then (`sys`, `_signal`): any other import would widen the window.
+    import _signal
+
+    _held = None  # a platform without signal masks (Windows) holds nothing
+    if hasattr(_signal, "pthread_sigmask"):
+        _held = _signal.pthread_sigmask(_signal.SIG_BLOCK, _signal.valid_signals())
+    from orca.sample.shell.cli.caught import catch_at_start
+
+    catch_at_start(_held)
+    del _held
 
 TYPE_CHECKING = False
 """`typing.TYPE_CHECKING` as the type checker sees it, without importing `typing` at every start."""
@@ -30,13 +45,13 @@ if TYPE_CHECKING:
     from orca.sample.parse.pid_stat import parse_pid_stat as parse_pid_stat
     from orca.sample.parse.pid_stat import parse_pid_usage as parse_pid_usage
     from orca.sample.parse.proc_stat import parse_proc_stat as parse_proc_stat
-    from orca.sample.parse.sample_line import parse_sample_line as parse_sample_line
     from orca.sample.readback.minute import Now as Now
     from orca.sample.readback.minute import newest_minute as newest_minute
+    from orca.sample.readback.sample_line import parse_sample_line as parse_sample_line
     from orca.sample.readback.shell.newest import read_newest_minute as read_newest_minute
     from orca.sample.readback.shell.sources import SourceError as SourceError
     from orca.sample.readback.shell.sources import read_samples as read_samples
-    from orca.sample.shell.aws import aws_client as aws_client
+    from orca.sample.shared.aws import aws_client as aws_client
     from orca.sample.shell.cli.env import default_dirs as default_dirs
     from orca.sample.shell.cli.env import metrics_location as metrics_location
     from orca.sample.shell.cli.env import sample_seconds as sample_seconds
@@ -74,7 +89,7 @@ _HOMES: dict[str, str] = {
     "parse_proc_stat": "orca.sample.parse.proc_stat",
     "ContainerSample": "orca.sample.line_format",
     "Sample": "orca.sample.line_format",
-    "parse_sample_line": "orca.sample.parse.sample_line",
+    "parse_sample_line": "orca.sample.readback.sample_line",
     "sample_main": "orca.sample.shell.cli.sample",
     "container_ids": "orca.sample.shell.machine.containers",
     "default_dirs": "orca.sample.shell.cli.env",
@@ -90,7 +105,7 @@ _HOMES: dict[str, str] = {
     "stage_of": "orca.sample.shell.out.s3",
     "open_private": "orca.sample.shell.out.staging",
     "stage_root": "orca.sample.shell.out.staging",
-    "aws_client": "orca.sample.shell.aws",
+    "aws_client": "orca.sample.shared.aws",
     "process_stat": "orca.sample.shell.procs.stats",
     "process_stats": "orca.sample.shell.procs.stats",
     "Sampler": "orca.sample.shell.sampler",

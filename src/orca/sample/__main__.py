@@ -4,7 +4,7 @@ ARGS` is `orca metrics ARGS`, and `python -m orca.sample schema ARGS` `orca sche
 import sys
 
 if sys.argv[1:2] == ["metrics"]:
-    from orca.sample.shell.cli.metrics import metrics_main
+    from orca.sample.readback.shell.cli.metrics import metrics_main
 
     sys.exit(metrics_main(sys.argv[2:]))
 if sys.argv[1:2] == ["schema"]:

@@ -107,20 +107,6 @@ class ExactSum:
         return math.fsum(self.partials)
 
 
-def mean_share(weighted: ExactSum, weights: ExactSum) -> float | None:
-    """The weighted mean of shares of at most 100 (percent), from the sum of each share times its weight and the sum
-    of the weights; None without weight. Each term was rounded as it was made, so the quotient can come out an ulp
-    over 100: it is taken back.
-
-    >>> shares, seconds = ExactSum(), ExactSum()
-    >>> shares.add(100 * 0.013); seconds.add(0.013)
-    >>> 100 * 0.013 / 0.013, mean_share(shares, seconds)
-    (100.00000000000001, 100.0)
-    """
-    covered = weights.value()
-    return min(100.0, weighted.value() / covered) if covered > 0 else None
-
-
 _T = TypeVar("_T", int, float)
 
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from orca.sample.line_format import Sample
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
 from orca.sample.readback.gather.points import MAX_POINTS
+from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import Section
-from orca.sample.readback.summary.records import InstanceSummary
 
 OPEN_RUNS = 64
 """Runs held open at once: lines interleaved from more runs than this at a time are rare (a log of many hosts)."""

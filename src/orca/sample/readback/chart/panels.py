@@ -17,10 +17,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
 from orca.sample.readback.chart.titles import elapsed_span, labels, origins, title
 from orca.sample.readback.gather.points import MAX_KEYED
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.summary.text import humanised
 
 PERCENT, BYTES, RATE = "percent", "bytes", "rate"

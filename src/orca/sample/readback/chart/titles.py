@@ -4,11 +4,12 @@ run's label, and the moment each run's elapsed time counts from."""
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Sequence
 
 from orca.sample.line_format import CommandExit
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.chart.ticks import duration_text
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
 
 COMMAND_CHARS = 90
@@ -45,7 +46,7 @@ def command_text(command: Sequence[str], argc: int | None = None) -> str:
     >>> command_text(["sh", "-c", "sleep 1; echo done"]), command_text(["make", "-j4"], argc=40)
     ("sh -c 'sleep 1; echo done'", 'make -j4 … (40 arguments)')
     """
-    words = [_quoted(printable(word)) for word in command]
+    words = [shlex.quote(printable(word)) for word in command]
     text = " ".join(words)
     more = argc is not None and argc > len(command)
     if len(text) > COMMAND_CHARS:
@@ -53,12 +54,6 @@ def command_text(command: Sequence[str], argc: int | None = None) -> str:
     elif more:
         text += " …"
     return f"{text} ({argc} arguments)" if more else text
-
-
-def _quoted(word: str) -> str:
-    if word and all(character.isalnum() or character in "@%+=:,./-_" for character in word):
-        return word
-    return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
 def exit_text(exit: CommandExit | None) -> str:

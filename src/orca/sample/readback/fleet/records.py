@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orca.sample.readback.fleet.usage import Usage
-from orca.sample.readback.summary.records import InstanceSummary
+from orca.sample.readback.gather.records import InstanceSummary
 
 IDLE, SATURATED, STRAGGLER, GAPS, NO_LINES = "idle", "saturated", "straggler", "gaps", "no lines"
 """The flags, in the order a row shows them."""

@@ -30,7 +30,7 @@ from orca.sample.readback.fleet.records import (
     begin,
 )
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU, Usage
-from orca.sample.readback.summary.records import InstanceSummary
+from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.summary.text import duration, utc
 
 IDLE_TIME_PERCENT = 5.0

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from orca.sample.readback.fleet.records import GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet, FleetRow
 from orca.sample.readback.fleet.table import io_bytes, net_bytes, rss_peak
-from orca.sample.readback.summary.records import ExitSummary
+from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
 
 WIDTH = 120

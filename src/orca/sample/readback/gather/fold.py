@@ -14,19 +14,19 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from orca.sample.line_format import Sample
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.gather.containers import ContainersSection
 from orca.sample.readback.gather.host import CpuSection, DiskSection, MemorySection
 from orca.sample.readback.gather.limits import CgroupSection
 from orca.sample.readback.gather.points import MAX_POINTS, Points
 from orca.sample.readback.gather.pressure import PressureSection
 from orca.sample.readback.gather.processes import RunSection
+from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.sampler import SamplerSection
 from orca.sample.readback.gather.section import Section
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.gather.times import Times
 from orca.sample.readback.gather.top import TopSection
 from orca.sample.readback.gather.traffic import IoSection, NetSection
-from orca.sample.readback.summary.records import InstanceSummary
 
 SECTIONS: tuple[Callable[[], Section], ...] = (
     CpuSection, MemorySection, DiskSection, IoSection, NetSection, PressureSection, ContainersSection, SamplerSection,

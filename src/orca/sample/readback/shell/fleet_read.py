@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import cast
 
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run as FoldedRun
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.shown import Shown, Totals

@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from returns.result import Success
 
 from orca.sample.line_format import Sample
-from orca.sample.parse.s3_location import SCHEME
-from orca.sample.parse.sample_line import parse
-from orca.sample.readback.backwards import ReadAt, line_start_before
 from orca.sample.readback.lines import LONGEST_LINE_BYTES
 from orca.sample.readback.minute import Now, newest_minute, newest_window
-from orca.sample.shell.bounded import open_regular
+from orca.sample.readback.sample_line import parse
+from orca.sample.shared.backwards import ReadAt, line_start_before
+from orca.sample.shared.bounded import open_regular
+from orca.sample.shared.s3_location import SCHEME
 
 BLOCK_BYTES = 64 * 1024
 """Read from the end in blocks of this size; a minute at the default interval is a few kilobytes."""
@@ -91,8 +91,8 @@ def read_newest_minute(path: str, now: float | None = None) -> Now | None:
 
 def _object_newest_minute(location: str, now: float) -> Now | None:
     """The same for an S3 object, read from its end by ranged requests."""
-    from orca.sample.parse.s3_location import parse_location
     from orca.sample.readback.shell.s3_objects import reader_client
+    from orca.sample.shared.s3_location import parse_location
 
     parsed = parse_location(location)
     if parsed is None:

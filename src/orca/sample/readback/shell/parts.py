@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from typing import IO
 
 from orca.sample.line_format import Sample
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.gather.fold import SECTIONS
+from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import Section
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run, Runs
 from orca.sample.readback.shell.pool import local_executor
 from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, decoded_batches, descriptor_batches, part_starts
-from orca.sample.readback.summary.records import InstanceSummary
-from orca.sample.shell.machine.own_cgroup import own_cpu_limit
+from orca.sample.shared.own_cgroup import own_cpu_limit
 
 MIN_PART_BYTES = 4 * 2**20
 """Below this much per part, a process of its own costs more than it saves (starting it, sending its runs back)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orca.sample.readback.chart.panels import GREY, Chart, DrawnPanel, chart
-from orca.sample.readback.chart.series import Series
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.summary.text import printable
 
 LINE_STYLES = ("-", "--", ":", "-.")

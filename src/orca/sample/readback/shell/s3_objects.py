@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
-from orca.sample.parse.s3_location import SCHEME, parse_prefix
-from orca.sample.shell.aws import aws_client, error_answer, reason
+from orca.sample.shared.aws import aws_client, error_answer, reason
+from orca.sample.shared.s3_location import SCHEME, parse_prefix
 
 FETCHES = 16
 """Objects fetched at once, each on a connection of the one client's pool."""

@@ -8,9 +8,9 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from orca.sample.readback.chart.series import Series
+from orca.sample.readback.gather.records import InstanceSummary
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run
-from orca.sample.readback.summary.records import InstanceSummary
 
 
 @dataclass(slots=True)

@@ -15,10 +15,10 @@ from typing import Any
 
 from orca.sample.line_format import Sample
 from orca.sample.parse.errors import reason_of
-from orca.sample.parse.s3_location import SCHEME
-from orca.sample.parse.sample_line import decode_all, looks_like_sample
-from orca.sample.readback.backwards import line_start_before
 from orca.sample.readback.lines import LONGEST_LINE_BYTES, Batch, line_batches
+from orca.sample.readback.sample_line import decode_all, looks_like_sample
+from orca.sample.shared.backwards import line_start_before
+from orca.sample.shared.s3_location import SCHEME
 
 READ_BYTES = 256 * 1024
 """Files, S3 objects and standard input are read this size at a time: the lines of one chunk are checked together."""

@@ -1,2 +1,2 @@
-"""A run's summary as `orca metrics` prints it: the records it is made of (`records.py`, each section's defined beside
-its fold in `readback/gather/`), for a person (`text.py`) and for a script (`as_json.py`)."""
+"""A run's summary as `orca metrics` prints it, from the records the gather makes (`readback/gather/records.py`): for
+a person (`text.py`) and for a script (`as_json.py`)."""

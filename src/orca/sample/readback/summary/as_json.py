@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
 
-from orca.sample.readback.summary.records import InstanceSummary
+from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.summary.text import utc
 
 PLACES = {"start": 3, "first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "wall": 3, "self_cpu_seconds": 2,
@@ -24,7 +24,7 @@ def rounded(value: object, key: str = "") -> object:
 
     >>> rounded({"cpu": {"mean": 6.039999999999999}, "first_t": 1796032568.5170002, "mem": 5, "p": (12.0,)})
     {'cpu': {'mean': 6.0}, 'first_t': 1796032568.517, 'mem': 5, 'p': [12.0]}
-    >>> from orca.sample.readback.summary.records import NetSummary
+    >>> from orca.sample.readback.gather.records import NetSummary
     >>> rounded(NetSummary(1, 2, 3, 4), "net")
     {'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4}
     """

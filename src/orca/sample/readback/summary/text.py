@@ -8,7 +8,7 @@ from __future__ import annotations
 import shlex
 from datetime import UTC, datetime
 
-from orca.sample.readback.summary.records import (
+from orca.sample.readback.gather.records import (
     CgroupSummary,
     ContainerSummary,
     ExitSummary,

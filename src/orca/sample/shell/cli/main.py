@@ -47,7 +47,7 @@ def _runner(command: str) -> Callable[[list[str]], int]:
         from orca.sample.shell.cli.schema import schema_main
 
         return lambda argv: schema_main(argv[2:])
-    from orca.sample.shell.cli.metrics import metrics_main
+    from orca.sample.readback.shell.cli.metrics import metrics_main
 
     return lambda argv: metrics_main(argv[2:])
 

@@ -1,5 +1,6 @@
-"""While COMMAND runs (docs/behaviour.md §9.3, §9.5): each stop signal that reaches `orca sample` reaches COMMAND
-once, and, when `orca sample` is pid 1 or a child subreaper, the orphans given to it are reaped.
+"""While COMMAND runs (docs/behaviour.md §9.3, §9.5): each signal passed on (`caught.FORWARDED`) that reaches
+`orca sample` reaches COMMAND once, and, when `orca sample` is pid 1 or a child subreaper, the orphans given to it
+are reaped.
 
 Where a signal came from decides whether to pass it on, and Python's handlers are not told. At a terminal the kernel
 sends Ctrl-C's SIGINT to the whole foreground process group, COMMAND included: passed on as well, it would reach
@@ -32,7 +33,7 @@ SI_KERNEL = 0x80
 foreground process group; a process's `kill` is `SI_USER` (0), `tkill` `SI_TKILL`, `sigqueue` `SI_QUEUE`."""
 PR_GET_CHILD_SUBREAPER = 37
 WAKE = signal.SIGCHLD
-"""What the thread waits for besides the stop signals: a child's end, and the main thread's word to stop."""
+"""What the thread waits for besides the signals passed on: a child's end, and the main thread's word to stop."""
 
 
 def reached_command_too(signum: int, code: int, command_pid: int) -> bool:
@@ -116,7 +117,7 @@ class Forwarder:
 
 
 class Relay:
-    """The thread that takes the stop signals (`signums`) and SIGCHLD while COMMAND runs, passing the signals on
+    """The thread that takes the signals passed on (`signums`) and SIGCHLD while COMMAND runs, passing the signals on
     through `forwarder` unless COMMAND had them already, calling `on_child` on each SIGCHLD (COMMAND's end is noted
     as it happens), and reaping orphans when it `reaps`."""
 

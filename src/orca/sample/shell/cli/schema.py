@@ -8,9 +8,9 @@ import argparse
 import contextlib
 import sys
 
-from orca.sample.shell.cli.flags import Help as _Help
-from orca.sample.shell.cli.flags import Malformed as _Malformed
-from orca.sample.shell.cli.flags import Parser as _Parser
+from orca.sample.shared.parser import Help as _Help
+from orca.sample.shared.parser import Malformed as _Malformed
+from orca.sample.shared.parser import Parser as _Parser
 
 USAGE = "orca schema [--duckdb | --athena]"
 EXAMPLE = """\

@@ -2,7 +2,8 @@
 early.
 
 This module imports nothing of the sampler: `orca sample` installs its SIGTERM/SIGINT/SIGHUP handlers before it
-loads the readers and parsers, so a runner that stops a sampler right after starting it still gets exit status 0.
+loads the readers and parsers, and takes over what `caught.py` recorded before them, so a runner that stops a sampler
+right after starting it still gets exit status 0.
 """
 
 from __future__ import annotations
@@ -15,17 +16,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from orca.sample.shell.cli.caught import STOP_SIGNALS, Caught, not_ignored
 from orca.sample.shell.procs.portable import nonblocking_pipe
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-"""What ends sampling at once: a runner's stop, Ctrl-C, and the terminal or session that started it going away."""
-
-
-def not_ignored(signums: tuple[int, ...]) -> tuple[int, ...]:
-    """Those of `signums` not ignored now. One ignored when the sampler started (`nohup`, `trap '' HUP`, the SIGINT
-    of a shell's background job) is left ignored, as shells and `/usr/bin/time` leave it: neither caught nor passed
-    on, and still ignored in a COMMAND it starts (docs/behaviour.md §2.4, §9.3)."""
-    return tuple(signum for signum in signums if signal.getsignal(signum) != signal.SIG_IGN)
 
 
 class Stop:
@@ -74,9 +66,10 @@ def watching_exit(pid: int | None) -> Iterator[int]:
 
 
 @contextmanager
-def stopping_on_signals(stop: Stop, *, then_ignore: bool = False) -> Iterator[Stop]:
+def stopping_on_signals(stop: Stop, *, then_ignore: bool = False, caught: Caught | None = None) -> Iterator[Stop]:
     """SIGTERM, SIGINT and SIGHUP set `stop.requested` while inside (those not ignored: `not_ignored`); the previous
-    handlers come back after.
+    handlers come back after. A stop signal `caught` recorded before (the sampler's first handler) is a stop
+    requested already.
 
     With `then_ignore` (the process exits with status 0 right after) they are ignored after instead: a runner's
     SIGTERM that lands once the last line is written, while the process is exiting, must not turn that status into
@@ -100,10 +93,12 @@ def stopping_on_signals(stop: Stop, *, then_ignore: bool = False) -> Iterator[St
             stop.wake_fd = read_fd
         except ValueError:
             pass  # not the main thread
+        if caught is not None and set(caught.take()) & set(STOP_SIGNALS):
+            stop.requested = True
         yield stop
     finally:
-        for caught, previous in saved.items():
-            signal.signal(caught, signal.SIG_IGN if then_ignore else previous)
+        for signum, previous in saved.items():
+            signal.signal(signum, signal.SIG_IGN if then_ignore else previous)
         if previous_wakeup != -2:
             signal.set_wakeup_fd(previous_wakeup)
         stop.wake_fd = -1

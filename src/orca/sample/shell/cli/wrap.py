@@ -2,9 +2,10 @@
 status (docs/sampling.md). The first line says what ran, the last how it ended (`wait4`'s status and
 resource usage of it and what it waited for).
 
-COMMAND keeps the sampler's standard input, output and error. SIGINT, SIGTERM and SIGHUP that reach the sampler reach
-COMMAND once each (`relay.py`) instead of ending sampling, so the line written when COMMAND ends is still written;
-one ignored when the sampler started stays ignored, and COMMAND inherits it ignored (`nohup orca sample -- job`).
+COMMAND keeps the sampler's standard input, output and error. Every signal a process can catch that reaches the
+sampler reaches COMMAND once (`relay.py`; but those of `caught.NOT_FORWARDED`), instead of ending sampling, so the
+line written when COMMAND ends is still written; one ignored when the sampler started stays ignored, and COMMAND
+inherits it ignored (`nohup orca sample -- job`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 
 from orca.sample.parse.errors import reason_of
+from orca.sample.shell.cli.caught import FORWARDED, Caught, not_ignored
 from orca.sample.shell.cli.relay import Forwarder, Relay, adopts_orphans
-from orca.sample.shell.cli.signals import not_ignored
+from orca.sample.shell.cli.spawn import spawn
 from orca.sample.shell.report import say
 
 TYPE_CHECKING = False
@@ -29,7 +31,6 @@ if TYPE_CHECKING:
     from orca.sample.compute.run import CommandEnd
     from orca.sample.shell.machine.early import KernelTexts
 
-FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
 """Ignored by Python, the default again for COMMAND."""
 NOT_FOUND = 127
@@ -49,10 +50,12 @@ def exit_status(returncode: int) -> int:
 
 
 @contextlib.contextmanager
-def _forwarding(forwarder: Forwarder, reaps_orphans: bool, on_child: Callable[[], None]) -> Iterator[Iterable[int]]:
-    """SIGINT, SIGTERM and SIGHUP passed on to COMMAND (those not ignored), `on_child` called on each SIGCHLD, and
-    orphans reaped (`reaps_orphans`, when this process adopts them) while inside (`relay.py`); gives the signal mask
-    COMMAND is to start with."""
+def _forwarding(
+    forwarder: Forwarder, reaps_orphans: bool, on_child: Callable[[], None], caught: Caught | None
+) -> Iterator[Iterable[int]]:
+    """The signals of `FORWARDED` passed on to COMMAND (those not ignored), with those `caught` recorded before,
+    `on_child` called on each SIGCHLD, and orphans reaped (`reaps_orphans`, when this process adopts them) while
+    inside (`relay.py`); gives the signal mask COMMAND is to start with."""
     saved = {}
     try:
         # An ignored one stays so: no handler here, so the exec leaves it ignored for COMMAND too (a caught one is
@@ -61,6 +64,8 @@ def _forwarding(forwarder: Forwarder, reaps_orphans: bool, on_child: Callable[[]
             saved[signum] = signal.signal(signum, forwarder.handler)
     except ValueError:
         pass  # not the main thread: signals stay the embedding program's
+    for signum in caught.take() if caught is not None else ():
+        forwarder.pass_on(signum)  # before COMMAND exists: held until it starts
     try:
         if threading.current_thread() is threading.main_thread() and hasattr(signal, "sigwaitinfo"):
             with Relay(tuple(saved), forwarder, reaps_orphans and adopts_orphans(), on_child).running() as mask:
@@ -72,10 +77,10 @@ def _forwarding(forwarder: Forwarder, reaps_orphans: bool, on_child: Callable[[]
             signal.signal(signum, previous)
 
 
-def _inherited_closed() -> list[tuple[int, int]]:
-    """`posix_spawn` actions closing what COMMAND would inherit above standard error (descriptors `orca sample` was
-    given: it makes none inheritable), so that COMMAND gets the three standard streams only, as `subprocess` runs a
-    command."""
+def _inherited_closed() -> list[int]:
+    """The descriptors to close for COMMAND, those it would inherit above standard error (descriptors `orca sample`
+    was given: it makes none inheritable), so that COMMAND gets the three standard streams only, as `subprocess` runs
+    a command."""
     try:
         names = os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd")
     except OSError:
@@ -84,7 +89,7 @@ def _inherited_closed() -> list[tuple[int, int]]:
     for fd in sorted(int(name) for name in names if name.isdigit() and int(name) > 2):
         with contextlib.suppress(OSError):  # the listing's own descriptor, closed by now
             if os.get_inheritable(fd):
-                actions.append((os.POSIX_SPAWN_CLOSE, fd))
+                actions.append(fd)
     return actions
 
 
@@ -108,13 +113,12 @@ class Command:
     def start(self, signal_mask: Iterable[int]) -> OSError | None:
         """Start it with `signal_mask` blocked, the first readings taken just before; the error when it cannot be
         started, which then is its end (127 or 126). SIGPIPE and SIGXFSZ, which Python ignores, are the default again
-        for it, as `subprocess` leaves them."""
+        for it, as `subprocess` leaves them, and so are the C library's own signals (`spawn.py`)."""
         if self._read_before is not None:
             self.before = self._read_before()
         self._started_ns = time.monotonic_ns()
         try:
-            self.pid = os.posix_spawnp(self.argv[0], self.argv, os.environ, file_actions=_inherited_closed(),
-                                       setsigmask=signal_mask, setsigdef=RESTORED)
+            self.pid = spawn(list(self.argv), dict(os.environ), _inherited_closed(), signal_mask, RESTORED)
         except OSError as error:
             from orca.sample.compute.run import CommandEnd
 
@@ -177,15 +181,17 @@ def run_command(
     *,
     reaps_orphans: bool = False,
     read_before: Callable[[], KernelTexts] | None = None,
+    caught: Caught | None = None,
 ) -> int:
     """Start `command`, call `sample(it)` (which returns once it has ended and its last line is written, or at once
     after one line when it could not be started; None when sampling is off), wait for it, and return its exit
     status. Never raises. `reaps_orphans`: reap the orphans given to this process meanwhile, when it is pid 1 or a
     child subreaper (a process of its own: an embedding program's other children are its own to reap).
-    `read_before`: the sampler's first readings, taken just before `command` starts (`Command.before`)."""
+    `read_before`: the sampler's first readings, taken just before `command` starts (`Command.before`). `caught`:
+    the signals that arrived before, passed on once it starts."""
     forwarder = Forwarder()
     run = Command(command, read_before)
-    with _forwarding(forwarder, reaps_orphans, run.note_end) as signal_mask:
+    with _forwarding(forwarder, reaps_orphans, run.note_end, caught) as signal_mask:
         error = run.start(signal_mask)
         if error is not None:
             say(f"cannot run {command[0]!r}: {reason_of(error)}")

@@ -11,8 +11,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from orca.sample.shell.sysconf import PROC
-from orca.sample.shell.sysconf import psutil_installed as psutil_installed  # the tests make it answer either way
+from orca.sample.shared.sysconf import PROC
+from orca.sample.shared.sysconf import psutil_installed as psutil_installed  # the tests make it answer either way
 
 if TYPE_CHECKING:
     from orca.sample.shell.machine.fs import FS

@@ -31,8 +31,8 @@ from orca.sample.parse.cgroup import (
 )
 from orca.sample.parse.errors import ParseError, reason_of
 from orca.sample.parse.numbers import u64
-from orca.sample.shell.bounded import KeptFiles, read_or_none
-from orca.sample.shell.sysconf import kept_files_at_most
+from orca.sample.shared.bounded import KeptFiles, read_or_none
+from orca.sample.shared.sysconf import kept_files_at_most
 
 READ_LIMIT = 1 << 20
 """At most 1 MiB of any file is read (docs/behaviour.md §3.8); a longer file counts as unparsable."""
@@ -54,7 +54,7 @@ own reads."""
 
 def read_bounded(path: str, limit: int = READ_LIMIT) -> str | None:
     """The text of the regular file at `path`, or None if it is not one, cannot be read, or holds over `limit` bytes
-    (a device or FIFO is never opened: `shell/bounded.py`)."""
+    (a device or FIFO is never opened: `shared/bounded.py`)."""
     data = read_or_none(path, limit)
     return None if data is None else data.decode("utf-8", errors="replace")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from orca.sample.shell.bounded import read_file
+from orca.sample.shared.bounded import read_file
 from orca.sample.shell.machine.fs import FS
 
 TYPE_CHECKING = False

@@ -29,9 +29,6 @@ class FS:
         self.kernel_files = (self.stat, self.meminfo, self.diskstats, self.net_dev, *self.pressure)
         """The paths of the kernel files a line's host readings come from, in `KernelTexts`' order."""
 
-    def proc_path(self, *parts: str) -> str:
-        return os.path.join(self.proc, *parts)
-
     def sys_path(self, *parts: str) -> str:
         return os.path.join(self.sys, *parts)
 

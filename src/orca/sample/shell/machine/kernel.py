@@ -13,7 +13,7 @@ from returns.result import Failure, Result, Success
 from orca.sample.compute.snapshot import DiskReading
 from orca.sample.parse import block
 from orca.sample.parse.errors import ParseError
-from orca.sample.shell.bounded import read_or_none
+from orca.sample.shared.bounded import read_or_none
 from orca.sample.shell.machine.fs import FS
 
 KERNEL_FILES_KEPT_AT_MOST = 32

@@ -18,7 +18,7 @@ from returns.result import Result, Success
 
 from orca.sample.compute.snapshot import DiskReading, HostReadings, Readings, host_readings
 from orca.sample.parse.errors import ParseError
-from orca.sample.shell.bounded import KeptFiles
+from orca.sample.shared.bounded import KeptFiles
 from orca.sample.shell.machine.early import KernelTexts, read_kernel_texts
 from orca.sample.shell.machine.fs import FS
 from orca.sample.shell.machine.kernel import (
@@ -171,7 +171,7 @@ def proc_readers(
     """The readers of the kernel's files under `fs`: the own cgroup, the run's processes (with `run`; `from_start`:
     COMMAND's, `run_readers`), the directories, the containers (with `cgroup`). Each loads only for what it
     reads."""
-    from orca.sample.shell.machine.own_cgroup import OwnCgroup
+    from orca.sample.shared.own_cgroup import OwnCgroup
 
     kernel_files = KeptFiles(KERNEL_FILES_KEPT_AT_MOST)
     own_cgroup = OwnCgroup(fs.proc)

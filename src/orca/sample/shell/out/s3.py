@@ -16,10 +16,11 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from orca.sample.parse.s3_location import PartLimits, parse_location
-from orca.sample.readback.backwards import line_start_before
-from orca.sample.shell.aws import reason
+from orca.sample.shared.aws import reason
+from orca.sample.shared.backwards import line_start_before
+from orca.sample.shared.s3_location import parse_location
 from orca.sample.shell.out.files import LineFile
+from orca.sample.shell.out.s3_parts import PartLimits
 from orca.sample.shell.out.s3_store import READ_BYTES, AppendRefused, ObjectStore
 from orca.sample.shell.out.staging import StagingFile, open_private_for_reading, stage_root
 from orca.sample.shell.report import FailureReport, say

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
-from orca.sample.parse.s3_location import PartLimits, append_verdict, error_text, part_ranges
-from orca.sample.shell.aws import aws_client, aws_session, error_answer
+from orca.sample.shared.aws import aws_client, aws_session, error_answer
+from orca.sample.shared.s3_location import error_text
+from orca.sample.shell.out.s3_parts import PartLimits, append_verdict, part_ranges
 
 NDJSON = "application/x-ndjson"
 CONNECT_SECONDS = 2.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from orca.sample.parse.s3_location import SCHEME as S3_SCHEME
+from orca.sample.shared.s3_location import SCHEME as S3_SCHEME
 
 __all__ = ["S3_SCHEME", "STDOUT", "LineSink"]
 

@@ -10,10 +10,10 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from orca.sample.shared.sysconf import kept_files_at_most
 from orca.sample.shell.procs.kept import counts_io, open_io, read_io
 from orca.sample.shell.procs.states import DEAD_STATES
 from orca.sample.shell.procs.walk import KTHREADD, ProcRoot
-from orca.sample.shell.sysconf import kept_files_at_most
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 COMM_READ = 64

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from orca.sample.parse.statm import resident_pages
-from orca.sample.shell.bounded import OUT_OF_DESCRIPTORS, read_from
+from orca.sample.shared.bounded import OUT_OF_DESCRIPTORS, read_from
+from orca.sample.shared.sysconf import kept_files_at_most
 from orca.sample.shell.procs.walk import ProcRoot, pids_in
-from orca.sample.shell.sysconf import kept_files_at_most
 
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 STATM_READ = 4096

@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import os
 
+from orca.sample.shared.sysconf import PROC, psutil_installed
 from orca.sample.shell.procs.states import DEAD_STATES
-from orca.sample.shell.sysconf import PROC, psutil_installed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

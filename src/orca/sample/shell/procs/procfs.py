@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping
 
 from orca.sample.compute.tree import run_of, trees_of
 from orca.sample.parse.pid_stat import stat_fields
+from orca.sample.shared.sysconf import clock_ticks, page_size
 from orca.sample.shell.procs.argv0s import Argv0ByImage
 from orca.sample.shell.procs.walk import ProcRoot, walk_tree, walk_tree_within
-from orca.sample.shell.sysconf import clock_ticks, page_size
 
 # A walk reads about three files per member (its task directory, a `children` file, its stat), a scan one per host
 # process: trees up to this many members are walked without counting the host's processes first.

@@ -16,14 +16,14 @@ from orca.sample.compute.top import needs_arguments, process_name
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.pid_io import read_write_bytes
 from orca.sample.parse.pid_stat import process_times
-from orca.sample.shell.bounded import OUT_OF_DESCRIPTORS
+from orca.sample.shared.bounded import OUT_OF_DESCRIPTORS
+from orca.sample.shared.sysconf import clock_ticks
+from orca.sample.shared.sysconf import page_size as page_size  # the tests and bench scale pages by it
 from orca.sample.shell.procs.argv0s import Argv0ByImage, Argv0Files
 from orca.sample.shell.procs.procfs import ProcReadings, scan_run
 from orca.sample.shell.procs.states import DEAD_STATES
 from orca.sample.shell.procs.tree_files import TreeFiles
 from orca.sample.shell.procs.walk import ProcRoot, walk_tree
-from orca.sample.shell.sysconf import clock_ticks
-from orca.sample.shell.sysconf import page_size as page_size  # the tests and bench scale pages by it
 
 
 def boot_ticks(ticks_per_second: int) -> int:

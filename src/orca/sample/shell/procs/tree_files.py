@@ -23,7 +23,7 @@ from typing import NamedTuple, Protocol
 from orca.sample.compute.reread import read_again
 from orca.sample.compute.tree import walk
 from orca.sample.parse.statm import resident_pages, resident_pages_each
-from orca.sample.shell.bounded import read_from
+from orca.sample.shared.bounded import read_from
 from orca.sample.shell.procs.kept import ONE_THREAD, STAT_READ, STATM_READ, Columns, KeptProcesses, read_io
 from orca.sample.shell.procs.walk import ProcRoot, pids_in
 

@@ -17,7 +17,7 @@ from orca.sample.parse.cmdline import arguments as cmdline_arguments
 from orca.sample.parse.cmdline import argv0 as cmdline_argv0
 from orca.sample.parse.pid_stat import stat_fields
 from orca.sample.parse.statm import resident_pages
-from orca.sample.shell.bounded import LIMIT, OUT_OF_DESCRIPTORS, is_kernel_procfs, read_or_none
+from orca.sample.shared.bounded import LIMIT, OUT_OF_DESCRIPTORS, is_kernel_procfs, read_or_none
 
 KTHREADD = 2
 """kthreadd is pid 2 and the parent of every other kernel thread: their cmdline is empty for good."""

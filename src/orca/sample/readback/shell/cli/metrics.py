@@ -9,11 +9,11 @@ import gc
 import sys
 from collections.abc import Iterator
 
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.fleet.records import SORT_COLUMNS
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.shell.cluster import ENVIRONMENT, cluster_installed, scheduler_named
 from orca.sample.readback.shell.fleet_read import Kept
 from orca.sample.readback.shell.parts import show_runs
@@ -26,10 +26,10 @@ from orca.sample.readback.shell.sources import (
     sources,
 )
 from orca.sample.readback.summary.text import block_text, printable
-from orca.sample.shell.cli.flags import Help as _Help
-from orca.sample.shell.cli.flags import Malformed as _Malformed
-from orca.sample.shell.cli.flags import Parser as _Parser
-from orca.sample.shell.cli.hints import extra_install, metrics_command, plot_install
+from orca.sample.shared.hints import extra_install, metrics_command, plot_install
+from orca.sample.shared.parser import Help as _Help
+from orca.sample.shared.parser import Malformed as _Malformed
+from orca.sample.shared.parser import Parser as _Parser
 
 USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf] [--sort COLUMN] [--each]\n" \
         "            [--scheduler ADDRESS]"
@@ -41,7 +41,7 @@ examples:
   {orca} metrics run.jsonl                    the summary of each run in the file
   {orca} metrics run.jsonl --json             the same as JSON, one object per run
   {orca} metrics metrics/ --plot fleet.png    every *.jsonl under metrics/: a fleet's table, and its chart"""
-"""`{orca}` is `orca` as this person can type it (`flags.Parser.format_help`)."""
+"""`{orca}` is `orca` as this person can type it (`parser.Parser.format_help`)."""
 
 
 def _parser(orca: str) -> _Parser:
@@ -123,7 +123,7 @@ def _read_and_show(options: argparse.Namespace) -> int:
             _say(f"orca metrics: {printable(str(error))}")
             return 1
     if len(found) > 1:  # a fleet: a directory or prefix of a run's instances, several files
-        from orca.sample.shell.cli.fleet import fleet_main
+        from orca.sample.readback.shell.cli.fleet import fleet_main
 
         named = scheduler_named(options.scheduler)  # Dask's configuration too: only a fleet is read on a cluster
         if _cluster_missing(named):
@@ -157,7 +157,7 @@ def _runs_output(runs: list[Run], options: argparse.Namespace) -> str:
             return json_line(runs[0].summary)
         return block_text(runs[0].summary)
     from orca.sample.readback.fleet.table import fleet
-    from orca.sample.shell.cli.fleet import fleet_output
+    from orca.sample.readback.shell.cli.fleet import fleet_output
 
     return fleet_output(fleet(runs, (), options.sort), options)
 

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from orca.sample.parse.errors import reason_of
-from orca.sample.parse.s3_location import error_text
+from orca.sample.shared.s3_location import error_text
 
 
 def quiet() -> None:

@@ -10,9 +10,9 @@ import sys
 from collections.abc import Callable
 from functools import partial
 
-from orca.sample.readback.chart.series import Series
 from orca.sample.readback.fleet.records import Fleet
 from orca.sample.readback.fleet.table import Run, fleet
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.shell.cluster import ClusterError
 from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.many import Outcome, Read, read_each

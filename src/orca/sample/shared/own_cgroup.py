@@ -18,8 +18,8 @@ from orca.sample.compute.own_cgroup import CgroupReading, cgroup_limits, cgroup_
 from orca.sample.parse.errors import ParseError
 from orca.sample.parse.mountinfo import cgroup_mounts
 from orca.sample.parse.own_cgroup import CgroupFiles, Hierarchy, cgroup_files, hierarchies, own_paths
-from orca.sample.shell.bounded import KeptFiles, read_file
-from orca.sample.shell.sysconf import kept_files_at_most
+from orca.sample.shared.bounded import KeptFiles, read_file
+from orca.sample.shared.sysconf import kept_files_at_most
 
 READ_LIMIT = 1 << 20
 """At most 1 MiB of a cgroup file is read, as of the containers' (docs/behaviour.md §3.8)."""
