@@ -304,7 +304,7 @@ def test_every_key_of_json_is_in_the_docs_table(tmp_path: Path) -> None:
     done = orca("metrics", "--json", str(path))
     (document,) = [json.loads(text) for text in done.stdout.splitlines()]
     text = METRICS_PAGE.read_text()
-    table = text[text.index("`--json` prints the same summaries"):]
+    table = text[text.index("`--json` prints the summary of a source"):]
     table = table[:table.index("\n\n", table.index("| key | what it holds |"))]
     named = set(re.findall(r"`([a-z_0-9]+)`", table))
     assert keys_of(document, set()) - named == set()
