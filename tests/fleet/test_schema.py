@@ -4,7 +4,6 @@ into DuckDB as they are, every field of every line."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,12 +15,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orca.sample.line_format import Sample
-from orca.sample.line_schema import DUCKDB, HIVE, columns, duckdb_columns, hive_columns, line_schema, schema_text
+from orca.sample.line_schema import (
+    DUCKDB,
+    HIVE,
+    PARTITIONS,
+    columns,
+    duckdb_columns,
+    hive_columns,
+    hive_table,
+    line_schema,
+    schema_text,
+)
+from tests.engines.rows import expected
 from tests.fleet.fleets import CAPTURES
 from tests.lines import samples, text_of
 
 duckdb = pytest.importorskip("duckdb")
-SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "line.schema.json"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+SHIPPED = DOCS / "line.schema.json"
 CONTROL_CAPTURE = Path(__file__).resolve().parents[1] / "control" / "samples"
 
 
@@ -64,34 +75,12 @@ def _records_in(annotation: Any) -> list[type[msgspec.Struct]]:
     return [part for argument in getattr(annotation, "__args__", ()) for part in _records_in(argument)]
 
 
-def _filled(value: Any, field: dict[str, Any], definitions: dict[str, Any]) -> Any:
-    """A line's decoded JSON as a table with the declared columns holds it: every key of the schema, None where the
-    line left it out."""
-    if value is None:
-        return None
-    if "anyOf" in field:
-        (field,) = [choice for choice in field["anyOf"] if choice.get("type") != "null"]
-    if "$ref" in field:
-        properties = definitions[field["$ref"].rsplit("/", 1)[-1]]["properties"]
-        return {name: _filled(value.get(name), member, definitions) for name, member in properties.items()}
-    if field.get("type") == "array":
-        return [_filled(item, field["items"], definitions) for item in value]
-    return value
-
-
 def loaded(paths: list[Path]) -> list[dict[str, Any]]:
     """The lines of `paths` read by DuckDB with the declared columns, one dict per line, in file order."""
     files = ", ".join(f"'{path}'" for path in paths)
     relation = duckdb.sql(f"SELECT * FROM read_ndjson([{files}], columns = {duckdb_columns()})")
     names = relation.columns
     return [dict(zip(names, row, strict=True)) for row in relation.fetchall()]
-
-
-def expected(paths: list[Path]) -> list[dict[str, Any]]:
-    schema = line_schema()
-    top = {"$ref": schema["$ref"]}
-    return [_filled(json.loads(text), top, schema["$defs"]) for path in paths
-            for text in path.read_text().split("\n") if text]  # not splitlines: a name may hold U+0085
 
 
 def test_real_lines_load_into_duckdb_with_the_declared_columns() -> None:
@@ -120,7 +109,18 @@ def test_any_line_loads_with_the_declared_columns(tmp_path_factory: pytest.TempP
     assert loaded([path]) == expected([path])
 
 
-def test_the_readmes_athena_table_has_the_declared_columns() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    shown = readme[readme.index("CREATE EXTERNAL TABLE orca_lines (\n") + len("CREATE EXTERNAL TABLE orca_lines (\n"):]
-    assert shown[:shown.index("\n)\nPARTITIONED BY")] == hive_columns()
+def test_the_tables_partitions_are_no_columns_of_a_line() -> None:
+    """Hive, and so Athena and Spark, refuse a partition column that is also a column."""
+    assert not set(PARTITIONS) & {name for name, _ in columns(HIVE)}
+
+
+def test_the_readme_and_docs_show_the_generated_table() -> None:
+    """The README's statement is `hive_table()`'s; docs/line.md's the same, its columns left to `orca schema
+    --athena` (which prints them)."""
+    readme = (DOCS.parent / "README.md").read_text()
+    assert f"```sql\n{hive_table()};\n```\n" in readme
+    shown = hive_table().replace(hive_columns(), "  -- the output of `orca schema --athena`")
+    assert f"```sql\n{shown};\n```\n" in (DOCS / "line.md").read_text()
+    printed = subprocess.run([sys.executable, "-m", "orca.sample", "schema", "--athena"], capture_output=True,
+                             text=True, timeout=60, check=True)
+    assert printed.stdout == hive_columns() + "\n"

@@ -1,8 +1,9 @@
 """The line's JSON Schema, generated from its one declaration (`line_format.Sample`, by msgspec), and the columns of a
 table over lines that it gives for the engines that read a fleet's lines where no one machine should: DuckDB's
-`read_ndjson(..., columns = ...)` and an Athena (Trino) or Spark `CREATE EXTERNAL TABLE` (docs/line.md, "The line's
-schema"). `orca schema` prints them; `docs/line.schema.json` is the schema, held equal to this by a test. A field added
-to the declaration is in all of them with no edit here.
+`read_ndjson(..., columns = ...)`, and the columns and the whole `CREATE EXTERNAL TABLE` in Hive DDL, as Athena
+and Spark take it (docs/line.md, "The line's schema"). `orca schema` prints the schema and the columns;
+`docs/line.schema.json` is the schema, held equal to this by a test. A field added to the declaration is in all of
+them with no edit here.
 
 Types, from the schema: a `number` is a double; an `integer` with a maximum (every count, at most 2^63 - 1) a 64-bit
 integer, one without (a file system's sizes) a 128-bit one (DuckDB's HUGEINT, `decimal(38,0)` for Athena and Spark);
@@ -88,3 +89,36 @@ def duckdb_columns() -> str:
 def hive_columns() -> str:
     """The column list of Athena's or Spark's `CREATE EXTERNAL TABLE` over lines, one column a line."""
     return ",\n".join(f"  `{name}` {kind}" for name, kind in columns(HIVE))
+
+
+PARTITIONS = ("pipeline", "run_id")
+"""The partition columns of a table over a fleet's lines (`$ORCA_LOGS/PIPELINE/RUN/metrics/`): named apart from every
+key of a line, since Hive, and so Athena and Spark, refuse a partition column that is also a column (a line has a
+`run`)."""
+JSON_SERDE = "org.apache.hive.hcatalog.data.JsonSerDe"
+"""Hive's JSON SerDe: built into Athena; in Spark, in Hive's hive-hcatalog-core jar."""
+
+
+def hive_table(location: str = "s3://logs/", name: str = "orca_lines") -> str:
+    r"""The `CREATE EXTERNAL TABLE` over the lines under `location` (`$ORCA_LOGS/`), in Hive DDL, as Athena and Spark
+    with Hive support take it: the line's columns, a partition per pipeline and run, each line read by Hive's JSON
+    SerDe, and Athena's partition projection, which finds a partition's lines from the query.
+
+    >>> print(hive_table().split("\n)\n")[1])
+    PARTITIONED BY (`pipeline` string, `run_id` string)
+    ROW FORMAT SERDE 'org.apache.hive.hcatalog.data.JsonSerDe'
+    LOCATION 's3://logs/'
+    TBLPROPERTIES ('projection.enabled' = 'true',
+                   'projection.pipeline.type' = 'injected', 'projection.run_id.type' = 'injected',
+                   'storage.location.template' = 's3://logs/${pipeline}/${run_id}/metrics/')
+    """
+    partitions = ", ".join(f"`{partition}` string" for partition in PARTITIONS)
+    injected = ", ".join(f"'projection.{partition}.type' = 'injected'" for partition in PARTITIONS)
+    template = location + "".join(f"${{{partition}}}/" for partition in PARTITIONS) + "metrics/"
+    return (f"CREATE EXTERNAL TABLE {name} (\n{hive_columns()}\n)\n"
+            f"PARTITIONED BY ({partitions})\n"
+            f"ROW FORMAT SERDE '{JSON_SERDE}'\n"
+            f"LOCATION '{location}'\n"
+            f"TBLPROPERTIES ('projection.enabled' = 'true',\n"
+            f"               {injected},\n"
+            f"               'storage.location.template' = '{template}')")
