@@ -210,7 +210,9 @@ def test_every_figure_of_the_summary_and_the_fleet_row_is_duckdbs(tmp_path_facto
     for figures, expected in zip(moved, (want["io"], want["net"]), strict=True):
         assert (figures is None) == (expected is None)
         if figures is not None:
-            assert all(close(a, b) for a, b in zip(figures, expected, strict=True)), (figures, expected)
+            # Bytes moved are whole: a sum of rates times dt rounded once here and once by DuckDB, whose float sums
+            # may fall either side of a half.
+            assert all(abs(a - b) <= 1 for a, b in zip(figures, expected, strict=True)), (figures, expected)
     pressure = want["pressure"]
     assert (summary.pressure is None) == (pressure is None)
     if summary.pressure is not None:
