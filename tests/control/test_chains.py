@@ -20,10 +20,18 @@ from orca.control import ControlLimits, over_cap
 from tests.control.namespace import needs_pid_namespace, run_in_pid_namespace
 from tests.control.processes import MIB, Runs, stat_fields
 
-# The root makes 100 MB resident, says so, and becomes a chain: each generation forks the next and exits at once,
-# and each holds the 100 MB it inherits. No process of the run lives longer than a fork.
+# The root leaves 1000 orphans that end at once (under an init that does not reap, 1000 zombies in its group and
+# session, as a chain's generations pile up there in time), makes 100 MB resident, says so, and becomes a chain: each
+# generation forks the next and exits at once, and each holds the 100 MB it inherits. No process of the run lives
+# longer than a fork.
 HOLDING_CHAIN = textwrap.dedent("""
     import os, sys
+    for _ in range(1000):
+        if os.fork() == 0:
+            if os.fork() == 0:
+                os._exit(0)
+            os._exit(0)
+        os.wait()
     hold = bytearray(b"\\x01") * (100 << 20)
     with open(sys.argv[1], "a") as f:
         f.write(f"root {os.getpid()}\\n")
@@ -56,14 +64,20 @@ PRELUDE = textwrap.dedent("""
 """)
 
 
+# The init of each scenario's namespace reaps every orphan (as `docker run --init` or orca as pid 1 does), or none (a
+# container whose entrypoint is not an init): a chain's generations then stay zombies, in its group and session.
+INITS = pytest.mark.parametrize("reaps", [True, False], ids=["reaping-init", "non-reaping-init"])
+
+
 @needs_pid_namespace
-def test_a_chain_holding_memory_reads_over_the_cap_at_every_reading(tmp_path: Path) -> None:
+@INITS
+def test_a_chain_holding_memory_reads_over_the_cap_at_every_reading(tmp_path: Path, reaps: bool) -> None:
     scenario = PRELUDE + textwrap.dedent(f"""
         process, _ = start(work, "chain", {HOLDING_CHAIN!r}, ready=1)
         readings = [over_cap({{1: process.pid}}, CAP_64).get(1) for _ in range(20)]
         report({{"readings": readings, "forking": forking()}})
     """)
-    facts = run_in_pid_namespace(scenario, str(tmp_path))
+    facts = run_in_pid_namespace(scenario, str(tmp_path), reaps=reaps)
     readings = facts["readings"]
     assert all(reading is not None and reading > 100 * MIB for reading in readings), [
         None if reading is None else round(reading / MIB) for reading in readings
@@ -72,7 +86,8 @@ def test_a_chain_holding_memory_reads_over_the_cap_at_every_reading(tmp_path: Pa
 
 
 @needs_pid_namespace
-def test_a_chain_holding_memory_is_killed_and_reported(tmp_path: Path) -> None:
+@INITS
+def test_a_chain_holding_memory_is_killed_and_reported(tmp_path: Path, reaps: bool) -> None:
     scenario = PRELUDE + textwrap.dedent(f"""
         trials = []
         for trial in range(3):
@@ -81,7 +96,7 @@ def test_a_chain_holding_memory_is_killed_and_reported(tmp_path: Path) -> None:
             process.wait()
         report({{"trials": trials}})
     """)
-    for trial in run_in_pid_namespace(scenario, str(tmp_path))["trials"]:
+    for trial in run_in_pid_namespace(scenario, str(tmp_path), reaps=reaps)["trials"]:
         assert list(trial["reasons"]) == ["1"], "a chain over the cap was not reported"
         assert trial["reasons"]["1"].startswith("resident memory ")
         assert trial["reasons"]["1"].endswith(" MiB over the 64 MB cap")
@@ -89,24 +104,26 @@ def test_a_chain_holding_memory_is_killed_and_reported(tmp_path: Path) -> None:
 
 
 @needs_pid_namespace
-def test_kill_run_ends_a_chain_and_counts_it(tmp_path: Path) -> None:
+@INITS
+def test_kill_run_ends_a_chain_and_counts_it(tmp_path: Path, reaps: bool) -> None:
     scenario = PRELUDE + textwrap.dedent(f"""
         process, _ = start(work, "chain", {HOLDING_CHAIN!r}, ready=1)
         killed = kill_run(process.pid, int(stat_fields(process.pid)[19]))
         report({{"killed": killed, "left": left()}})
     """)
-    facts = run_in_pid_namespace(scenario, str(tmp_path))
+    facts = run_in_pid_namespace(scenario, str(tmp_path), reaps=reaps)
     assert facts["killed"] >= 1
     assert facts["left"] == []
 
 
 @needs_pid_namespace
-def test_a_chain_under_the_cap_runs_on(tmp_path: Path) -> None:
+@INITS
+def test_a_chain_under_the_cap_runs_on(tmp_path: Path, reaps: bool) -> None:
     scenario = PRELUDE + textwrap.dedent(f"""
         process, _ = start(work, "chain", {HOLDING_CHAIN!r}, ready=1)
         report({{"reasons": enforce_memory({{1: process.pid}}, ControlLimits(memory_mb=4096)), "forking": forking()}})
     """)
-    facts = run_in_pid_namespace(scenario, str(tmp_path))
+    facts = run_in_pid_namespace(scenario, str(tmp_path), reaps=reaps)
     assert facts["reasons"] == {}
     assert facts["forking"], "the chain was left stopped"
 
@@ -116,7 +133,8 @@ CHAIN_ROUNDS = 40
 
 
 @needs_pid_namespace
-def test_a_forking_chain_leaves_nothing_behind(tmp_path: Path) -> None:
+@INITS
+def test_a_forking_chain_leaves_nothing_behind(tmp_path: Path, reaps: bool) -> None:
     scenario = PRELUDE + textwrap.dedent(f"""
         for round_ in range({CHAIN_ROUNDS}):
             process, _ = start(work, f"chain-{{round_}}", {CHAIN!r}, ready=1)
@@ -133,7 +151,7 @@ def test_a_forking_chain_leaves_nothing_behind(tmp_path: Path) -> None:
         else:
             report({{"round": None}})
     """)
-    facts = run_in_pid_namespace(scenario, str(tmp_path))
+    facts = run_in_pid_namespace(scenario, str(tmp_path), reaps=reaps)
     assert facts["round"] is None, f"round {facts['round']}: {facts}"
 
 

@@ -50,20 +50,25 @@ def _tally(table: Mapping[int, ProcId], live: frozenset[int], proc: str) -> _Rea
     return _Reading(sum(usage[pid][0] for pid in heads if pid in usage))
 
 
-def _live(table: Mapping[int, ProcId], found: Members) -> frozenset[tuple[int, int]]:
-    """The processes of `found` that had not exited, each by its pid and start time."""
-    return frozenset((pid, table[pid].start) for pid in found.pids if not table[pid].ended)
+def _known(table: Mapping[int, ProcId], found: Members) -> frozenset[tuple[int, int, bool]]:
+    """The processes of `found`, each by its pid, start time and whether it had exited (a zombie)."""
+    return frozenset((pid, table[pid].start, table[pid].ended) for pid in found.pids)
 
 
 def _read_unstopped(find: procs.Finder, proc: str, marks_since: int | None) -> tuple[bool, _Reading | None]:
     """The processes `find` names read as they run, between two passes over /proc: (True, the reading) when both
-    passes find the same live processes (by pid and start time), so nothing forked or left while their memory was
-    read; (False, None) when the run changed meanwhile, and only a frozen reading sees it whole."""
+    passes find the same processes (by pid and start time, exited or not) and a live one among them, so nothing
+    forked or left while their memory was read; (False, None) when the run changed meanwhile, or shows nothing but
+    exited processes (a chain's live process can slip through both passes, each time between the listing of /proc
+    and the read of its stat), and only a frozen reading sees it whole."""
     before = procs.process_table(proc, marks_since=marks_since)
-    live = _live(before, find(before))
-    reading = _tally(before, frozenset(pid for pid, _ in live), proc)
+    known = _known(before, find(before))
+    live = frozenset(pid for pid, _, ended in known if not ended)
+    if known and not live:
+        return False, None
+    reading = _tally(before, live, proc)
     after = procs.process_table(proc, marks_since=marks_since)
-    return (True, reading) if _live(after, find(after)) == live else (False, None)
+    return (True, reading) if _known(after, find(after)) == known else (False, None)
 
 
 def _read_processes(
