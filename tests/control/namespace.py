@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,11 @@ def run_in_pid_namespace(scenario: str, *args: str, timeout: float = 120, reaps:
     """Runs the Python `scenario` (with `args`) in a pid namespace of its own, whose init reaps every orphan or,
     without `reaps`, none, and returns the JSON object it prints last; every process of the namespace has ended
     when this returns."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPOSITORY / "src"), str(REPOSITORY)])}
+    # A staging root of its own: the ledger of what a scheduler froze (under it) names processes by their pids in
+    # this namespace, which another namespace's scenario must not read as its own.
+    stage = tempfile.TemporaryDirectory()
+    path = os.pathsep.join([str(REPOSITORY / "src"), str(REPOSITORY)])
+    env = {**os.environ, "PYTHONPATH": path, "ORCA_LOG_STAGE": os.path.join(stage.name, "stage")}
     argv = [*UNSHARE, sys.executable, "-c", REAPER if reaps else NON_REAPER, "-c", scenario, *args]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
     try:
@@ -80,5 +85,6 @@ def run_in_pid_namespace(scenario: str, *args: str, timeout: float = 120, reaps:
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)  # unshare and the init: the namespace goes with its init
         process.wait()
+        stage.cleanup()
     assert process.returncode == 0, err.decode()
     return dict(json.loads(out.decode().splitlines()[-1]))

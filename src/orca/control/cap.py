@@ -11,12 +11,13 @@ not at all, is then read whole, and what was read is what is killed. Their resid
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from orca.control import cgroups, procs
+from orca.control import cgroups, ledger, procs
 from orca.control.members import Members, ProcId, run_members, tops
 from orca.control.rules import ControlLimits, cap_reason, kernel_cap_reason
 from orca.sample import tree_usage
@@ -72,7 +73,13 @@ def _read_unstopped(find: procs.Finder, proc: str, marks_since: int | None) -> t
 
 
 def _read_processes(
-    find: procs.Finder, limits: ControlLimits, proc: str, marks_since: int | None, *, enforce: bool
+    find: procs.Finder,
+    limits: ControlLimits,
+    proc: str,
+    marks_since: int | None,
+    record: ledger.Record,
+    *,
+    enforce: bool,
 ) -> _Reading | None:
     """The processes `find` names, read whole; with `enforce` killed when over the cap. None when none of them is
     left.
@@ -83,27 +90,36 @@ def _read_processes(
     settled, reading = _read_unstopped(find, proc, marks_since)
     if settled and not (enforce and reading is not None and reading.over(limits)):
         return reading
-    return _read_frozen(find, limits, proc, marks_since, enforce=enforce)
+    return _read_frozen(find, limits, proc, marks_since, record, enforce=enforce)
 
 
 def _read_frozen(
-    find: procs.Finder, limits: ControlLimits, proc: str, marks_since: int | None, *, enforce: bool
+    find: procs.Finder,
+    limits: ControlLimits,
+    proc: str,
+    marks_since: int | None,
+    record: ledger.Record,
+    *,
+    enforce: bool,
 ) -> _Reading | None:
     """The processes `find` names, frozen by signals and read; killed with `enforce` when over the cap, else
-    continued. None when none of them is left."""
+    continued. None when none of them is left. The freeze is entered in the ledger (`record`) before the first
+    signal and leaves it once the run is continued or killed; a freeze that cannot be entered is not made, and
+    the OSError saying why is raised."""
     frozen = procs.Frozen(proc)
     ending = signal.SIGCONT
     try:
-        frozen.stop(find, marks_since)
+        frozen.stop(find, marks_since, record.write)
         reading = _tally(frozen.table, frozen.live(), proc)
         if reading is not None and enforce and reading.over(limits):
             ending = signal.SIGKILL
         return reading
     finally:
         frozen.release(ending)
+        record.close()
 
 
-def _read_cgroup_processes(path: str, limits: ControlLimits, proc: str) -> _Reading | None:
+def _read_cgroup_processes(path: str, root: int, limits: ControlLimits, proc: str) -> _Reading | None:
     """A run's cgroup without the memory controller, read by the processes it holds: as they run while they stay the
     same, else frozen, by the kernel where it can (`cgroup.freeze`), else by signals."""
 
@@ -113,13 +129,19 @@ def _read_cgroup_processes(path: str, limits: ControlLimits, proc: str) -> _Read
     settled, reading = _read_unstopped(held, proc, None)
     if settled:
         return reading
-    if not cgroups.freeze(path):
-        return _read_frozen(held, limits, proc, None, enforce=False)
+    record = ledger.Record(ledger.CGROUP, root, None, path)
+    record.write(())
     try:
+        if not cgroups.freeze(path):
+            record.close()
+            return _read_frozen(
+                held, limits, proc, None, ledger.Record(ledger.SIGNALS, root, None, path), enforce=False
+            )
         table = procs.process_table(proc)
         return _tally(table, frozenset(pid for pid in held(table).pids if not table[pid].ended), proc)
     finally:
         cgroups.thaw(path)
+        record.close()
 
 
 def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Reading | None:
@@ -130,10 +152,13 @@ def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Rea
         # A run's process starts no earlier than its root: older processes' marks are not read, while it is there.
         start = procs.start_of(root, proc)
         since = 0 if start is None else start
-        return _read_processes(lambda table: run_members(table, root, None), limits, proc, since, enforce=enforce)
+        record = ledger.Record(ledger.SIGNALS, root, start)
+        return _read_processes(
+            lambda table: run_members(table, root, None), limits, proc, since, record, enforce=enforce
+        )
     use = cgroups.usage(path)
     if use.current is None:
-        reading = _read_cgroup_processes(path, limits, proc)
+        reading = _read_cgroup_processes(path, root, limits, proc)
     else:
         reading = _Reading(max(use.current, use.peak or 0) if use.reached_cap else use.current, use.reached_cap)
     if reading is not None and enforce and reading.over(limits):
@@ -162,6 +187,7 @@ def over_cap(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/pr
     reached it; each run read whole (as it runs while it stays the same, else frozen for the reading and then
     continued, unless its cgroup's numbers are read).
     A run with no process left is not over."""
+    ledger.thaw_left(proc)
     own = procs.own_ids()
     over: dict[int, int] = {}
     for run, root in runs.items():
@@ -179,6 +205,7 @@ def enforce_memory(runs: Mapping[int, int], limits: ControlLimits, *, proc: str 
     A root that ended and whose pid went to another process is left alone, as is any other pid reused while the
     run is read and killed.
     """
+    ledger.thaw_left(proc)
     own = procs.own_ids()
     reasons: dict[int, str] = {}
     for run, root in runs.items():
@@ -199,10 +226,21 @@ def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str =
     Without a cgroup the run is frozen first (`procs.end_all`), so a process forking as it is killed leaves no
     child behind.
     """
+    ledger.thaw_left(proc)
     if root in procs.own_ids():
         return 0
     path = cgroups.of_run(cgroup, root) if cgroup else None
     if path is not None:
         return cgroups.kill(path)
     since = 0 if root_start is None else root_start
-    return procs.end_all(lambda table: run_members(table, root, root_start), proc, marks_since=since)
+    record = ledger.Record(ledger.SIGNALS, root, root_start)
+
+    def enter(stopped: frozenset[tuple[int, int]]) -> None:
+        # A kill goes ahead even where it cannot be entered: it ends the run, which a freeze left behind would not.
+        with contextlib.suppress(OSError):
+            record.write(stopped)
+
+    try:
+        return procs.end_all(lambda table: run_members(table, root, root_start), proc, marks_since=since, before=enter)
+    finally:
+        record.close()

@@ -30,6 +30,8 @@ limit (a quarter of it), so that a process's own environment cannot make the sch
 
 Finder = Callable[[Mapping[int, ProcId]], Members]
 """What a table of every process says a run's processes are."""
+Before = Callable[[frozenset[tuple[int, int]]], None]
+"""What is done before a run is first stopped, given the processes (pid, start) it had stopped itself."""
 
 
 def _environ(proc: str, pid: int) -> bytes:
@@ -121,13 +123,16 @@ class Frozen:
         self.found: Members = NONE
         """The run's processes and groups in the last pass."""
 
-    def stop(self, find: Finder, marks_since: int | None = None) -> None:
+    def stop(self, find: Finder, marks_since: int | None = None, before: Before | None = None) -> None:
         """Stops what `find` names, pass after pass, until a pass made after all its groups were stopped finds every
-        process of it stopped or exited (or `FREEZE_PASSES` passes)."""
+        process of it stopped or exited (or `FREEZE_PASSES` passes). `before` is given the processes (pid, start)
+        the run had stopped itself, before the first signal is sent; what it raises stops nothing."""
         own = own_ids()
         for passes in range(FREEZE_PASSES):
             self.table = process_table(self._proc, marks_since=marks_since)
             self.found = find(self.table)
+            if passes == 0 and before is not None:
+                before(frozenset((pid, self.table[pid].start) for pid in self.live() if self.table[pid].stopped))
             groups = self.found.groups - own
             # A pass read before one of these groups was stopped may have missed a process forking in it.
             settled = groups <= self._groups
@@ -175,7 +180,7 @@ def _signal_groups(groups: frozenset[int], signal_number: int) -> None:
             os.killpg(group, signal_number)
 
 
-def end_all(find: Finder, proc: str = "/proc", *, marks_since: int | None = None) -> int:
+def end_all(find: Finder, proc: str = "/proc", *, marks_since: int | None = None, before: Before | None = None) -> int:
     """Freezes, then SIGKILLs, every process `find` names in a table of every process (see the module docstring),
     whatever happens meanwhile; returns how many processes were stopped and killed.
 
@@ -183,7 +188,7 @@ def end_all(find: Finder, proc: str = "/proc", *, marks_since: int | None = None
     another while the group has a process: it is the run's group that is signalled."""
     frozen = Frozen(proc)
     try:
-        frozen.stop(find, marks_since)
+        frozen.stop(find, marks_since, before)
     finally:
         killed = frozen.release(signal.SIGKILL)
     return killed
