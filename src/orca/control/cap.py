@@ -56,19 +56,19 @@ def _known(table: Mapping[int, ProcId], found: Members) -> frozenset[tuple[int, 
     return frozenset((pid, table[pid].start, table[pid].ended) for pid in found.pids)
 
 
-def _read_unstopped(find: procs.Finder, proc: str, marks_since: int | None) -> tuple[bool, _Reading | None]:
+def _read_unstopped(find: procs.Finder, proc: str) -> tuple[bool, _Reading | None]:
     """The processes `find` names read as they run, between two passes over /proc: (True, the reading) when both
     passes find the same processes (by pid and start time, exited or not) and a live one among them, so nothing
     forked or left while their memory was read; (False, None) when the run changed meanwhile, or shows nothing but
     exited processes (a chain's live process can slip through both passes, each time between the listing of /proc
     and the read of its stat), and only a frozen reading sees it whole."""
-    before = procs.process_table(proc, marks_since=marks_since)
+    before = procs.process_table(proc)
     known = _known(before, find(before))
     live = frozenset(pid for pid, _, ended in known if not ended)
     if known and not live:
         return False, None
     reading = _tally(before, live, proc)
-    after = procs.process_table(proc, marks_since=marks_since)
+    after = procs.process_table(proc)
     return (True, reading) if _known(after, find(after)) == known else (False, None)
 
 
@@ -76,7 +76,6 @@ def _read_processes(
     find: procs.Finder,
     limits: ControlLimits,
     proc: str,
-    marks_since: int | None,
     record: ledger.Record,
     *,
     enforce: bool,
@@ -87,17 +86,16 @@ def _read_processes(
     Read as they run when they stay the same meanwhile (`_read_unstopped`) and no kill follows: a run is not stopped
     and continued at every reading, which its processes would see (a parent's SIGCHLD, a call ended by EINTR).
     Else frozen (`_read_frozen`)."""
-    settled, reading = _read_unstopped(find, proc, marks_since)
+    settled, reading = _read_unstopped(find, proc)
     if settled and not (enforce and reading is not None and reading.over(limits)):
         return reading
-    return _read_frozen(find, limits, proc, marks_since, record, enforce=enforce)
+    return _read_frozen(find, limits, proc, record, enforce=enforce)
 
 
 def _read_frozen(
     find: procs.Finder,
     limits: ControlLimits,
     proc: str,
-    marks_since: int | None,
     record: ledger.Record,
     *,
     enforce: bool,
@@ -109,7 +107,7 @@ def _read_frozen(
     frozen = procs.Frozen(proc)
     ending = signal.SIGCONT
     try:
-        frozen.stop(find, marks_since, record.write)
+        frozen.stop(find, record.write)
         reading = _tally(frozen.table, frozen.live(), proc)
         if reading is not None and enforce and reading.over(limits):
             ending = signal.SIGKILL
@@ -119,6 +117,58 @@ def _read_frozen(
         record.close()
 
 
+_SEEN: dict[int, tuple[int | None, dict[int, int]]] = {}
+"""root pid -> (the run's start, pid -> start of each process a reading of this scheduler found as the run's): what
+a process of the run is, as first seen, whatever it does after (leave the run's session, lose its parent)."""
+
+
+class _Run:
+    """A run as this scheduler knows it: its root, its start, and the processes its readings found."""
+
+    def __init__(self, root: int, start: int | None, known: dict[int, int]) -> None:
+        self.root, self.start, self.known = root, start, known
+        self._live = False
+
+    @classmethod
+    def of(cls, root: int, start: int | None, proc: str) -> _Run:
+        """The run whose root is `root`, started at `start` (None: the start a reading noted, else that of the
+        process with that pid). A noted start other than the process's is the run's while a process it noted is
+        still there (its root ended and the pid went to another); else the notes are of an earlier run."""
+        noted_start, noted = _SEEN.get(root, (None, {}))
+        current = procs.start_of(root, proc)
+        if start is None:
+            start = noted_start if noted_start is not None else current
+            if noted_start is not None and noted_start != current and not _any_left(noted, proc):
+                start, noted = current, {}
+        elif noted_start != start:
+            noted = {}
+        return cls(root, start, dict(noted))
+
+    def find(self, table: Mapping[int, ProcId]) -> Members:
+        """The run's processes in `table`; each one found is known from then on, wherever it goes, while it is
+        there (a zombie still ties the sessions and groups it made)."""
+        found = run_members(table, self.root, self.start, self.known)
+        # What was known and is gone now is forgotten: a run's notes hold no more than its processes.
+        self.known.clear()
+        self.known.update((pid, table[pid].start) for pid in found.pids)
+        self._live = self._live or any(not table[pid].ended for pid in found.pids)
+        return found
+
+    def record(self) -> ledger.Record:
+        return ledger.Record(ledger.SIGNALS, self.root, self.start, known=self.known)
+
+    def keep(self) -> None:
+        """Notes what the reading found, for the next one; forgets a run of which nothing was found."""
+        if self._live:
+            _SEEN[self.root] = (self.start, self.known)
+        else:
+            _SEEN.pop(self.root, None)
+
+
+def _any_left(noted: Mapping[int, int], proc: str) -> bool:
+    return any(procs.start_of(pid, proc) == start for pid, start in noted.items())
+
+
 def _read_cgroup_processes(path: str, root: int, limits: ControlLimits, proc: str) -> _Reading | None:
     """A run's cgroup without the memory controller, read by the processes it holds: as they run while they stay the
     same, else frozen, by the kernel where it can (`cgroup.freeze`), else by signals."""
@@ -126,7 +176,7 @@ def _read_cgroup_processes(path: str, root: int, limits: ControlLimits, proc: st
     def held(table: Mapping[int, ProcId]) -> Members:
         return Members(cgroups.processes(path) & table.keys(), frozenset())
 
-    settled, reading = _read_unstopped(held, proc, None)
+    settled, reading = _read_unstopped(held, proc)
     if settled:
         return reading
     record = ledger.Record(ledger.CGROUP, root, None, path)
@@ -134,9 +184,7 @@ def _read_cgroup_processes(path: str, root: int, limits: ControlLimits, proc: st
     try:
         if not cgroups.freeze(path):
             record.close()
-            return _read_frozen(
-                held, limits, proc, None, ledger.Record(ledger.SIGNALS, root, None, path), enforce=False
-            )
+            return _read_frozen(held, limits, proc, ledger.Record(ledger.SIGNALS, root, None, path), enforce=False)
         table = procs.process_table(proc)
         return _tally(table, frozenset(pid for pid in held(table).pids if not table[pid].ended), proc)
     finally:
@@ -149,13 +197,11 @@ def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Rea
     it is left."""
     path = cgroups.of_run(limits.cgroup, root) if limits.cgroup else None
     if path is None:
-        # A run's process starts no earlier than its root: older processes' marks are not read, while it is there.
-        start = procs.start_of(root, proc)
-        since = 0 if start is None else start
-        record = ledger.Record(ledger.SIGNALS, root, start)
-        return _read_processes(
-            lambda table: run_members(table, root, None), limits, proc, since, record, enforce=enforce
-        )
+        run = _Run.of(root, None, proc)
+        try:
+            return _read_processes(run.find, limits, proc, run.record(), enforce=enforce)
+        finally:
+            run.keep()
     use = cgroups.usage(path)
     if use.current is None:
         reading = _read_cgroup_processes(path, root, limits, proc)
@@ -232,8 +278,8 @@ def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str =
     path = cgroups.of_run(cgroup, root) if cgroup else None
     if path is not None:
         return cgroups.kill(path)
-    since = 0 if root_start is None else root_start
-    record = ledger.Record(ledger.SIGNALS, root, root_start)
+    run = _Run.of(root, root_start, proc)
+    record = run.record()
 
     def enter(stopped: frozenset[tuple[int, int]]) -> None:
         # A kill goes ahead even where it cannot be entered: it ends the run, which a freeze left behind would not.
@@ -241,6 +287,7 @@ def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str =
             record.write(stopped)
 
     try:
-        return procs.end_all(lambda table: run_members(table, root, root_start), proc, marks_since=since, before=enter)
+        return procs.end_all(run.find, proc, before=enter)
     finally:
         record.close()
+        _SEEN.pop(root, None)

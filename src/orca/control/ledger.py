@@ -20,7 +20,7 @@ import contextlib
 import os
 import signal
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from orca.control import cgroups, procs
@@ -44,34 +44,50 @@ class Entry:
     root_start: int | None
     cgroup: str
     stopped: frozenset[tuple[int, int]]
+    known: frozenset[tuple[int, int]] = frozenset()
+    """The processes (pid, start) the scheduler's readings had found as the run's."""
 
     def text(self) -> str:
         start = "-" if self.root_start is None else str(self.root_start)
-        stopped = " ".join(f"{pid}:{begun}" for pid, begun in sorted(self.stopped))
-        return f"{self.writer[0]} {self.writer[1]} {self.how} {self.root} {start}\n{stopped}\n{self.cgroup}\n"
+        stopped, known = (
+            " ".join(f"{pid}:{begun}" for pid, begun in sorted(pairs)) for pairs in (self.stopped, self.known)
+        )
+        return f"{self.writer[0]} {self.writer[1]} {self.how} {self.root} {start}\n{stopped}\n{self.cgroup}\n{known}\n"
 
 
 def parse(text: str) -> Entry | None:
     """An entry from its file's text (`Entry.text`); None when it is not one.
 
-    >>> entry = Entry((7, 90), SIGNALS, 40, None, "", frozenset({(41, 95)}))
+    >>> entry = Entry((7, 90), SIGNALS, 40, None, "", frozenset({(41, 95)}), frozenset({(44, 96), (45, 97)}))
     >>> parse(entry.text()) == entry, parse("7 90 signals\\n"), parse("")
     (True, None, None)
     """
     lines = text.split("\n")
-    if len(lines) < 3:
+    if len(lines) < 4:
         return None
-    head, stopped, cgroup = lines[0].split(), lines[1].split(), lines[2]
+    head, cgroup = lines[0].split(), lines[2]
     if len(head) != 5 or head[2] not in (SIGNALS, CGROUP):
         return None
-    numbers = [head[0], head[1], head[3], *(half for pair in stopped for half in pair.split(":", 1))]
-    if not all(word.isascii() and word.isdigit() for word in numbers) or not all(":" in pair for pair in stopped):
+    if not all(word.isascii() and word.isdigit() for word in (head[0], head[1], head[3])):
         return None
     if not (head[4] == "-" or (head[4].isascii() and head[4].isdigit())):
         return None
-    pairs = frozenset((int(pid), int(begun)) for pid, begun in (pair.split(":", 1) for pair in stopped))
+    stopped, known = _pairs(lines[1]), _pairs(lines[3])
+    if stopped is None or known is None:
+        return None
     start = None if head[4] == "-" else int(head[4])
-    return Entry((int(head[0]), int(head[1])), head[2], int(head[3]), start, cgroup, pairs)
+    return Entry((int(head[0]), int(head[1])), head[2], int(head[3]), start, cgroup, stopped, known)
+
+
+def _pairs(line: str) -> frozenset[tuple[int, int]] | None:
+    """`pid:start` words; None when one is not."""
+    pairs: set[tuple[int, int]] = set()
+    for word in line.split():
+        pid, colon, start = word.partition(":")
+        if not (colon and pid.isascii() and pid.isdigit() and start.isascii() and start.isdigit()):
+            return None
+        pairs.add((int(pid), int(start)))
+    return frozenset(pairs)
 
 
 def directory() -> str:
@@ -95,8 +111,11 @@ def _me() -> tuple[int, int]:
 class Record:
     """The ledger's entry of one freeze, written before the first signal (`write`), gone with `close`."""
 
-    def __init__(self, how: str, root: int, root_start: int | None, cgroup: str = "") -> None:
+    def __init__(
+        self, how: str, root: int, root_start: int | None, cgroup: str = "", known: Mapping[int, int] | None = None
+    ) -> None:
         self._how, self._root, self._root_start, self._cgroup = how, root, root_start, cgroup
+        self._known = known if known is not None else {}
         self._path = ""
 
     def write(self, stopped: Iterable[tuple[int, int]]) -> None:
@@ -106,7 +125,8 @@ class Record:
         if not _private(where):
             raise PermissionError(f"{where}: not a private directory of this user's")
         me = _me()
-        entry = Entry(me, self._how, self._root, self._root_start, self._cgroup, frozenset(stopped))
+        known = frozenset(self._known.items())
+        entry = Entry(me, self._how, self._root, self._root_start, self._cgroup, frozenset(stopped), known)
         name = f"{me[0]}-{me[1]}-{self._root}-{id(self)}"
         temporary = os.path.join(where, f".{name}")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -141,11 +161,11 @@ def _continue(entry: Entry, proc: str) -> None:
     if entry.how == CGROUP:
         cgroups.thaw(entry.cgroup)
         return
-    table = procs.process_table(proc, marks_since=entry.root_start or 0)
+    table = procs.process_table(proc)
     if entry.cgroup:
         pids = cgroups.processes(entry.cgroup) & table.keys()
     else:
-        pids = run_members(table, entry.root, entry.root_start).pids
+        pids = run_members(table, entry.root, entry.root_start, dict(entry.known)).pids
     for pid in pids:
         found = table[pid]
         if found.stopped and (pid, found.start) not in entry.stopped:

@@ -1,7 +1,7 @@
 """Finding processes in /proc and stopping or ending them, for a run's memory cap and for a secret's fetch command.
 
-The table of every process comes from one pass over /proc (`orca.sample.process_stats`, and each process's
-environment where its run mark is wanted); which of them are a run's is `members`' pure decision. A run is frozen
+The table of every process comes from one pass over /proc (`orca.sample.process_stats`); which of them are a run's
+is `members`' pure decision. A run is frozen
 before it is read or killed: pass after pass, each of the run's process groups is stopped whole (a signal to a group
 reaches a process being forked in it too) and every other process found is stopped on its own, until a pass made
 after every group was stopped finds every process of the run stopped or exited (an exiting process cannot be
@@ -18,48 +18,23 @@ import os
 import signal
 from collections.abc import Callable, Mapping
 
-from orca.control.members import NONE, Members, ProcId, mark_in, proc_id
+from orca.control.members import NONE, Members, ProcId, proc_id
 from orca.sample import process_stat, process_stats
 
 FREEZE_PASSES = 64
 """A bound on the passes, so that freezing a run always ends; a run forking faster than a pass can read /proc and
 leaving its groups with `setsid` each time is what only a cgroup catches (`cgroups`)."""
-ENVIRON_LIMIT = 1 << 22
-"""The most of a process's environment read for its mark: twice what `execve` passes under the usual 8 MiB stack
-limit (a quarter of it), so that a process's own environment cannot make the scheduler read without end."""
-
 Finder = Callable[[Mapping[int, ProcId]], Members]
 """What a table of every process says a run's processes are."""
 Before = Callable[[frozenset[tuple[int, int]]], None]
 """What is done before a run is first stopped, given the processes (pid, start) it had stopped itself."""
 
 
-def _environ(proc: str, pid: int) -> bytes:
-    """/proc/<pid>/environ, up to `ENVIRON_LIMIT`; empty when it cannot be read (another user's process, one made
-    undumpable, a kernel thread, a process that ended)."""
-    try:
-        descriptor = os.open(f"{proc}/{pid}/environ", os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return b""
-    data = bytearray()
-    try:
-        while len(data) < ENVIRON_LIMIT and (chunk := os.read(descriptor, ENVIRON_LIMIT - len(data))):
-            data += chunk
-    except OSError:
-        return b""
-    finally:
-        os.close(descriptor)
-    return bytes(data)
-
-
-def process_table(proc: str = "/proc", *, marks_since: int | None = None) -> dict[int, ProcId]:
-    """Every process's `ProcId`, from one pass over `proc`; a process that ends mid-pass is left out. With
-    `marks_since`, each live process started then or later carries the run mark its environment holds."""
+def process_table(proc: str = "/proc") -> dict[int, ProcId]:
+    """Every process's `ProcId`, from one pass over `proc`; a process that ends mid-pass is left out."""
     table: dict[int, ProcId] = {}
     for pid, data in process_stats(proc).items():
         found = proc_id(data)
-        if found is not None and marks_since is not None and not found.ended and found.start >= marks_since:
-            found = proc_id(data, mark_in(_environ(proc, pid)))
         if found is not None:
             table[pid] = found
     return table
@@ -123,13 +98,13 @@ class Frozen:
         self.found: Members = NONE
         """The run's processes and groups in the last pass."""
 
-    def stop(self, find: Finder, marks_since: int | None = None, before: Before | None = None) -> None:
+    def stop(self, find: Finder, before: Before | None = None) -> None:
         """Stops what `find` names, pass after pass, until a pass made after all its groups were stopped finds every
         process of it stopped or exited (or `FREEZE_PASSES` passes). `before` is given the processes (pid, start)
         the run had stopped itself, before the first signal is sent; what it raises stops nothing."""
         own = own_ids()
         for passes in range(FREEZE_PASSES):
-            self.table = process_table(self._proc, marks_since=marks_since)
+            self.table = process_table(self._proc)
             self.found = find(self.table)
             if passes == 0 and before is not None:
                 before(frozenset((pid, self.table[pid].start) for pid in self.live() if self.table[pid].stopped))
@@ -180,7 +155,7 @@ def _signal_groups(groups: frozenset[int], signal_number: int) -> None:
             os.killpg(group, signal_number)
 
 
-def end_all(find: Finder, proc: str = "/proc", *, marks_since: int | None = None, before: Before | None = None) -> int:
+def end_all(find: Finder, proc: str = "/proc", *, before: Before | None = None) -> int:
     """Freezes, then SIGKILLs, every process `find` names in a table of every process (see the module docstring),
     whatever happens meanwhile; returns how many processes were stopped and killed.
 
@@ -188,7 +163,7 @@ def end_all(find: Finder, proc: str = "/proc", *, marks_since: int | None = None
     another while the group has a process: it is the run's group that is signalled."""
     frozen = Frozen(proc)
     try:
-        frozen.stop(find, marks_since, before)
+        frozen.stop(find, before)
     finally:
         killed = frozen.release(signal.SIGKILL)
     return killed
