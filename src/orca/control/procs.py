@@ -143,10 +143,29 @@ class Frozen:
             if signal_number != signal.SIGCONT or pid not in self._already_stopped:
                 process.send(signal_number)
             process.close()
+        if signal_number == signal.SIGCONT and self._groups:
+            self._continue_stragglers()
         count = len(self._held)
         self._held.clear()
         self._groups.clear()
         return count
+
+    def _continue_stragglers(self) -> None:
+        """Continues each process of the run's groups still stopped but not by the run: one a signal to its group
+        stopped after the last pass read /proc (a chain's newest generation, among many exited ones), which no pass
+        held; else the next reading would find it stopped and take it for one the run stopped itself."""
+        table = process_table(self._proc)
+        for pid, entry in table.items():
+            if (
+                entry.pgrp in self._groups
+                and entry.stopped
+                and pid not in self._held
+                and pid not in self._already_stopped
+            ):
+                process = Held.of(pid, entry.start, self._proc)
+                if process is not None:
+                    process.send(signal.SIGCONT)
+                    process.close()
 
 
 def _signal_groups(groups: frozenset[int], signal_number: int) -> None:
