@@ -5,7 +5,8 @@ and does for them: where a run may be placed, when a new one must wait (too many
 instance's newest minute of samples over 85% memory or disk), the environment a run starts with and its secrets,
 how it is started (lower CPU priority, first for the OOM killer, its own session, a mark every process of it
 inherits, output to a private staging file, a cgroup of its own where one is delegated), and its memory cap,
-enforced on all of the run, read whole: its cgroup, else its session, process group, descendants and what readings found as its own.
+enforced on all of the run, read whole: its cgroup, else its session, process group, descendants and what readings
+found as its own.
 """
 
 from __future__ import annotations

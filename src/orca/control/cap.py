@@ -4,8 +4,8 @@
 A run is read as it is killed. Where it has a cgroup of its own with the memory controller, by the kernel's numbers
 (`cgroups`). Else by its processes, frozen first: those of its cgroup by the kernel (`cgroup.freeze`, where it can),
 else, and for a run without a cgroup (`members`: its root's session and group, what earlier readings found as its
-own, their descendants), by signals (`procs.Frozen`). A chain of processes that fork and exit, which a pass over /proc sees one at a time or
-not at all, is then read whole, and what was read is what is killed. Their resident memory is summed by one
+own, their descendants), by signals (`procs.Frozen`). A chain of processes that fork and exit, which a pass over
+/proc sees one at a time or not at all, is then read whole, and what was read is what is killed. Their resident memory is summed by one
 `tree_usage`; then the run is killed when it is over the cap (still frozen, or its cgroup whole), or continued.
 """
 
@@ -266,8 +266,8 @@ def enforce_memory(runs: Mapping[int, int], limits: ControlLimits, *, proc: str 
 def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str = "/proc") -> int:
     """SIGKILLs every process of the run whose root is `root`, started at `root_start` (None: not known; the
     root's, while a process has its pid, else the one this scheduler's readings noted); returns how many were
-    signalled, 0 when nothing of it is left or `root` is another process now. `cgroup`: the directory of `ORCA_CONTROL_CGROUP`,
-    where the run's own cgroup is killed whole.
+    signalled, 0 when nothing of it is left or `root` is another process now. `cgroup`: the directory of
+    `ORCA_CONTROL_CGROUP`, where the run's own cgroup is killed whole.
 
     Without a cgroup the run is frozen first (`procs.end_all`), so a process forking as it is killed leaves no
     child behind.
