@@ -6,7 +6,8 @@ A run is read as it is killed. Where it has a cgroup of its own with the memory 
 else, and for a run without a cgroup (`members`: its root's session and group, what earlier readings found as its
 own, their descendants), by signals (`procs.Frozen`). A chain of processes that fork and exit, which a pass over
 /proc sees one at a time or not at all, is then read whole, and what was read is what is killed. Their resident
-memory is summed by one `tree_usage`; then the run is killed when it is over the cap (still frozen, or its cgroup whole), or continued.
+memory is summed by one `tree_usage`; then the run is killed when it is over the cap (still frozen, or its cgroup
+whole), or continued.
 """
 
 from __future__ import annotations
