@@ -63,7 +63,7 @@ ESCAPING_ROOT = textwrap.dedent("""
 ESCAPE = textwrap.dedent(f"""
     import os, sys, time
     from pathlib import Path
-    from orca.control import ControlLimits, enforce_memory, over_cap, start_run
+    from orca.control import ControlLimits, Known, enforce_memory, over_cap, start_run
     from tests.control.inside import CAP_64, gone, left, report, status
     from tests.control.processes import ended, stat_fields, wait_for_lines
 
@@ -71,7 +71,8 @@ ESCAPE = textwrap.dedent(f"""
     pids, log = work / "escape.pids", work / "escape.log"
     process = start_run([sys.executable, "-c", {ESCAPING_ROOT!r}, how, str(pids)], [], ControlLimits(), str(log))
     found = wait_for_lines(pids, 3, log)
-    facts = {{"root": process.pid, "first": over_cap({{1: process.pid}}, CAP_64).get(1)}}  # it is seen here
+    known = Known()
+    facts = {{"root": process.pid, "first": over_cap({{1: process.pid}}, CAP_64, known=known).get(1)}}  # seen here
     Path(str(pids) + ".go").touch()
     facts["parent_gone"] = gone(found["parent"]) or stat_fields(found["parent"])[0] == "Z"
     Path(str(pids) + ".go.reparented").touch()
@@ -80,8 +81,9 @@ ESCAPE = textwrap.dedent(f"""
     fields = stat_fields(found["escapee"])
     facts |= {{"escapee_ppid": int(fields[1]), "escapee_session": int(fields[3])}}
     facts["marked"] = b"ORCA_CONTROL_RUN=" in Path(f"/proc/{{found['escapee']}}/environ").read_bytes()
-    facts["over"] = over_cap({{1: process.pid}}, CAP_64).get(1)
-    facts["reasons"] = enforce_memory({{1: process.pid}}, CAP_64)
+    facts["unknown"] = over_cap({{1: process.pid}}, CAP_64).get(1)  # a scheduler that never saw it
+    facts["over"] = over_cap({{1: process.pid}}, CAP_64, known=known).get(1)
+    facts["reasons"] = enforce_memory({{1: process.pid}}, CAP_64, known=known)
     facts["escapee_ended"] = ended(escapee, timeout=5)
     facts["root_status"] = status(process)
     facts["left"] = left()
@@ -101,6 +103,7 @@ def test_a_setsid_escapee_a_reading_found_is_measured_and_killed_once_its_parent
     assert facts["escapee_session"] != facts["root"]
     assert facts["marked"] == (how == "plain")
     assert facts["first"] is not None and facts["first"] > 100 * MIB
+    assert facts["unknown"] is None
     assert facts["over"] is not None and facts["over"] > 100 * MIB
     assert list(facts["reasons"]) == ["1"]
     assert facts["reasons"]["1"].endswith(" MiB over the 64 MB cap")
@@ -132,7 +135,7 @@ FORGER = textwrap.dedent("""
 FORGERY = textwrap.dedent(f"""
     import os, sys
     from pathlib import Path
-    from orca.control import ControlLimits, enforce_memory, kill_run, over_cap, start_run
+    from orca.control import ControlLimits, Known, enforce_memory, kill_run, over_cap, start_run
     from tests.control.inside import CAP_64, report
     from tests.control.processes import stat_fields, wait_for_lines
 
@@ -145,10 +148,11 @@ FORGERY = textwrap.dedent(f"""
     found = wait_for_lines(pids, 2, log)
     environ = Path(f"/proc/{{found['forger']}}/environ").read_bytes()
     facts = {{"forged": f"ORCA_CONTROL_RUN={{mark}}".encode() in environ}}
-    facts["over"] = over_cap({{"a": a.pid, "b": b.pid}}, CAP_64)
-    facts["reasons"] = enforce_memory({{"a": a.pid, "b": b.pid}}, CAP_64)
+    known = Known()
+    facts["over"] = over_cap({{"a": a.pid, "b": b.pid}}, CAP_64, known=known)
+    facts["reasons"] = enforce_memory({{"a": a.pid, "b": b.pid}}, CAP_64, known=known)
     facts["b_running"] = b.poll() is None
-    facts["b_killed"] = kill_run(b.pid, b_start)
+    facts["b_killed"] = kill_run(b.pid, b_start, known=known)
     facts["forger_alive"] = stat_fields(found["forger"])[0] not in "ZX"
     for process in (a, b):
         process.kill()

@@ -11,7 +11,7 @@ found as its own.
 
 from __future__ import annotations
 
-from orca.control.cap import enforce_memory, kill_run, over_cap
+from orca.control.cap import Known, enforce_memory, kill_run, over_cap
 from orca.control.members import MARK, Members, ProcId, run_members
 from orca.control.rules import (
     CONTROL,
@@ -39,6 +39,7 @@ __all__ = [
     "MAX_POOL",
     "WORKER_PREFIX",
     "ControlLimits",
+    "Known",
     "Members",
     "ProcId",
     "SecretError",

@@ -118,24 +118,39 @@ def _read_frozen(
         record.close()
 
 
-_SEEN: dict[int, tuple[int | None, dict[int, int]]] = {}
-"""root pid -> (the run's start, pid -> start of each process a reading of this scheduler found as the run's): what
-a process of the run is, as first seen, whatever it does after (leave the run's session, lose its parent)."""
+class Known:
+    """What a scheduler's readings found of its runs, for the next ones: each process a reading found as a run's, by
+    pid and start time, stays the run's whatever it does after (leave the run's session, lose its parent, write over
+    its environment). One per scheduler, given to every `over_cap`, `enforce_memory` and `kill_run`; it holds no
+    more than the runs' processes that are there."""
+
+    def __init__(self) -> None:
+        self._runs: dict[int, tuple[int | None, dict[int, int]]] = {}
+        """root pid -> (the run's start, pid -> start of each process found as the run's)."""
+
+    def of(self, root: int) -> tuple[int | None, dict[int, int]]:
+        return self._runs.get(root, (None, {}))
+
+    def note(self, root: int, start: int | None, found: dict[int, int]) -> None:
+        if found:
+            self._runs[root] = (start, found)
+        else:
+            self._runs.pop(root, None)
 
 
 class _Run:
     """A run as this scheduler knows it: its root, its start, and the processes its readings found."""
 
-    def __init__(self, root: int, start: int | None, known: dict[int, int]) -> None:
-        self.root, self.start, self.known = root, start, known
+    def __init__(self, root: int, start: int | None, known: dict[int, int], notes: Known | None) -> None:
+        self.root, self.start, self.known, self._notes = root, start, known, notes
         self._live = False
 
     @classmethod
-    def of(cls, root: int, start: int | None, proc: str) -> _Run:
+    def of(cls, root: int, start: int | None, proc: str, notes: Known | None) -> _Run:
         """The run whose root is `root`, started at `start` (None: the start a reading noted, else that of the
         process with that pid). A noted start other than the process's is the run's while a process it noted is
         still there (its root ended and the pid went to another); else the notes are of an earlier run."""
-        noted_start, noted = _SEEN.get(root, (None, {}))
+        noted_start, noted = notes.of(root) if notes is not None else (None, {})
         current = procs.start_of(root, proc)
         if start is None:
             start = noted_start if noted_start is not None else current
@@ -143,7 +158,7 @@ class _Run:
                 start, noted = current, {}
         elif noted_start != start:
             noted = {}
-        return cls(root, start, dict(noted))
+        return cls(root, start, dict(noted), notes)
 
     def find(self, table: Mapping[int, ProcId]) -> Members:
         """The run's processes in `table`; each one found is known from then on, wherever it goes, while it is
@@ -160,10 +175,8 @@ class _Run:
 
     def keep(self) -> None:
         """Notes what the reading found, for the next one; forgets a run of which nothing was found."""
-        if self._live:
-            _SEEN[self.root] = (self.start, self.known)
-        else:
-            _SEEN.pop(self.root, None)
+        if self._notes is not None:
+            self._notes.note(self.root, self.start, dict(self.known) if self._live else {})
 
 
 def _any_left(noted: Mapping[int, int], proc: str) -> bool:
@@ -193,12 +206,12 @@ def _read_cgroup_processes(path: str, root: int, limits: ControlLimits, proc: st
         record.close()
 
 
-def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Reading | None:
+def _read(root: int, limits: ControlLimits, proc: str, known: Known | None, *, enforce: bool) -> _Reading | None:
     """The run whose root is `root`, read whole, and with `enforce` killed when over the cap; None when nothing of
     it is left."""
     path = cgroups.of_run(limits.cgroup, root) if limits.cgroup else None
     if path is None:
-        run = _Run.of(root, None, proc)
+        run = _Run.of(root, None, proc, known)
         try:
             return _read_processes(run.find, limits, proc, run.record(), enforce=enforce)
         finally:
@@ -214,7 +227,7 @@ def _read(root: int, limits: ControlLimits, proc: str, *, enforce: bool) -> _Rea
 
 
 def _read_unless_own(
-    root: int, own: frozenset[int], limits: ControlLimits, proc: str, *, enforce: bool
+    root: int, own: frozenset[int], limits: ControlLimits, proc: str, known: Known | None, *, enforce: bool
 ) -> _Reading | None:
     """`_read`, but None for the scheduler's own process, group or session, and None for a run that could not be
     read this time for want of a descriptor (docs/behaviour.md §4.6): the next call reads it again, and the other runs
@@ -222,14 +235,16 @@ def _read_unless_own(
     if root in own:
         return None
     try:
-        return _read(root, limits, proc, enforce=enforce)
+        return _read(root, limits, proc, known, enforce=enforce)
     except OSError as error:
         if error.errno in (errno.EMFILE, errno.ENFILE):
             return None
         raise
 
 
-def over_cap(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/proc") -> dict[int, int]:
+def over_cap(
+    runs: Mapping[int, int], limits: ControlLimits, *, known: Known | None = None, proc: str = "/proc"
+) -> dict[int, int]:
     """run -> resident bytes of the runs (run -> root pid) that hold more than `limits.memory_mb` MB, or whose cgroup
     reached it; each run read whole (as it runs while it stays the same, else frozen for the reading and then
     continued, unless its cgroup's numbers are read).
@@ -238,13 +253,15 @@ def over_cap(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/pr
     own = procs.own_ids()
     over: dict[int, int] = {}
     for run, root in runs.items():
-        reading = _read_unless_own(root, own, limits, proc, enforce=False)
+        reading = _read_unless_own(root, own, limits, proc, known, enforce=False)
         if reading is not None and reading.over(limits):
             over[run] = reading.resident
     return over
 
 
-def enforce_memory(runs: Mapping[int, int], limits: ControlLimits, *, proc: str = "/proc") -> dict[int, str]:
+def enforce_memory(
+    runs: Mapping[int, int], limits: ControlLimits, *, known: Known | None = None, proc: str = "/proc"
+) -> dict[int, str]:
     """Kills each run (run -> root pid) over the cap, every process of it (SIGKILL), as it was read: frozen. Returns
     run -> the reason a person reads on its page, for every run killed. A run under the cap is continued, never
     killed. Afterwards removes the cgroups of runs that have no process left.
@@ -256,7 +273,7 @@ def enforce_memory(runs: Mapping[int, int], limits: ControlLimits, *, proc: str 
     own = procs.own_ids()
     reasons: dict[int, str] = {}
     for run, root in runs.items():
-        reading = _read_unless_own(root, own, limits, proc, enforce=True)
+        reading = _read_unless_own(root, own, limits, proc, known, enforce=True)
         if reading is not None and reading.over(limits):
             reasons[run] = reading.reason(limits)
     if limits.cgroup:
@@ -264,7 +281,9 @@ def enforce_memory(runs: Mapping[int, int], limits: ControlLimits, *, proc: str 
     return reasons
 
 
-def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str = "/proc") -> int:
+def kill_run(
+    root: int, root_start: int | None, *, cgroup: str = "", known: Known | None = None, proc: str = "/proc"
+) -> int:
     """SIGKILLs every process of the run whose root is `root`, started at `root_start` (None: not known; the
     root's, while a process has its pid, else the one this scheduler's readings noted); returns how many were
     signalled, 0 when nothing of it is left or `root` is another process now. `cgroup`: the directory of
@@ -279,7 +298,7 @@ def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str =
     path = cgroups.of_run(cgroup, root) if cgroup else None
     if path is not None:
         return cgroups.kill(path)
-    run = _Run.of(root, root_start, proc)
+    run = _Run.of(root, root_start, proc, known)
     record = run.record()
 
     def enter(stopped: frozenset[tuple[int, int]]) -> None:
@@ -291,4 +310,5 @@ def kill_run(root: int, root_start: int | None, *, cgroup: str = "", proc: str =
         return procs.end_all(run.find, proc, before=enter)
     finally:
         record.close()
-        _SEEN.pop(root, None)
+        if known is not None:
+            known.note(root, None, {})
