@@ -38,6 +38,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_two_minutes_of_every_fault_lose_nothing(tmp_path: Path) -> None:
     findings = soak.soak(_config(tmp_path, 2.0))
@@ -64,6 +65,7 @@ def _probes(path: Path) -> list[tuple[float, int, int]]:
     return [(float(r[0]), int(r[1]), int(r[2])) for r in rows]
 
 
+@pytest.mark.slow
 def test_an_interrupted_harness_ends_everything_it_started(tmp_path: Path) -> None:
     work = tmp_path / "work"
     harness = subprocess.Popen([sys.executable, "-m", "bench.soak", "--minutes", "5", "--work", str(work)],
