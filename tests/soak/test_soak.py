@@ -82,6 +82,8 @@ def test_an_interrupted_harness_ends_everything_it_started(tmp_path: Path) -> No
             pytest.fail("the harness did not start its processes")
         started = [int(p) for p in (work / "pids").read_text().split()]
         assert all(_alive(pid) for pid in started)
+        if os.geteuid() == 0:
+            assert str(work / "stage-a").encode() in Path("/proc/self/mounts").read_bytes()
         harness.send_signal(signal.SIGINT)
         _, stderr = harness.communicate(timeout=120)
     finally:
@@ -91,7 +93,7 @@ def test_an_interrupted_harness_ends_everything_it_started(tmp_path: Path) -> No
     assert harness.returncode == 1, stderr
     assert b"interrupted" in stderr
     assert not [pid for pid in started if _alive(pid)]
-    assert b"soak-stage" not in Path("/proc/self/mounts").read_bytes()
+    assert str(work / "stage-a").encode() not in Path("/proc/self/mounts").read_bytes()
 
 
 def _check(tmp_path: Path, lines: list[bytes], excused: str | None = None) -> soak.Findings:
