@@ -506,6 +506,7 @@ class Soak:
             return
         window = self.open_window("restart")
         self._sleep(0.3)
+        since = _size(self.a.stderr)
         os.kill(self.a.pid, signal.SIGTERM)
         try:
             code = self.a.process.wait(timeout=60)
@@ -516,7 +517,7 @@ class Soak:
         if code != 0:
             self.findings.fail(f"A exited {code} at SIGTERM")
         self.proxy.heal()
-        self.object_against_file(self.a, final=True)
+        self.object_against_file(self.a, final=True, since=since)
         self.a.start(self.record_pid)
         self._await_lines(self.a.stage)
         self.close_window(window)
@@ -592,7 +593,7 @@ class Soak:
         self.findings.count("wait4")
 
     # -- checks -------------------------------------------------------------------------------------------------
-    def object_against_file(self, sampler: Sampler, final: bool) -> None:
+    def object_against_file(self, sampler: Sampler, final: bool, since: int = 0) -> None:
         """After a final upload the object equals the staging file; after a failed one, or at any moment of an
         append-only file, it is a prefix of it. Never anything else."""
         assert self.server is not None
@@ -603,7 +604,7 @@ class Soak:
         if body == whole:
             return
         if whole.startswith(body):
-            if final and not _said_upload_failed(sampler.stderr):
+            if final and not _said_upload_failed(sampler.stderr, since):
                 self.findings.fail(f"{sampler.name}: the object is a prefix of the staging file "
                                    f"({len(body)} of {len(whole)} bytes) after a final upload that said no failure")
             elif final:
@@ -828,6 +829,7 @@ class Soak:
         self.proxy.heal()
         for sampler in (self.a, self.b):
             assert sampler.process is not None
+            since = _size(sampler.stderr)
             os.kill(sampler.pid, signal.SIGTERM)
             try:
                 code = sampler.process.wait(timeout=60)
@@ -837,7 +839,7 @@ class Soak:
                 code = sampler.process.wait()
             if code != 0:
                 self.findings.fail(f"{sampler.name} exited {code} at SIGTERM")
-            self.object_against_file(sampler, final=True)
+            self.object_against_file(sampler, final=True, since=since)
         uploads = self.server.client().list_multipart_uploads(Bucket=self.bucket).get("Uploads", [])
         self.open_uploads = len(uploads)
         if uploads:
@@ -883,10 +885,22 @@ def _tail_lines(path: Path, count: int) -> list[bytes]:
     return whole[1:][-count:] if block < size else whole[-count:]
 
 
-def _said_upload_failed(stderr: Path) -> bool:
-    text = stderr.read_text(errors="replace") if stderr.exists() else ""
-    tail = text[-4000:].lower()
-    return "upload" in tail and ("fail" in tail or "could not" in tail)
+def _said_upload_failed(stderr: Path, since: int) -> bool:
+    """Whether the sampler said, after byte `since` of its standard error, that an upload failed (the final
+    upload's message, which the 5 s bound's cut included)."""
+    try:
+        with stderr.open("rb") as file:
+            file.seek(since)
+            return b"cannot upload" in file.read()
+    except FileNotFoundError:
+        return False
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _count(path: Path) -> int:

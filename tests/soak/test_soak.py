@@ -127,3 +127,36 @@ def test_the_line_check_finds_a_torn_line_and_an_unexplained_new_sampler(tmp_pat
 def test_the_slope_is_per_hour() -> None:
     assert soak.slope_per_hour([(0, 0), (60, 1), (120, 2)]) == pytest.approx(60)
     assert soak.slope_per_hour([(0, 5), (60, 5), (120, 5)]) == 0
+
+
+class _Store:
+    """Stands for moto: the object's bytes."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def read(self, bucket: str, key: str) -> bytes:
+        return self.body
+
+
+@pytest.mark.parametrize(
+    ("body", "said", "failures"),
+    [
+        (b"a\nb\n", b"", 0),  # the staging file's whole lines
+        (b"a\n", b"orca sample: cannot upload X to s3://B/K: the final upload did not finish within 5 s\n", 0),
+        (b"a\n", b"", 1),  # a prefix, though the final upload said nothing
+        (b"a\nc\n", b"", 1),  # neither
+    ],
+)
+def test_the_object_check_holds_the_object_to_the_file(
+    tmp_path: Path, body: bytes, said: bytes, failures: int
+) -> None:
+    runner = soak.Soak(_config(tmp_path, 1.0))
+    runner.server = _Store(body)  # type: ignore[assignment]
+    runner.bucket = "B"
+    stage, stderr = tmp_path / "stage.jsonl", tmp_path / "stderr"
+    stage.write_bytes(b"a\nb\n{\"half")
+    stderr.write_bytes(b"orca sample: cannot upload X to s3://B/K: SlowDown\n" + said)
+    sampler = soak.Sampler("A", [], {}, stage, "K", stderr)
+    runner.object_against_file(sampler, final=True, since=len(b"orca sample: cannot upload X to s3://B/K: SlowDown\n"))
+    assert len(runner.findings.failures) == failures
