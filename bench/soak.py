@@ -614,12 +614,26 @@ class Soak:
         self.findings.fail(f"{sampler.name}: the object ({len(body)} bytes) is neither the staging file "
                            f"({len(whole)} bytes) nor a prefix of it")
 
+    def read_with_orca(self, arguments: list[str]) -> subprocess.CompletedProcess[str]:
+        """`orca metrics ARGUMENTS`, in a group of its own ended by its id, also when the harness is stopped
+        while it reads."""
+        reader = subprocess.Popen([ORCA, "metrics", *arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, preexec_fn=_die_with_parent)
+        self.record_pid(reader.pid)
+        try:
+            out, err = reader.communicate(timeout=600)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(reader.pid, signal.SIGKILL)
+            reader.wait()
+        return subprocess.CompletedProcess(reader.args, reader.returncode, out, err)
+
     def reader_equals_duckdb(self, path: Path, what: str) -> None:
         """`orca metrics --json` against DuckDB over the same file, run by run: lines, first and last `t`, the
         peaks of `mem.used` and `mem.rss`, the sampler's CPU."""
         import duckdb
 
-        done = subprocess.run([ORCA, "metrics", "--json", str(path)], capture_output=True, text=True, check=False)
+        done = self.read_with_orca(["--json", str(path)])
         if done.returncode != 0:
             self.findings.fail(f"{what}: orca metrics exited {done.returncode}: {done.stderr[-300:]}")
             return
@@ -698,7 +712,7 @@ class Soak:
                 inode = now
             if not self.b.stage.exists():
                 continue
-            done = subprocess.run([ORCA, "metrics", str(self.b.stage)], capture_output=True, text=True, check=False)
+            done = self.read_with_orca([str(self.b.stage)])
             newest = read_newest_minute(str(self.b.stage))
             self.findings.reader_runs += 1
             if done.returncode != 0 or newest is None:
