@@ -101,7 +101,9 @@ def _check(tmp_path: Path, lines: list[bytes], excused: str | None = None) -> so
     findings = soak.Findings()
     path = tmp_path / "lines.jsonl"
     path.write_bytes(b"".join(lines))
-    soak.LineCheck(path, findings, "X", lambda _before, _after: excused).advance()
+    check = soak.LineCheck(path, findings, "X", lambda _before, _after: excused)
+    check.advance()
+    check.close()
     return findings
 
 
@@ -115,6 +117,14 @@ def test_the_line_check_finds_a_lost_line(tmp_path: Path) -> None:
     lost = _check(tmp_path, whole[:2] + whole[3:])
     assert lost.lost == 1
     assert _check(tmp_path, whole[:2] + whole[3:], excused="full").dropped_full == 1
+
+
+def test_the_line_check_tells_a_t_off_its_moment_from_a_lost_line(tmp_path: Path) -> None:
+    """The third line's `t` 7 ms after the moment its `dt` counts to (the clocks read apart), the fourth's step
+    making up for it: no line lost, one `t` off."""
+    off = _check(tmp_path, [_line(100.2, 0.2), _line(100.22, 0.02), _line(100.247, 0.02), _line(100.26, 0.02)])
+    assert (off.lost, off.t_off) == (0, 1)
+    assert off.t_off_max == pytest.approx(0.007)
 
 
 def test_the_line_check_finds_a_torn_line_and_an_unexplained_new_sampler(tmp_path: Path) -> None:
