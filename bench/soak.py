@@ -171,6 +171,9 @@ class Probe:
     cpu_seconds: float
     lines: int
     """Lines B wrote so far (counted from its `t`s, as `--keep` rewrites the file)."""
+    machine_procs: int
+    """Processes on the machine: `--match` reads each one's `comm` every line, so CPU per line follows them (on a
+    shared machine, other work's too)."""
 
 
 @dataclass
@@ -711,11 +714,12 @@ class Soak:
                 if t > newest:
                     newest, count = t, count + 1
         self._b_newest, self._b_lines = newest, count
-        probe = Probe(time.monotonic() - self.began, rss, len(links) - proc_fds, proc_fds, cpu, count)
+        machine = sum(1 for name in os.listdir("/proc") if name.isdigit())
+        probe = Probe(time.monotonic() - self.began, rss, len(links) - proc_fds, proc_fds, cpu, count, machine)
         self.probes.append(probe)
         with (self.config.work / "probes.csv").open("a") as csv:
             csv.write(f"{probe.at:.1f},{probe.rss_kib},{probe.fds},{probe.proc_fds},{probe.cpu_seconds:.2f},"
-                      f"{probe.lines}\n")
+                      f"{probe.lines},{probe.machine_procs}\n")
 
     def probe_loop(self) -> None:
         while not self.stop_event.wait(2.0):
@@ -774,6 +778,8 @@ class Soak:
             if after.lines > before.lines:
                 per_line.append((after.at, (after.cpu_seconds - before.cpu_seconds) / (after.lines - before.lines)))
         half = max(1, len(per_line) // 10)
+        procs = [p.machine_procs for p in warm]
+        tenth = max(1, len(procs) // 10)
         return {
             "rss": (warm[0].rss_kib, warm[-1].rss_kib, slope_per_hour([(p.at, p.rss_kib) for p in warm]))
             if warm else None,
@@ -785,6 +791,8 @@ class Soak:
                 slope_per_hour([(at, v * 1000) for at, v in per_line]),
             ) if per_line else None,
             "b_lines": warm[-1].lines if warm else 0,
+            "machine_procs": (statistics.fmean(procs[:tenth]), statistics.fmean(procs[-tenth:]), max(procs))
+            if procs else None,
         }
 
     def figures(self, final: bool) -> str:
@@ -824,6 +832,10 @@ class Soak:
             a, b, slope = s["cpu_per_line_ms"]
             out.append(f"| B's CPU per line, first and last tenth; slope | {a:.3f} ms, {b:.3f} ms; "
                        f"{slope:+.3f} ms/hour |")
+        if s["machine_procs"]:
+            a, b, most = s["machine_procs"]
+            out.append(f"| processes on the machine (`--match` reads each), first and last tenth; most | "
+                       f"{a:.0f}, {b:.0f}; {most} |")
         if final:
             out.append(f"| multipart uploads left open | {self.open_uploads} |")
         for skipped in f.skipped:

@@ -26,7 +26,7 @@ be some fifty."""
 
 def _config(tmp_path: Path, minutes: float) -> soak.Config:
     return soak.Config(minutes=minutes, seconds=0.02, cycle_seconds=90, fault_seconds=6, check_seconds=30,
-                       upload_seconds=2, keep=2000, churn_rate=20, stage_mib=48, warm_up_seconds=20, read_seconds=1,
+                       upload_seconds=2, keep=500, churn_rate=20, stage_mib=48, warm_up_seconds=20, read_seconds=1,
                        work=tmp_path / "work", report=tmp_path / "report.md")
 
 
