@@ -596,18 +596,10 @@ class Soak:
 
     def _wait4_run(self) -> None:
         out = self.config.work / f"wait4-{len(self.findings.wait4)}.jsonl"
-        command = subprocess.Popen([ORCA, "sample", "--out", str(out), "--seconds", str(self.config.seconds), "--",
-                                    PYTHON, "-c", WAIT4_COMMAND], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
-        self.record_pid(command.pid)
-        try:
-            _, stderr = command.communicate(timeout=600)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(command.pid, signal.SIGKILL)
-            command.wait()
-        if command.returncode != 0:
-            self.findings.fail(f"the wait4 run exited {command.returncode}: {stderr[-300:]!r}")
+        done = self.run_ended([ORCA, "sample", "--out", str(out), "--seconds", str(self.config.seconds), "--",
+                               PYTHON, "-c", WAIT4_COMMAND])
+        if done.returncode != 0:
+            self.findings.fail(f"the wait4 run exited {done.returncode}: {done.stderr[-300:]}")
             return
         lines = [json.loads(r) for r in out.read_bytes().splitlines()]
         integrated = sum(line["run"]["cpu"] / 100 * line["cores"] * line["dt"]
@@ -642,26 +634,25 @@ class Soak:
         self.findings.fail(f"{sampler.name}: the object ({len(body)} bytes) is neither the staging file "
                            f"({len(whole)} bytes) nor a prefix of it")
 
-    def read_with_orca(self, arguments: list[str]) -> subprocess.CompletedProcess[str]:
-        """`orca metrics ARGUMENTS`, in a group of its own ended by its id, also when the harness is stopped
-        while it reads."""
-        reader = subprocess.Popen([ORCA, "metrics", *arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, preexec_fn=_die_with_parent)
-        self.record_pid(reader.pid)
+    def run_ended(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """`argv` to its end, in a group of its own ended by its id, also when the harness is stopped meanwhile."""
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, preexec_fn=_die_with_parent)
+        self.record_pid(process.pid)
         try:
-            out, err = reader.communicate(timeout=600)
+            out, err = process.communicate(timeout=600)
         finally:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(reader.pid, signal.SIGKILL)
-            reader.wait()
-        return subprocess.CompletedProcess(reader.args, reader.returncode, out, err)
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
     def reader_equals_duckdb(self, path: Path, what: str) -> None:
         """`orca metrics --json` against DuckDB over the same file, run by run: lines, first and last `t`, the
         peaks of `mem.used` and `mem.rss`, the sampler's CPU."""
         import duckdb
 
-        done = self.read_with_orca(["--json", str(path)])
+        done = self.run_ended([ORCA, "metrics", "--json", str(path)])
         if done.returncode != 0:
             self.findings.fail(f"{what}: orca metrics exited {done.returncode}: {done.stderr[-300:]}")
             return
@@ -741,7 +732,7 @@ class Soak:
                 inode = now
             if not self.b.stage.exists():
                 continue
-            done = self.read_with_orca([str(self.b.stage)])
+            done = self.run_ended([ORCA, "metrics", str(self.b.stage)])
             newest = read_newest_minute(str(self.b.stage))
             self.findings.reader_runs += 1
             if done.returncode != 0 or newest is None:
