@@ -17,8 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -140,6 +143,43 @@ assert tally.samples > 0 and tally.skipped == 0, tally
 """
 
 
+# The chart's own floor: every line decoded as `orca metrics` decodes it, then the same points drawn as it draws them,
+# in one process. The points are orca's own series, folded in between and that time left out: the process prints the
+# seconds it spent folding, and the floor is its wall-clock time less those.
+FLOOR = r"""
+import gc
+import sys
+import time
+from orca.sample.readback.shell.parts import show_runs
+from orca.sample.readback.shell.plot import draw, load_plotting
+from orca.sample.readback.shell.shown import Shown
+from orca.sample.readback.shell.sources import Tally, decoded_batches, sources
+
+gc.disable()
+[source] = sources(sys.argv[1])
+tally = Tally()
+for _ in decoded_batches(source, tally):
+    pass
+folding = time.perf_counter()
+shown = Shown(lambda summary: "", "", lambda text: None)
+show_runs(source, shown, 6, parts=1)
+series = [one for _, one in sorted(shown.series, key=lambda each: each[0])]
+folded = time.perf_counter() - folding
+load_plotting()
+draw(series, sys.argv[2], shown.totals.runs)
+print(f"{folded:.3f}", file=sys.stderr)
+"""
+FLOOR_SHARE = 1.2
+"""From `BOTH_LINES`, `orca metrics --plot` takes at most this many times its own floor."""
+
+
+def floor_seconds(path: Path, chart: str) -> float:
+    """The floor's wall-clock seconds on `path`: the process's, less what it spent folding."""
+    started = time.perf_counter()
+    done = subprocess.run([PYTHON, "-c", FLOOR, str(path), chart], capture_output=True, text=True, check=True)
+    return time.perf_counter() - started - float(done.stderr.split()[-1])
+
+
 def write_command_run(path: Path, lines: int, seconds: float = 5.0, start: float = 1796000000.0) -> Path:
     """`lines` lines of one `-- COMMAND` run at `seconds` apart (the shapes of `bench/runs.py`'s day, with the run's
     CPU and memory): `BLOCK` distinct lines, repeated later and later."""
@@ -191,6 +231,11 @@ def report(row: Callable[[str, str, str, str, str, bool | None], None], repeats:
                 f"{wall['orca'] / wall['duckdb']:.2f}", "<= 1x", wall["orca"] <= wall["duckdb"])
             row(f"orca metrics --plot, CPU seconds of every process ({lines:,} lines)", f"{cpu['orca']:.2f} s",
                 f"{cpu['duckdb']:.2f} s", f"{cpu['orca'] / cpu['duckdb']:.2f}", "", None)
+            if both:
+                floor = statistics.median(floor_seconds(path, f"{tmp}/floor.png") for _ in range(repeats))
+                row(f"orca metrics --plot against its floor: the lines decoded and the same points drawn, one process "
+                    f"({lines:,} lines)", f"{wall['orca']:.2f} s", f"{floor:.2f} s (floor)",
+                    f"{wall['orca'] / floor:.2f}", f"<= {FLOOR_SHARE}x", wall["orca"] <= FLOOR_SHARE * floor)
             row(f"orca's reading alone: every line decoded and checked, nothing folded or drawn, one process, CPU "
                 f"seconds ({lines:,} lines)", f"{cpu['reading']:.2f} s", f"{cpu['duckdb']:.2f} s ({baseline})",
                 f"{cpu['reading'] / cpu['duckdb']:.2f}", "", None)

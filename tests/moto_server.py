@@ -74,6 +74,12 @@ class MotoServer:
         self.stop()
         raise RuntimeError(f"moto_server did not answer on {self.url} within 20 s")
 
+    @property
+    def pid(self) -> int:
+        """The server's process id, while it runs."""
+        assert self._process is not None
+        return self._process.pid
+
     def stop(self) -> None:
         if self._process is None:
             return

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,17 @@ while True:
         os._exit(code if code >= 0 else 128 - code)
 """
 
+# pid 1 of a namespace that reaps nothing but the scenario, as a container's entrypoint that is not an init: every
+# orphan that ends stays a zombie, in its process group and session, until the namespace ends.
+NON_REAPER = """
+import os, sys
+scenario = os.fork()
+if scenario == 0:
+    os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
+code = os.waitstatus_to_exitcode(os.waitpid(scenario, 0)[1])
+os._exit(code if code >= 0 else 128 - code)
+"""
+
 
 def _available() -> str:
     """Why a pid namespace cannot be made here, or "" when it can."""
@@ -56,11 +68,16 @@ WHY_NOT = _available()
 needs_pid_namespace = pytest.mark.skipif(bool(WHY_NOT), reason=WHY_NOT)
 
 
-def run_in_pid_namespace(scenario: str, *args: str, timeout: float = 120) -> dict[str, Any]:
-    """Runs the Python `scenario` (with `args`) in a pid namespace of its own and returns the JSON object it
-    prints last; every process of the namespace has ended when this returns."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPOSITORY / "src"), str(REPOSITORY)])}
-    argv = [*UNSHARE, sys.executable, "-c", REAPER, "-c", scenario, *args]
+def run_in_pid_namespace(scenario: str, *args: str, timeout: float = 120, reaps: bool = True) -> dict[str, Any]:
+    """Runs the Python `scenario` (with `args`) in a pid namespace of its own, whose init reaps every orphan or,
+    without `reaps`, none, and returns the JSON object it prints last; every process of the namespace has ended
+    when this returns."""
+    # A staging root of its own: the ledger of what a scheduler froze (under it) names processes by their pids in
+    # this namespace, which another namespace's scenario must not read as its own.
+    stage = tempfile.TemporaryDirectory()
+    path = os.pathsep.join([str(REPOSITORY / "src"), str(REPOSITORY)])
+    env = {**os.environ, "PYTHONPATH": path, "ORCA_LOG_STAGE": os.path.join(stage.name, "stage")}
+    argv = [*UNSHARE, sys.executable, "-c", REAPER if reaps else NON_REAPER, "-c", scenario, *args]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
     try:
         out, err = process.communicate(timeout=timeout)
@@ -68,5 +85,6 @@ def run_in_pid_namespace(scenario: str, *args: str, timeout: float = 120) -> dic
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)  # unshare and the init: the namespace goes with its init
         process.wait()
+        stage.cleanup()
     assert process.returncode == 0, err.decode()
     return dict(json.loads(out.decode().splitlines()[-1]))

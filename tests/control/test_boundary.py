@@ -31,7 +31,7 @@ def test_no_io_in_the_rules(name: str) -> None:
 
 
 def test_the_shell_modules_are_the_rest() -> None:
-    shell = ["__init__.py", "runs.py", "cap.py", "secrets.py", "procs.py", "cgroups.py"]
+    shell = ["__init__.py", "runs.py", "cap.py", "secrets.py", "procs.py", "cgroups.py", "ledger.py"]
     assert sorted(p.name for p in PACKAGE.glob("*.py")) == sorted([*PURE, *shell])
 
 

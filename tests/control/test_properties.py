@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import replace
 
 import pytest
 from hypothesis import example, given
@@ -22,7 +21,7 @@ from orca.control import (
     run_members,
     secrets_env,
 )
-from orca.control.members import NONE, mark_of
+from orca.control.members import NONE
 from orca.control.rules import environment_of
 from orca.sample import Now
 
@@ -113,17 +112,9 @@ def _reached(table: dict[int, ProcId], pid: int, known: int, since: int) -> bool
     return pid != known and known in (entry.ppid, entry.pgrp, entry.session) and entry.start >= since
 
 
-def _expected_start(table: dict[int, ProcId], root: int) -> int | None:
-    """The run's start when none is given, as the README says: the root's; else the newest a mark naming it carries."""
-    if root in table:
-        return table[root].start
-    starts = [int(entry.mark.split(":")[1]) for entry in table.values() if entry.mark.split(":")[0] == str(root)]
-    return max(starts, default=None)
-
-
 @given(proc_tables, st.integers(min_value=1, max_value=30), st.sampled_from(["given", "other", "unknown"]), st.data())
-@example({5: ProcId(1, 5, 5, 9, mark="3:7")}, 3, "unknown", None)  # only a marked process is left
-def test_run_members_is_the_closure_of_root_session_group_mark_and_children(
+@example({5: ProcId(1, 5, 5, 9)}, 3, "unknown", None)  # only a process an earlier reading knew is left
+def test_run_members_is_the_closure_of_root_session_group_known_and_children(
     table: dict[int, ProcId], root: int, how: str, data: st.DataObject | None
 ) -> None:
     # The root's start as the scheduler gives it: the process's own, another's (its pid was reused), or not known.
@@ -133,31 +124,30 @@ def test_run_members_is_the_closure_of_root_session_group_mark_and_children(
         root_start = table[root].start + (1 if how == "other" else 0)
     else:
         root_start = 7
-    start = _expected_start(table, root) if root_start is None else root_start
-    if data is not None and start is not None and table:
-        # Some processes carry the run's mark: as many as hypothesis likes, wherever they are.
-        marked = data.draw(st.sets(st.sampled_from(sorted(table))))
-        mark = mark_of(root, start)
-        table = {pid: replace(entry, mark=mark) if pid in marked else entry for pid, entry in table.items()}
-    found = run_members(table, root, root_start)
+    start = (table[root].start if root in table else None) if root_start is None else root_start
+    # What earlier readings found: some of the table's processes by their start, and some by a start that is not
+    # theirs (another process has that pid now).
+    known: dict[int, int] = {5: 9} if data is None else {}
+    if data is not None and table:
+        for pid in data.draw(st.sets(st.sampled_from(sorted(table)))):
+            known[pid] = table[pid].start + data.draw(st.sampled_from([0, 0, 1]))
+    found = run_members(table, root, root_start, known)
     assert found.pids <= table.keys()
     # The root's ids are the run's unless its pid is another process's now.
     by_ids = root not in table or start is None or table[root].start == start
-    # The seeds: what carries the run's mark and started no earlier than its root.
-    seeds: set[int] = set()
-    if start is not None:
-        seeds = {pid for pid, entry in table.items() if entry.mark == mark_of(root, start) and entry.start >= start}
+    # The seeds: what was known, by pid and start.
+    seeds = {pid for pid, begun in known.items() if pid in table and table[pid].start == begun}
     since = {pid: table[pid].start for pid in found.pids}
     if by_ids:
         since[root] = -1 if start is None else start
     # Each member is a seed, the root, or found through the root or another member; and every process that is, is one.
     for pid in table:
-        through = any(_reached(table, pid, known, since[known]) for known in since if known != pid)
+        through = any(_reached(table, pid, known_pid, since[known_pid]) for known_pid in since if known_pid != pid)
         assert (pid in found.pids) == (pid in seeds or (by_ids and pid == root) or through), pid
     # The groups to signal whole are the members' groups that a member made, or the root while its ids are the run's.
     assert found.groups == {table[pid].pgrp for pid in found.pids} & (found.pids | ({root} if by_ids else set()))
     if not seeds and not by_ids:
-        assert found == NONE  # another process has the root's pid, and nothing carries the run's mark
+        assert found == NONE  # another process has the root's pid, and nothing was known
 
 
 # --- reasons and the kernel's text ----------------------------------------------------------------------------------

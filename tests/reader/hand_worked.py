@@ -24,8 +24,8 @@ def locked(path: Path) -> Path:
     return path
 
 
-def sample(t: float, **sections: Any) -> str:
-    return json.dumps({"v": 1, "t": t, "dt": 5.0, "host": "h", "cores": 2, **sections})
+def sample(t: float, dt: float = 5.0, **sections: Any) -> str:
+    return json.dumps({"v": 1, "t": t, "dt": dt, "host": "h", "cores": 2, **sections})
 
 
 def cpu(user: float, system: float, iowait: float, steal: float, busiest: float) -> dict[str, float]:
@@ -57,8 +57,9 @@ RUN = "\n".join([
     sample(110.0, cpu=cpu(50.0, 10.0, 0.0, 5.0, 90.0), mem=mem(1000, 250, 7, 20),
            disk=[disk("/a", 2, 2), disk("/b", 3, 1)], net={"in": 10, "out": 20}, containers=[], self_cpu=0.3),
     '{"v":1,"t":115.0,"dt":5.0,"host":"h","mem":{"total":-1}}',
-    # 15 s after the line before: a gap (over twice the median interval of 5 s). The sampler started again.
-    sample(125.0, cpu=None, mem=mem(1000, 400, 0, 0), containers=[container("db", 200, 3)], self_cpu=0.05),
+    # 15 s after the line before by the sampler's clock (its dt): a gap, over twice the median interval of 5 s. Its
+    # self_cpu went back, as a sampler's started again does.
+    sample(125.0, 15.0, cpu=None, mem=mem(1000, 400, 0, 0), containers=[container("db", 200, 3)], self_cpu=0.05),
     sample(130.0, cpu=cpu(5.0, 5.0, 0.0, 0.0, 20.0), mem=mem(500, 350, 0, 5), disk=[disk("/a", 3, 1)],
            containers=[container("db", 10, 1)], self_cpu=0.15),
 ]) + "\n"

@@ -190,14 +190,16 @@ def one_line_runs(path: Path, count: int) -> Path:
     return path
 
 
-def test_memory_stays_bounded_with_a_hundred_thousand_runs(tmp_path: Path) -> None:
-    """A summary per run, each printed as its run closes: 100,000 runs read in the memory that suffices for 1,000."""
+def test_a_hundred_thousand_runs_are_a_table_of_as_many_rows(tmp_path: Path) -> None:
+    """A file of 100,000 runs of one line (cron) is one table: a row per run, in the order of their starts. The
+    table needs every run's row, so its memory grows with the runs (bench/README.md measures it): bounded here at
+    what this machine can spare, not at the 64 MiB docs/metrics.md aims for."""
     path = one_line_runs(tmp_path / "cron.jsonl", 100_000)
-    done = orca_metrics("--json", str(path), memory=160 * 2**20)
+    done = orca_metrics("--json", str(path), memory=768 * 2**20)
     assert done.returncode == 0, done.stderr[-2000:]
-    documents = done.stdout.splitlines()
-    assert len(documents) == 100_000
-    first, last = json.loads(documents[0]), json.loads(documents[-1])
+    rows = json.loads(done.stdout)["rows"]
+    assert len(rows) == 100_000
+    first, last = rows[0], rows[-1]
     assert (first["start"], first["lines"], last["start"]) == (1796000000.0, 1, 1796000000.0 + 60 * 99_999)
 
 

@@ -42,7 +42,7 @@ def test_a_file_summarised_for_a_person(tmp_path: Path) -> None:
     done = orca("metrics", str(path))
     assert done.returncode == 0, done.stderr
     text = done.stdout
-    # The first line, at t 100, covers the 5 s before it: from 95 (1970-01-01T00:01:35Z) to 130 (00:02:10Z).
+    # The dts add up to 35 s, before the last line's t 130: from 95 (1970-01-01T00:01:35Z) to 130 (00:02:10Z).
     assert f"{path}  (host h, 2 cores)" in text
     assert "  time           1970-01-01T00:01:35Z to 1970-01-01T00:02:10Z  (35.0 s)\n" in text
     assert "  lines          5, 1 gap (median interval 5 s)\n" in text
@@ -55,7 +55,7 @@ def test_a_file_summarised_for_a_person(tmp_path: Path) -> None:
     assert "  container      db: mem peak 300 B  oom kills 4\n" in text
     assert "  container      web: mem peak 50 B\n" in text
     assert "  host pressure  cpu 2.0%  memory 2.0%  io 4.0%" in text
-    assert "  sampler        0.45 s of CPU, 1.80% of one core" in text
+    assert "  sampler        0.45 s of CPU, 1.29% of one core" in text  # 0.45 s over the 35 s of dt
     assert "total:" not in text  # one run: no total line
     # One line of the file is a sample gone bad (mem.total -1); the log line is not counted as bad.
     assert "1 line(s) skipped (1 mem.total is not a whole number from 0 to 9,223,372,036,854,775,807)" in done.stderr
@@ -145,7 +145,8 @@ def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tm
     lines = [line("a", 1.0, 6.0, 1), line("b", 1.5, 1.0, 1), line("a", 2.0, 6.1, 1), line("a", 3.0, 6.02, 2)]
     path = tmp_path / "pods.log"
     path.write_text("\n".join(lines) + "\n")
-    documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    # Two runs (two hosts): the table a fleet gets, each row with its run's summary.
+    documents = [row["summary"] for row in json.loads(orca("metrics", "--json", str(path)).stdout)["rows"]]
     assert [(document["name"], document["host"], document["lines"]) for document in documents] == [
         (str(path), "a", 3), (str(path), "b", 1)]
     a = documents[0]
@@ -154,7 +155,8 @@ def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tm
     assert (a["cpu"]["mean_all_cores_percent"], a["memory"]["used_peak_percent"]) == (6.0, 66.7)
     assert a["containers"] == [{"name": "db", "mem_peak": 7, "oom_kills": 0, "mem_max": 1024, "pids_peak": 4,
                                 "throttled_mean": 12.0}]
-    text = orca("metrics", str(path)).stdout
+    text = orca("metrics", "--each", str(path)).stdout
+    assert text.startswith("instance ")
     assert f"{path}  (host a)" in text and f"{path}  (host b)" in text
     assert "  container      db: mem peak 7 B of 1.00 KiB limit  throttled mean 12.0%  pids peak 4\n" in text
     assert "total: 2 runs, 4 lines" in text

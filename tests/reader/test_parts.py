@@ -4,6 +4,7 @@ from the file that was opened first."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import signal
@@ -314,7 +315,7 @@ def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: p
     assert metrics.metrics_main([str(path), "--json"]) == 0
     both = capsys.readouterr()
     assert both.out == alone.out and both.err == alone.err
-    assert both.out.count('"host"') == 4  # two hosts, each of two runs
+    assert len(json.loads(both.out)["rows"]) == 4  # two hosts, each of two runs: a table of four rows
     # i = 0, 211, ..., 1899: 10 lines of another v.
     assert "10 line(s) skipped (10 v is not 1)" in both.err
     assert forks == [1]

@@ -62,10 +62,37 @@ def blocks(text: str) -> list[str]:
     return text.split("\n\n")
 
 
-def test_a_file_of_two_runs_is_two_summaries(two_runs: Path) -> None:
+def summaries(stdout: str) -> list[dict[str, Any]]:
+    """The runs' summaries of a source's `--json`: its one run's object, or each row's of the table of several."""
+    documents = [json.loads(text) for text in stdout.splitlines()]
+    if len(documents) == 1 and "rows" in documents[0]:
+        return [row["summary"] for row in documents[0]["rows"]]
+    return documents
+
+
+def test_a_file_of_two_runs_is_a_table_of_two_rows(two_runs: Path) -> None:
+    """As a fleet's: one row per run, labelled by its start (one host), then the totals and who stands out."""
     done = orca("metrics", str(two_runs))
     assert done.returncode == 0, done.stderr
-    first, second, total = blocks(done.stdout)
+    table, stand_out = blocks(done.stdout)
+    assert stand_out.startswith("none stands out")
+    header, first, second, total, *_ = table.splitlines()
+    assert header.split()[:3] == ["instance", "start", "span"]
+    # Each run: 0.2 + 5 + 5 s, 3 lines, its host's CPU over them (20 × 0.2 + 40 × 5 + 60 × 5) / 10.2 = 49.4 % of its
+    # cores, the exit of its COMMAND.
+    assert first.split()[:6] == ["run", "05:20:00", "05:20:00", "10.2s", "3", "49.4"] and "exit 0" in first
+    assert second.split()[:6] == ["run", "06:20:00", "06:20:00", "10.2s", "3", "49.4"] and "exit 3" in second
+    assert total == "total: 2 runs, 0.00567 instance-hours from 2026-11-30T05:20:00Z to 2026-11-30T06:20:10Z"
+    assert "command" not in done.stdout  # no run's block without --each
+    document = json.loads(orca("metrics", "--json", str(two_runs)).stdout)
+    assert [(row["label"], row["lines"]) for row in document["rows"]] == [("run 05:20:00", 3), ("run 06:20:00", 3)]
+    assert document["totals"]["runs"] == 2
+
+
+def test_a_file_of_two_runs_with_each_is_the_table_then_two_summaries(two_runs: Path) -> None:
+    done = orca("metrics", "--each", str(two_runs))
+    assert done.returncode == 0, done.stderr
+    first, second, total = blocks(done.stdout)[-3:]
     assert first.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
     assert second.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T06:20:00Z)\n")
     for block, code, hour in ((first, 0, "05"), (second, 3, "06")):
@@ -91,7 +118,7 @@ def test_a_file_of_two_runs_is_two_summaries(two_runs: Path) -> None:
 def test_a_file_of_two_runs_is_two_json_documents(two_runs: Path) -> None:
     done = orca("metrics", "--json", str(two_runs))
     assert done.returncode == 0, done.stderr
-    first, second = [json.loads(text) for text in done.stdout.splitlines()]
+    first, second = summaries(done.stdout)
     assert (first["start"], first["start_utc"]) == (FIRST_START, "2026-11-30T05:20:00Z")
     assert (second["start"], second["start_utc"]) == (SECOND_START, "2026-11-30T06:20:00Z")
     for document, code in ((first, 0), (second, 3)):
@@ -113,7 +140,7 @@ def test_runs_of_a_stream_are_told_apart_too(two_runs: Path) -> None:
     prefixed = "".join(f"orca-sample {text}\n" for text in two_runs.read_text().splitlines())
     done = orca("metrics", "--json", "-", stdin=prefixed.encode())
     assert done.returncode == 0, done.stderr
-    assert [json.loads(text)["start"] for text in done.stdout.splitlines()] == [FIRST_START, SECOND_START]
+    assert [document["start"] for document in summaries(done.stdout)] == [FIRST_START, SECOND_START]
 
 
 def test_lines_of_an_older_sampler_stay_one_instance_per_host(tmp_path: Path) -> None:
@@ -122,16 +149,16 @@ def test_lines_of_an_older_sampler_stay_one_instance_per_host(tmp_path: Path) ->
     path = tmp_path / "run.jsonl"
     old = [line(None, 100.0 + 5 * i, 5.0, cpu=cpu(10.0)) for i in range(3)]
     path.write_text("\n".join([*old, *run_lines(FIRST_START, 0)]) + "\n")
-    done = orca("metrics", str(path))
+    done = orca("metrics", "--each", str(path))
     assert done.returncode == 0, done.stderr
-    older, newer, total = blocks(done.stdout)
+    older, newer, total = blocks(done.stdout)[-3:]
     # The first line covers the 5 s before it: 95 to 110 s.
     assert older.startswith(f"{path}  (host vm, 4 cores)\n  time           1970-01-01T00:01:35Z to "
                             "1970-01-01T00:01:50Z  (15.0 s)\n")
     assert "  lines          3, 0 gaps" in older and "command" not in older and "  run " not in older
     assert newer.startswith(f"{path}  (host vm, 4 cores, run started 2026-11-30T05:20:00Z)\n")
     assert total.startswith("total: 2 runs, 6 lines")
-    documents = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    documents = summaries(orca("metrics", "--json", str(path)).stdout)
     assert [(document["start"], document["start_utc"], document["run"] is None) for document in documents] == [
         (None, None, True), (FIRST_START, "2026-11-30T05:20:00Z", False)]
 
@@ -278,7 +305,7 @@ def test_every_key_of_json_is_in_the_docs_table(tmp_path: Path) -> None:
     done = orca("metrics", "--json", str(path))
     (document,) = [json.loads(text) for text in done.stdout.splitlines()]
     text = METRICS_PAGE.read_text()
-    table = text[text.index("`--json` prints the same summaries"):]
+    table = text[text.index("`--json` prints the summary of a source"):]
     table = table[:table.index("\n\n", table.index("| key | what it holds |"))]
     named = set(re.findall(r"`([a-z_0-9]+)`", table))
     assert keys_of(document, set()) - named == set()
@@ -296,20 +323,40 @@ def test_a_run_busy_throughout_has_a_mean_of_its_share_not_an_ulp_over() -> None
     assert summary.run.cpu_mean_core_percent == 200.0
 
 
-def test_a_clock_stepped_back_inside_a_run_is_neither_an_hour_nor_a_gap(tmp_path: Path) -> None:
-    """Five lines a second apart, the clock stepped back an hour before the fourth (an NTP step, a VM restored): the
-    run lasted its first line's 1 s and four intervals of 1 s, from 2026-11-30T04:20:04Z (the last line's time less
-    5 s) to its last line; each interval is its line's `dt` when `t` went back, so none is a gap."""
+@pytest.mark.parametrize(("times", "time_row", "lines_row", "last_t", "duration"), [
+    # Five lines a second apart, the clock stepped back an hour before the fourth (an NTP step, a VM restored): the
+    # run lasted its five `dt`s, 5 s, placed before its last line's 04:20:05.
+    ([FIRST_START + 1, FIRST_START + 2, FIRST_START + 3, FIRST_START - 3600 + 4, FIRST_START - 3600 + 5],
+     "2026-11-30T04:20:00Z to 2026-11-30T04:20:05Z  (5.0 s)", "5, 0 gaps", FIRST_START - 3600 + 5, 5.0),
+    # Ten lines, lines 5 to 7 written while the wall clock was an hour back (stepped back, then forward again): the
+    # run lasted its ten `dt`s, 10 s, from 05:20:00 to its last line's 05:20:10.
+    ([FIRST_START + n - (3600 if 5 <= n <= 7 else 0) for n in range(1, 11)],
+     "2026-11-30T05:20:00Z to 2026-11-30T05:20:10Z  (10.0 s)", "10, 0 gaps", FIRST_START + 10, 10.0),
+])
+def test_a_clock_stepped_inside_a_run_is_neither_an_hour_nor_a_gap(
+        tmp_path: Path, times: list[float], time_row: str, lines_row: str, last_t: float, duration: float) -> None:
+    """Lines a second apart by the sampler's monotonic clock (every `dt` 1 s), whatever the wall clock said: the run
+    lasted the sum of its `dt`s, no interval is a gap, and the first and last line's `t` are as written."""
     path = tmp_path / "run.jsonl"
-    times = [FIRST_START + 1, FIRST_START + 2, FIRST_START + 3, FIRST_START - 3600 + 4, FIRST_START - 3600 + 5]
     path.write_text("\n".join(line(FIRST_START, t, 1.0, cpu=cpu(10.0)) for t in times) + "\n")
     done = orca("metrics", str(path))
     assert done.returncode == 0, done.stderr
-    assert "  time           2026-11-30T04:20:00Z to 2026-11-30T04:20:05Z  (5.0 s)\n" in done.stdout
-    assert "  lines          5, 0 gaps (median interval 1 s)\n" in done.stdout
+    assert f"  time           {time_row}\n" in done.stdout
+    assert f"  lines          {lines_row} (median interval 1 s)\n" in done.stdout
     (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
     assert (document["first_t"], document["last_t"], document["duration"], document["gaps"]) == (
-        FIRST_START + 1, FIRST_START - 3600 + 5, 5.0, 0)
+        FIRST_START + 1, last_t, duration, 0)
+
+
+def test_a_sampler_stopped_is_a_gap_by_its_dt(tmp_path: Path) -> None:
+    """Lines 5 s apart, the sampler stopped for a minute before the fourth (SIGSTOP): that line's `dt` is 65 s by the
+    monotonic clock, over twice the median of 5 s, so one gap, and the run lasted 5 × 3 + 65 + 5 = 85 s."""
+    path = tmp_path / "run.jsonl"
+    dts = [5.0, 5.0, 5.0, 65.0, 5.0]
+    ends = [FIRST_START + sum(dts[:n + 1]) for n in range(len(dts))]
+    path.write_text("\n".join(line(FIRST_START, t, dt) for t, dt in zip(ends, dts, strict=True)) + "\n")
+    (document,) = [json.loads(text) for text in orca("metrics", "--json", str(path)).stdout.splitlines()]
+    assert (document["duration"], document["gaps"], document["median_dt"]) == (85.0, 1, 5.0)
 
 
 def test_a_run_shorter_than_a_second_has_no_overhead_share(tmp_path: Path) -> None:

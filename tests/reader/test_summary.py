@@ -60,8 +60,8 @@ def test_the_hand_worked_run() -> None:
     summary = summarise("run.jsonl", checked(RUN))
     assert summary is not None
     assert (summary.name, summary.host, summary.cores) == ("run.jsonl", "h", 2)
-    # t 100 .. 130; steps 5, 5, 15, 5: one over 2 × the median dt (5). The first line covers the 5 s before it
-    # (its dt), so the run lasted from 95 to 130.
+    # dt 5, 5, 5, 15, 5: one after the first over 2 × the median dt (5). The run lasted their sum, 35 s: from 95
+    # (the last line's t less that) to 130.
     assert (summary.first_t, summary.last_t, summary.duration, summary.lines) == (100.0, 130.0, 35.0, 5)
     assert (summary.median_dt, summary.gaps) == (5.0, 1)
     # busy = user + system + steal: 15, 30, 65, 10 (the fourth line has no cpu). Mean 120 / 4 = 30; the
@@ -82,9 +82,9 @@ def test_the_hand_worked_run() -> None:
     assert summary.containers == (ContainerSummary("db", mem_peak=300, oom_kills=4),
                                   ContainerSummary("web", mem_peak=50, oom_kills=0))
     # self_cpu 0.1, 0.2, 0.3, then 0.05 (started again), 0.15: 0.1 + 0.1 + 0.1 + 0.05 + 0.1 = 0.45 s over the
-    # 5 × 5 s the lines cover: 1.8 % of one core.
+    # 35 s the lines cover: 1.29 % of one core.
     assert summary.self_cpu_seconds == pytest.approx(0.45)
-    assert summary.overhead_percent == pytest.approx(1.8)
+    assert summary.overhead_percent == pytest.approx(0.45 / 35 * 100)
 
 
 def test_no_lines_no_summary() -> None:
@@ -128,17 +128,17 @@ def test_self_cpu_across_batches_and_restarts() -> None:
 
 def test_each_host_of_a_source_is_its_own_instance() -> None:
     """Two hosts' lines interleaved in one file, as in a log collected from several pods."""
-    def line(host: str, t: float, user: float) -> str:
-        return (f'{{"v":1,"t":{t},"dt":5.0,"host":"{host}","cpu":{{"user":{user},"system":0.0,"iowait":0.0,'
+    def line(host: str, t: float, user: float, dt: float = 5.0) -> str:
+        return (f'{{"v":1,"t":{t},"dt":{dt},"host":"{host}","cpu":{{"user":{user},"system":0.0,"iowait":0.0,'
                 f'"steal":0.0,"busiest":{user}}}}}')
 
     text = "\n".join([line("a", 0.0, 10.0), line("b", 1.0, 50.0), line("a", 5.0, 20.0), line("b", 6.0, 50.0),
-                      line("a", 10.0, 30.0), line("b", 21.0, 50.0)])
+                      line("a", 10.0, 30.0), line("b", 21.0, 50.0, 15.0)])
     lines = checked(text)
     for batches in ([lines], [lines[:3], lines[3:]], [[one] for one in lines]):
         a, b = summarise_hosts("pods.log", batches)
-        # a: t 0, 5, 10 (steps 5, 5: no gap), busy 10, 20, 30 (mean 20); b: t 1, 6, 21 (the step of 15 is over
-        # twice the median dt of 5: one gap), busy 50 throughout.
+        # a: t 0, 5, 10 (dt 5, 5, 5: no gap), busy 10, 20, 30 (mean 20); b: t 1, 6, 21 (dt 5, 5, 15: the last is
+        # over twice the median dt of 5, one gap), busy 50 throughout.
         assert (a.name, a.host, a.lines, a.gaps, a.first_t, a.last_t) == ("pods.log", "a", 3, 0, 0.0, 10.0)
         assert (b.name, b.host, b.lines, b.gaps, b.first_t, b.last_t) == ("pods.log", "b", 3, 1, 1.0, 21.0)
         assert a.cpu is not None and (a.cpu.mean_all_cores_percent, a.cpu.max_all_cores_percent) == (20.0, 30.0)

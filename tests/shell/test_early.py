@@ -247,3 +247,36 @@ def test_the_early_baseline_is_the_one_read_every_line(proc: Path) -> None:
         later.stat, later.meminfo, later.diskstats, later.net, later.pressure, later.failures
     )
     assert early.monotonic_ns < later.monotonic_ns
+
+
+class _PreemptedClocks:
+    """The two clocks of a machine whose wall clock is `OFFSET` s ahead of its monotonic one; each call takes 1 µs,
+    and the process is preempted for 10 ms between its first call and its second."""
+
+    OFFSET = 1_796_000_000.0
+
+    def __init__(self) -> None:
+        self.now_ns = 5_000_000_000
+        self.calls = 0
+
+    def _tick(self) -> int:
+        self.calls += 1
+        self.now_ns += 1_000 + (10_000_000 if self.calls == 2 else 0)
+        return self.now_ns
+
+    def monotonic_ns(self) -> int:
+        return self._tick()
+
+    def time(self) -> float:
+        return self.OFFSET + self._tick() / 1e9
+
+
+def test_t_and_the_monotonic_reading_are_of_one_moment_though_preempted_between(
+    proc: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line's `t` steps by its `dt` only when both clocks are read at one moment: a preemption of 10 ms between
+    the two calls must not put `t` 10 ms after the readings' monotonic time."""
+    clocks = _PreemptedClocks()
+    monkeypatch.setattr("orca.sample.shell.machine.early.time", clocks)
+    texts = read_kernel_texts(FS(str(proc)))
+    assert abs(texts.wall - (clocks.OFFSET + texts.monotonic_ns / 1e9)) < 0.001

@@ -5,12 +5,13 @@ and does for them: where a run may be placed, when a new one must wait (too many
 instance's newest minute of samples over 85% memory or disk), the environment a run starts with and its secrets,
 how it is started (lower CPU priority, first for the OOM killer, its own session, a mark every process of it
 inherits, output to a private staging file, a cgroup of its own where one is delegated), and its memory cap,
-enforced on all of the run, read whole: its cgroup, else its session, process group, mark and descendants.
+enforced on all of the run, read whole: its cgroup, else its session, process group, descendants and what readings
+found as its own.
 """
 
 from __future__ import annotations
 
-from orca.control.cap import enforce_memory, kill_run, over_cap
+from orca.control.cap import Known, enforce_memory, kill_run, over_cap
 from orca.control.members import MARK, Members, ProcId, run_members
 from orca.control.rules import (
     CONTROL,
@@ -38,6 +39,7 @@ __all__ = [
     "MAX_POOL",
     "WORKER_PREFIX",
     "ControlLimits",
+    "Known",
     "Members",
     "ProcId",
     "SecretError",

@@ -1,20 +1,21 @@
 """Which processes belong to a control-placed run, from one pass over /proc: pure, for the shell that kills them.
 
 A run's root is started as the leader of a session of its own (`start_run`), so its session and its process group
-carry the root's pid; and every process of the run carries its mark, `ORCA_CONTROL_RUN=<root pid>:<root start>`
-in its environment, set by the root before it runs anything and inherited whatever a process does with its
-session (docs/behaviour.md §12.3). Its processes are then, from one table of every process:
+carry the root's pid. A run is what the kernel ties to its root, none of which a process can choose for itself
+(docs/behaviour.md §12.3); from one table of every process:
 
 - the root, while it is the process found at the start (a pid is known by its start time too);
 - every process in the root's session or process group, even when the root has ended: an orphan keeps both, and
   the kernel does not give the root's pid to another process while a session or group still carries it;
-- every process carrying the run's mark, a child that left with `setsid` and whose parent then ended included;
+- every process an earlier reading found as the run's (`known`: pid and start), a child that left with `setsid`
+  and whose parent has ended since included;
 - every descendant of those;
 - and, again, every process in a session or group that one of them made (whose id is its pid).
 
 A process counts only if it started no earlier than the one it was found through (else that pid was reused after it
-was forked). What is out of reach without a cgroup: a process that left the run's session with `setsid` and dropped
-the mark from its environment (`env -i`, an `execve` with an environment of its own), and whose parent then ended.
+was forked). The run mark a process carries in its environment (`MARK`) is not read: any process can write any
+mark into its environment, another run's included. What is out of reach without a cgroup: a process that left the
+run's session with `setsid` and whose parent ended before a reading found it.
 
 >>> table = {
 ...     100: ProcId(ppid=1, pgrp=100, session=100, start=5000),
@@ -23,18 +24,20 @@ the mark from its environment (`env -i`, an `execve` with an environment of its 
 ...     103: ProcId(ppid=100, pgrp=103, session=103, start=4000),  # started before its "parent": pid 100 was reused
 ...     104: ProcId(ppid=102, pgrp=104, session=100, start=5030),  # the orphan's child, in a group of its own
 ...     105: ProcId(ppid=1, pgrp=104, session=100, start=5040),  # an orphan in that group
-...     106: ProcId(ppid=1, pgrp=106, session=106, start=5050, mark="100:5000"),  # left, its parent gone: marked
+...     106: ProcId(ppid=1, pgrp=106, session=106, start=5050),  # left, its parent gone: known from a reading
 ...     200: ProcId(ppid=1, pgrp=200, session=200, start=10),
 ... }
->>> found = run_members(table, 100, 5000)
+>>> found = run_members(table, 100, 5000, {106: 5050})
 >>> sorted(found.pids), sorted(found.groups)
 ([100, 101, 102, 104, 105, 106], [100, 101, 104, 106])
 >>> run_members(table, 100, 4999).pids
 frozenset()
 >>> sorted(run_members({pid: table[pid] for pid in (102, 104, 105, 106, 200)}, 100, None).pids)  # the root ended
-[102, 104, 105, 106]
->>> run_members({pid: table[pid] for pid in (106, 200)}, 100, None).pids  # and all but what its mark holds
+[102, 104, 105]
+>>> run_members({pid: table[pid] for pid in (106, 200)}, 100, None, {106: 5050}).pids  # all but what was known
 frozenset({106})
+>>> run_members({pid: table[pid] for pid in (106, 200)}, 100, None, {106: 5049}).pids  # another process now
+frozenset()
 """
 
 from __future__ import annotations
@@ -47,8 +50,8 @@ _PPID, _PGRP, _SESSION, _STARTTIME = 1, 2, 3, 19
 _DIGITS = 20
 """A u64's most digits: a longer field is refused before `int`."""
 MARK = "ORCA_CONTROL_RUN"
-"""The environment variable every process of a run carries: `<root pid>:<root start>` (`mark_of`)."""
-_MARK_ENTRY = MARK.encode("ascii") + b"="
+"""The environment variable every process of a run starts with: `<root pid>:<root start>` (`mark_of`), for a person
+or a tool to see which run a process came from; never read to decide what a run is (any process can write it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +70,6 @@ class ProcId:
     more and holds no memory; its pid, group and session still tie the others to it."""
     stopped: bool = False
     """proc(5) field 3, `state`, is `T` or `t`: stopped by a signal, or by a tracer."""
-    mark: str = ""
-    """The run mark in its environment (`MARK`), "" when it has none or its environment was not read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,30 +103,11 @@ def mark_of(root: int, start: int) -> str:
     return f"{root}:{start}"
 
 
-def mark_in(environ: bytes) -> str:
-    """The run mark in a process's environment block (/proc/<pid>/environ: `NAME=value` entries, each ended by a
-    NUL); "" when it has none or it is not a mark. The first entry of the name counts, as `getenv` finds it.
-
-    >>> mark_in(b"PATH=/bin\\0ORCA_CONTROL_RUN=4242:173500\\0ORCA_CONTROL_RUN=1:1\\0")
-    '4242:173500'
-    >>> mark_in(b"ORCA_CONTROL_RUN=x\\0"), mark_in(b"NOT_ORCA_CONTROL_RUN=1:1\\0"), mark_in(b"")
-    ('', '', '')
-    """
-    for entry in environ.split(b"\0"):
-        if entry.startswith(_MARK_ENTRY):
-            root, colon, start = entry[len(_MARK_ENTRY) :].partition(b":")
-            if colon and all(field.isdigit() and len(field) <= _DIGITS for field in (root, start)):
-                return mark_of(int(root), int(start))
-            return ""
-    return ""
-
-
-def proc_id(data: bytes, mark: str = "") -> ProcId | None:
-    """The `ProcId` of a raw /proc/<pid>/stat, carrying `mark`; None when it does not parse (fields counted after
-    the LAST `)`).
+def proc_id(data: bytes) -> ProcId | None:
+    """The `ProcId` of a raw /proc/<pid>/stat; None when it does not parse (fields counted after the LAST `)`).
 
     >>> proc_id(b"42 (a) b) S 7 42 40 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 12\\n")
-    ProcId(ppid=7, pgrp=42, session=40, start=900, ended=False, stopped=False, mark='')
+    ProcId(ppid=7, pgrp=42, session=40, start=900, ended=False, stopped=False)
     >>> proc_id(b"42 (a) Z 1 42 40 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 0\\n").ended
     True
     >>> proc_id(b"42 (a) S 7") is None
@@ -142,7 +124,7 @@ def proc_id(data: bytes, mark: str = "") -> ProcId | None:
         return None
     ppid, pgrp, session, start = map(int, picked)
     state = fields[0]
-    return ProcId(ppid, pgrp, session, start, ended=state in (b"Z", b"X"), stopped=state in (b"T", b"t"), mark=mark)
+    return ProcId(ppid, pgrp, session, start, ended=state in (b"Z", b"X"), stopped=state in (b"T", b"t"))
 
 
 def _through(table: Mapping[int, ProcId]) -> dict[int, list[int]]:
@@ -155,38 +137,21 @@ def _through(table: Mapping[int, ProcId]) -> dict[int, list[int]]:
     return index
 
 
-def started(table: Mapping[int, ProcId], root: int) -> int | None:
-    """The start of the run whose root is `root`, as `table` says: the start of the process with that pid; else (the
-    root has ended) the newest start that a mark naming `root` carries; None when neither is there.
-
-    >>> started({7: ProcId(1, 7, 7, 900)}, 7), started({8: ProcId(1, 8, 8, 950, mark="7:900")}, 7), started({}, 7)
-    (900, 900, None)
-    """
+def run_members(
+    table: Mapping[int, ProcId], root: int, root_start: int | None, known: Mapping[int, int] | None = None
+) -> Members:
+    """The run whose root is `root`, started at `root_start` (None: not known; the start of the process with that
+    pid, if any), and the processes `known` (pid -> start) that an earlier reading found as its own. When `root` is
+    another process now (the run's root ended and its pid went to another), only what was known and what it ties."""
     found = table.get(root)
-    if found is not None:
-        return found.start
-    prefix = f"{root}:"
-    return max(
-        (int(entry.mark[len(prefix) :]) for entry in table.values() if entry.mark.startswith(prefix)), default=None
-    )
-
-
-def run_members(table: Mapping[int, ProcId], root: int, root_start: int | None) -> Members:
-    """The run whose root is `root`, started at `root_start` (None: not known; `started` says). When `root` is
-    another process now (the run's root ended and its pid went to another), only what carries the run's mark."""
-    if root_start is None:
-        root_start = started(table, root)
-    found = table.get(root)
+    if root_start is None and found is not None:
+        root_start = found.start
     # A pid that is another process's now: the session and group of that id are that process's, not the run's.
     by_ids = found is None or root_start is None or found.start == root_start
-    marked: list[int] = []
-    if root_start is not None:
-        mark = mark_of(root, root_start)
-        # A process older than the root did not inherit its mark: that environment was made by hand.
-        marked = [pid for pid, entry in table.items() if entry.mark == mark and entry.start >= root_start]
-    members = set(marked)
-    since = {pid: table[pid].start for pid in marked}
-    pending = list(marked)
+    seeds = [pid for pid, start in (known or {}).items() if pid in table and table[pid].start == start]
+    members = set(seeds)
+    since = {pid: table[pid].start for pid in seeds}
+    pending = list(seeds)
     if by_ids:
         if found is not None:
             members.add(root)
@@ -194,10 +159,10 @@ def run_members(table: Mapping[int, ProcId], root: int, root_start: int | None) 
         pending.append(root)
     through = _through(table)
     while pending:
-        known = pending.pop()
-        for pid in through.get(known, ()):
+        known_pid = pending.pop()
+        for pid in through.get(known_pid, ()):
             start = table[pid].start
-            if pid not in members and start >= since[known]:
+            if pid not in members and start >= since[known_pid]:
                 members.add(pid)
                 since[pid] = start
                 pending.append(pid)

@@ -1,7 +1,7 @@
 """Finding processes in /proc and stopping or ending them, for a run's memory cap and for a secret's fetch command.
 
-The table of every process comes from one pass over /proc (`orca.sample.process_stats`, and each process's
-environment where its run mark is wanted); which of them are a run's is `members`' pure decision. A run is frozen
+The table of every process comes from one pass over /proc (`orca.sample.process_stats`); which of them are a run's
+is `members`' pure decision. A run is frozen
 before it is read or killed: pass after pass, each of the run's process groups is stopped whole (a signal to a group
 reaches a process being forked in it too) and every other process found is stopped on its own, until a pass made
 after every group was stopped finds every process of the run stopped or exited (an exiting process cannot be
@@ -18,46 +18,23 @@ import os
 import signal
 from collections.abc import Callable, Mapping
 
-from orca.control.members import NONE, Members, ProcId, mark_in, proc_id
+from orca.control.members import NONE, Members, ProcId, proc_id
 from orca.sample import process_stat, process_stats
 
 FREEZE_PASSES = 64
 """A bound on the passes, so that freezing a run always ends; a run forking faster than a pass can read /proc and
 leaving its groups with `setsid` each time is what only a cgroup catches (`cgroups`)."""
-ENVIRON_LIMIT = 1 << 22
-"""The most of a process's environment read for its mark: twice what `execve` passes under the usual 8 MiB stack
-limit (a quarter of it), so that a process's own environment cannot make the scheduler read without end."""
-
 Finder = Callable[[Mapping[int, ProcId]], Members]
 """What a table of every process says a run's processes are."""
+Before = Callable[[frozenset[tuple[int, int]]], None]
+"""What is done before a run is first stopped, given the processes (pid, start) it had stopped itself."""
 
 
-def _environ(proc: str, pid: int) -> bytes:
-    """/proc/<pid>/environ, up to `ENVIRON_LIMIT`; empty when it cannot be read (another user's process, one made
-    undumpable, a kernel thread, a process that ended)."""
-    try:
-        descriptor = os.open(f"{proc}/{pid}/environ", os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return b""
-    data = bytearray()
-    try:
-        while len(data) < ENVIRON_LIMIT and (chunk := os.read(descriptor, ENVIRON_LIMIT - len(data))):
-            data += chunk
-    except OSError:
-        return b""
-    finally:
-        os.close(descriptor)
-    return bytes(data)
-
-
-def process_table(proc: str = "/proc", *, marks_since: int | None = None) -> dict[int, ProcId]:
-    """Every process's `ProcId`, from one pass over `proc`; a process that ends mid-pass is left out. With
-    `marks_since`, each live process started then or later carries the run mark its environment holds."""
+def process_table(proc: str = "/proc") -> dict[int, ProcId]:
+    """Every process's `ProcId`, from one pass over `proc`; a process that ends mid-pass is left out."""
     table: dict[int, ProcId] = {}
     for pid, data in process_stats(proc).items():
         found = proc_id(data)
-        if found is not None and marks_since is not None and not found.ended and found.start >= marks_since:
-            found = proc_id(data, mark_in(_environ(proc, pid)))
         if found is not None:
             table[pid] = found
     return table
@@ -121,13 +98,16 @@ class Frozen:
         self.found: Members = NONE
         """The run's processes and groups in the last pass."""
 
-    def stop(self, find: Finder, marks_since: int | None = None) -> None:
+    def stop(self, find: Finder, before: Before | None = None) -> None:
         """Stops what `find` names, pass after pass, until a pass made after all its groups were stopped finds every
-        process of it stopped or exited (or `FREEZE_PASSES` passes)."""
+        process of it stopped or exited (or `FREEZE_PASSES` passes). `before` is given the processes (pid, start)
+        the run had stopped itself, before the first signal is sent; what it raises stops nothing."""
         own = own_ids()
         for passes in range(FREEZE_PASSES):
-            self.table = process_table(self._proc, marks_since=marks_since)
+            self.table = process_table(self._proc)
             self.found = find(self.table)
+            if passes == 0 and before is not None:
+                before(frozenset((pid, self.table[pid].start) for pid in self.live() if self.table[pid].stopped))
             groups = self.found.groups - own
             # A pass read before one of these groups was stopped may have missed a process forking in it.
             settled = groups <= self._groups
@@ -163,10 +143,29 @@ class Frozen:
             if signal_number != signal.SIGCONT or pid not in self._already_stopped:
                 process.send(signal_number)
             process.close()
+        if signal_number == signal.SIGCONT and self._groups:
+            self._continue_stragglers()
         count = len(self._held)
         self._held.clear()
         self._groups.clear()
         return count
+
+    def _continue_stragglers(self) -> None:
+        """Continues each process of the run's groups still stopped but not by the run: one a signal to its group
+        stopped after the last pass read /proc (a chain's newest generation, among many exited ones), which no pass
+        held; else the next reading would find it stopped and take it for one the run stopped itself."""
+        table = process_table(self._proc)
+        for pid, entry in table.items():
+            if (
+                entry.pgrp in self._groups
+                and entry.stopped
+                and pid not in self._held
+                and pid not in self._already_stopped
+            ):
+                process = Held.of(pid, entry.start, self._proc)
+                if process is not None:
+                    process.send(signal.SIGCONT)
+                    process.close()
 
 
 def _signal_groups(groups: frozenset[int], signal_number: int) -> None:
@@ -175,7 +174,7 @@ def _signal_groups(groups: frozenset[int], signal_number: int) -> None:
             os.killpg(group, signal_number)
 
 
-def end_all(find: Finder, proc: str = "/proc", *, marks_since: int | None = None) -> int:
+def end_all(find: Finder, proc: str = "/proc", *, before: Before | None = None) -> int:
     """Freezes, then SIGKILLs, every process `find` names in a table of every process (see the module docstring),
     whatever happens meanwhile; returns how many processes were stopped and killed.
 
@@ -183,7 +182,7 @@ def end_all(find: Finder, proc: str = "/proc", *, marks_since: int | None = None
     another while the group has a process: it is the run's group that is signalled."""
     frozen = Frozen(proc)
     try:
-        frozen.stop(find, marks_since)
+        frozen.stop(find, before)
     finally:
         killed = frozen.release(signal.SIGKILL)
     return killed

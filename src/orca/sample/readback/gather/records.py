@@ -34,12 +34,11 @@ class InstanceSummary:
     last_t: float
     """The last line's `t`, in the order written."""
     duration: float
-    """Seconds from the run's start (the first line's `t` less its `dt`: with a COMMAND, the command's start) to its
-    last line, from each line's interval after the one before (`gather/times.py`): a clock stepped back inside the
-    run does not make it longer."""
+    """Seconds from the run's start (with a COMMAND, the command's) to its last line: the sum of its lines' `dt`, the
+    sampler's monotonic clock (`gather/times.py`), so a clock stepped inside the run is neither time nor a gap."""
     lines: int
     gaps: int
-    """Intervals between consecutive lines over twice the median `dt`: the sampler was stopped, or starved."""
+    """Lines after the first whose `dt` is over twice the median `dt`: the sampler was stopped, or starved."""
     median_dt: float
     run: RunSummary | None
     """The run's own processes and, with `-- COMMAND`, what ran and how it ended; None without a `run` section."""

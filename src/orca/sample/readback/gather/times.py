@@ -1,60 +1,46 @@
-"""When a run's lines were written, taken from the lines in the order written (docs/behaviour.md §11.1): a clock
-stepped back inside a run (an NTP step, a restored VM) is then neither an hour nor a gap.
-
-Between one line and the next, the interval is the later line's `dt` (the sampler's monotonic clock), or the step of
-`t` when that is longer (the sampler was stopped, the machine suspended): a step of `t` backwards counts as `dt`.
-The run's span is the first line's `dt` (from the sampler's start, which with a COMMAND is the command's) and every
-interval after it.
+"""How long a run lasted, counted by the sampler's monotonic clock (docs/behaviour.md §11.1): each line's `dt` is the
+time since the line before (the first line's since the sampler's start, with a COMMAND the command's), so the run's
+span is the sum of its lines' `dt` in the order written, and a gap is a `dt` after the first over twice the median.
+The wall clock (`t`) only places the run on the calendar: its last line's `t`, and the span before it. A clock stepped
+inside a run (an NTP step, a VM restored) is then neither an hour nor a gap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import sub
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.exact import Histogram
 
 GAP_FACTOR = 2.0
-"""An interval over this many times the median `dt` is a gap: the sampler was stopped or starved."""
+"""A `dt` over this many times the median `dt` is a gap: the sampler was stopped or starved."""
 
 
 class Times:
-    """The count of a run's lines, the first and last line's `t`, each `dt`, and the intervals between them, each
-    counted (`Histogram`), so that the figures are the same however the lines were batched or cut."""
+    """The count of a run's lines, the first and last line's `t`, the first line's `dt`, and each `dt` counted
+    (`Histogram`), so that the figures are the same however the lines were batched or cut."""
 
-    __slots__ = ("dts", "first_dt", "first_t", "intervals", "last_t", "lines")
+    __slots__ = ("dts", "first_dt", "first_t", "last_t", "lines")
 
     def __init__(self) -> None:
         self.lines = 0
         self.first_t = self.first_dt = self.last_t = 0.0
         self.dts = Histogram(3)
-        self.intervals = Histogram(3)
 
     def add(self, lines: Sequence[Sample]) -> None:
         """The next lines of the run, in the order written."""
-        times = [line.t for line in lines]
-        dts = [line.dt for line in lines]
-        if self.lines:
-            steps = list(map(max, dts, map(sub, times, [self.last_t, *times[:-1]])))
-        else:
-            self.first_t, self.first_dt = times[0], dts[0]
-            steps = list(map(max, dts[1:], map(sub, times[1:], times[:-1])))
-        self.intervals.add_many(steps)
-        self.dts.add_many(dts)
+        if not self.lines:
+            self.first_t, self.first_dt = lines[0].t, lines[0].dt
+        self.dts.add_many([line.dt for line in lines])
         self.lines += len(lines)
-        self.last_t = times[-1]
+        self.last_t = lines[-1].t
 
     def merge(self, later: Times) -> None:
-        """Take in the times of the lines that follow these, folded on their own: the interval across the cut is
-        the one they did not know."""
+        """Take in the times of the lines that follow these, folded on their own."""
         if not later.lines:
             return
         if not self.lines:
             self.first_t, self.first_dt = later.first_t, later.first_dt
-        else:
-            self.intervals.add_many([max(later.first_dt, later.first_t - self.last_t)])
-        self.intervals.merge(later.intervals)
         self.dts.merge(later.dts)
         self.lines += later.lines
         self.last_t = later.last_t
@@ -65,14 +51,16 @@ class Times:
 
     @property
     def gaps(self) -> int:
-        return self.intervals.count_over(GAP_FACTOR * self.median_dt)
-
-    @property
-    def span(self) -> float:
-        """Seconds from the run's start (the first line's `t` less its `dt`) to its last line."""
-        return round(self.first_dt + self.intervals.weighted_sum(), 3)
+        """The `dt`s after the first over `GAP_FACTOR` times the median (the first is the sampler's start-up)."""
+        bound = GAP_FACTOR * self.median_dt
+        return self.dts.count_over(bound) - (round(self.first_dt, self.dts.places) > bound)
 
     @property
     def covered(self) -> float:
         """Seconds the lines cover: the sum of their `dt`."""
         return self.dts.weighted_sum()
+
+    @property
+    def span(self) -> float:
+        """Seconds from the run's start to its last line: the time the lines cover, to the millisecond."""
+        return round(self.covered, 3)

@@ -150,8 +150,8 @@ def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[in
     futures: list[Future[_Part] | None] = []
     for (start, end), spill in zip(ranges, spills, strict=True):
         try:
-            futures.append(executor.submit(_read_part, descriptor, start, end, name, shown.render, shown.separator,
-                                           spill.fileno(), drawn, tuple(sections)))
+            futures.append(executor.submit(_read_part, descriptor, start, end, name, type(shown), shown.render,
+                                           shown.separator, spill.fileno(), drawn, tuple(sections)))
         except (OSError, RuntimeError):  # no process could be made (or the pool broke): read here
             futures.append(None)
     return futures
@@ -166,12 +166,13 @@ def _result(future: Future[_Part] | None) -> _Part | None:
         return None
 
 
-def _read_part(descriptor: int, start: int, end: int | None, name: str, render: Callable[[InstanceSummary], str],
-               separator: str, spill: int, drawn: int, sections: Sections) -> _Part:
+def _read_part(descriptor: int, start: int, end: int | None, name: str, kind: type[Shown],
+               render: Callable[[InstanceSummary], str], separator: str, spill: int, drawn: int,
+               sections: Sections) -> _Part:
     """In a process of the pool: the part from `start` to `end` of the file open as `descriptor`, its runs shown
-    into the file open as `spill`."""
+    into the file open as `spill` as a `kind` shows them elsewhere (as text, or kept for a table)."""
     with open(spill, "wb", closefd=False) as out:
-        return _Part.read(descriptor, start, end, name, Shown(render, separator, lambda _: None), out, drawn,
+        return _Part.read(descriptor, start, end, name, kind(render, separator, lambda _: None), out, drawn,
                           sections)
 
 

@@ -39,7 +39,7 @@ class KernelTexts:
         self.fs = fs
         """The roots the files were read under."""
         self.monotonic_ns = monotonic_ns
-        """`time.monotonic_ns()` just before the files were read."""
+        """`time.monotonic_ns()` just before the files were read (`clocks()`)."""
         self.wall = wall
         """`time.time()` at the same moment."""
         self.stat = (fs.stat, read[fs.stat])
@@ -50,11 +50,35 @@ class KernelTexts:
         self.pressure = ((cpu, read[cpu]), (memory, read[memory]), (io, read[io]))
 
 
+PAIRED_NS = 1_000_000
+"""Two readings of the monotonic clock this close around one of the wall clock make one moment of both."""
+PAIR_TRIES = 5
+
+
+def clocks() -> tuple[int, float]:
+    """`time.monotonic_ns()` and `time.time()` of one moment. A line's `dt` comes from the first and its `t` from
+    the second, so a process preempted between the two calls (on a loaded machine, for milliseconds) would write a
+    `t` that steps by other than its `dt`, and the next line's the other way. So the wall clock is read between two
+    readings of the monotonic one, again while they are further apart than `PAIRED_NS` (up to `PAIR_TRIES` times,
+    the closest pair kept), and the moment is their middle."""
+    best: tuple[int, int, float] | None = None
+    for _ in range(PAIR_TRIES):
+        before = time.monotonic_ns()
+        wall = time.time()
+        spread = time.monotonic_ns() - before
+        if best is None or spread < best[0]:
+            best = (spread, before, wall)
+        if spread <= PAIRED_NS:
+            break
+    assert best is not None
+    spread, before, wall = best
+    return before + spread // 2, wall
+
+
 def read_kernel_texts(fs: FS, read_each: ReadEach | None = None) -> KernelTexts:
     """The kernel files under `fs`, now: through `read_each` (the sampler's kept descriptors), else each opened and
     read once (the baseline). Never raises."""
-    monotonic_ns = time.monotonic_ns()
-    wall = time.time()
+    monotonic_ns, wall = clocks()
     paths = fs.kernel_files
     return KernelTexts(fs, monotonic_ns, wall, _read_each(paths) if read_each is None else read_each(paths))
 

@@ -8,7 +8,6 @@ psutil cannot give is `null` (see docs/platforms.md for each field's source).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
@@ -21,6 +20,7 @@ from orca.sample.parse.errors import ParseError
 from orca.sample.parse.meminfo import MemInfo
 from orca.sample.parse.net_dev import NetDev
 from orca.sample.parse.proc_stat import CpuTimes, ProcStat
+from orca.sample.shell.machine.early import clocks
 from orca.sample.shell.machine.fs import FS
 from orca.sample.shell.machine.readers import MachineReaders, WholeDisks, disk_readers, run_readers
 from orca.sample.shell.machine.source import attempt, self_cpu_seconds
@@ -160,8 +160,7 @@ def psutil_host() -> HostReadings:
     """The host's counters through psutil, now: CPU times, memory, disks and interfaces, each read through `attempt`,
     as the /proc readers are, so a psutil call that raises (a permission refused, a platform call that failed) makes
     its section null and is told once until it reads again. No pressure: that is Linux's PSI files."""
-    at_ns = time.monotonic_ns()
-    wall = time.time()
+    at_ns, wall = clocks()
     failures: dict[str, ParseError] = {}
     stat = value_of(attempt("the CPU times through psutil", _succeeding(read_cpu)), "stat", failures)
     memory = value_of(attempt("the memory figures through psutil", _succeeding(read_memory)), "meminfo", failures)

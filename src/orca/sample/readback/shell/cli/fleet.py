@@ -55,7 +55,7 @@ def fleet_main(found: list[Source], options: argparse.Namespace, drawn: int, unr
     if not runs:
         return 1
     the_fleet = fleet(runs, empty, options.sort)
-    _print(_json(the_fleet) if options.json else _text(the_fleet, options.each))
+    _print(fleet_output(the_fleet, options))
     if plot:
         try:
             _draw(the_fleet, series[:drawn], options.plot)
@@ -84,6 +84,11 @@ def _read(found: list[Source], read: Read, scheduler: str | None) -> list[Outcom
             return read_each(found, read, progress, cluster.executor, cluster.threads)
         finally:
             progress.end()
+
+
+def fleet_output(the_fleet: Fleet, options: argparse.Namespace) -> str:
+    """The fleet as `options` ask: its `--json` object, or its table (with `--each`, every run's block after it)."""
+    return _json(the_fleet) if options.json else _text(the_fleet, options.each)
 
 
 def _text(the_fleet: Fleet, each: bool) -> str:

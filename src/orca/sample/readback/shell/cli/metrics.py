@@ -10,10 +10,13 @@ import sys
 from collections.abc import Iterator
 
 from orca.sample.readback.fleet.records import SORT_COLUMNS
+from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.usage import UsageSection
+from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.series import Series
 from orca.sample.readback.shell.cluster import ENVIRONMENT, cluster_installed, scheduler_named
+from orca.sample.readback.shell.fleet_read import Kept
 from orca.sample.readback.shell.parts import show_runs
-from orca.sample.readback.shell.shown import Shown
 from orca.sample.readback.shell.sources import (
     STREAM_GIVE_UP_BYTES,
     Source,
@@ -22,7 +25,7 @@ from orca.sample.readback.shell.sources import (
     read_failure,
     sources,
 )
-from orca.sample.readback.summary.text import block_text, printable, total_text
+from orca.sample.readback.summary.text import block_text, printable
 from orca.sample.shared.hints import extra_install, metrics_command, plot_install
 from orca.sample.shared.parser import Help as _Help
 from orca.sample.shared.parser import Malformed as _Malformed
@@ -127,21 +130,36 @@ def _read_and_show(options: argparse.Namespace) -> int:
             return 2
         return fleet_main(found, options, DRAWN_RUNS, len(unreadable), _say, _tell,
                           None if named is None else named[0])
-    shown = _shown(options.json)
-    unread = len(unreadable) + _show_all(found, shown, DRAWN_RUNS if options.plot is not None else 0)
-    if not shown.totals.runs:
+    kept = Kept(block_text, "\n", _print)
+    try:
+        unread = len(unreadable) + _show_all(found, kept, DRAWN_RUNS if options.plot is not None else 0)
+    finally:  # Ctrl-C on a stream too: what was read is shown
+        if kept.runs:
+            _print(_runs_output(kept.runs, options))
         _flush()
+    if not kept.runs:
         return 1
-    if shown.totals.runs > 1 and not options.json:
-        totals = shown.totals
-        _print("\n" + total_text(totals.runs, totals.lines, totals.begin, totals.end))
-    _flush()
     if options.plot is not None:
-        status = _draw([series for _, series in sorted(shown.series, key=lambda each: each[0])], options.plot,
-                       shown.totals.runs)
+        status = _draw([series for _, series in sorted(kept.series, key=lambda each: each[0])], options.plot,
+                       kept.totals.runs)
         if status:
             return status
     return 1 if unread else 0
+
+
+def _runs_output(runs: list[Run], options: argparse.Namespace) -> str:
+    """A source's runs as `options` ask: one run's block (or `--json` line); several runs, the table a fleet gets,
+    one row each."""
+    if len(runs) == 1:
+        if options.json:
+            from orca.sample.readback.summary.as_json import json_line  # here: a summary printed as text does without
+
+            return json_line(runs[0].summary)
+        return block_text(runs[0].summary)
+    from orca.sample.readback.fleet.table import fleet
+    from orca.sample.readback.shell.cli.fleet import fleet_output
+
+    return fleet_output(fleet(runs, (), options.sort), options)
 
 
 def _cluster_missing(named: tuple[str, str] | None) -> bool:
@@ -153,15 +171,7 @@ def _cluster_missing(named: tuple[str, str] | None) -> bool:
     return True
 
 
-def _shown(as_json: bool) -> Shown:
-    if as_json:
-        from orca.sample.readback.summary.as_json import json_line  # here: a summary printed as text does without it
-
-        return Shown(json_line, "", _print)
-    return Shown(block_text, "\n", _print)
-
-
-def _show_all(found: list[Source], shown: Shown, drawn: int) -> int:
+def _show_all(found: list[Source], shown: Kept, drawn: int) -> int:
     """Each source's runs shown, and what was passed over in it said; a source that cannot be read is said and the
     others are still read. How many could not be read."""
     unread = 0
@@ -188,7 +198,7 @@ def _tell(source: Source, tally: Tally, any_run: bool) -> None:
         _say(f"orca metrics: {name}: no sample lines")
 
 
-def _read(source: Source, shown: Shown, drawn: int) -> Tally:
+def _read(source: Source, shown: Kept, drawn: int) -> Tally:
     """One pass over a source, each run shown as it closes (the first `drawn` with their series). A large file is
     read by several processes at once."""
     meanwhile = None
@@ -198,7 +208,7 @@ def _read(source: Source, shown: Shown, drawn: int) -> Tally:
         meanwhile = load_plotting
     try:
         with _no_collector():
-            return show_runs(source, shown, drawn, meanwhile=meanwhile)
+            return show_runs(source, shown, drawn, meanwhile=meanwhile, sections=(*SECTIONS, UsageSection))
     except Exception as error:  # a file that cannot be read, an S3 read that broke off
         raise read_failure(source, error) from None
 
