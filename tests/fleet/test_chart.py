@@ -8,11 +8,13 @@ import math
 import struct
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
-from orca.sample.readback.fleet.chart import COLUMNS, MOST_NAMED, FleetChart, fleet_chart
+from orca.sample.readback.chart.ticks import elapsed_ticks
+from orca.sample.readback.fleet.chart import COLUMNS, MOST_NAMED, FleetChart, fleet_chart, named
 from orca.sample.readback.fleet.records import Fleet
 from orca.sample.readback.fleet.table import fleet
 from orca.sample.readback.shell.fleet_read import read_fleet_source
@@ -91,7 +93,9 @@ def test_a_large_fleet_names_its_flagged_runs_only(tmp_path: Path) -> None:
     assert len(chart.labels) == 40 > MOST_NAMED
     assert [(chart.labels[index], flag) for index, flag in chart.named] == [
         ("worker-008", "idle"), ("worker-016", "saturated"), ("worker-024", "saturated"), ("worker-039", "straggler")]
-    assert chart.notes == ("saturated 2: worker-016, worker-024", "straggler 1: worker-039", "idle 1: worker-008")
+    assert chart.notes == ("saturated 2: worker-016, worker-024",
+                           "failed 1: worker-024 (killed by SIGKILL after 7.5 s, 1 OOM kill)",
+                           "straggler 1: worker-039", "idle 1: worker-008")
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -124,3 +128,27 @@ def test_the_first_capture_is_what_the_fixtures_say() -> None:
     """The captures are real: each under the 1-CPU, 512 MiB limits the capture script set."""
     for kind in ("busy", "idle", "saturated", "oom", "straggler"):
         assert {(line["cgroup"]["cpu_max"], line["cgroup"]["mem_max"]) for line in capture(kind)} == {(1.0, 2**29)}
+
+
+@pytest.mark.parametrize("count", [25, 100, 1000])
+def test_labels_fit_flagged_first_and_never_overlap(count: int) -> None:
+    """As many labels as fit beside a heat map (here 13), none closer to another than the rows one label's height
+    covers; the flagged rows first, by `NAMED_FIRST`."""
+    flags = ["" if index % 3 else ("idle" if index % 2 else "failed") for index in range(count)]
+    candidates = (*[(index, flag) for flag in ("failed", "idle") for index in range(count) if flags[index] == flag],
+                  *[(index, "") for index in range(count) if not flags[index]])
+    drawing = FleetChart(0.0, 1.0, ("w",) * count, (), (), (), (), (), (), candidates, "", (),
+                         elapsed_ticks(1.0))
+    chosen = named(drawing, 13)
+    assert 0 < len(chosen) <= 13
+    assert all(flag for _, flag in chosen)  # more rows than labels: flagged ones only
+    places = [index for index, _ in chosen]
+    assert all(later - earlier >= count / 13 for earlier, later in pairwise(places))
+    failed = sum(1 for _, flag in chosen if flag == "failed")
+    assert failed >= len(chosen) // 2  # the failed ones were taken first
+
+
+def test_every_row_is_named_when_every_label_fits() -> None:
+    drawing = FleetChart(0.0, 1.0, ("w",) * 5, (), (), (), (), (), (), tuple((index, "") for index in range(5)), "",
+                         (), elapsed_ticks(1.0))
+    assert named(drawing, 13) == tuple((index, "") for index in range(5))

@@ -123,7 +123,10 @@ def test_who_stands_out_and_why(document: dict[str, Any]) -> None:
     # Killed by the kernel for passing 512 MiB: its cgroup's oom_kill rose by one; its lines' memory peak was under
     # 90 % of the limit (the last reading before the kill).
     assert worked("oom")["memory_peak"] < 90
-    assert flags[OOM] == [{"flag": "saturated", "why": "1 OOM kill"}]
+    assert flags[OOM] == [{"flag": "saturated", "why": "1 OOM kill"},
+                          # its last line: `run.exit` signal 9, wall 7.474 s
+                          {"flag": "failed", "why": "killed by SIGKILL after 7.5 s, 1 OOM kill"}]
+    assert document["failed"] == [{"label": OOM, "how": flags[OOM][1]["why"]}]
     assert flags[IDLE] == [{"flag": "idle", "why": "cpu at most 10% throughout, memory peak "
                                                    f"{worked('idle')['memory_peak']:.1f}%"}]
     # The median run ends about 20 s after its start, the straggler 40 s.
@@ -140,7 +143,7 @@ def test_the_table_for_a_person(fleet_dir: Path) -> None:
     assert all(len(line) <= 120 for line in lines)
     rows = {line.split()[0]: line.split() for line in lines[1:COUNT + 1]}
     assert list(rows) == NAMES
-    assert rows[OOM][-2:] == ["SIGKILL", "saturated"] and rows[IDLE][-1] == "idle"
+    assert rows[OOM][-2:] == ["SIGKILL", "saturated,failed"] and rows[IDLE][-1] == "idle"
     assert rows[STRAGGLER][-1] == "straggler" and rows[STRAGGLER][3] == "41"  # its lines
     busy = worked("busy")
     assert rows[NAMES[0]][4] == f"{100 * busy['core_seconds'] / busy['core_seconds_available']:.1f}*"

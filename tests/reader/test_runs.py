@@ -75,13 +75,13 @@ def test_a_file_of_two_runs_is_a_table_of_two_rows(two_runs: Path) -> None:
     done = orca("metrics", str(two_runs))
     assert done.returncode == 0, done.stderr
     table, stand_out = blocks(done.stdout)
-    assert stand_out.startswith("none stands out")
+    assert stand_out.startswith("failed (1):\n  run 06:20:00  exit 3 after")  # the second ran with exit 3
     header, first, second, total, *_ = table.splitlines()
     assert header.split()[:3] == ["instance", "start", "span"]
-    # Each run: 0.2 + 5 + 5 s, 3 lines, its host's CPU over them (20 × 0.2 + 40 × 5 + 60 × 5) / 10.2 = 49.4 % of its
-    # cores, the exit of its COMMAND.
-    assert first.split()[:6] == ["run", "05:20:00", "05:20:00", "10.2s", "3", "49.4"] and "exit 0" in first
-    assert second.split()[:6] == ["run", "06:20:00", "06:20:00", "10.2s", "3", "49.4"] and "exit 3" in second
+    # Each run: a span of 10.0 s from its first line's t to its last's, 3 lines, the run's own CPU over its 10.2 s
+    # (10 × 0.2 + 25 × 5 + 50 × 5) / 10.2 = 37.0 % of its cores, the exit of its COMMAND.
+    assert first.split()[:6] == ["run", "05:20:00", "05:20:00", "10.0s", "3", "37.0"] and "exit 0" in first
+    assert second.split()[:6] == ["run", "06:20:00", "06:20:00", "10.0s", "3", "37.0"] and "exit 3" in second
     assert total == "total: 2 runs, 0.00567 instance-hours from 2026-11-30T05:20:00Z to 2026-11-30T06:20:10Z"
     assert "command" not in done.stdout  # no run's block without --each
     document = json.loads(orca("metrics", "--json", str(two_runs)).stdout)

@@ -9,6 +9,11 @@ with the own cgroup's limit as a reference line when the sampler ran under one a
 processes that used the most as curves of their own (`run.top`), then its own disk I/O (`run.io`). The host's panels
 follow, each labelled as the host's. A host panel in which every curve is all zeros, or the same value throughout
 (but for a share pinned at 100 %), is not drawn but said in one line of notes; a run's panel, only when all zeros.
+
+A process name has one colour in all the run's panels. A rate over a line much shorter than the run's usual interval
+(the line written as COMMAND ends, a few clock ticks after the one before) can read far over what ran: in a panel of
+rates (the run's CPU, io, the host's io and net) a point whose lines all cover less than `SHORT_SHARE` of the usual
+interval is drawn, but does not set the panel's scale; one above the scale is marked at its top.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
 
 from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
 from orca.sample.readback.chart.titles import elapsed_span, labels, origins, title
@@ -33,6 +39,9 @@ GREY = -1
 """The colour of a reference line that belongs to no curve (a total)."""
 POINTS_MARGIN = 1.1
 """How far past the last line the time axis goes when a run is drawn as points, in spans."""
+SHORT_SHARE = 0.5
+"""A point whose longest line covers less than this share of the run's usual interval (the median of its points'
+longest) is short: its rates do not set the scale."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,16 +71,18 @@ class Panel:
     keyed: str = ""
     """A keyed series (`top_mem`) whose `TOP_DRAWN` names of the highest peak are drawn beside `curves`, when it has
     two names or more."""
+    rates: bool = False
+    """Its values are over each line's `dt`: a short point's do not set its scale."""
 
 
 RUN_CPU = Panel("run cpu", "run CPU\n% of one core", (
     Curve("run_cpu", "run's CPU"), Curve("cpu_limit", "CPU limit (cgroup)", reference=True, of="run_cpu")), run=True,
-    keyed="top_cpu")
+    keyed="top_cpu", rates=True)
 RUN_MEMORY = Panel("run memory", "run memory\n{unit}", (
     Curve("mem_rss", "run's resident memory"),
     Curve("mem_limit", "memory limit (cgroup)", reference=True, of="mem_rss")), kind=BYTES, run=True, keyed="top_mem")
 RUN_IO = Panel("run io", "run io\n{unit}", (Curve("run_io_read", "run's read"), Curve("run_io_write", "run's write")),
-               kind=RATE, run=True)
+               kind=RATE, run=True, rates=True)
 RUN = (RUN_CPU, RUN_MEMORY, RUN_IO)
 CPU = Panel("cpu", "host CPU\n% of all cores", (Curve("cpu_user", "user"), Curve("cpu_system", "system"),
                                                Curve("cpu_iowait", "iowait"), Curve("cpu_busiest", "busiest core")),
@@ -79,8 +90,8 @@ CPU = Panel("cpu", "host CPU\n% of all cores", (Curve("cpu_user", "user"), Curve
 MEMORY = Panel("memory", "host memory\n{unit}", (Curve("mem_used", "used"), Curve("mem_cache", "cache"),
                                                 Curve("mem_total", "total", reference=True)), kind=BYTES)
 DISK = Panel("disk", "host disk\n%", (Curve("disk_percent", "fullest file system"),), shares=True)
-IO = Panel("io", "host io\n{unit}", (Curve("io_read", "read"), Curve("io_write", "write")), kind=RATE)
-NET = Panel("net", "host net\n{unit}", (Curve("net_in", "in"), Curve("net_out", "out")), kind=RATE)
+IO = Panel("io", "host io\n{unit}", (Curve("io_read", "read"), Curve("io_write", "write")), kind=RATE, rates=True)
+NET = Panel("net", "host net\n{unit}", (Curve("net_in", "in"), Curve("net_out", "out")), kind=RATE, rates=True)
 PRESSURE = Panel("pressure", "host pressure\n% stalled", (
     Curve("pressure_cpu", "cpu"), Curve("pressure_memory", "memory"), Curve("pressure_io", "io")), shares=True)
 CONTAINERS = Panel("containers", "containers'\nmemory {unit}", (), kind=BYTES)
@@ -105,6 +116,8 @@ class Drawn:
     colour: int
     """Its colour: a place in the colour cycle (`GREY`: grey)."""
     reference: bool = False
+    short: tuple[bool, ...] = ()
+    """Per point, whether it is short (`SHORT_SHARE`), in a panel of rates: drawn, but not setting the scale."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +130,8 @@ class DrawnPanel:
     curves: tuple[Drawn, ...]
     axis_colour: int | None
     """The colour of the axis's label and ticks: its one measured curve's; None with several."""
+    top: float = 0.0
+    """The highest value that sets the scale, in the unit drawn: any but a short point's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +193,9 @@ def _containers(series: Sequence[Series]) -> Panel:
 def chart(series: Sequence[Series], runs: int | None = None) -> Chart:
     """Everything the figure of `series` (the runs drawn, overlaid, of `runs` in all) shows, top to bottom."""
     measured: list[tuple[Panel, list[Drawn]]] = []
+    colours = name_colours(series)
     for panel in panels(series):
-        curves = drawn(panel, series)
+        curves = drawn(panel, series, colours)
         if panel is MEMORY:
             curves = _total_shown(curves)
         if not all(curve.reference for curve in curves):  # else nothing measured to draw (an old sampler's run CPU)
@@ -192,7 +208,12 @@ def chart(series: Sequence[Series], runs: int | None = None) -> Chart:
     span = elapsed_span(series)
     total = len(series) if runs is None else runs
     end = span * POINTS_MARGIN if any(one.lines == 1 for one in series) else span
-    return Chart(title(series, total), drawn_panels, tuple(flat), tuple(_notes(series, total)),
+    notes = _notes(series, total)
+    if any(value > panel.top for panel in drawn_panels for curve in panel.curves
+           for value, short in zip(curve.values, curve.short, strict=False) if short):
+        notes.append(f"a rate over a line shorter than {SHORT_SHARE:.0%} of the usual interval is drawn but does not "
+                     "set the scale: ^ marks one above it")
+    return Chart(title(series, total), drawn_panels, tuple(flat), tuple(notes),
                  tuple(labels(series)) if len(series) > 1 else (), elapsed_ticks(span), span, end)
 
 
@@ -208,10 +229,36 @@ def _notes(series: Sequence[Series], runs: int) -> list[str]:
     return notes
 
 
-def drawn(panel: Panel, series: Sequence[Series]) -> list[Drawn]:
+def name_colours(series: Sequence[Series]) -> dict[str, int]:
+    """Of one run, each top process name drawn in its panels (`TOP_DRAWN` of each), and its colour in all of them:
+    after the run's own curve's (0), by name."""
+    if len(series) != 1:
+        return {}
+    names = sorted({name for panel in RUN if panel.keyed
+                    for name, _ in _highest(series[0].keyed.get(panel.keyed, {}))})
+    return {name: 1 + index for index, name in enumerate(names)}
+
+
+def short_points(one: Series) -> tuple[bool, ...]:
+    """Per point of `one`, whether its longest line covers less than `SHORT_SHARE` of the usual interval (the median
+    of the points' longest).
+
+    >>> short_points(Series("r", (1.0, 2.0, 3.0, 3.1), {"line_dt": (1.0, 1.0, 1.0, 0.1)}))
+    (False, False, False, True)
+    """
+    longest = one.values.get("line_dt", ())
+    finite = sorted(value for value in longest if math.isfinite(value))
+    if not finite:
+        return (False,) * len(one.t)
+    usual = finite[(len(finite) - 1) // 2]
+    return tuple(math.isfinite(value) and value < SHORT_SHARE * usual for value in longest)
+
+
+def drawn(panel: Panel, series: Sequence[Series], names: dict[str, int] | None = None) -> list[Drawn]:
     """The curves of `panel`, every run's, in the order drawn, in the raw units of the line (bytes, percent); a
     keyed panel: one per name. A curve without any value is left out. One run's curves take the colours in turn
-    (a limit its measurement's, a total grey); with several runs, each run has a colour and each curve a style.
+    (a limit its measurement's, a total grey; a top process's name its colour in `names`); with several runs, each
+    run has a colour and each curve a style.
 
     >>> from orca.sample.readback.gather.fold import RunFold
     >>> drawn(NET, [RunFold(drawn=True).series("empty")])
@@ -222,6 +269,7 @@ def drawn(panel: Panel, series: Sequence[Series]) -> list[Drawn]:
     curves: list[Drawn] = []
     for number, one in enumerate(series):
         x = tuple(t - starts[number] for t in one.t)
+        short = short_points(one) if panel.rates else ()
         chosen = [(curve.legend, curve.field, one.values[curve.field], curve.reference, curve.of)
                   for curve in panel.curves]
         if not panel.curves:
@@ -232,8 +280,10 @@ def drawn(panel: Panel, series: Sequence[Series]) -> list[Drawn]:
         for index, (legend, field, values, reference, of) in enumerate(chosen):
             if not _finite(values):
                 continue
-            colour = measured.index(of) if of in measured else GREY if reference else measured.index(field)
-            curves.append(Drawn(number, index, legend, field, x, values, number if several else colour, reference))
+            colour = measured.index(of) if of in measured else GREY if reference else (names or {}).get(
+                field, measured.index(field))
+            curves.append(Drawn(number, index, legend, field, x, values, number if several else colour, reference,
+                                short))
     return curves
 
 
@@ -260,12 +310,22 @@ def _total_shown(curves: list[Drawn]) -> list[Drawn]:
 
 
 def _labelled(panel: Panel, curves: list[Drawn]) -> DrawnPanel:
-    """The panel with its curves in the unit its axis is drawn in, chosen for the largest value it shows."""
-    scale, name = unit(panel.kind, _largest(curves))
+    """The panel with its curves in the unit its axis is drawn in, chosen for the largest value that sets its scale
+    (a short point's does not)."""
+    top = _scaling(curves)
+    scale, name = unit(panel.kind, top)
     scaled = tuple(replace(curve, values=tuple(value / scale for value in curve.values)) for curve in curves)
     colours = {curve.colour for curve in curves if not curve.reference}
     return DrawnPanel(panel.name, panel.label.replace("{unit}", name), panel.shares, panel.run, scaled,
-                      colours.pop() if len(colours) == 1 else None)
+                      colours.pop() if len(colours) == 1 else None, top / scale)
+
+
+def _scaling(curves: Sequence[Drawn]) -> float:
+    """The largest value of `curves` but a short point's; the largest of all when every point is short."""
+    kept = [value for curve in curves for value, short in zip(curve.values, curve.short or repeat(False),
+                                                                  strict=False)
+            if not short and math.isfinite(value)]
+    return max(kept) if kept else _largest(curves)
 
 
 def unit(kind: str, largest: float) -> tuple[float, str]:

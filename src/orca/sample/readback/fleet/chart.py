@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import math
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import add
 
 from orca.sample.readback.chart.ticks import Ticks, duration_text, elapsed_ticks
-from orca.sample.readback.fleet.records import GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
+from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
 from orca.sample.readback.fleet.text import number
 from orca.sample.readback.fleet.usage import Buckets
 from orca.sample.readback.summary.text import utc
@@ -24,9 +26,9 @@ from orca.sample.readback.summary.text import utc
 COLUMNS = 360
 """Columns of time: about a pixel or two each at the figure's width."""
 MOST_NAMED = 24
-"""Runs named beside the heat maps at most (more would overlap): the flagged ones, saturated first."""
-NAMED_FIRST = (SATURATED, STRAGGLER, NO_LINES, IDLE, GAPS)
-"""Which flagged runs are named first when there are more than `MOST_NAMED`."""
+"""Runs named beside the heat maps when the drawing does not say how many fit (`named`)."""
+NAMED_FIRST = (SATURATED, FAILED, STRAGGLER, NO_LINES, IDLE, GAPS)
+"""Which flagged runs are named first when not every row's label fits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +47,14 @@ class FleetChart:
     cores_busy: tuple[float, ...]
     """Per column, the CPUs the fleet used on average over it (the runs' CPUs used, added up)."""
     cores_available: tuple[float, ...]
+    """Per column, the CPUs the fleet had: each run's cgroup's limit, or its host's cores, a host that several runs
+    shared counted once."""
     memory_used: tuple[float, ...]
     """Per column, the bytes of memory the fleet used on average over it."""
     memory_available: tuple[float, ...]
-    named: tuple[tuple[int, str], ...]
-    """The rows named beside the heat maps, with the flag each is named for, top first."""
+    candidates: tuple[tuple[int, str], ...]
+    """The rows that may be named beside the heat maps, with the flag each would be named for, in the order they are
+    chosen (`named`): the flagged ones by `NAMED_FIRST`, then the rest top first."""
     title: str
     notes: tuple[str, ...]
     """Who stands out, by flag: how many, and the first few labels."""
@@ -58,6 +63,40 @@ class FleetChart:
     @property
     def column_seconds(self) -> float:
         return self.span / COLUMNS if self.span > 0 else 1.0
+
+    @property
+    def named(self) -> tuple[tuple[int, str], ...]:
+        """The rows named when `MOST_NAMED` labels fit."""
+        return named(self, MOST_NAMED)
+
+
+def named(chart: FleetChart, fit: int) -> tuple[tuple[int, str], ...]:
+    """The rows to name, top first, each with its flag ("" for none), where `fit` labels fit beside a heat map one
+    above the other: every row when they are no more; else the flagged ones in `NAMED_FIRST` order, each taken only
+    if it is at least `rows / fit` rows from every one taken (so that no two labels overlap), until `fit` are.
+
+    >>> one = FleetChart(0, 1, ("a",) * 100, (), (), (), (), (), (), ((50, "failed"), (51, "idle"), (10, "idle")), "",
+    ...                  (), elapsed_ticks(1))
+    >>> named(one, 20)
+    ((10, 'idle'), (50, 'failed'))
+    """
+    rows = len(chart.labels)
+    if fit <= 0:
+        return ()
+    if rows <= fit:
+        return tuple(sorted(chart.candidates))
+    apart = rows / fit
+    taken: list[int] = []
+    chosen: list[tuple[int, str]] = []
+    for index, flag in chart.candidates:
+        if not flag or len(chosen) >= fit:
+            break
+        place = bisect_left(taken, index)
+        if (place == 0 or index - taken[place - 1] >= apart) and (place == len(taken) or
+                                                                  taken[place] - index >= apart):
+            taken.insert(place, index)
+            chosen.append((index, flag))
+    return tuple(sorted(chosen))
 
 
 def _spread(buckets: Buckets, origin: float, width: float, sums: list[list[float]]) -> None:
@@ -97,15 +136,26 @@ def fleet_chart(fleet: Fleet) -> FleetChart:
     fleet_sums = [[0.0] * COLUMNS for _ in range(4)]
     cpu: list[Sequence[float]] = []
     memory: list[Sequence[float]] = []
+    hosts: dict[tuple[str, int], list[float]] = {}
+    """Per host and sum of what was had (CPUs, memory) that its runs share (not their cgroups' limits), per column,
+    the most any of them had: a host counted once, however many runs it held."""
     for row in fleet.rows:
         sums = [[0.0] * COLUMNS for _ in range(4)]
-        if row.usage is not None and row.usage.buckets is not None:
-            _spread(row.usage.buckets, origin, width, sums)
+        usage = row.usage
+        if usage is not None and usage.buckets is not None:
+            _spread(usage.buckets, origin, width, sums)
         cpu.append(_percents(sums[0], sums[1]))
         memory.append(_percents(sums[2], sums[3]))
-        for total, run in zip(fleet_sums, sums, strict=True):
+        for index, (total, run) in enumerate(zip(fleet_sums, sums, strict=True)):
+            limited = usage is None or (usage.cpu_limited if index == 1 else usage.memory_limited)
+            if index in (1, 3) and row.summary is not None and not limited:
+                most = hosts.setdefault((row.summary.host, index), [0.0] * COLUMNS)
+                most[:] = map(max, most, run)
+                continue
             for column, value in enumerate(run):
                 total[column] += value
+    for (_, index), most in hosts.items():
+        fleet_sums[index] = list(map(add, fleet_sums[index], most))
     seconds = width if span > 0 else 1.0
     averaged = [tuple(value / seconds for value in total) for total in fleet_sums]
     return FleetChart(
@@ -118,26 +168,23 @@ def fleet_chart(fleet: Fleet) -> FleetChart:
         cores_available=averaged[1],
         memory_used=averaged[2],
         memory_available=averaged[3],
-        named=_named(fleet),
+        candidates=_candidates(fleet),
         title=_title(fleet, origin, span),
         notes=_notes(fleet),
         ticks=elapsed_ticks(span),
     )
 
 
-def _named(fleet: Fleet) -> tuple[tuple[int, str], ...]:
-    """The rows to name, top first, each with its first flag ("" for none): every row when they are at most
-    `MOST_NAMED`, else the flagged ones, by `NAMED_FIRST`, at most `MOST_NAMED`."""
-    if len(fleet.rows) <= MOST_NAMED:
-        return tuple((index, next((each.flag for each in row.flags), "")) for index, row in enumerate(fleet.rows))
+def _candidates(fleet: Fleet) -> tuple[tuple[int, str], ...]:
+    """Every row, with the flag it would be named for: the flagged ones by `NAMED_FIRST` (each under its first flag
+    in that order), top first within a flag, then the rest top first with ""."""
     chosen: dict[int, str] = {}
     for flag in NAMED_FIRST:
         for index, row in enumerate(fleet.rows):
-            if len(chosen) >= MOST_NAMED:
-                break
             if index not in chosen and any(each.flag == flag for each in row.flags):
                 chosen[index] = flag
-    return tuple(sorted(chosen.items()))
+    rest = [(index, "") for index in range(len(fleet.rows)) if index not in chosen]
+    return (*chosen.items(), *rest)
 
 
 def _title(fleet: Fleet, origin: float, span: float) -> str:
@@ -155,7 +202,11 @@ def _notes(fleet: Fleet, shown: int = 5) -> tuple[str, ...]:
     for flag in NAMED_FIRST:
         flagged = fleet.flagged(flag)
         if flagged:
-            names = ", ".join(row.label for row in flagged[:shown])
+            names = ", ".join(row.label + "".join(f" ({each.why})" for each in row.flags
+                                                  if flag == FAILED and each.flag == FAILED)
+                              for row in flagged[:shown])
             more = f" and {len(flagged) - shown:,} more" if len(flagged) > shown else ""
             notes.append(f"{flag} {len(flagged):,}: {names}{more}")
+    notes += [f"host {host.host} saturated, apart from its {host.runs:,} run{'s' if host.runs > 1 else ''}: "
+              f"{host.why}" for host in fleet.hosts_saturated[:shown]]
     return tuple(notes)

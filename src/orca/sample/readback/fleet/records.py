@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from orca.sample.readback.fleet.usage import Usage
 from orca.sample.readback.gather.records import InstanceSummary
 
-IDLE, SATURATED, STRAGGLER, GAPS, NO_LINES = "idle", "saturated", "straggler", "gaps", "no lines"
+IDLE, SATURATED, FAILED, STRAGGLER, GAPS, NO_LINES = "idle", "saturated", "failed", "straggler", "gaps", "no lines"
 """The flags, in the order a row shows them."""
 SORT_COLUMNS = ("name", "start", "end", "span", "lines", "cpu", "p95", "mem", "rss", "disk", "io", "net")
 """What a fleet's rows can be sorted by (`--sort`): name and start ascending, the rest largest first."""
@@ -25,7 +25,7 @@ class Flag:
     """Why a run stands out."""
 
     flag: str
-    """One of `IDLE`, `SATURATED`, `STRAGGLER`, `GAPS`, `NO_LINES`."""
+    """One of `IDLE`, `SATURATED`, `FAILED`, `STRAGGLER`, `GAPS`, `NO_LINES`."""
     why: str
     """The figures that made it so, in a few words."""
 
@@ -35,9 +35,10 @@ class FleetRow:
     """One run of the fleet (or a source with no run in it: `summary` None)."""
 
     label: str
-    """What the table and the lists call it: the file's name without its directory and `.jsonl` (more of its path
-    when that tells files apart), then the host when the file holds several, then the start when it holds several
-    runs of one host."""
+    """What the table, the lists, the chart and `--json` call it: the shortest end of its source's path that tells the
+    sources apart (`w-3`; `7/w-3` and `8/w-3` for `.../7/metrics/w-3.jsonl` and `.../8/metrics/w-3.jsonl`: the
+    directories all of them share left out), without `.jsonl`; then the host when the source holds several, then
+    the start when it holds several runs of one host."""
     summary: InstanceSummary | None
     usage: Usage | None
     flags: tuple[Flag, ...]
@@ -52,6 +53,26 @@ class FleetRow:
     def begin(self) -> float | None:
         return None if self.summary is None else begin(self.summary)
 
+    @property
+    def span(self) -> float | None:
+        """Seconds from its first line to its last (their `t`)."""
+        return None if self.summary is None else span(self.summary)
+
+
+def span(summary: InstanceSummary) -> float:
+    """Seconds from a run's first line to its last (their `t`): the table's `span`."""
+    return round(max(0.0, summary.last_t - summary.first_t), 3)
+
+
+@dataclass(frozen=True, slots=True)
+class HostFlag:
+    """A host that was itself saturated, whatever the runs on it used of it."""
+
+    host: str
+    runs: int
+    """The fleet's runs on it whose rows are their own processes' figures."""
+    why: str
+
 
 @dataclass(frozen=True, slots=True)
 class FleetTotals:
@@ -62,7 +83,8 @@ class FleetTotals:
     """The runs' durations added up."""
     cpu_hours_used: float
     cpu_hours_available: float
-    """The CPUs each run had (its cgroup's limit, else its cores) over the time its lines cover, added up."""
+    """The CPUs each run had over the time its lines cover, added up: its cgroup's limit; else its host's cores, a
+    host that several runs shared counted once over the time any of them covers."""
     memory_gib_hours_used: float
     memory_gib_hours_available: float
     first_start: float | None
@@ -85,6 +107,8 @@ class Fleet:
     """In the order asked for (by label unless told otherwise)."""
     totals: FleetTotals
     sorted_by: str
+    hosts_saturated: tuple[HostFlag, ...] = ()
+    """The hosts, of runs judged by their own processes, that were themselves saturated."""
 
     def flagged(self, flag: str) -> tuple[FleetRow, ...]:
         """The rows with `flag`, in the table's order."""

@@ -1,23 +1,33 @@
 """A fleet from its runs' summaries and usages (docs/metrics.md, "A fleet"): the rows in order, the totals, and
 each run's flags by the rules the page states, here once in code:
 
-- idle: its CPU over `IDLE_CPU` % of what it had for at most `IDLE_TIME_PERCENT` % of the time, and its memory never
-  over `IDLE_MEMORY_PERCENT` % (a smaller instance, or fewer, would do);
+- idle: its CPU over `IDLE_CPU` % of what it had (of one core, for a run's own processes) for at most
+  `IDLE_TIME_PERCENT` % of the time, and its memory never over `IDLE_MEMORY_PERCENT` % (a smaller instance, or
+  fewer, would do; a run that shares its host did next to nothing);
 - saturated: its CPU at `SATURATED_CPU` % or more for at least `SATURATED_TIME_PERCENT` % of the time, its memory at
   `FULL_MEMORY_PERCENT` % or more of its total or its cgroup's limit, an OOM kill (its cgroup's or a container's),
-  its cgroup throttled in `THROTTLED_PERCENT` % of periods or more on average, or some task stalled on memory
-  `MEMORY_PRESSURE_PERCENT` % of the time or more;
+  its cgroup throttled in `THROTTLED_PERCENT` % of periods or more on average, or, for a row of the host's figures
+  or a cgroup's, some task stalled on memory `MEMORY_PRESSURE_PERCENT` % of the time or more;
+- failed: its COMMAND ended by a signal or with a non-zero exit status, could not start, or its cgroup had an OOM
+  kill;
 - straggler: in a fleet of at least `STRAGGLERS_FROM` runs, it started before the runs' median end and ended later
-  than it by more than `STRAGGLER_SHARE` of the median duration (the run waited on it);
+  than it by more than `STRAGGLER_SHARE` of the median span (the run waited on it);
 - gaps: its lines have gaps (the sampler was stopped or starved); no lines: its source had no sample line.
+
+A row judged by its run's own processes is not judged by its host's figures: the host's, where the host was at its
+capacity (its CPU at `SATURATED_CPU` % or more for `SATURATED_TIME_PERCENT` % of its runs' time, its memory at
+`FULL_MEMORY_PERCENT` %, memory pressure `MEMORY_PRESSURE_PERCENT` %), is said once, as the host's.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from orca.sample.readback.fleet.labels import run_labels
 from orca.sample.readback.fleet.records import (
+    FAILED,
     GAPS,
     IDLE,
     NO_LINES,
@@ -27,11 +37,13 @@ from orca.sample.readback.fleet.records import (
     Fleet,
     FleetRow,
     FleetTotals,
+    HostFlag,
     begin,
+    span,
 )
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU, Usage
 from orca.sample.readback.gather.records import InstanceSummary
-from orca.sample.readback.summary.text import duration, utc
+from orca.sample.readback.summary.text import SIGNAL_NAMES, duration
 
 IDLE_TIME_PERCENT = 5.0
 IDLE_MEMORY_PERCENT = 20.0
@@ -88,7 +100,7 @@ def _net(row: FleetRow) -> float | None:
 
 
 def _span(row: FleetRow) -> float | None:
-    return None if row.summary is None else row.summary.duration
+    return row.span
 
 
 def _lines(row: FleetRow) -> float | None:
@@ -112,6 +124,11 @@ SORTS: dict[str, Callable[[FleetRow], tuple[bool, float] | tuple[str, str, float
 """Each of `SORT_COLUMNS`' key: by label; by start (earliest first); or by a figure, the largest first."""
 
 
+def own_io(summary: InstanceSummary | None) -> bool:
+    """Whether a row's io is its run's own processes' (`run.io`), not the host's disks'."""
+    return summary is not None and summary.run is not None and summary.run.io is not None
+
+
 def rss_peak(summary: InstanceSummary | None) -> int | None:
     """The run's own processes' resident memory at its largest, when the lines have a run."""
     if summary is None or summary.run is None or summary.memory is None:
@@ -120,7 +137,10 @@ def rss_peak(summary: InstanceSummary | None) -> int | None:
 
 
 def io_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes read and written by the host's disks over the run."""
+    """Bytes read and written over the run: by its own processes when the lines have `run.io`, else by the host's
+    disks."""
+    if summary is not None and summary.run is not None and summary.run.io is not None:
+        return summary.run.io.read + summary.run.io.write
     return None if summary is None or summary.io is None else summary.io.read + summary.io.write
 
 
@@ -132,29 +152,70 @@ def net_bytes(summary: InstanceSummary | None) -> int | None:
 def fleet(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort: str = "name") -> Fleet:
     """The fleet of `runs`, and of the sources in `empty` that gave none (each with why: it had no sample line, it
     could not be read), its rows sorted by `sort` (a key of `SORTS`)."""
-    labels = run_labels([(run.summary.name, run.summary.host, run.summary.start) for run in runs])
+    names = [run.summary.name for run in runs] + [name for name, _ in empty]
+    labels = run_labels([(run.summary.name, run.summary.host, run.summary.start) for run in runs], names)
     ends = _straggler_bound(runs)
     rows = [FleetRow(label, run.summary, run.usage, _flags(run, ends), run.summary.name)
             for label, run in zip(labels, runs, strict=True)]
-    rows += [FleetRow(_short(name, [name]), None, None, (Flag(NO_LINES, why),), name) for name, why in empty]
+    rows += [FleetRow(label, None, None, (Flag(NO_LINES, why),), name)
+             for label, (name, why) in zip(run_labels([(name, "", None) for name, _ in empty], names), empty,
+                                           strict=True)]
     rows.sort(key=SORTS[sort])
-    return Fleet(tuple(rows), _totals(runs), sort)
+    return Fleet(tuple(rows), _totals(runs), sort, _hosts_saturated(runs))
+
+
+def _covered(intervals: list[tuple[float, float]]) -> float:
+    """Seconds that any of `intervals` (begin, end) covers.
+
+    >>> _covered([(0.0, 10.0), (5.0, 12.0), (20.0, 21.0)])
+    13.0
+    """
+    total, reached = 0.0, -math.inf
+    for low, high in sorted(intervals):
+        if high > reached:
+            total += high - max(low, reached)
+            reached = high
+    return total
+
+
+def shared_hosts(runs: Sequence[tuple[str, float, float, bool]]) -> list[float]:
+    """Of each run (its host, begin, end, and whether its capacity is its host's rather than its cgroup's limit), the
+    share of what it had that counts in the fleet's totals: 1 for a run with its own limit or alone on its host; for
+    the runs that share a host, the time any of them covers over the sum of their times, so that the host's cores and
+    memory are counted once.
+
+    >>> shared_hosts([("a", 0.0, 10.0, True), ("a", 0.0, 10.0, True), ("b", 0.0, 10.0, True), ("a", 0, 10, False)])
+    [0.5, 0.5, 1.0, 1.0]
+    """
+    hosts: dict[str, list[tuple[float, float]]] = {}
+    for host, low, high, of_host in runs:
+        if of_host:
+            hosts.setdefault(host, []).append((low, high))
+    factors = {host: _covered(intervals) / whole if (whole := sum(high - low for low, high in intervals)) > 0
+               else 1 / len(intervals) for host, intervals in hosts.items()}
+    return [factors[host] if of_host else 1.0 for host, _, _, of_host in runs]
 
 
 def _totals(runs: Sequence[Run]) -> FleetTotals:
     usages = [run.usage for run in runs if run.usage is not None]
+    placed = [run.summary for run in runs if run.usage is not None]
+    cpu_shares = shared_hosts([(summary.host, begin(summary), summary.last_t, not usage.cpu_limited)
+                               for summary, usage in zip(placed, usages, strict=True)])
+    memory_shares = shared_hosts([(summary.host, begin(summary), summary.last_t, not usage.memory_limited)
+                                  for summary, usage in zip(placed, usages, strict=True)])
 
-    def hours(figure: Callable[[Usage], float | None], unit: float = 1.0) -> float:
-        return sum(value for usage in usages if (value := figure(usage)) is not None) / 3600 / unit
+    def hours(figure: Callable[[Usage], float | None], unit: float = 1.0, shares: Sequence[float] = ()) -> float:
+        return sum(value * (shares[index] if shares else 1.0) for index, usage in enumerate(usages)
+                   if (value := figure(usage)) is not None) / 3600 / unit
 
     begins = [begin(run.summary) for run in runs]
     return FleetTotals(
         runs=len(runs),
         instance_hours=sum(run.summary.duration for run in runs) / 3600,
         cpu_hours_used=hours(lambda usage: usage.core_seconds_used),
-        cpu_hours_available=hours(lambda usage: usage.core_seconds_available),
+        cpu_hours_available=hours(lambda usage: usage.core_seconds_available, shares=cpu_shares),
         memory_gib_hours_used=hours(lambda usage: usage.byte_seconds_used, GIB),
-        memory_gib_hours_available=hours(lambda usage: usage.byte_seconds_available, GIB),
+        memory_gib_hours_available=hours(lambda usage: usage.byte_seconds_available, GIB, memory_shares),
         first_start=min(begins, default=None),
         last_end=max((run.summary.last_t for run in runs), default=None),
     )
@@ -165,7 +226,7 @@ def _straggler_bound(runs: Sequence[Run]) -> tuple[float, float] | None:
     too small to say."""
     if len(runs) < STRAGGLERS_FROM:
         return None
-    return _median([run.summary.last_t for run in runs]), STRAGGLER_SHARE * _median([run.summary.duration
+    return _median([run.summary.last_t for run in runs]), STRAGGLER_SHARE * _median([span(run.summary)
                                                                                     for run in runs])
 
 
@@ -189,6 +250,8 @@ def _flags(run: Run, ends: tuple[float, float] | None) -> tuple[Flag, ...]:
     saturated = _saturated(summary, usage)
     if saturated:
         flags.append(Flag(SATURATED, ", ".join(saturated)))
+    if (failed := how_failed(summary)) is not None:
+        flags.append(Flag(FAILED, failed))
     if ends is not None:
         median_end, margin = ends
         late = summary.last_t - median_end
@@ -203,8 +266,9 @@ def _idle(usage: Usage) -> str | None:
     above, peak = usage.cpu_above_idle_percent, usage.memory_peak_percent
     if above is None or peak is None or above > IDLE_TIME_PERCENT or peak > IDLE_MEMORY_PERCENT:
         return None
-    cpu = f"cpu at most {IDLE_CPU:g}% throughout" if above == 0 else \
-        f"cpu over {IDLE_CPU:g}% only {above:.1f}% of the time"
+    of = " of one core" if usage.cpu_own else ""
+    cpu = f"cpu at most {IDLE_CPU:g}%{of} throughout" if above == 0 else \
+        f"cpu over {IDLE_CPU:g}%{of} only {above:.1f}% of the time"
     return f"{cpu}, memory peak {peak:.1f}%"
 
 
@@ -225,41 +289,58 @@ def _saturated(summary: InstanceSummary, usage: Usage | None) -> list[str]:
     if group is not None and group.throttled is not None and group.throttled >= THROTTLED_PERCENT:
         why.append(f"throttled {group.throttled:.0f}% of periods")
     pressure = summary.pressure
-    if pressure is not None and pressure.memory is not None and pressure.memory >= MEMORY_PRESSURE_PERCENT:
+    own = usage is not None and (usage.cpu_own or usage.memory_own)  # then the host's pressure is the host's
+    if not own and pressure is not None and pressure.memory is not None and pressure.memory >= MEMORY_PRESSURE_PERCENT:
         why.append(f"memory pressure {pressure.memory:.0f}%")
     return why
 
 
-def run_labels(runs: Sequence[tuple[str, str, float | None]]) -> list[str]:
-    """Each run's label, from its source's name, host and start (see `FleetRow.label`).
-
-    >>> run_labels([("m/a.jsonl", "h", 1.0), ("m/b.jsonl", "h", 1.0)])
-    ['a', 'b']
-    >>> run_labels([("x/a.jsonl", "h", 1.0), ("y/a.jsonl", "h", 1.0)])
-    ['x/a', 'y/a']
-    >>> run_labels([("a.jsonl", "h1", 1.0), ("a.jsonl", "h2", 1.0), ("a.jsonl", "h2", 3600.0)])
-    ['a (h1)', 'a (h2) 00:00:01', 'a (h2) 01:00:00']
-    """
-    names = sorted({name for name, _, _ in runs})
-    hosts: dict[str, set[str]] = {}
-    starts: dict[tuple[str, str], int] = {}
-    for name, host, _ in runs:
-        hosts.setdefault(name, set()).add(host)
-        starts[(name, host)] = starts.get((name, host), 0) + 1
-    labels = []
-    for name, host, start in runs:
-        label = _short(name, names)
-        if len(hosts[name]) > 1:
-            label += f" ({host})"
-        if starts[(name, host)] > 1:
-            label += " " + ("before start" if start is None else utc(start)[11:19])
-        labels.append(label)
-    return labels
+def how_failed(summary: InstanceSummary) -> str | None:
+    """How a run failed, in a few words: its COMMAND ended by a signal, with a non-zero status, or could not start;
+    or its cgroup had an OOM kill. None for a run that did not (or whose lines do not say)."""
+    group = summary.cgroup
+    kills = 0 if group is None else group.oom_kills
+    oom = f"{kills:,} OOM kill{'s' if kills > 1 else ''}" if kills else None
+    ended = None if summary.run is None else summary.run.exit
+    how = None
+    if ended is not None and ended.error is not None:
+        how = f"could not start: {ended.error}"
+    elif ended is not None and ended.signal is not None:
+        how = f"killed by {SIGNAL_NAMES.get(ended.signal, f'signal {ended.signal}')}"
+    elif ended is not None and ended.code:
+        how = f"exit {ended.code}"
+    if how is not None and ended is not None and ended.wall is not None:
+        how += f" after {duration(ended.wall)}"
+    return ", ".join(part for part in (how, oom) if part) or None
 
 
-def _short(name: str, names: Sequence[str]) -> str:
-    """`name` without `.jsonl`, and without its directory when no other of `names` has the same file name."""
-    base = name.rsplit("/", 1)[-1]
-    if sum(1 for other in names if other.rsplit("/", 1)[-1] == base) > 1:
-        base = name
-    return base.removesuffix(".jsonl")
+def _hosts_saturated(runs: Sequence[Run]) -> tuple[HostFlag, ...]:
+    """The hosts of runs judged by their own processes whose own figures say they were at their capacity: CPU
+    saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run's lines weighted by its span), memory at
+    `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on average."""
+    hosts: dict[str, list[Run]] = {}
+    for run in runs:
+        if run.usage is not None and (run.usage.cpu_own or run.usage.memory_own):
+            hosts.setdefault(run.summary.host, []).append(run)
+    flagged = []
+    for host, on in sorted(hosts.items()):
+        why = []
+        weighted = [(usage.host_cpu_saturated_percent, run.summary.duration) for run in on
+                    if (usage := run.usage) is not None and usage.host_cpu_saturated_percent is not None]
+        weight = sum(seconds for _, seconds in weighted)
+        if weighted and weight > 0:
+            high = sum(percent * seconds for percent, seconds in weighted) / weight
+            if high >= SATURATED_TIME_PERCENT:
+                why.append(f"cpu at {SATURATED_CPU:g}% or more {high:.0f}% of the time")
+        peak = max((usage.host_memory_peak_percent for run in on if (usage := run.usage) is not None
+                    and usage.host_memory_peak_percent is not None), default=None)
+        if peak is not None and peak >= FULL_MEMORY_PERCENT:
+            why.append(f"memory peak {peak:.1f}% of its total")
+        stalls = [(pressure.memory, run.summary.duration) for run in on
+                  if (pressure := run.summary.pressure) is not None and pressure.memory is not None]
+        weight = sum(seconds for _, seconds in stalls)
+        if stalls and weight > 0 and (stalled := sum(p * s for p, s in stalls) / weight) >= MEMORY_PRESSURE_PERCENT:
+            why.append(f"memory pressure {stalled:.0f}%")
+        if why:
+            flagged.append(HostFlag(host, len(on), ", ".join(why)))
+    return tuple(flagged)

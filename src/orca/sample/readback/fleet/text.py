@@ -7,8 +7,17 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from orca.sample.readback.fleet.records import GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet, FleetRow
-from orca.sample.readback.fleet.table import io_bytes, net_bytes, rss_peak
+from orca.sample.readback.fleet.records import (
+    FAILED,
+    GAPS,
+    IDLE,
+    NO_LINES,
+    SATURATED,
+    STRAGGLER,
+    Fleet,
+    FleetRow,
+)
+from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
 
@@ -17,9 +26,13 @@ WIDTH = 120
 MIN_LABEL = 12
 MOST_NAMED = 20
 """Names listed at most for each way of standing out; the rest are counted (`--json` lists them all)."""
-LISTS = ((SATURATED, "saturated"), (IDLE, "idle"), (STRAGGLER, "stragglers"), (GAPS, "gaps"), (NO_LINES, "no lines"))
+LISTS = ((SATURATED, "saturated"), (FAILED, "failed"), (IDLE, "idle"), (STRAGGLER, "stragglers"), (GAPS, "gaps"),
+         (NO_LINES, "no lines"))
 """Who stands out, in the order said, each under the name it is said with."""
 LIMITED = "*"
+"""After a figure of the run's cgroup's limit."""
+HOST = "^"
+"""After a figure of the host as a whole, in a row whose lines have no run (or a run without `run.io`, for io)."""
 
 
 def compact_size(count: float | None) -> str:
@@ -99,17 +112,22 @@ def _cells(fleet: Fleet) -> list[Column]:
         usage = row.usage
         if usage is None or usage.cpu_percent is None:
             return "-"
-        return _percent(usage.cpu_percent) + (LIMITED if usage.cpu_limited else "")
+        return _percent(usage.cpu_percent) + (LIMITED if usage.cpu_limited else "" if usage.cpu_own else HOST)
 
     def memory(row: FleetRow) -> str:
         usage = row.usage
         if usage is None or usage.memory_peak_percent is None:
             return "-"
-        return _percent(usage.memory_peak_percent) + (LIMITED if usage.memory_limited else "")
+        return _percent(usage.memory_peak_percent) + (LIMITED if usage.memory_limited else "" if usage.memory_own
+                                                      else HOST)
+
+    def io(row: FleetRow) -> str:
+        moved = io_bytes(row.summary)
+        return compact_size(moved) + ("" if moved is None or own_io(row.summary) else HOST)
 
     return [
         Column("start", start),
-        Column("span", lambda row: compact_span(None if row.summary is None else row.summary.duration)),
+        Column("span", lambda row: compact_span(row.span)),
         Column("lines", lambda row: "0" if row.summary is None else f"{row.summary.lines:,}"),
         Column("cpu%", cpu),
         Column("p95", lambda row: _percent(None if row.usage is None else row.usage.cpu_p95)),
@@ -117,7 +135,7 @@ def _cells(fleet: Fleet) -> list[Column]:
         Column("rss", lambda row: compact_size(rss_peak(row.summary))),
         Column("disk%", lambda row: _percent(None if row.summary is None or row.summary.disk is None
                                              else row.summary.disk.peak_percent)),
-        Column("io", lambda row: compact_size(io_bytes(row.summary))),
+        Column("io", io),
         Column("net", lambda row: compact_size(net_bytes(row.summary))),
         Column("end", lambda row: end_text(None if row.summary is None or row.summary.run is None
                                            else row.summary.run.exit), left=True),
@@ -179,9 +197,36 @@ def totals_rows(fleet: Fleet) -> list[str]:
     ]
 
 
+def of_what(fleet: Fleet) -> list[str]:
+    """What the figures of cpu%, mem% and io are of, for the kinds of row the fleet has: the run's own processes',
+    its cgroup's limits (`LIMITED`), the host's as a whole (`HOST`)."""
+    usages = [row.usage for row in fleet.rows if row.usage is not None]
+    kinds = []
+    if any(usage.cpu_own or usage.memory_own for usage in usages):
+        kinds.append("cpu%, mem% and io are the run's own processes', of its host's cores and memory (net is the "
+                     "host's)")
+    if any(usage.cpu_limited or usage.memory_limited for usage in usages):
+        kinds.append(f"{LIMITED}: of the run's cgroup limit")
+    summaries = [row.summary for row in fleet.rows if row.summary is not None]
+    if any(not (usage.cpu_own or usage.cpu_limited) or not (usage.memory_own or usage.memory_limited)
+           for usage in usages) or any(not own_io(summary) for summary in summaries):
+        kinds.append(f"{HOST}: the host's as a whole (lines without a run; io, without its run's io)")
+    return [f"  ({'; '.join(kinds)})"] if kinds else []
+
+
+def hosts_rows(fleet: Fleet) -> list[str]:
+    """The hosts that were themselves saturated, apart from the runs on them."""
+    if not fleet.hosts_saturated:
+        return []
+    width = min(max(len(printable(host.host)) for host in fleet.hosts_saturated), WIDTH // 3)
+    return [f"hosts saturated ({len(fleet.hosts_saturated):,}), apart from the runs on them:",
+            *(_cut(f"  {_cut(printable(host.host), width).ljust(width)}  {host.why} (under {host.runs:,} "
+                   f"run{'s' if host.runs > 1 else ''})", WIDTH) for host in fleet.hosts_saturated)]
+
+
 def stand_out_rows(fleet: Fleet) -> list[str]:
     """Who stands out: under each way, how many, then the first `MOST_NAMED` by name and why, each on a row of its
-    own cut at `WIDTH`, and how many more."""
+    own cut at `WIDTH`, and how many more; then the hosts saturated."""
     rows: list[str] = []
     for flag, title in LISTS:
         flagged = fleet.flagged(flag)
@@ -194,12 +239,10 @@ def stand_out_rows(fleet: Fleet) -> list[str]:
         rows += [_cut(f"  {_cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in named]
         if len(flagged) > MOST_NAMED:
             rows.append(f"  and {len(flagged) - MOST_NAMED:,} more (--json lists them all)")
-    return rows or ["none stands out: no run idle, saturated, straggling, with gaps or without lines"]
+    rows += hosts_rows(fleet)
+    return rows or ["none stands out: no run idle, saturated, failed, straggling, with gaps or without lines"]
 
 
 def fleet_text(fleet: Fleet) -> str:
-    rows = [*table_rows(fleet), *totals_rows(fleet)]
-    if any(row.usage is not None and (row.usage.cpu_limited or row.usage.memory_limited) for row in fleet.rows):
-        rows.append(f"  ({LIMITED}: of the run's cgroup limit; otherwise cpu% and mem% are of its host's cores and "
-                    "memory)")
+    rows = [*table_rows(fleet), *totals_rows(fleet), *of_what(fleet)]
     return "\n".join([*rows, "", *stand_out_rows(fleet)]) + "\n"

@@ -2,10 +2,14 @@
 limits when the lines have them (a pod, a container: what was paid for) and else of its host's (`cores`,
 `mem.total`), folded from its lines in one pass, in memory that does not grow with them.
 
-A line's CPU share is `cgroup.cpu` (percent of `cgroup.cpu_max`) when it has both, else `cpu.user` + `cpu.system` +
-`cpu.steal` (percent of `cores`); its memory `cgroup.mem` of `cgroup.mem_max` when it has both, else `mem.used` of
-`mem.total`. The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the
-figures of one fold over it all. With `buckets`, the fold also keeps, per slot of 2^k ms counted from the Unix epoch
+A line's CPU share is `cgroup.cpu` (percent of `cgroup.cpu_max`) when it has both; else, in a line with a `run`,
+the run's own `run.cpu` (percent of `cores`: runs that share a host are each judged by their own processes); else
+`cpu.user` + `cpu.system` + `cpu.steal` (percent of `cores`). Its memory likewise: `cgroup.mem` of `cgroup.mem_max`,
+else the run's `mem.rss` of `mem.total`, else `mem.used` of `mem.total`. The host's own CPU share and memory are
+folded beside, whatever the row's are, to say whether the host itself was saturated.
+
+The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the figures of one
+fold over it all. With `buckets`, the fold also keeps, per slot of 2^k ms counted from the Unix epoch
 (fewer than `2 * MAX_BUCKETS` of them, k growing as the run does), the CPU-seconds and byte-seconds used and available
 in it, each line's spread over the time it covers (`t - dt` to `t`): what the fleet chart draws of the run.
 """
@@ -26,7 +30,8 @@ USAGE = "usage"
 SATURATED_CPU = 90.0
 """A line whose CPU share is at least this is at its capacity."""
 IDLE_CPU = 10.0
-"""A line whose CPU share is over this is not idle."""
+"""A line whose CPU share is over this is not idle; a line of a run's own processes, whose CPU over this percent of
+one core: a run that shares its host is idle when its processes are, whatever the host's size."""
 MAX_BUCKETS = 256
 """A run's buckets span fewer than twice this many slots: enough for a column each of the fleet chart."""
 PERCENTILE = 95
@@ -79,6 +84,11 @@ class Usage:
     cpu_limited: bool
     """Whether the CPUs are the cgroup's limit (in the newest line that had a CPU share), not the host's cores."""
     memory_limited: bool
+    cpu_own: bool
+    """Whether the CPU share is the run's own processes' (`run.cpu`, in the newest line that had a share), not the
+    host's as a whole."""
+    memory_own: bool
+    """Whether the memory is the run's own processes' (`mem.rss`), not the host's `mem.used`."""
     cpu_seconds: float
     """The time covered (Σ `dt`) by the lines with a CPU share."""
     memory_seconds: float
@@ -89,11 +99,16 @@ class Usage:
     cpu_saturated_percent: float | None
     """Percent of the time covered (`dt`) in lines at `SATURATED_CPU` or more."""
     cpu_above_idle_percent: float | None
-    """Percent of the time covered in lines over `IDLE_CPU`."""
+    """Percent of the time covered in lines over `IDLE_CPU` (of one core, for the run's own processes)."""
     byte_seconds_used: float | None
     byte_seconds_available: float | None
     memory_peak_percent: float | None
     """The highest share of its capacity any line's memory reached."""
+    host_cpu_saturated_percent: float | None = None
+    """Percent of the time covered by lines with the host's CPU share in which the host's CPUs (`cpu`, of `cores`)
+    were at `SATURATED_CPU` or more: the host's, whatever the run's figures are."""
+    host_memory_peak_percent: float | None = None
+    """The host's `mem.used` of `mem.total` at its highest."""
     buckets: Buckets | None = None
 
     @property
@@ -130,16 +145,18 @@ class UsageSection:
     keyed = False
 
     __slots__ = ("bucket_sums", "cores_available", "cores_used", "cpu_above_idle_dt", "cpu_dt", "cpu_limited",
-                 "cpu_saturated_dt", "cpu_shares", "first_slot", "memory_available", "memory_dt", "memory_limited",
-                 "memory_peak", "memory_used", "shift")
+                 "cpu_own", "cpu_saturated_dt", "cpu_shares", "first_slot", "host_cpu_dt", "host_memory_peak",
+                 "host_saturated_dt", "memory_available", "memory_dt", "memory_limited", "memory_own", "memory_peak",
+                 "memory_used", "shift")
 
     def __init__(self, buckets: bool = False) -> None:
         self.cores_used, self.cores_available, self.cpu_dt = ExactSum(), ExactSum(), ExactSum()
         self.cpu_saturated_dt, self.cpu_above_idle_dt = ExactSum(), ExactSum()
         self.memory_used, self.memory_available, self.memory_dt = ExactSum(), ExactSum(), ExactSum()
+        self.host_cpu_dt, self.host_saturated_dt = ExactSum(), ExactSum()
         self.cpu_shares = Histogram(1)
-        self.memory_peak = -1.0
-        self.cpu_limited = self.memory_limited = False
+        self.memory_peak = self.host_memory_peak = -1.0
+        self.cpu_limited = self.memory_limited = self.cpu_own = self.memory_own = False
         self.shift = 0
         self.first_slot = 0
         self.bucket_sums: list[array[float]] | None = [array("d") for _ in range(_FIELDS)] if buckets else None
@@ -148,8 +165,10 @@ class UsageSection:
         """The next lines of the run: each line's CPU and memory against its capacity read once, into locals, in one
         plain loop (a call per line would cost as much again); the sums taken in once per batch."""
         cores_used = cores_available = cpu_dt = saturated_dt = above_idle_dt = 0.0
-        memory_used = memory_available = memory_dt = 0.0
-        memory_peak, cpu_limited, memory_limited = self.memory_peak, self.cpu_limited, self.memory_limited
+        memory_used = memory_available = memory_dt = host_cpu_dt = host_saturated_dt = 0.0
+        memory_peak, host_memory_peak = self.memory_peak, self.host_memory_peak
+        cpu_limited, memory_limited, cpu_own, memory_own = (self.cpu_limited, self.memory_limited, self.cpu_own,
+                                                            self.memory_own)
         shares: list[float] = []
         buckets = self.bucket_sums is not None
         cpu_slots: list[tuple[float, float, float, float]] = []
@@ -158,14 +177,27 @@ class UsageSection:
         share: float | None
         capacity: float | None
         for line in lines:
-            dt, group = line.dt, line.cgroup
+            dt, group, run, cpu, mem = line.dt, line.cgroup, line.run, line.cpu, line.mem
+            host_share = None if cpu is None or not line.cores else cpu.user + cpu.system + cpu.steal
+            if host_share is not None:
+                host_cpu_dt += dt
+                if host_share >= SATURATED_CPU:
+                    host_saturated_dt += dt
+            if mem is not None and mem.total and 100 * mem.used / mem.total > host_memory_peak:
+                host_memory_peak = 100 * mem.used / mem.total
+            own = False
             if group is not None and group.cpu is not None and group.cpu_max:
-                share, capacity, cpu_limited = group.cpu, group.cpu_max, True
-            else:
-                cpu, capacity = line.cpu, line.cores
-                share = None if cpu is None or not capacity else cpu.user + cpu.system + cpu.steal
+                share, capacity, cpu_limited, cpu_own = group.cpu, group.cpu_max, True, False
+            elif run is not None:  # the run's own, or none in this line: never the host's in a run's row
+                capacity = line.cores
+                share = None if run.cpu is None or not capacity else run.cpu
                 if share is not None:
-                    cpu_limited = False
+                    cpu_limited, cpu_own = False, True
+                own = True
+            else:
+                share, capacity = host_share, line.cores
+                if share is not None:
+                    cpu_limited = cpu_own = False
             if share is not None and capacity:
                 shares.append(share)
                 cores_used += share * capacity * dt
@@ -173,17 +205,17 @@ class UsageSection:
                 cpu_dt += dt
                 if share >= SATURATED_CPU:
                     saturated_dt += dt
-                if share > IDLE_CPU:
+                if (share * capacity if own else share) > IDLE_CPU:
                     above_idle_dt += dt
                 if buckets:
                     cpu_slots.append((share * capacity / 100, capacity, dt, line.t))
             if group is not None and group.mem is not None and group.mem_max:
-                used, total, memory_limited = group.mem, group.mem_max, True
+                used, total, memory_limited, memory_own = group.mem, group.mem_max, True, False
             else:
-                mem = line.mem
                 if mem is None or not mem.total:
                     continue
-                used, total, memory_limited = mem.used, mem.total, False
+                used, total, memory_limited, memory_own = (mem.rss, mem.total, False, True) if run is not None \
+                    else (mem.used, mem.total, False, False)
             memory_used += used * dt
             memory_available += total * dt
             memory_dt += dt
@@ -194,10 +226,12 @@ class UsageSection:
         for kept, term in ((self.cores_used, cores_used / 100), (self.cores_available, cores_available),
                            (self.cpu_dt, cpu_dt), (self.cpu_saturated_dt, saturated_dt),
                            (self.cpu_above_idle_dt, above_idle_dt), (self.memory_used, memory_used),
-                           (self.memory_available, memory_available), (self.memory_dt, memory_dt)):
+                           (self.memory_available, memory_available), (self.memory_dt, memory_dt),
+                           (self.host_cpu_dt, host_cpu_dt), (self.host_saturated_dt, host_saturated_dt)):
             kept.add(term)
         self.cpu_shares.add_many(shares)
         self.memory_peak, self.cpu_limited, self.memory_limited = memory_peak, cpu_limited, memory_limited
+        self.cpu_own, self.memory_own, self.host_memory_peak = cpu_own, memory_own, host_memory_peak
         if buckets:
             self._bucket(cpu_slots, 0)
             self._bucket(memory_slots, 2)
@@ -220,8 +254,8 @@ class UsageSection:
                 used_sums[low - self.first_slot] += used * dt
                 available_sums[low - self.first_slot] += available * dt
                 continue
-            self._index(low)
-            self._index(high)  # both made room for, the slots as long as they need to be for both
+            _index(self, low)
+            _index(self, high)  # both made room for, the slots as long as they need to be for both
             length = 1 << self.shift
             low, high = int(begin) >> self.shift, int(end) >> self.shift
             for slot in range(low, high + 1):
@@ -229,59 +263,31 @@ class UsageSection:
                 used_sums[slot - self.first_slot] += used * seconds
                 available_sums[slot - self.first_slot] += available * seconds
 
-    def _index(self, slot: int) -> int:
-        """Where slot `slot` (of the current length) is in the sums, room made for it: the sums grown at either end,
-        and the slots made twice as long (`slot` with them) until the run spans fewer than `2 * MAX_BUCKETS`."""
-        sums = self.bucket_sums
-        assert sums is not None
-        if not sums[0]:
-            self.first_slot = slot
-        while max(self.first_slot + len(sums[0]) - 1, slot) - min(self.first_slot, slot) + 1 >= 2 * MAX_BUCKETS:
-            self._halve()
-            slot >>= 1
-        if slot < self.first_slot:
-            for kept in sums:
-                kept[:0] = array("d", bytes(8 * (self.first_slot - slot)))
-            self.first_slot = slot
-        index = slot - self.first_slot
-        for kept in sums:
-            if index >= len(kept):
-                kept.extend(array("d", bytes(8 * (index + 1 - len(kept)))))
-        return index
-
-    def _halve(self) -> None:
-        """Slots twice as long: each two neighbours' sums added into one (in place)."""
-        sums = self.bucket_sums
-        assert sums is not None
-        offset = self.first_slot & 1  # an odd first slot is the second half of its new slot
-        for kept in sums if sums[0] else ():
-            padded = [0.0] * offset + list(kept) + [0.0] * ((offset + len(kept)) & 1)
-            kept[:] = array("d", [first + second for first, second in zip(padded[::2], padded[1::2], strict=True)])
-        self.first_slot >>= 1
-        self.shift += 1
-
     def merge(self, later: UsageSection) -> None:
         """Take in `later`, the fold of the lines after these (another part of the same file); `later` is not to be
         used again."""
         for kept, theirs in ((self.cores_used, later.cores_used), (self.cores_available, later.cores_available),
                              (self.cpu_dt, later.cpu_dt), (self.cpu_saturated_dt, later.cpu_saturated_dt),
                              (self.cpu_above_idle_dt, later.cpu_above_idle_dt), (self.memory_used, later.memory_used),
-                             (self.memory_available, later.memory_available), (self.memory_dt, later.memory_dt)):
+                             (self.memory_available, later.memory_available), (self.memory_dt, later.memory_dt),
+                             (self.host_cpu_dt, later.host_cpu_dt), (self.host_saturated_dt, later.host_saturated_dt)):
             kept.merge(theirs)
         self.cpu_shares.merge(later.cpu_shares)
         self.memory_peak = max(self.memory_peak, later.memory_peak)
-        # Whether the newest line with a CPU share (memory) was of a cgroup's limit: a line of `dt` 0 counts too.
+        self.host_memory_peak = max(self.host_memory_peak, later.host_memory_peak)
+        # Whether the newest line with a CPU share (memory) was of a cgroup's limit, or the run's own: a line of `dt`
+        # 0 counts too.
         if later.cpu_shares.total:
-            self.cpu_limited = later.cpu_limited
+            self.cpu_limited, self.cpu_own = later.cpu_limited, later.cpu_own
         if later.memory_peak >= 0:
-            self.memory_limited = later.memory_limited
+            self.memory_limited, self.memory_own = later.memory_limited, later.memory_own
         if self.bucket_sums is not None and later.bucket_sums is not None and later.bucket_sums[0]:
             while later.shift < self.shift:
-                later._halve()
+                _halve(later)
             while self.shift < later.shift:
-                self._halve()
+                _halve(self)
             for offset in range(len(later.bucket_sums[0])):
-                index = self._index(((later.first_slot + offset) << later.shift) >> self.shift)
+                index = _index(self, ((later.first_slot + offset) << later.shift) >> self.shift)
                 for bucket, their_bucket in zip(self.bucket_sums, later.bucket_sums, strict=True):
                     bucket[index] += their_bucket[offset]
 
@@ -290,11 +296,13 @@ class UsageSection:
         return {}
 
     def usage(self) -> Usage:
-        cpu_dt, memory_dt = self.cpu_dt.value(), self.memory_dt.value()
+        cpu_dt, memory_dt, host_cpu_dt = self.cpu_dt.value(), self.memory_dt.value(), self.host_cpu_dt.value()
         sums = self.bucket_sums
         return Usage(
             cpu_limited=self.cpu_limited,
             memory_limited=self.memory_limited,
+            cpu_own=self.cpu_own,
+            memory_own=self.memory_own,
             cpu_seconds=cpu_dt,
             memory_seconds=memory_dt,
             core_seconds_used=self.cores_used.value() if cpu_dt > 0 else None,
@@ -305,7 +313,43 @@ class UsageSection:
             byte_seconds_used=self.memory_used.value() if memory_dt > 0 else None,
             byte_seconds_available=self.memory_available.value() if memory_dt > 0 else None,
             memory_peak_percent=self.memory_peak if self.memory_peak >= 0 else None,
+            host_cpu_saturated_percent=100 * self.host_saturated_dt.value() / host_cpu_dt if host_cpu_dt > 0
+            else None,
+            host_memory_peak_percent=self.host_memory_peak if self.host_memory_peak >= 0 else None,
             buckets=None if not sums or not sums[0] else Buckets(
                 self.shift, self.first_slot, (sums[0].tobytes(), sums[1].tobytes(), sums[2].tobytes(),
                                               sums[3].tobytes())),
         )
+
+
+def _index(section: UsageSection, slot: int) -> int:
+    """Where slot `slot` (of the current length) is in the sums, room made for it: the sums grown at either end,
+    and the slots made twice as long (`slot` with them) until the run spans fewer than `2 * MAX_BUCKETS`."""
+    sums = section.bucket_sums
+    assert sums is not None
+    if not sums[0]:
+        section.first_slot = slot
+    while max(section.first_slot + len(sums[0]) - 1, slot) - min(section.first_slot, slot) + 1 >= 2 * MAX_BUCKETS:
+        _halve(section)
+        slot >>= 1
+    if slot < section.first_slot:
+        for kept in sums:
+            kept[:0] = array("d", bytes(8 * (section.first_slot - slot)))
+        section.first_slot = slot
+    index = slot - section.first_slot
+    for kept in sums:
+        if index >= len(kept):
+            kept.extend(array("d", bytes(8 * (index + 1 - len(kept)))))
+    return index
+
+
+def _halve(section: UsageSection) -> None:
+    """Slots twice as long: each two neighbours' sums added into one (in place)."""
+    sums = section.bucket_sums
+    assert sums is not None
+    offset = section.first_slot & 1  # an odd first slot is the second half of its new slot
+    for kept in sums if sums[0] else ():
+        padded = [0.0] * offset + list(kept) + [0.0] * ((offset + len(kept)) & 1)
+        kept[:] = array("d", [first + second for first, second in zip(padded[::2], padded[1::2], strict=True)])
+    section.first_slot >>= 1
+    section.shift += 1

@@ -1,5 +1,7 @@
 """The sampler's own CPU (`self_cpu`), gathered (`section.py`): how far it rose over the run, a sampler that started
-again counting from 0. It draws nothing."""
+again counting from 0. It draws nothing, but gives the chart each point's longest interval (`line_dt`, the most
+`dt` of its lines): a point of lines far shorter than the run's usual interval holds rates over a few clock ticks,
+which the chart draws without letting them set a panel's scale (`chart/panels.py`)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,12 @@ from typing import Any
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.exact import ExactSum, add_rise
-from orca.sample.readback.gather.section import Bounds, present
+from orca.sample.readback.gather.section import PEAK, Bounds, Column, present
 
 
 class SamplerSection:
     key = "self_cpu_seconds"
-    columns = ()
+    columns = (Column("line_dt", PEAK),)
     keyed = False
     __slots__ = ("first", "last", "rise")
 
@@ -33,7 +35,7 @@ class SamplerSection:
             self.last = values[-1]
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        return [()] * len(bounds)
+        return [(max(line.dt for line in lines[begin:end]),) for begin, end in bounds]
 
     def merge(self, later: SamplerSection) -> None:
         if later.first is None:

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from orca.sample.readback.chart.panels import BYTES, unit
-from orca.sample.readback.fleet.chart import FleetChart, fleet_chart
-from orca.sample.readback.fleet.records import GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
+from orca.sample.readback.fleet.chart import FleetChart, fleet_chart, named
+from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
 from orca.sample.readback.shell.plot import DPI, load_plotting
 from orca.sample.readback.summary.text import printable
 
@@ -19,12 +19,14 @@ LEFT_INCHES, RIGHT_INCHES, TOP_INCHES, BOTTOM_INCHES = 2.0, 1.1, 0.55, 0.6
 NOTES_LINE_INCHES = 0.18
 HEIGHTS = (3.0, 3.0, 1.25, 1.25)
 """The panels' shares of the height: the two heat maps, the fleet's CPUs, its memory."""
-FLAG_COLOURS = {SATURATED: "tab:red", STRAGGLER: "tab:orange", NO_LINES: "dimgrey", IDLE: "tab:blue",
-                GAPS: "tab:purple"}
+FLAG_COLOURS = {SATURATED: "tab:red", FAILED: "darkred", STRAGGLER: "tab:orange", NO_LINES: "dimgrey",
+                IDLE: "tab:blue", GAPS: "tab:purple"}
 NAMED_PIXELS = 3
 """A named run's row is drawn at least this many pixels thick."""
 LABEL_CHARACTERS = 28
 """A named run's label is cut to this many characters."""
+LABEL_POINTS = 11.0
+"""The height a label takes beside a heat map (x-small type and the space between two): so many fit, and no more."""
 
 
 def draw_fleet(fleet: Fleet, path: str) -> None:
@@ -82,6 +84,7 @@ def _heat_map(axis: Any, chart: FleetChart, rows: tuple[Sequence[float], ...], w
     colours = colormaps["magma"].with_extremes(bad="#ececec")
     right = chart.span if chart.span > 0 else 1
     pixels = axis.get_position().height * axis.figure.get_figheight() * axis.figure.dpi
+    shown = named(chart, int(pixels / (LABEL_POINTS * axis.figure.dpi / 72)))
     # Rows at least a pixel each are drawn as they are; more runs than pixels are averaged into them.
     image = axis.imshow(rows or [[float("nan")]], aspect="auto", cmap=colours, vmin=0, vmax=100,
                         interpolation="nearest" if len(rows) <= pixels else "antialiased",
@@ -90,14 +93,14 @@ def _heat_map(axis: Any, chart: FleetChart, rows: tuple[Sequence[float], ...], w
         # Rows thinner than a few pixels: each named run's row drawn again over them, that many pixels thick, so a
         # run that stands out is seen among a thousand.
         thick = NAMED_PIXELS * len(rows) / pixels
-        for index, _ in chart.named:
+        for index, _ in shown:
             middle = index + 0.5
             axis.imshow([rows[index]], aspect="auto", interpolation="nearest", cmap=colours, vmin=0, vmax=100,
                         extent=(0, right, middle + thick / 2, middle - thick / 2))
         axis.set_ylim(len(rows), 0)
-    axis.set_yticks([index + 0.5 for index, _ in chart.named],
-                    [_label(chart.labels[index]) for index, _ in chart.named], fontsize="x-small")
-    for tick, (_, flag) in zip(axis.get_yticklabels(), chart.named, strict=True):
+    axis.set_yticks([index + 0.5 for index, _ in shown],
+                    [_label(chart.labels[index]) for index, _ in shown], fontsize="x-small")
+    for tick, (_, flag) in zip(axis.get_yticklabels(), shown, strict=True):
         tick.set_color(FLAG_COLOURS.get(flag, "black"))
     axis.set_ylabel(f"{what}, {len(rows):,} runs", fontsize="small")
     return image

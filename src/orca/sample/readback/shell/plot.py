@@ -163,8 +163,14 @@ def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str])
     if panel.shares:
         axis.set_ylim(0, 105)  # a line at 100 % stays visible above the frame
     else:  # from 0; a panel of zeros alone: 0 to 1 of its unit, not matplotlib's -0.05 to 0.05
-        highest = max((value for curve in panel.curves for value in curve.values if value == value), default=0.0)
-        axis.set_ylim(0, highest * 1.05 if highest > 0 else 1)  # a point at the highest inside the frame
+        top = panel.top * 1.05 if panel.top > 0 else 1  # a point at the highest inside the frame
+        axis.set_ylim(0, top)
+        for curve in panel.curves:  # a short point above the scale: marked at the top, in its curve's colour
+            over = [x for x, value, short in zip(curve.x, curve.values, curve.short, strict=False)
+                    if short and value > top]
+            if over:
+                axis.plot(over, [top] * len(over), linestyle="none", marker="^", markersize=5, clip_on=False,
+                          color="grey" if curve.colour == GREY else colours[curve.colour % len(colours)])
     if named and (not several or len(named) > 1):
         handles = list(named.values())
         if several:  # the styles alone, in grey: the colours are the runs'
