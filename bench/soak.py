@@ -657,7 +657,9 @@ class Soak:
             self.findings.fail(f"{what}: orca metrics exited {done.returncode}: {done.stderr[-300:]}")
             return
         text = done.stdout.strip()
-        runs = json.loads(text) if text.startswith("[") else [json.loads(r) for r in text.splitlines()]
+        documents = [json.loads(r) for r in text.splitlines()]
+        # A file of several runs is a table whose rows carry each run's summary (docs/metrics.md); one run, its own.
+        runs = [row["summary"] for d in documents for row in d["rows"]] if "rows" in documents[0] else documents
         ours = {round(r["start"], 3): (r["lines"], r["first_t"], r["last_t"], r["memory"]["used_peak"],
                                        r["memory"]["rss_peak"], r["self_cpu_seconds"]) for r in runs}
         con = duckdb.connect()
