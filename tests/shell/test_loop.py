@@ -218,7 +218,10 @@ def test_until_file_appears(tmp_path: Path) -> None:
     out, flag = tmp_path / "m.jsonl", tmp_path / "done"
     sampler = start("--out", str(out), "--until", str(flag), "--seconds", "30")
     try:
-        time.sleep(1.0)
+        # The first line is written (the sampler is past its start, where a file already there ends it at once).
+        deadline = time.monotonic() + 30
+        while not (out.exists() and out.read_bytes().endswith(b"\n")) and time.monotonic() < deadline:
+            time.sleep(0.05)
         created = time.time()  # taken before the file exists: the sampler cannot notice it earlier
         flag.touch()
         _, stderr = sampler.communicate(timeout=10)
