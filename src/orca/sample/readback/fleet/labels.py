@@ -49,9 +49,13 @@ def shortest_names(names: Sequence[str]) -> dict[str, str]:
     {'a/m/x.jsonl': 'a/m/x', 'b/m/x.jsonl': 'b/m/x', 'a/n/x.jsonl': 'n/x', 'x.jsonl': 'x', 'y.jsonl': 'y'}
     """
     parts = {name: name.removesuffix(".jsonl").split("/")[::-1] for name in names}
+    # Only names of the same file name are rivals: grouped once, so a fleet of many instances is not a square.
+    by_file: dict[str, list[str]] = {}
+    for name, mine in parts.items():
+        by_file.setdefault(mine[0], []).append(name)
     short: dict[str, str] = {}
     for name, mine in parts.items():
-        rivals = [theirs for other, theirs in parts.items() if other != name and theirs[0] == mine[0]]
+        rivals = [parts[other] for other in by_file[mine[0]] if other != name]
         kept = [mine[0]]
         level = 1
         while rivals and level < max(len(mine), *(len(theirs) for theirs in rivals)):
