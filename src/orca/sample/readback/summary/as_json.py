@@ -1,43 +1,60 @@
 """The summaries as `orca metrics --json` prints them for a script: one JSON object per run and line, its keys the
-summary's field names, each number at the precision of the lines (docs/metrics.md, "`--json`")."""
+summary's field names, each number with the decimals its record declares: the line's number types, so at the
+precision of the lines (docs/metrics.md, "`--json`")."""
 
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
+from functools import cache
+from typing import Annotated, get_args, get_origin, get_type_hints
+
+from msgspec import Meta
 
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.summary.text import utc
 
-PLACES = {"start": 3, "first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "wall": 3, "self_cpu_seconds": 2,
-          "overhead_percent": 2, "user": 2, "system": 2, "cpu_seconds": 2, "cpu_cores": 3, "cpu_max": 3}
-"""Decimals of the JSON summary's numbers that are not percentages: times as the lines carry them (milliseconds),
-CPU seconds as `self_cpu` and `run.exit` carry them (a top process's `cpu_seconds` too), the sampler's overhead as
-the text prints it, CPUs as `cgroup.cpu_max` carries them. Every other number with a fraction is a percentage, one
-decimal like the lines'; byte counts are whole."""
-JSON_NAMES = {"received": "in", "sent": "out", "received_peak": "in_peak", "sent_peak": "out_peak"}
-"""The keys of `net` as the line names them (`in` and `out` are not names a record's field can have)."""
+
+def places(hint: object) -> int | None:
+    """The decimals a number type declares (the `places` of its `Meta`, as `line_format.py` gives them), through an
+    `| None`; None for a type that declares none (a whole number, text).
+
+    >>> from orca.sample.line_format import Percent, Seconds
+    >>> places(Percent), places(Seconds | None), places(int)
+    (1, 3, None)
+    """
+    for each in (hint, *get_args(hint)):
+        if get_origin(each) is Annotated:
+            for meta in each.__metadata__:
+                if isinstance(meta, Meta) and meta.extra is not None and "places" in meta.extra:
+                    return int(meta.extra["places"])
+    return None
 
 
-def rounded(value: object, key: str = "") -> object:
-    """A summary's record as plain JSON values, each number at the precision of the lines (see `PLACES`), and
-    `net`'s keys as the line names them (`JSON_NAMES`).
+@cache
+def declared(record: type) -> tuple[tuple[str, str, int | None], ...]:
+    """Each field of a record a summary is made of: its name, its JSON key (the `json` of its metadata, else its
+    name) and its decimals (from its type)."""
+    hints = get_type_hints(record, include_extras=True)
+    return tuple((field.name, field.metadata.get("json", field.name), places(hints[field.name]))
+                 for field in fields(record))
 
-    >>> rounded({"cpu": {"mean": 6.039999999999999}, "first_t": 1796032568.5170002, "mem": 5, "p": (12.0,)})
-    {'cpu': {'mean': 6.0}, 'first_t': 1796032568.517, 'mem': 5, 'p': [12.0]}
-    >>> from orca.sample.readback.gather.records import NetSummary
-    >>> rounded(NetSummary(1, 2, 3, 4), "net")
-    {'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4}
+
+def plain(value: object, decimals: int | None = None) -> object:
+    """A record as plain JSON values: each field under its JSON key, each number with the decimals its type declares
+    (`decimals`, for `value` itself).
+
+    >>> from orca.sample.readback.gather.records import NetSummary, PressureSummary
+    >>> plain(PressureSummary(6.039999999999999, None, 12.0)), plain(NetSummary(1, 2, 3, 4))
+    ({'cpu': 6.0, 'memory': None, 'io': 12.0}, {'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4})
     """
     if isinstance(value, float):
-        return round(value, PLACES.get(key, 1))
+        if decimals is None:
+            raise TypeError("a fraction in a summary must declare its decimals (its type's `places`)")
+        return round(value, decimals)
     if is_dataclass(value) and not isinstance(value, type):
-        value = {field.name: getattr(value, field.name) for field in fields(value)}
-    if isinstance(value, dict):
-        if key == "net":
-            return {JSON_NAMES.get(name, name): rounded(item, name) for name, item in value.items()}
-        return {name: rounded(item, name) for name, item in value.items()}
+        return {key: plain(getattr(value, name), places) for name, key, places in declared(type(value))}
     if isinstance(value, list | tuple):
-        return [rounded(item, key) for item in value]
+        return [plain(item, decimals) for item in value]
     return value
 
 
@@ -45,11 +62,11 @@ def document(summary: InstanceSummary) -> object:
     """One run's JSON object, before encoding: every field of the summary, with `start_utc` after `start` (which
     run, as the text says it)."""
     document: dict[str, object] = {}
-    for field in fields(summary):
-        document[field.name] = getattr(summary, field.name)
-        if field.name == "start":
+    for name, key, decimals in declared(InstanceSummary):
+        document[key] = plain(getattr(summary, name), decimals)
+        if name == "start":
             document["start_utc"] = None if summary.start is None else utc(summary.start)
-    return rounded(document)
+    return document
 
 
 def json_line(summary: InstanceSummary) -> str:
