@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from orca.sample.readback.fleet.columns import SORTS
 from orca.sample.readback.fleet.labels import run_labels
 from orca.sample.readback.fleet.records import (
     FAILED,
@@ -62,91 +63,6 @@ class Run:
 
     summary: InstanceSummary
     usage: Usage | None
-
-
-def _optional_key(value: float | None, descending: bool = True) -> tuple[bool, float]:
-    """A sort key: Nones last, the rest largest first (or smallest first)."""
-    if value is None:
-        return (True, 0.0)
-    return (False, -value if descending else value)
-
-
-def _cpu(row: FleetRow) -> float | None:
-    return None if row.usage is None else row.usage.cpu_percent
-
-
-def _cpu_p95(row: FleetRow) -> float | None:
-    return None if row.usage is None else row.usage.cpu_p95
-
-
-def _memory(row: FleetRow) -> float | None:
-    return None if row.usage is None else row.usage.memory_peak_percent
-
-
-def _rss(row: FleetRow) -> float | None:
-    return rss_peak(row.summary)
-
-
-def _disk(row: FleetRow) -> float | None:
-    return None if row.summary is None or row.summary.disk is None else row.summary.disk.peak_percent
-
-
-def _io(row: FleetRow) -> float | None:
-    return io_bytes(row.summary)
-
-
-def _net(row: FleetRow) -> float | None:
-    return net_bytes(row.summary)
-
-
-def _span(row: FleetRow) -> float | None:
-    return row.span
-
-
-def _lines(row: FleetRow) -> float | None:
-    return None if row.summary is None else row.summary.lines
-
-
-SORTS: dict[str, Callable[[FleetRow], tuple[bool, float] | tuple[str, str, float]]] = {  # as `SORT_COLUMNS`
-    "name": lambda row: (row.name, "" if row.summary is None else row.summary.host, row.begin or 0.0),
-    "start": lambda row: _optional_key(row.begin, descending=False),
-    "end": lambda row: _optional_key(row.end),
-    "span": lambda row: _optional_key(_span(row)),
-    "lines": lambda row: _optional_key(_lines(row)),
-    "cpu": lambda row: _optional_key(_cpu(row)),
-    "p95": lambda row: _optional_key(_cpu_p95(row)),
-    "mem": lambda row: _optional_key(_memory(row)),
-    "rss": lambda row: _optional_key(_rss(row)),
-    "disk": lambda row: _optional_key(_disk(row)),
-    "io": lambda row: _optional_key(_io(row)),
-    "net": lambda row: _optional_key(_net(row)),
-}
-"""Each of `SORT_COLUMNS`' key: by label; by start (earliest first); or by a figure, the largest first."""
-
-
-def own_io(summary: InstanceSummary | None) -> bool:
-    """Whether a row's io is its run's own processes' (`run.io`), not the host's disks'."""
-    return summary is not None and summary.run is not None and summary.run.io is not None
-
-
-def rss_peak(summary: InstanceSummary | None) -> int | None:
-    """The run's own processes' resident memory at its largest, when the lines have a run."""
-    if summary is None or summary.run is None or summary.memory is None:
-        return None
-    return summary.memory.rss_peak
-
-
-def io_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes read and written over the run: by its own processes when the lines have `run.io`, else by the host's
-    disks."""
-    if summary is not None and summary.run is not None and summary.run.io is not None:
-        return summary.run.io.read + summary.run.io.write
-    return None if summary is None or summary.io is None else summary.io.read + summary.io.write
-
-
-def net_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes received and sent by the host over the run."""
-    return None if summary is None or summary.net is None else summary.net.received + summary.net.sent
 
 
 def fleet(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort: str = "name") -> Fleet:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
+from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, Said, own_io
 from orca.sample.readback.fleet.records import (
     FAILED,
     GAPS,
@@ -17,7 +18,6 @@ from orca.sample.readback.fleet.records import (
     Fleet,
     FleetRow,
 )
-from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
 
@@ -91,56 +91,29 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
-    header: str
-    cell: Callable[[FleetRow], str]
-    left: bool = False
+MARKS = {"cgroup": LIMITED, "run": "", "host": HOST}
+"""After a figure, by whose it is (`Column.whose`)."""
 
 
-def _cells(fleet: Fleet) -> list[Column]:
-    """The columns after the label, the flags last."""
+def _words(fleet: Fleet) -> dict[Said, Callable[[Any], str]]:
+    """How the table says each kind of figure (`Said`)."""
     begins = [row.begin for row in fleet.rows if row.begin is not None]
     one_day = len({utc(begin)[:10] for begin in begins}) <= 1
 
-    def start(row: FleetRow) -> str:
-        if row.begin is None:
+    def moment(t: float | None) -> str:
+        if t is None:
             return "-"
-        return utc(row.begin)[11:19] if one_day else f"{utc(row.begin)[5:10]} {utc(row.begin)[11:16]}"
+        return utc(t)[11:19] if one_day else f"{utc(t)[5:10]} {utc(t)[11:16]}"
 
-    def cpu(row: FleetRow) -> str:
-        usage = row.usage
-        if usage is None or usage.cpu_percent is None:
-            return "-"
-        return _percent(usage.cpu_percent) + (LIMITED if usage.cpu_limited else "" if usage.cpu_own else HOST)
+    return {Said.LABEL: printable, Said.MOMENT: moment, Said.SPAN: compact_span, Said.COUNT: lambda count: f"{count:,}",
+            Said.PERCENT: _percent, Said.SIZE: compact_size, Said.END: end_text,
+            Said.FLAGS: lambda flags: ",".join(flag.flag for flag in flags)}
 
-    def memory(row: FleetRow) -> str:
-        usage = row.usage
-        if usage is None or usage.memory_peak_percent is None:
-            return "-"
-        return _percent(usage.memory_peak_percent) + (LIMITED if usage.memory_limited else "" if usage.memory_own
-                                                      else HOST)
 
-    def io(row: FleetRow) -> str:
-        moved = io_bytes(row.summary)
-        return compact_size(moved) + ("" if moved is None or own_io(row.summary) else HOST)
-
-    return [
-        Column("start", start),
-        Column("span", lambda row: compact_span(row.span)),
-        Column("lines", lambda row: "0" if row.summary is None else f"{row.summary.lines:,}"),
-        Column("cpu%", cpu),
-        Column("p95", lambda row: _percent(None if row.usage is None else row.usage.cpu_p95)),
-        Column("mem%", memory),
-        Column("rss", lambda row: compact_size(rss_peak(row.summary))),
-        Column("disk%", lambda row: _percent(None if row.summary is None or row.summary.disk is None
-                                             else row.summary.disk.peak_percent)),
-        Column("io", io),
-        Column("net", lambda row: compact_size(net_bytes(row.summary))),
-        Column("end", lambda row: end_text(None if row.summary is None or row.summary.run is None
-                                           else row.summary.run.exit), left=True),
-        Column("flags", lambda row: ",".join(flag.flag for flag in row.flags), left=True),
-    ]
+def _cell(figure: Figure[FleetRow], column: Column[FleetRow], row: FleetRow, said: Callable[[Any], str]) -> str:
+    value = figure.of(row)
+    whose = None if value is None or column.whose is None else column.whose(row)
+    return said(value) + ("" if whose is None else MARKS[whose])
 
 
 def _cut(text: str, width: int) -> str:
@@ -148,12 +121,14 @@ def _cut(text: str, width: int) -> str:
 
 
 def table_rows(fleet: Fleet) -> list[str]:
-    """The header and one row per run, each at most `WIDTH` characters."""
-    columns = _cells(fleet)
-    cells = [[column.cell(row) for column in columns] for row in fleet.rows]
+    """The header and one row per run, each at most `WIDTH` characters: the columns `COLUMNS` declares."""
+    (label, label_column), *shown = COLUMNS
+    columns = [column for _, column in shown]
+    words = _words(fleet)
+    cells = [[_cell(figure, column, row, words[column.said]) for figure, column in shown] for row in fleet.rows]
     widths = [max(len(column.header), *(len(row[index]) for row in cells)) for index, column in enumerate(columns)]
     fixed = sum(widths) + 2 * len(columns)  # two spaces before each column
-    labels = [printable(row.label) for row in fleet.rows]
+    labels = [words[label_column.said](label.of(row)) for row in fleet.rows]
     label_width = max(MIN_LABEL, min(max(map(len, labels), default=0), WIDTH - fixed))
     flags_width = max(len(columns[-1].header), WIDTH - (fixed - widths[-1]) - label_width)
 
@@ -164,7 +139,7 @@ def table_rows(fleet: Fleet) -> list[str]:
         parts.append(_cut(values[-1], flags_width))
         return "  ".join(parts).rstrip()[:WIDTH]
 
-    header = line("instance", [column.header for column in columns])
+    header = line(label_column.header, [column.header for column in columns])
     return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
 
 

@@ -14,6 +14,7 @@ from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.summary.text import utc
 
 
+@cache
 def places(hint: object) -> int | None:
     """The decimals a number type declares (the `places` of its `Meta`, as `line_format.py` gives them), through an
     `| None`; None for a type that declares none (a whole number, text).

@@ -9,7 +9,7 @@ import gc
 import sys
 from collections.abc import Iterator
 
-from orca.sample.readback.fleet.records import SORT_COLUMNS
+from orca.sample.readback.fleet.columns import SORT_COLUMNS
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
