@@ -16,8 +16,8 @@ from typing import Annotated, Any, Generic, TypeVar
 from msgspec import Meta
 
 from orca.sample.line_format import Cores, Count, Percent, Seconds
-from orca.sample.readback.fleet.records import FleetRow, FleetTotals
-from orca.sample.readback.gather.records import InstanceSummary
+from orca.sample.readback.fleet.records import Flag, FleetRow, FleetTotals
+from orca.sample.readback.gather.records import ExitSummary, InstanceSummary
 from orca.sample.readback.summary.as_json import document
 from orca.sample.readback.summary.text import utc
 
@@ -58,8 +58,8 @@ class Figure(Generic[Record]):
     key: str
     """Its name in `--json`."""
     of: Callable[[Record], Any]
-    number: object = None
-    """Its number type, whose `places` are its decimals in `--json`; None for what is not a fraction."""
+    kind: object
+    """Its type: a number's (the line's, whose `places` are its decimals in `--json`), or a record's."""
     json: Callable[[Any], object] | None = None
     """What `--json` writes of it, when not the figure itself (at its decimals)."""
     column: Column[Record] | None = None
@@ -121,28 +121,28 @@ def _utc(t: float | None) -> str | None:
 
 
 ROW: tuple[Figure[FleetRow], ...] = (
-    Figure("label", lambda row: row.label, column=Column("instance", Said.LABEL)),
-    Figure("name", lambda row: row.name, sort="name"),
-    Figure("host", lambda row: None if row.summary is None else row.summary.host),
+    Figure("label", lambda row: row.label, str, column=Column("instance", Said.LABEL)),
+    Figure("name", lambda row: row.name, str, sort="name"),
+    Figure("host", lambda row: None if row.summary is None else row.summary.host, str | None),
     Figure("start", lambda row: row.begin, Seconds, column=Column("start", Said.MOMENT), sort="start",
            ascending=True),
-    Figure("start_utc", lambda row: _utc(row.begin)),
+    Figure("start_utc", lambda row: _utc(row.begin), str | None),
     Figure("end", lambda row: row.end, Seconds, sort="end"),
     Figure("duration", lambda row: None if row.summary is None else row.summary.duration, Seconds),
     Figure("span", lambda row: row.span, Seconds, column=Column("span", Said.SPAN), sort="span"),
     Figure("lines", lambda row: 0 if row.summary is None else row.summary.lines, Count,
            column=Column("lines", Said.COUNT), sort="lines"),
     Figure("cpus", lambda row: None if row.usage is None else row.usage.cpus, Cores),
-    Figure("cpus_limited", lambda row: None if row.usage is None else row.usage.cpu_limited),
-    Figure("cpu_of", cpu_of),
+    Figure("cpus_limited", lambda row: None if row.usage is None else row.usage.cpu_limited, bool | None),
+    Figure("cpu_of", cpu_of, str | None),
     Figure("cpu_percent", lambda row: None if row.usage is None else row.usage.cpu_percent, Percent,
            column=Column("cpu%", Said.PERCENT, cpu_of), sort="cpu"),
     Figure("cpu_p95_percent", lambda row: None if row.usage is None else row.usage.cpu_p95, Percent,
            column=Column("p95", Said.PERCENT), sort="p95"),
     Figure("memory_bytes", lambda row: None if row.usage is None or row.usage.memory_bytes is None
            else round(row.usage.memory_bytes), Count),
-    Figure("memory_limited", lambda row: None if row.usage is None else row.usage.memory_limited),
-    Figure("memory_of", memory_of),
+    Figure("memory_limited", lambda row: None if row.usage is None else row.usage.memory_limited, bool | None),
+    Figure("memory_of", memory_of, str | None),
     Figure("memory_percent", lambda row: None if row.usage is None else row.usage.memory_percent, Percent),
     Figure("memory_peak_percent", lambda row: None if row.usage is None else row.usage.memory_peak_percent, Percent,
            column=Column("mem%", Said.PERCENT, memory_of), sort="mem"),
@@ -150,12 +150,13 @@ ROW: tuple[Figure[FleetRow], ...] = (
     Figure("disk_peak_percent", lambda row: None if row.summary is None or row.summary.disk is None
            else row.summary.disk.peak_percent, Percent, column=Column("disk%", Said.PERCENT), sort="disk"),
     Figure("io_bytes", lambda row: io_bytes(row.summary), Count, column=Column("io", Said.SIZE, io_of), sort="io"),
-    Figure("io_of", io_of),
+    Figure("io_of", io_of, str | None),
     Figure("net_bytes", lambda row: net_bytes(row.summary), Count, column=Column("net", Said.SIZE), sort="net"),
     Figure("exit", lambda row: None if row.summary is None or row.summary.run is None else row.summary.run.exit,
-           json=_exit, column=Column("end", Said.END, left=True)),
-    Figure("flags", lambda row: row.flags, column=Column("flags", Said.FLAGS, left=True)),
-    Figure("summary", lambda row: row.summary, json=lambda summary: None if summary is None else document(summary)),
+           ExitSummary | None, _exit, column=Column("end", Said.END, left=True)),
+    Figure("flags", lambda row: row.flags, tuple[Flag, ...], column=Column("flags", Said.FLAGS, left=True)),
+    Figure("summary", lambda row: row.summary, InstanceSummary | None,
+           lambda summary: None if summary is None else document(summary)),
 )
 """A row's figures, in the order `--json` writes them; those with a `header` are the table's columns, in this order
 (the label first, the flags last)."""
@@ -170,9 +171,9 @@ TOTALS: tuple[Figure[FleetTotals], ...] = (
     Figure("memory_gib_hours_available", lambda totals: totals.memory_gib_hours_available, Hours),
     Figure("memory_percent", lambda totals: totals.memory_percent, Percent),
     Figure("first_start", lambda totals: totals.first_start, Seconds),
-    Figure("first_start_utc", lambda totals: _utc(totals.first_start)),
+    Figure("first_start_utc", lambda totals: _utc(totals.first_start), str | None),
     Figure("last_end", lambda totals: totals.last_end, Seconds),
-    Figure("last_end_utc", lambda totals: _utc(totals.last_end)),
+    Figure("last_end_utc", lambda totals: _utc(totals.last_end), str | None),
 )
 """The totals' figures, in the order `--json` writes them (the text says them in words: `fleet/text.py`)."""
 

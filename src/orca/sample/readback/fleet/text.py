@@ -110,10 +110,18 @@ def _words(fleet: Fleet) -> dict[Said, Callable[[Any], str]]:
             Said.FLAGS: lambda flags: ",".join(flag.flag for flag in flags)}
 
 
-def _cell(figure: Figure[FleetRow], column: Column[FleetRow], row: FleetRow, said: Callable[[Any], str]) -> str:
-    value = figure.of(row)
-    whose = None if value is None or column.whose is None else column.whose(row)
-    return said(value) + ("" if whose is None else MARKS[whose])
+def _cell(figure: Figure[FleetRow], column: Column[FleetRow], said: Callable[[Any], str]) -> Callable[[FleetRow], str]:
+    """A column's cell of a row: its figure as said, marked by whose it is."""
+    of, whose = figure.of, column.whose
+    if whose is None:
+        return lambda row: said(of(row))
+
+    def cell(row: FleetRow) -> str:
+        value = of(row)
+        mark = None if value is None else whose(row)
+        return said(value) + ("" if mark is None else MARKS[mark])
+
+    return cell
 
 
 def _cut(text: str, width: int) -> str:
@@ -125,10 +133,11 @@ def table_rows(fleet: Fleet) -> list[str]:
     (label, label_column), *shown = COLUMNS
     columns = [column for _, column in shown]
     words = _words(fleet)
-    cells = [[_cell(figure, column, row, words[column.said]) for figure, column in shown] for row in fleet.rows]
+    each = [_cell(figure, column, words[column.said]) for figure, column in shown]
+    cells = [[cell(row) for cell in each] for row in fleet.rows]
     widths = [max(len(column.header), *(len(row[index]) for row in cells)) for index, column in enumerate(columns)]
     fixed = sum(widths) + 2 * len(columns)  # two spaces before each column
-    labels = [words[label_column.said](label.of(row)) for row in fleet.rows]
+    labels = list(map(_cell(label, label_column, words[label_column.said]), fleet.rows))
     label_width = max(MIN_LABEL, min(max(map(len, labels), default=0), WIDTH - fixed))
     flags_width = max(len(columns[-1].header), WIDTH - (fixed - widths[-1]) - label_width)
 

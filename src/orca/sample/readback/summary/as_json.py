@@ -4,14 +4,21 @@ precision of the lines (docs/metrics.md, "`--json`")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 from functools import cache
-from typing import Annotated, get_args, get_origin, get_type_hints
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 from msgspec import Meta
 
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.summary.text import utc
+
+
+def _either(hint: object) -> tuple[object, ...]:
+    """`hint`, and each type of it when it is a union (`Percent | None`)."""
+    return (hint, *get_args(hint)) if get_origin(hint) in (Union, UnionType) else (hint,)
 
 
 @cache
@@ -23,48 +30,58 @@ def places(hint: object) -> int | None:
     >>> places(Percent), places(Seconds | None), places(int)
     (1, 3, None)
     """
-    for each in (hint, *get_args(hint)):
+    for each in _either(hint):
         if get_origin(each) is Annotated:
-            for meta in each.__metadata__:
+            for meta in get_args(each)[1:]:
                 if isinstance(meta, Meta) and meta.extra is not None and "places" in meta.extra:
                     return int(meta.extra["places"])
     return None
 
 
+Write = Callable[[Any], object]
+
+
 @cache
-def declared(record: type) -> tuple[tuple[str, str, int | None], ...]:
-    """Each field of a record a summary is made of: its name, its JSON key (the `json` of its metadata, else its
-    name) and its decimals (from its type)."""
+def declared(record: type) -> tuple[tuple[str, str, Write], ...]:
+    """Each field of a record a summary (or a fleet) is made of: its name, its JSON key (the `json` of its metadata,
+    else its name) and how `--json` writes it (`writer` of its type)."""
     hints = get_type_hints(record, include_extras=True)
-    return tuple((field.name, field.metadata.get("json", field.name), places(hints[field.name]))
+    return tuple((field.name, field.metadata.get("json", field.name), writer(hints[field.name]))
                  for field in fields(record))
 
 
-def plain(value: object, decimals: int | None = None) -> object:
-    """A record as plain JSON values: each field under its JSON key, each number with the decimals its type declares
-    (`decimals`, for `value` itself).
+@cache
+def writer(hint: object) -> Write:
+    """How `--json` writes a value of the type `hint` (or None): a fraction with the decimals its type declares, a
+    record as an object of its fields, a tuple as an array; the rest as it is. A fraction whose type declares no
+    decimals is refused here, once, rather than written as it falls.
 
-    >>> from orca.sample.readback.gather.records import NetSummary, PressureSummary
-    >>> plain(PressureSummary(6.039999999999999, None, 12.0)), plain(NetSummary(1, 2, 3, 4))
-    ({'cpu': 6.0, 'memory': None, 'io': 12.0}, {'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4})
+    >>> from orca.sample.line_format import Percent
+    >>> from orca.sample.readback.gather.records import NetSummary
+    >>> writer(Percent | None)(6.039999999999999), writer(tuple[NetSummary, ...])((NetSummary(1, 2, 3, 4),))
+    (6.0, [{'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4}])
     """
-    if isinstance(value, float):
-        if decimals is None:
-            raise TypeError("a fraction in a summary must declare its decimals (its type's `places`)")
-        return round(value, decimals)
-    if is_dataclass(value) and not isinstance(value, type):
-        return {key: plain(getattr(value, name), places) for name, key, places in declared(type(value))}
-    if isinstance(value, list | tuple):
-        return [plain(item, decimals) for item in value]
-    return value
+    if (decimals := places(hint)) is not None:
+        return lambda value: None if value is None else round(value, decimals)
+    for each in _either(hint):
+        if isinstance(each, type) and is_dataclass(each):
+            record = declared(each)
+            return lambda value: None if value is None else {key: write(getattr(value, name))
+                                                             for name, key, write in record}
+        if get_origin(each) is tuple:
+            item = writer(get_args(each)[0])
+            return lambda value: None if value is None else [item(one) for one in value]
+        if each is float:
+            raise TypeError(f"a fraction must declare its decimals (its type's `places`): {hint}")
+    return lambda value: value
 
 
-def document(summary: InstanceSummary) -> object:
+def document(summary: InstanceSummary) -> dict[str, object]:
     """One run's JSON object, before encoding: every field of the summary, with `start_utc` after `start` (which
     run, as the text says it)."""
     document: dict[str, object] = {}
-    for name, key, decimals in declared(InstanceSummary):
-        document[key] = plain(getattr(summary, name), decimals)
+    for name, key, write in declared(InstanceSummary):
+        document[key] = write(getattr(summary, name))
         if name == "start":
             document["start_utc"] = None if summary.start is None else utc(summary.start)
     return document
