@@ -20,7 +20,7 @@ import pytest
 
 from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.sources import SourceError, read_samples, sources
-from orca.sample.readback.summary.text import humanised, utc
+from orca.sample.readback.words import size, utc
 from tests.reader.hand_worked import RUN, disk, locked, mem, sample
 
 ORCA = Path(sys.executable).parent / "orca"
@@ -259,9 +259,9 @@ def test_orca_help_lists_the_commands() -> None:
     assert metrics_help.stdout.count("usage:") == 1
 
 
-def test_humanised_sizes() -> None:
-    assert humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
-    assert humanised(3 * 2**30) == "3.00 GiB"
+def test_sizes_in_binary_units() -> None:
+    assert size(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
+    assert size(3 * 2**30) == "3.00 GiB"
 
 
 def test_times_are_printed_in_utc_to_the_second() -> None:

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from orca.sample.readback.chart.panels import CONTAINERS, GREY, MEMORY, Chart, DrawnPanel, chart, drawn, panels
-from orca.sample.readback.chart.titles import command_text as chart_command
 from orca.sample.readback.chart.titles import title
 from orca.sample.readback.gather.fold import RunFold
 from orca.sample.readback.gather.records import RunSummary
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import every_run
 from orca.sample.readback.shell.plot import chart_figure, draw, layout
 from orca.sample.readback.summary.text import command_text as summary_command
@@ -387,4 +387,5 @@ def test_long_legends_and_notes_stay_inside_the_figure() -> None:
 def test_the_chart_quotes_a_command_as_the_summary_does() -> None:
     """One way of quoting a command's words, `shlex`'s: a word with letters beyond ASCII is quoted in both."""
     words = ("python3", "-c", "print('hé')", "café", "a b", "", "x=1,y=2")
-    assert chart_command(words) == summary_command(RunSummary(words, None, None, None, None, None))
+    drawn = Series("r.jsonl", (), {}, start=0.0, first=0.0, last=1.0, command=words)
+    assert title([drawn]).split("\n")[0] == summary_command(RunSummary(words, None, None, None, None, None))

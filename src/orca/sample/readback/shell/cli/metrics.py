@@ -25,7 +25,8 @@ from orca.sample.readback.shell.sources import (
     read_failure,
     sources,
 )
-from orca.sample.readback.summary.text import block_text, printable
+from orca.sample.readback.summary.text import block_text
+from orca.sample.readback.words import printable
 from orca.sample.shared.hints import extra_install, metrics_command, plot_install
 from orca.sample.shared.parser import Help as _Help
 from orca.sample.shared.parser import Malformed as _Malformed
