@@ -49,12 +49,12 @@ def printable(text: str) -> str:
 
 
 def cut(text: str, width: int) -> str:
-    """`text` at most `width` characters, its end cut to `…`.
+    """`text` at most `width` characters, its end cut to `…` (with no space before it).
 
-    >>> cut("worker-001", 20), cut("worker-001", 7)
-    ('worker-001', 'worker…')
+    >>> cut("worker-001", 20), cut("worker-001", 7), cut("make all", 6)
+    ('worker-001', 'worker…', 'make…')
     """
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+    return text if len(text) <= width else text[: max(0, width - 1)].rstrip() + "…"
 
 
 def cut_start(text: str, width: int) -> str:
