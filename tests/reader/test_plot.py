@@ -252,7 +252,7 @@ def test_two_runs_in_one_file_are_two_series_never_joined() -> None:
     assert first.exit is not None and first.exit.code == 0 and second.exit is not None and second.exit.code == 1
     drawing = chart([first, second])
     cpu_curves = [curve for curve in drawing.panels[0].curves if curve.field == "run_cpu"]
-    assert drawing.runs == ("a.jsonl 00:16:40", "a.jsonl 01:16:40")
+    assert drawing.runs == ("a 00:16:40", "a 01:16:40")
     assert [(curve.legend, curve.colour) for curve in cpu_curves] == [("run's CPU", 0), ("run's CPU", 1)]
     assert [curve.x[0] for curve in cpu_curves] == [pytest.approx(0.2), pytest.approx(0.2)]
     assert drawing.title.startswith("2 runs in a.jsonl\neach from its own start")
