@@ -265,7 +265,7 @@ def test_runs_that_ran_together_share_one_clock() -> None:
     first, second = series_of(every_run([checked(a + "\n" + b)], drawn=2), "fleet.jsonl")
     x = [curve.x[0] for curve in chart([first, second]).panels[0].curves if curve.field == "run_cpu"]
     assert x == [pytest.approx(0.2), pytest.approx(5.2)]
-    assert chart([first, second]).runs == ("fleet.jsonl (h)", "fleet.jsonl (g)")
+    assert chart([first, second]).runs == ("fleet (h)", "fleet (g)")
 
 
 def test_many_runs_draw_the_first_few_at_the_usual_size() -> None:

@@ -97,7 +97,7 @@ def test_a_file_of_two_runs_with_each_is_the_table_then_two_summaries(two_runs: 
     assert second.startswith(f"{two_runs}  (host vm, 4 cores, run started 2026-11-30T06:20:00Z)\n")
     for block, code, hour in ((first, 0, "05"), (second, 3, "06")):
         assert "  command        python3 work.py --size '500 MB'\n" in block
-        assert (f"  exit           code {code} after 10.1 s  (wait4: user 14.25 s, system 0.50 s, max rss 310.00 MiB)\n"
+        assert (f"  exit           exit {code} after 10.1 s  (wait4: user 14.25 s, system 0.50 s, max rss 310.00 MiB)\n"
                 in block)
         assert "  run cpu        mean 147.8%  max 200.0% of one core  processes up to 3\n" in block
         assert "  run memory     rss peak 300.00 MiB\n" in block
