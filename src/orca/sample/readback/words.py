@@ -10,7 +10,9 @@ import math
 import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Protocol
+
+from orca.sample.line_format import CommandExit
+from orca.sample.readback.gather.records import ExitSummary
 
 SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 8: "SIGFPE",
                 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
@@ -21,17 +23,8 @@ UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 MISSING = "-"
 
 
-class Ended(Protocol):
-    """How a COMMAND ended, as a line's `run.exit` and a summary's `run.exit` both hold it."""
-
-    @property
-    def code(self) -> int | None: ...
-    @property
-    def signal(self) -> int | None: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def wall(self) -> float | None: ...
+Ended = ExitSummary | CommandExit
+"""How a COMMAND ended, as a summary and a line hold it."""
 
 
 def printable(text: str) -> str:
@@ -170,17 +163,13 @@ def duration(seconds: float | None) -> str:
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
-def _moment(t: float) -> str:
-    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def utc(t: float) -> str:
     """A moment: Unix seconds as UTC ISO 8601, to the second.
 
     >>> utc(1796016198.738), utc(0), utc(951782400), utc(59.9999996)
     ('2026-11-30T05:23:18Z', '1970-01-01T00:00:00Z', '2000-02-29T00:00:00Z', '1970-01-01T00:01:00Z')
     """
-    return _moment(t)
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def time_of_day(t: float) -> str:
@@ -189,7 +178,7 @@ def time_of_day(t: float) -> str:
     >>> time_of_day(1796016198.738)
     '05:23:18'
     """
-    return _moment(t)[11:19]
+    return utc(t)[11:19]
 
 
 def day_and_minute(t: float) -> str:
@@ -198,7 +187,7 @@ def day_and_minute(t: float) -> str:
     >>> day_and_minute(1796016198.738)
     '11-30 05:23'
     """
-    moment = _moment(t)
+    moment = utc(t)
     return f"{moment[5:10]} {moment[11:16]}"
 
 
@@ -214,7 +203,6 @@ def signal_name(number: int) -> str:
 def exit_status(ended: Ended) -> str:
     """How a COMMAND ended: its exit status, the signal that killed it, or why it could not start.
 
-    >>> from orca.sample.line_format import CommandExit
     >>> exit_status(CommandExit(code=0)), exit_status(CommandExit(signal=9)), exit_status(CommandExit(signal=64))
     ('exit 0', 'killed by SIGKILL', 'killed by signal 64')
     >>> exit_status(CommandExit(code=127, error="No such file or directory")), exit_status(CommandExit())
@@ -230,7 +218,6 @@ def exit_status(ended: Ended) -> str:
 def exit_after(ended: Ended) -> str:
     """How a COMMAND ended, and after how long where the line says.
 
-    >>> from orca.sample.line_format import CommandExit
     >>> exit_after(CommandExit(code=0, wall=31.25)), exit_after(CommandExit(signal=9, wall=200.0))
     ('exit 0 after 31.2 s', 'killed by SIGKILL after 3m 20s')
     """
@@ -240,7 +227,6 @@ def exit_after(ended: Ended) -> str:
 def exit_cell(ended: Ended | None) -> str:
     """How a COMMAND ended, in a table's cell: the exit status, the signal's name, or `no start`.
 
-    >>> from orca.sample.line_format import CommandExit
     >>> [exit_cell(CommandExit(code=0)), exit_cell(CommandExit(signal=9)), exit_cell(CommandExit(signal=64))]
     ['exit 0', 'SIGKILL', 'signal 64']
     >>> exit_cell(CommandExit(code=127, error="No such file")), exit_cell(None), exit_cell(CommandExit())
