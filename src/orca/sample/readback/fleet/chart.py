@@ -20,7 +20,7 @@ from operator import add
 from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
 from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
 from orca.sample.readback.fleet.usage import Buckets
-from orca.sample.readback.words import count, duration, number, utc
+from orca.sample.readback.words import count, duration, number, percent, utc
 
 COLUMNS = 360
 """Columns of time: about a pixel or two each at the figure's width."""
@@ -190,9 +190,10 @@ def _title(fleet: Fleet, origin: float, span: float) -> str:
     totals = fleet.totals
     facts = [count(totals.runs, "run"), f"started {utc(origin)}", duration(span)]
     if totals.cpu_percent is not None:
-        facts.append(f"CPU {totals.cpu_percent:.1f}% used of {number(totals.cpu_hours_available)} CPU-hours")
+        facts.append(f"CPU {percent(totals.cpu_percent)} used of {number(totals.cpu_hours_available)} CPU-hours")
     if totals.memory_percent is not None:
-        facts.append(f"memory {totals.memory_percent:.1f}% of {number(totals.memory_gib_hours_available)} GiB-hours")
+        facts.append(f"memory {percent(totals.memory_percent)} of {number(totals.memory_gib_hours_available)} "
+                     "GiB-hours")
     return " · ".join(facts)
 
 

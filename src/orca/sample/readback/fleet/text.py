@@ -24,6 +24,7 @@ from orca.sample.readback.words import (
     duration,
     exit_cell,
     number,
+    percent,
     percent_cell,
     printable,
     size_cell,
@@ -123,8 +124,8 @@ def totals_rows(fleet: Fleet) -> list[str]:
     when = ""
     if totals.first_start is not None and totals.last_end is not None:
         when = f" from {utc(totals.first_start)} to {utc(totals.last_end)}"
-    cpu = "" if totals.cpu_percent is None else f" ({totals.cpu_percent:.1f}%)"
-    memory = "" if totals.memory_percent is None else f" ({totals.memory_percent:.1f}%)"
+    cpu = "" if totals.cpu_percent is None else f" ({percent(totals.cpu_percent)})"
+    memory = "" if totals.memory_percent is None else f" ({percent(totals.memory_percent)})"
     return [
         f"total: {count(totals.runs, 'run')}, {number(totals.instance_hours)} "
         f"instance-hours{when}",
