@@ -7,6 +7,7 @@ size."""
 from __future__ import annotations
 
 import math
+import shlex
 import subprocess
 import sys
 from dataclasses import replace
@@ -18,11 +19,9 @@ import pytest
 from orca.sample.readback.chart.panels import CONTAINERS, GREY, MEMORY, Chart, DrawnPanel, chart, drawn, panels
 from orca.sample.readback.chart.titles import title
 from orca.sample.readback.gather.fold import RunFold
-from orca.sample.readback.gather.records import RunSummary
 from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import every_run
 from orca.sample.readback.shell.plot import chart_figure, draw, layout
-from orca.sample.readback.summary.text import command_text as summary_command
 from tests.reader.folding import checked, folded, series_of
 from tests.reader.hand_worked import RUN, cpu, mem, sample
 
@@ -388,4 +387,4 @@ def test_the_chart_quotes_a_command_as_the_summary_does() -> None:
     """One way of quoting a command's words, `shlex`'s: a word with letters beyond ASCII is quoted in both."""
     words = ("python3", "-c", "print('hé')", "café", "a b", "", "x=1,y=2")
     drawn = Series("r.jsonl", (), {}, start=0.0, first=0.0, last=1.0, command=words)
-    assert title([drawn]).split("\n")[0] == summary_command(RunSummary(words, None, None, None, None, None))
+    assert title([drawn]).split("\n")[0] == shlex.join(words)

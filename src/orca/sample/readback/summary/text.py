@@ -20,17 +20,6 @@ LABEL = 14
 """The width of a row's label."""
 
 
-def command_text(run: RunSummary) -> str | None:
-    """The command as a shell would take it, and how many arguments the line left out; None without one.
-
-    >>> command_text(RunSummary(("sh", "-c", "sleep 1; echo $x"), None, *[None] * 4))
-    "sh -c 'sleep 1; echo $x'"
-    >>> command_text(RunSummary(("make", "-j4"), 40, *[None] * 4))
-    'make -j4 ... (40 arguments, 2 shown)'
-    """
-    return None if run.command is None else command(run.command, run.argc)
-
-
 def exit_text(ended: ExitSummary) -> str:
     """How COMMAND ended, then what `wait4` reported where the line has it.
 
@@ -149,9 +138,8 @@ def _run_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
     memory = summary.memory
     started = run is None or run.exit is None or run.exit.error is None  # one that never started had no processes
     if run is not None:
-        said = command_text(run)
-        if said is not None:
-            rows.append(("command", said))
+        if run.command is not None:
+            rows.append(("command", command(run.command, run.argc)))
         if run.exit is not None:
             rows.append(("exit", exit_text(run.exit)))
         if started:
