@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 from typing import Annotated, Any, Generic, TypeVar
 
 from msgspec import Meta
@@ -19,24 +18,20 @@ from orca.sample.line_format import Cores, Count, Percent, Seconds
 from orca.sample.readback.fleet.records import Flag, FleetRow, FleetTotals
 from orca.sample.readback.gather.records import ExitSummary, InstanceSummary
 from orca.sample.readback.summary.as_json import document
-from orca.sample.readback.summary.text import utc
+from orca.sample.readback.words import (
+    day_and_minute,
+    duration,
+    exit_cell,
+    percent_cell,
+    printable,
+    size_cell,
+    time_of_day,
+    utc,
+)
 
 Hours = Annotated[float, Meta(ge=0, extra={"places": 6})]
 """Hours of a fleet, to the millionth (3.6 ms: a short fleet's hours are small)."""
 Record = TypeVar("Record")
-
-
-class Said(Enum):
-    """How the table says a figure (`fleet/text.py` holds the words for each)."""
-
-    LABEL = "label"
-    MOMENT = "moment"
-    SPAN = "span"
-    COUNT = "count"
-    PERCENT = "percent"
-    SIZE = "size"
-    END = "end"
-    FLAGS = "flags"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +39,14 @@ class Column(Generic[Record]):
     """A figure's column in the table."""
 
     header: str
-    said: Said
+    said: Callable[[Any], str]
+    """How its cells say the figure (a function of `readback/words.py`); `-` for a row without it."""
     whose: Callable[[Record], str | None] | None = None
     """Whose the figure is (`run`, `cgroup`, `host`): the table marks a cgroup's and a host's after it."""
     left: bool = False
     """Its cells flush left."""
+    over_days: Callable[[Any], str] | None = None
+    """How its cells say it when the fleet's runs started on different days."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,45 +114,49 @@ def _exit(ended: Any) -> object:
     return None if ended is None else {"code": ended.code, "signal": ended.signal, "error": ended.error}
 
 
+def _flag_names(flags: tuple[Flag, ...]) -> str:
+    return ",".join(flag.flag for flag in flags)
+
+
 def _utc(t: float | None) -> str | None:
     return None if t is None else utc(t)
 
 
 ROW: tuple[Figure[FleetRow], ...] = (
-    Figure("label", lambda row: row.label, str, column=Column("instance", Said.LABEL)),
+    Figure("label", lambda row: row.label, str, column=Column("instance", printable)),
     Figure("name", lambda row: row.name, str, sort="name"),
     Figure("host", lambda row: None if row.summary is None else row.summary.host, str | None),
-    Figure("start", lambda row: row.begin, Seconds, column=Column("start", Said.MOMENT), sort="start",
-           ascending=True),
+    Figure("start", lambda row: row.begin, Seconds, column=Column("start", time_of_day, over_days=day_and_minute),
+           sort="start", ascending=True),
     Figure("start_utc", lambda row: _utc(row.begin), str | None),
     Figure("end", lambda row: row.end, Seconds, sort="end"),
     Figure("duration", lambda row: None if row.summary is None else row.summary.duration, Seconds),
-    Figure("span", lambda row: row.span, Seconds, column=Column("span", Said.SPAN), sort="span"),
+    Figure("span", lambda row: row.span, Seconds, column=Column("span", duration), sort="span"),
     Figure("lines", lambda row: 0 if row.summary is None else row.summary.lines, Count,
-           column=Column("lines", Said.COUNT), sort="lines"),
+           column=Column("lines", "{:,}".format), sort="lines"),
     Figure("cpus", lambda row: None if row.usage is None else row.usage.cpus, Cores),
     Figure("cpus_limited", lambda row: None if row.usage is None else row.usage.cpu_limited, bool | None),
     Figure("cpu_of", cpu_of, str | None),
     Figure("cpu_percent", lambda row: None if row.usage is None else row.usage.cpu_percent, Percent,
-           column=Column("cpu%", Said.PERCENT, cpu_of), sort="cpu"),
+           column=Column("cpu%", percent_cell, cpu_of), sort="cpu"),
     Figure("cpu_p95_percent", lambda row: None if row.usage is None else row.usage.cpu_p95, Percent,
-           column=Column("p95", Said.PERCENT), sort="p95"),
+           column=Column("p95", percent_cell), sort="p95"),
     Figure("memory_bytes", lambda row: None if row.usage is None or row.usage.memory_bytes is None
            else round(row.usage.memory_bytes), Count),
     Figure("memory_limited", lambda row: None if row.usage is None else row.usage.memory_limited, bool | None),
     Figure("memory_of", memory_of, str | None),
     Figure("memory_percent", lambda row: None if row.usage is None else row.usage.memory_percent, Percent),
     Figure("memory_peak_percent", lambda row: None if row.usage is None else row.usage.memory_peak_percent, Percent,
-           column=Column("mem%", Said.PERCENT, memory_of), sort="mem"),
-    Figure("rss_peak", lambda row: rss_peak(row.summary), Count, column=Column("rss", Said.SIZE), sort="rss"),
+           column=Column("mem%", percent_cell, memory_of), sort="mem"),
+    Figure("rss_peak", lambda row: rss_peak(row.summary), Count, column=Column("rss", size_cell), sort="rss"),
     Figure("disk_peak_percent", lambda row: None if row.summary is None or row.summary.disk is None
-           else row.summary.disk.peak_percent, Percent, column=Column("disk%", Said.PERCENT), sort="disk"),
-    Figure("io_bytes", lambda row: io_bytes(row.summary), Count, column=Column("io", Said.SIZE, io_of), sort="io"),
+           else row.summary.disk.peak_percent, Percent, column=Column("disk%", percent_cell), sort="disk"),
+    Figure("io_bytes", lambda row: io_bytes(row.summary), Count, column=Column("io", size_cell, io_of), sort="io"),
     Figure("io_of", io_of, str | None),
-    Figure("net_bytes", lambda row: net_bytes(row.summary), Count, column=Column("net", Said.SIZE), sort="net"),
+    Figure("net_bytes", lambda row: net_bytes(row.summary), Count, column=Column("net", size_cell), sort="net"),
     Figure("exit", lambda row: None if row.summary is None or row.summary.run is None else row.summary.run.exit,
-           ExitSummary | None, _exit, column=Column("end", Said.END, left=True)),
-    Figure("flags", lambda row: row.flags, tuple[Flag, ...], column=Column("flags", Said.FLAGS, left=True)),
+           ExitSummary | None, _exit, column=Column("end", exit_cell, left=True)),
+    Figure("flags", lambda row: row.flags, tuple[Flag, ...], column=Column("flags", _flag_names, left=True)),
     Figure("summary", lambda row: row.summary, InstanceSummary | None,
            lambda summary: None if summary is None else document(summary)),
 )

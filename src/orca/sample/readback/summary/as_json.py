@@ -13,7 +13,7 @@ from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 from msgspec import Meta
 
 from orca.sample.readback.gather.records import InstanceSummary
-from orca.sample.readback.summary.text import utc
+from orca.sample.readback.words import utc
 
 
 def _either(hint: object) -> tuple[object, ...]:
