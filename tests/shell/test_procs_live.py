@@ -206,6 +206,8 @@ def test_match_counts_processes_outside_the_tree_once(started: list[subprocess.P
         lambda: all(Path(f"/proc/{pid}/cmdline").read_bytes().startswith(name.encode()) for pid in all_matched),
         "the matched processes to exec",
     )
+    # Asleep, done loading: until then their resident size still grows between psutil's reading and the scanner's.
+    wait_until(lambda: all(_state(pid) == "S" for pid in all_matched), "the matched processes to sleep")
 
     tree = psutil_tree_rss(root.pid)
     outside_rss = sum(psutil.Process(p.pid).memory_info().rss for p in outside)
