@@ -146,7 +146,7 @@ class Frozen:
                 process.send(signal_number)
             process.close()
         if signal_number == signal.SIGCONT and self._groups:
-            self._continue_stragglers(every=not self._settled)
+            self._continue_stragglers(every=not self._settled and bool(self._already_stopped))
         count = len(self._held)
         self._held.clear()
         self._groups.clear()
@@ -156,8 +156,8 @@ class Frozen:
         """Continues each process of the run's groups still stopped but not by the run: one a signal to its group
         stopped after the last pass read /proc (a chain's newest generation, among many exited ones), which no pass
         held; else the next reading would find it stopped and take it for one the run stopped itself. With `every`
-        (the freeze did not settle), each one not yet stopped too: a stop sent to its group may still be pending,
-        taken once it next runs, and a SIGCONT cancels it."""
+        (the freeze did not settle, and its groups were not continued whole), each one not yet stopped too: a stop
+        sent to its group may still be pending, taken once it next runs, and a SIGCONT cancels it."""
         table = process_table(self._proc)
         for pid, entry in table.items():
             if (
