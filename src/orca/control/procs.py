@@ -47,6 +47,22 @@ def start_of(pid: int, proc: str = "/proc") -> int | None:
     return None if found is None else found.start
 
 
+def stop_pending(pid: int, proc: str = "/proc") -> bool:
+    """Whether process `pid` has a SIGSTOP sent and not yet taken (proc(5) `/proc/<pid>/status`, `SigPnd` and
+    `ShdPnd`): one not running since, a loaded machine's, stops once it runs. False when it cannot be read."""
+    try:
+        with open(f"{proc}/{pid}/status", "rb") as status:
+            text = status.read()
+    except OSError:
+        return False
+    bit = 1 << (signal.SIGSTOP - 1)
+    for line in text.splitlines():
+        key, _, value = line.partition(b":")
+        if key in (b"SigPnd", b"ShdPnd") and int(value.strip() or b"0", 16) & bit:
+            return True
+    return False
+
+
 def own_ids() -> frozenset[int]:
     """This process's pid, process group and session: never a run's, whatever a table says."""
     return frozenset({os.getpid(), os.getpgrp(), os.getsid(0)})
