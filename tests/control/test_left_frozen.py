@@ -8,12 +8,16 @@ does not (`namespace`)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from orca.control import ledger, procs
 from tests.control.namespace import needs_pid_namespace, run_in_pid_namespace
 from tests.control.test_cgroups import LIVE, MOUNT, live  # noqa: F401 (a fixture)
 
@@ -108,3 +112,46 @@ def test_a_cgroup_frozen_by_a_scheduler_killed_mid_reading_is_thawed_by_the_next
     delegated: Path, tmp_path: Path, reaps: bool
 ) -> None:
     _check(run_in_pid_namespace(SCENARIO, str(tmp_path), "cgroup", str(delegated), reaps=reaps))
+
+
+# A process that notes each SIGCONT it gets in the file named by its argument, says it is ready, and sleeps.
+NOTES_SIGCONT = textwrap.dedent("""
+    import pathlib, signal, sys, time
+    signal.signal(signal.SIGCONT, lambda *_: pathlib.Path(sys.argv[1]).write_text("continued"))
+    print("ready", flush=True)
+    time.sleep(300)
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and signals processes")
+def test_a_process_left_with_the_freezes_stop_pending_is_continued(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scheduler killed before its freeze settled leaves a SIGSTOP pending in a process a loaded machine has not
+    run since (state R, `ShdPnd` holding SIGSTOP): the next scheduler continues it too, or it would stop for good
+    once it ran. The process is real (it notes the SIGCONT); what the ledger's reader sees of it is a copy of /proc
+    showing it so, as the kernel cannot be made to hold a stop pending on cue."""
+    monkeypatch.setenv("ORCA_LOG_STAGE", str(tmp_path / "stage"))
+    noted = tmp_path / "noted"
+    process = subprocess.Popen([sys.executable, "-c", NOTES_SIGCONT, str(noted)], stdout=subprocess.PIPE,
+                               start_new_session=True)
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+        fake = tmp_path / "proc" / str(process.pid)
+        fake.mkdir(parents=True)
+        stat = Path(f"/proc/{process.pid}/stat").read_text()
+        close = stat.rindex(")")
+        (fake / "stat").write_text(f"{stat[: close + 2]}R{stat[close + 3 :]}")
+        (fake / "status").write_text(f"State:\tR (running)\nSigPnd:\t0000000000000000\nShdPnd:\t{1 << 18:016x}\n")
+        start = procs.start_of(process.pid, str(tmp_path / "proc"))
+        assert start == procs.start_of(process.pid)
+        ledger.Record(ledger.SIGNALS, process.pid, start).write(())
+        # The entry's scheduler, this test, is not in the copy of /proc: it reads as one that no longer runs.
+        assert ledger.thaw_left(str(tmp_path / "proc")) == 1
+        deadline = time.monotonic() + 30
+        while not noted.exists():
+            assert time.monotonic() < deadline, "the process with the stop pending was not continued"
+            time.sleep(0.01)
+    finally:
+        process.kill()
+        process.wait()

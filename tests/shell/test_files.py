@@ -182,13 +182,15 @@ def test_out_under_a_regular_file_then_fixed(tmp_path: Path) -> None:
     out = blocker / "deeper" / "m.jsonl"
     sampler = start("--out", str(out), "--count", "10", "--seconds", "0.15")
     try:
-        time.sleep(0.8)
+        assert sampler.stderr is not None
+        # The file is removed once a line has failed (its message said so), however long the start took.
+        said = sampler.stderr.readline()
         blocker.unlink()
         _, stderr = sampler.communicate(timeout=20)
     finally:
         sampler.kill()
     assert sampler.returncode == 0
-    one_message(stderr, str(out))
+    one_message(said + stderr, str(out))
     lines = read_lines(out)
     assert 1 <= len(lines) < 10  # the ones before the removal were dropped
 

@@ -54,6 +54,16 @@ def _taken(pid: int) -> bool:
     return bool((_mask(pid, "SigCgt") | _mask(pid, "SigBlk")) & bit)
 
 
+def _signal_state(pid: int) -> str:
+    """What a sampler that did not end shows of its signals: its state, pending, held, ignored and caught ones."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError as error:
+        return str(error)
+    fields = ("State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt", "Threads")
+    return ", ".join(line for line in status.splitlines() if line.split(":")[0] in fields)
+
+
 @dataclass(frozen=True)
 class Outcome:
     taken: bool
@@ -74,7 +84,11 @@ def _signalled(argv: list[str], signum: int, after_ms: float | None) -> Outcome:
             time.sleep(after_ms / 1000)
         taken = _taken(process.pid)
         process.send_signal(signum)
-        _, err = process.communicate(timeout=60)
+        try:
+            _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"{signal.Signals(signum).name} sent {after_ms} ms after the start, taken: {taken}; "
+                                 f"the sampler goes on: {_signal_state(process.pid)}") from None
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)

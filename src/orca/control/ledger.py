@@ -157,7 +157,8 @@ def _read(path: str) -> str:
 
 def _continue(entry: Entry, proc: str) -> None:
     """Continues what `entry` froze: its cgroup thawed, or each stopped process of its run (its cgroup's, else its
-    root's as `run_members` finds it) but those the run had stopped itself."""
+    root's as `run_members` finds it) but those the run had stopped itself. A process with the freeze's SIGSTOP
+    still pending is continued too (a SIGCONT cancels it): not stopped yet, it would be once it ran."""
     if entry.how == CGROUP:
         cgroups.thaw(entry.cgroup)
         return
@@ -168,7 +169,7 @@ def _continue(entry: Entry, proc: str) -> None:
         pids = run_members(table, entry.root, entry.root_start, dict(entry.known)).pids
     for pid in pids:
         found = table[pid]
-        if found.stopped and (pid, found.start) not in entry.stopped:
+        if (found.stopped or procs.stop_pending(pid, proc)) and (pid, found.start) not in entry.stopped:
             held = procs.Held.of(pid, found.start, proc)
             if held is not None:
                 held.send(signal.SIGCONT)

@@ -47,6 +47,22 @@ def start_of(pid: int, proc: str = "/proc") -> int | None:
     return None if found is None else found.start
 
 
+def stop_pending(pid: int, proc: str = "/proc") -> bool:
+    """Whether process `pid` has a SIGSTOP sent and not yet taken (proc(5) `/proc/<pid>/status`, `SigPnd` and
+    `ShdPnd`): one not running since, a loaded machine's, stops once it runs. False when it cannot be read."""
+    try:
+        with open(f"{proc}/{pid}/status", "rb") as status:
+            text = status.read()
+    except OSError:
+        return False
+    bit = 1 << (signal.SIGSTOP - 1)
+    for line in text.splitlines():
+        key, _, value = line.partition(b":")
+        if key in (b"SigPnd", b"ShdPnd") and int(value.strip() or b"0", 16) & bit:
+            return True
+    return False
+
+
 def own_ids() -> frozenset[int]:
     """This process's pid, process group and session: never a run's, whatever a table says."""
     return frozenset({os.getpid(), os.getpgrp(), os.getsid(0)})
@@ -135,30 +151,34 @@ class Frozen:
 
     def release(self, signal_number: int) -> int:
         """SIGKILL: kills every process stopped, and its groups whole; SIGCONT: continues each but those stopped
-        before the first pass (and the groups whole, unless the last pass found every process in them stopped).
-        Returns how many processes were held."""
-        if signal_number == signal.SIGKILL or not self._settled:
+        before the first pass. Unless the last pass found every process of the run's groups stopped, every other
+        process in them is continued too: the groups whole when the run had stopped none of its own, else one by
+        one, as a SIGCONT to a group would continue a process the run had stopped. Returns how many processes were
+        held."""
+        if signal_number == signal.SIGKILL or not (self._settled or self._already_stopped):
             _signal_groups(frozenset(self._groups), signal_number)
         for pid, process in self._held.items():
             if signal_number != signal.SIGCONT or pid not in self._already_stopped:
                 process.send(signal_number)
             process.close()
         if signal_number == signal.SIGCONT and self._groups:
-            self._continue_stragglers()
+            self._continue_stragglers(every=not self._settled and bool(self._already_stopped))
         count = len(self._held)
         self._held.clear()
         self._groups.clear()
         return count
 
-    def _continue_stragglers(self) -> None:
+    def _continue_stragglers(self, every: bool) -> None:
         """Continues each process of the run's groups still stopped but not by the run: one a signal to its group
         stopped after the last pass read /proc (a chain's newest generation, among many exited ones), which no pass
-        held; else the next reading would find it stopped and take it for one the run stopped itself."""
+        held; else the next reading would find it stopped and take it for one the run stopped itself. With `every`
+        (the freeze did not settle, and its groups were not continued whole), each one not yet stopped too: a stop
+        sent to its group may still be pending, taken once it next runs, and a SIGCONT cancels it."""
         table = process_table(self._proc)
         for pid, entry in table.items():
             if (
                 entry.pgrp in self._groups
-                and entry.stopped
+                and (entry.stopped or (every and not entry.ended))
                 and pid not in self._held
                 and pid not in self._already_stopped
             ):
