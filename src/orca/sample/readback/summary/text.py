@@ -141,7 +141,7 @@ def _run_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
         if run.command is not None:
             rows.append(("command", command(run.command, run.argc)))
         if run.exit is not None:
-            rows.append(("exit", exit_text(run.exit)))
+            rows.append(("ended", exit_text(run.exit)))
         if started:
             processes = "" if run.procs_peak is None else f"  processes up to {run.procs_peak:,}"
             rows.append(("run cpu", run_cpu_text(run) + processes))
