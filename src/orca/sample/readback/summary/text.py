@@ -322,13 +322,3 @@ def total_text(runs: int, lines: int, begin: float, end: float) -> str:
     'total: 2 runs, 10 lines, 1970-01-01T00:01:40Z to 1970-01-01T00:02:40Z (1m 00s)\\n'
     """
     return f"total: {runs:,} runs, {lines:,} lines, {utc(begin)} to {utc(end)} ({duration(end - begin)})\n"
-
-
-def summary_text(summaries: list[InstanceSummary]) -> str:
-    """The summaries as text: a block per run, then, for several, a `total:` line; "" for none."""
-    text = "\n".join(map(block_text, summaries))
-    if len(summaries) > 1:
-        text += "\n" + total_text(len(summaries), sum(summary.lines for summary in summaries),
-                                  min(summary.last_t - summary.duration for summary in summaries),
-                                  max(summary.last_t for summary in summaries))
-    return text
