@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from msgspec.structs import astuple
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,25 +39,56 @@ class NetSummary:
     sent_peak: int
 
 
+class Moved:
+    """Bytes moved each way (each line's rate × its `dt`, summed exactly) and the highest rate each way, over the lines
+    that had the two rates: the host's `io` and `net`, and the run's own `run.io` (`processes.py`)."""
+
+    __slots__ = ("first", "first_peak", "second", "second_peak", "seen")
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.first, self.second = ExactSum(), ExactSum()
+        self.first_peak = self.second_peak = 0
+
+    def took(self, first: float, second: float, first_peak: int, second_peak: int) -> None:
+        """A batch's bytes moved each way and the highest rates so far, when some line of it had the rates."""
+        self.seen = True
+        self.first.add(first)
+        self.second.add(second)
+        self.first_peak, self.second_peak = first_peak, second_peak
+
+    def merge(self, later: Moved) -> None:
+        if later.seen:
+            self.seen = True
+            self.first.merge(later.first)
+            self.second.merge(later.second)
+            self.first_peak = max(self.first_peak, later.first_peak)
+            self.second_peak = max(self.second_peak, later.second_peak)
+
+    def record(self, make: Callable[[int, int, int, int], T]) -> T | None:
+        """`make` of the bytes moved each way, then the highest rate each way; None when no line had the rates."""
+        if not self.seen:
+            return None
+        return make(round(self.first.value()), round(self.second.value()), self.first_peak, self.second_peak)
+
+
 class TrafficSection:
     """A section of two rates (`io`: read and write; `net`: in and out, as its record declares them): bytes moved
     each way and the highest rates. One loop reads either: the line's section by its key, and its two rates in the
     order of its fields."""
 
     keyed = False
-    __slots__ = ("columns", "first", "first_peak", "key", "record", "second", "second_peak", "seen")
+    __slots__ = ("columns", "key", "make", "moved")
 
-    def __init__(self, key: str, columns: tuple[str, str], record: Callable[[int, int, int, int], object]) -> None:
+    def __init__(self, key: str, columns: tuple[str, str], make: Callable[[int, int, int, int], object]) -> None:
         self.key = key
         self.columns = (Column(columns[0], MEAN), Column(columns[1], MEAN))
-        self.record = record
-        self.seen = False
-        self.first, self.second = ExactSum(), ExactSum()
-        self.first_peak = self.second_peak = 0
+        self.make = make
+        self.moved = Moved()
 
     def add(self, lines: Sequence[Sample]) -> None:
         key, first_total, second_total = self.key, 0.0, 0.0
-        first_peak, second_peak, count = self.first_peak, self.second_peak, 0
+        first_peak, second_peak, count = self.moved.first_peak, self.moved.second_peak, 0
         for line in lines:
             rates = getattr(line, key)
             if rates is not None:
@@ -68,10 +101,8 @@ class TrafficSection:
                     first_peak = first
                 if second > second_peak:
                     second_peak = second
-        self.first.add(first_total)
-        self.second.add(second_total)
-        self.first_peak, self.second_peak = first_peak, second_peak
-        self.seen = self.seen or count > 0
+        if count:
+            self.moved.took(first_total, second_total, first_peak, second_peak)
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         key, rows = self.key, []
@@ -88,18 +119,10 @@ class TrafficSection:
         return rows
 
     def merge(self, later: TrafficSection) -> None:
-        self.seen = self.seen or later.seen
-        self.first.merge(later.first)
-        self.second.merge(later.second)
-        self.first_peak = max(self.first_peak, later.first_peak)
-        self.second_peak = max(self.second_peak, later.second_peak)
+        self.moved.merge(later.moved)
 
     def summary(self) -> dict[str, Any]:
-        """Its record of bytes moved each way, then the highest rate each way; None when no line had the section."""
-        if not self.seen:
-            return {self.key: None}
-        return {self.key: self.record(round(self.first.value()), round(self.second.value()), self.first_peak,
-                                      self.second_peak)}
+        return {self.key: self.moved.record(self.make)}
 
 
 IoSection = partial(TrafficSection, "io", ("io_read", "io_write"), IoSummary)
