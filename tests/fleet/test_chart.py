@@ -10,6 +10,7 @@ import subprocess
 import sys
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,3 +153,25 @@ def test_every_row_is_named_when_every_label_fits() -> None:
     drawing = FleetChart(0.0, 1.0, ("w",) * 5, (), (), (), (), (), (), tuple((index, "") for index in range(5)), "",
                          (), elapsed_ticks(1.0))
     assert named(drawing, 13) == tuple((index, "") for index in range(5))
+
+
+def test_every_legend_label_and_note_is_inside_the_figure(tmp_path: Path) -> None:
+    """The heat maps' labels, the colour bar's label, the totals' legends beside them, the title and the notes: each
+    drawn inside the figure (matplotlib measures them)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from orca.sample.readback.shell.fleet_plot import fleet_figure
+
+    write_fleet(tmp_path, mixed(60))
+    figure = fleet_figure(fleet_chart(read_fleet(tmp_path)))
+    canvas: Any = FigureCanvasAgg(figure)  # matplotlib declares no types for its drawing
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    legends = [axis.get_legend() for axis in figure.axes if axis.get_legend() is not None]
+    labels = [axis.yaxis.label for axis in figure.axes] + [label for axis in figure.axes
+                                                          for label in axis.get_yticklabels()]
+    assert legends and len(figure.texts) == 2  # the title and the notes
+    inside = figure.bbox
+    for artist in [*legends, *labels, *figure.texts]:
+        box = artist.get_window_extent(renderer)
+        assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1, artist

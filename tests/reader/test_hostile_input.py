@@ -16,7 +16,7 @@ import pytest
 from orca.sample.line_format import ContainerSample, Sample
 from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.sources import SourceError, read_samples
-from orca.sample.readback.summary.text import summary_text
+from orca.sample.readback.summary.text import block_text
 from tests.reader.hand_worked import RUN, locked, sample
 from tests.reader.test_summary import summarise
 
@@ -147,8 +147,8 @@ def test_with_many_containers_the_largest_are_shown_and_the_others_counted() -> 
     assert summary is not None
     assert [container.name for container in summary.containers] == [f"c{n:04d}" for n in range(1500, 2500)]
     assert (summary.containers_omitted, summary.containers_omitted_estimated) == (1500, False)
-    assert "  container      and 1,500 more, not shown: the 1,000 above had the highest memory peaks\n" in summary_text(
-        [summary])
+    shown = "  container      and 1,500 more, not shown: the 1,000 above had the highest memory peaks\n"
+    assert shown in block_text(summary)
 
 
 def many_containers(path: Path) -> Path:

@@ -365,7 +365,7 @@ def test_the_chart_draws_the_containers_of_the_highest_peak_only() -> None:
 
 def test_long_legends_and_notes_stay_inside_the_figure() -> None:
     """Two runs of a file deep in directories, labelled with its name and their starts: every legend and line of
-    text is drawn inside the figure (matplotlib measures them)."""
+    text is drawn inside the figure and beside the panels, over none (matplotlib measures them)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     name = "/var/lib/orca/runs/" + "a-rather-long-directory-name/" * 3 + "nightly-etl-of-the-warehouse.jsonl"
@@ -378,9 +378,11 @@ def test_long_legends_and_notes_stay_inside_the_figure() -> None:
     inside = figure.bbox
     legends = [axis.get_legend() for axis in figure.axes if axis.get_legend() is not None] + figure.legends
     assert legends and drawing.flat and drawing.notes
+    assert figure.texts  # the title (with one run) and the notes
     for artist in [*legends, *figure.texts]:
         box = artist.get_window_extent(renderer)
         assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1, artist
+        assert not any(box.overlaps(axis.bbox) for axis in figure.axes), artist  # nor over a panel
 
 
 def test_the_chart_quotes_a_command_as_the_summary_does() -> None:

@@ -26,8 +26,8 @@ from orca.sample.readback.gather.records import (
 from orca.sample.readback.minute import newest_minute
 from orca.sample.readback.runs import summaries
 from orca.sample.readback.sample_line import decode_all
-from orca.sample.readback.summary.as_json import summary_json
-from orca.sample.readback.summary.text import summary_text
+from orca.sample.readback.summary.as_json import json_line
+from orca.sample.readback.summary.text import block_text
 from tests.lines import samples
 from tests.reader.hand_worked import RUN
 
@@ -216,7 +216,7 @@ def test_any_line_a_reader_takes_is_summarised_printed_and_drawn(lines: list[Sam
     """Every value up to the bounds of the line's declaration gives a summary, its text and JSON, a chart's series
     and the newest minute: never an exception (a number too large for a float, a year out of range)."""
     summaries = summarise_hosts("x", [lines])
-    assert summary_text(summaries) and summary_json(summaries)
+    assert all(block_text(summary) and json_line(summary) for summary in summaries)
     fold = RunFold(drawn=True)
     for line in lines:
         fold.add([line])

@@ -12,7 +12,7 @@ from typing import Any
 from orca.sample.line_format import CommandExit, Count, CpuSeconds, Percent, Sample, Seconds
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column
-from orca.sample.readback.gather.traffic import IoSummary
+from orca.sample.readback.gather.traffic import IoSummary, Moved
 
 PEAK_DT = 0.1
 """Seconds a line must cover for its `run.cpu` to count towards the peak: the kernel counts a process's time in clock
@@ -64,8 +64,8 @@ class RunSection:
     key = "run"
     columns = (Column("run_cpu", MEAN, tenths=True), Column("run_io_read", MEAN), Column("run_io_write", MEAN))
     keyed = False
-    __slots__ = ("argc", "command", "covered", "exit", "io_lines", "io_seen", "io_unknown", "peak", "procs_peak",
-                 "read", "read_peak", "seen", "short_peak", "used", "write", "write_peak")
+    __slots__ = ("argc", "command", "covered", "exit", "io", "io_lines", "io_unknown", "peak", "procs_peak", "seen",
+                 "short_peak", "used")
 
     def __init__(self) -> None:
         self.seen = False
@@ -77,17 +77,15 @@ class RunSection:
         self.peak = self.short_peak = -1.0
         """The highest `cpu` × `cores` of a line covering at least `PEAK_DT`, and of the lines that cover less."""
         self.procs_peak = -1
-        self.io_seen = False
-        self.read, self.write = ExactSum(), ExactSum()
-        """Σ `io.read` × `dt` and Σ `io.write` × `dt`: bytes moved."""
-        self.read_peak = self.write_peak = 0
+        self.io = Moved()
+        """Σ `io.read` × `dt` and Σ `io.write` × `dt`: bytes moved, and the highest rates."""
         self.io_lines = self.io_unknown = 0
         """The lines with a `run.cpu`, and those of them without a `run.io`."""
 
     def add(self, lines: Sequence[Sample]) -> None:
         command, argc, ended, procs_peak = self.command, self.argc, self.exit, self.procs_peak
         peak, short_peak = self.peak, self.short_peak
-        read_peak, write_peak = self.read_peak, self.write_peak
+        read_peak, write_peak = self.io.first_peak, self.io.second_peak
         used = covered = read_total = write_total = 0.0
         seen = io_seen = False
         io_lines = io_unknown = 0
@@ -132,9 +130,7 @@ class RunSection:
             self.used.add(used)
             self.covered.add(covered)
         if io_seen:
-            self.io_seen, self.read_peak, self.write_peak = True, read_peak, write_peak
-            self.read.add(read_total)
-            self.write.add(write_total)
+            self.io.took(read_total, write_total, read_peak, write_peak)
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         """Each stretch's CPU in percent of one core, and its read and write rates, where the lines say them."""
@@ -171,12 +167,7 @@ class RunSection:
         self.procs_peak = max(self.procs_peak, later.procs_peak)
         self.io_lines += later.io_lines
         self.io_unknown += later.io_unknown
-        if later.io_seen:
-            self.io_seen = True
-            self.read.merge(later.read)
-            self.write.merge(later.write)
-            self.read_peak = max(self.read_peak, later.read_peak)
-            self.write_peak = max(self.write_peak, later.write_peak)
+        self.io.merge(later.io)
 
     def summary(self) -> dict[str, Any]:
         if not self.seen:
@@ -195,8 +186,7 @@ class RunSection:
             cpu_mean_core_percent=mean,
             cpu_peak_core_percent=peak if peak >= 0 else None,
             procs_peak=self.procs_peak if self.procs_peak >= 0 else None,
-            io=IoSummary(round(self.read.value()), round(self.write.value()), self.read_peak, self.write_peak)
-            if self.io_seen else None,
+            io=self.io.record(IoSummary),
             io_lines=self.io_lines,
             io_unknown_lines=self.io_unknown,
         )}

@@ -3,13 +3,18 @@ exactly) and the highest rates; each point's mean rates."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
+
+from msgspec.structs import astuple
 
 from orca.sample.line_format import Count, Sample
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,118 +39,91 @@ class NetSummary:
     sent_peak: Count = field(metadata={"json": "out_peak"})
 
 
-class TrafficSection:
-    """A section of two rates (`io`: read and write; `net`: in and out): bytes moved each way and the highest rates.
-    Its subclasses read their lines' rates each in a loop of their own (a call per line to pick the two rates out
-    would cost as much as the loop itself)."""
+class Moved:
+    """Bytes moved each way (each line's rate × its `dt`, summed exactly) and the highest rate each way, over the lines
+    that had the two rates: the host's `io` and `net`, and the run's own `run.io` (`processes.py`)."""
 
-    keyed = False
-    __slots__ = ("columns", "first", "first_peak", "key", "second", "second_peak", "seen")
+    __slots__ = ("first", "first_peak", "second", "second_peak", "seen")
 
-    def __init__(self, key: str, columns: tuple[str, str]) -> None:
-        self.key = key
-        self.columns = (Column(columns[0], MEAN), Column(columns[1], MEAN))
+    def __init__(self) -> None:
         self.seen = False
         self.first, self.second = ExactSum(), ExactSum()
         self.first_peak = self.second_peak = 0
 
-    def _took(self, moved: tuple[float, float, int, int, int]) -> None:
-        """A batch's bytes moved each way, its highest rates and how many of its lines had the section."""
-        first, second, first_peak, second_peak, count = moved
+    def took(self, first: float, second: float, first_peak: int, second_peak: int) -> None:
+        """A batch's bytes moved each way and the highest rates so far, when some line of it had the rates."""
+        self.seen = True
         self.first.add(first)
         self.second.add(second)
         self.first_peak, self.second_peak = first_peak, second_peak
-        self.seen = self.seen or count > 0
 
-    def merge(self, later: TrafficSection) -> None:
-        self.seen = self.seen or later.seen
-        self.first.merge(later.first)
-        self.second.merge(later.second)
-        self.first_peak = max(self.first_peak, later.first_peak)
-        self.second_peak = max(self.second_peak, later.second_peak)
+    def merge(self, later: Moved) -> None:
+        if later.seen:
+            self.seen = True
+            self.first.merge(later.first)
+            self.second.merge(later.second)
+            self.first_peak = max(self.first_peak, later.first_peak)
+            self.second_peak = max(self.second_peak, later.second_peak)
 
-    def figures(self) -> tuple[int, int, int, int] | None:
-        """Bytes moved each way, then the highest rate each way; None when no line had the section."""
+    def record(self, make: Callable[[int, int, int, int], T]) -> T | None:
+        """`make` of the bytes moved each way, then the highest rate each way; None when no line had the rates."""
         if not self.seen:
             return None
-        return round(self.first.value()), round(self.second.value()), self.first_peak, self.second_peak
+        return make(round(self.first.value()), round(self.second.value()), self.first_peak, self.second_peak)
 
 
-class IoSection(TrafficSection):
-    __slots__ = ()
+class TrafficSection:
+    """A section of two rates (`io`: read and write; `net`: in and out, as its record declares them): bytes moved
+    each way and the highest rates. One loop reads either: the line's section by its key, and its two rates in the
+    order of its fields."""
 
-    def __init__(self) -> None:
-        super().__init__("io", ("io_read", "io_write"))
+    keyed = False
+    __slots__ = ("columns", "key", "make", "moved")
 
-    def add(self, lines: Sequence[Sample]) -> None:
-        read_total = write_total = 0.0
-        read_peak, write_peak, count = self.first_peak, self.second_peak, 0
-        for line in lines:
-            io = line.io
-            if io is not None:
-                read, write, dt = io.read, io.write, line.dt
-                read_total += read * dt
-                write_total += write * dt
-                count += 1
-                if read > read_peak:
-                    read_peak = read
-                if write > write_peak:
-                    write_peak = write
-        self._took((read_total, write_total, read_peak, write_peak, count))
-
-    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        rows = []
-        for begin, end in bounds:
-            read = write = count = 0
-            for line in lines[begin:end]:
-                io = line.io
-                if io is not None:
-                    read += io.read
-                    write += io.write
-                    count += 1
-            rows.append((read, count, write, count))
-        return rows
-
-    def summary(self) -> dict[str, Any]:
-        figures = self.figures()
-        return {"io": None if figures is None else IoSummary(*figures)}
-
-
-class NetSection(TrafficSection):
-    __slots__ = ()
-
-    def __init__(self) -> None:
-        super().__init__("net", ("net_in", "net_out"))
+    def __init__(self, key: str, columns: tuple[str, str], make: Callable[[int, int, int, int], object]) -> None:
+        self.key = key
+        self.columns = (Column(columns[0], MEAN), Column(columns[1], MEAN))
+        self.make = make
+        self.moved = Moved()
 
     def add(self, lines: Sequence[Sample]) -> None:
-        received_total = sent_total = 0.0
-        received_peak, sent_peak, count = self.first_peak, self.second_peak, 0
+        key, first_total, second_total = self.key, 0.0, 0.0
+        first_peak, second_peak, count = self.moved.first_peak, self.moved.second_peak, 0
         for line in lines:
-            net = line.net
-            if net is not None:
-                received, sent, dt = net.received, net.sent, line.dt
-                received_total += received * dt
-                sent_total += sent * dt
+            rates = getattr(line, key)
+            if rates is not None:
+                first, second = astuple(rates)
+                dt = line.dt
+                first_total += first * dt
+                second_total += second * dt
                 count += 1
-                if received > received_peak:
-                    received_peak = received
-                if sent > sent_peak:
-                    sent_peak = sent
-        self._took((received_total, sent_total, received_peak, sent_peak, count))
+                if first > first_peak:
+                    first_peak = first
+                if second > second_peak:
+                    second_peak = second
+        if count:
+            self.moved.took(first_total, second_total, first_peak, second_peak)
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        rows = []
+        key, rows = self.key, []
         for begin, end in bounds:
-            received = sent = count = 0
+            first_sum = second_sum = count = 0
             for line in lines[begin:end]:
-                net = line.net
-                if net is not None:
-                    received += net.received
-                    sent += net.sent
+                rates = getattr(line, key)
+                if rates is not None:
+                    first, second = astuple(rates)
+                    first_sum += first
+                    second_sum += second
                     count += 1
-            rows.append((received, count, sent, count))
+            rows.append((first_sum, count, second_sum, count))
         return rows
 
+    def merge(self, later: TrafficSection) -> None:
+        self.moved.merge(later.moved)
+
     def summary(self) -> dict[str, Any]:
-        figures = self.figures()
-        return {"net": None if figures is None else NetSummary(*figures)}
+        return {self.key: self.moved.record(self.make)}
+
+
+IoSection = partial(TrafficSection, "io", ("io_read", "io_write"), IoSummary)
+NetSection = partial(TrafficSection, "net", ("net_in", "net_out"), NetSummary)

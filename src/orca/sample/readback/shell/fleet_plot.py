@@ -15,8 +15,6 @@ from orca.sample.readback.shell.plot import DPI, load_plotting
 from orca.sample.readback.words import cut, printable
 
 WIDTH_INCHES, HEIGHT_INCHES = 12.0, 9.0
-LEFT_INCHES, RIGHT_INCHES, TOP_INCHES, BOTTOM_INCHES = 2.0, 1.1, 0.55, 0.6
-NOTES_LINE_INCHES = 0.18
 HEIGHTS = (3.0, 3.0, 1.25, 1.25)
 """The panels' shares of the height: the two heat maps, the fleet's CPUs, its memory."""
 FLAG_COLOURS = {SATURATED: "tab:red", FAILED: "darkred", STRAGGLER: "tab:orange", NO_LINES: "dimgrey",
@@ -40,23 +38,17 @@ def _label(text: str) -> str:
 
 
 def fleet_figure(chart: FleetChart) -> Any:
-    """The matplotlib `Figure` of `chart`."""
+    """The matplotlib `Figure` of `chart`: where its title, labels, legends and notes go is matplotlib's constrained
+    layout, which measures them."""
     from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     notes = [wrapped for note in chart.notes for wrapped in textwrap.wrap(note, int(WIDTH_INCHES / 0.07))]
-    bottom = BOTTOM_INCHES + NOTES_LINE_INCHES * len(notes)
-    figure = Figure(figsize=(WIDTH_INCHES, HEIGHT_INCHES), dpi=DPI)
-    grid = figure.add_gridspec(len(HEIGHTS), 2, height_ratios=HEIGHTS, width_ratios=(40, 1), hspace=0.18,
-                               wspace=0.03, left=LEFT_INCHES / WIDTH_INCHES, right=1 - RIGHT_INCHES / WIDTH_INCHES,
-                               top=1 - TOP_INCHES / HEIGHT_INCHES, bottom=bottom / HEIGHT_INCHES)
+    engine = ConstrainedLayoutEngine()
+    figure = Figure(figsize=(WIDTH_INCHES, HEIGHT_INCHES), dpi=DPI, layout=engine)
+    grid = figure.add_gridspec(len(HEIGHTS), 2, height_ratios=HEIGHTS, width_ratios=(40, 1))
     cpu_axis = figure.add_subplot(grid[0, 0])
     memory_axis = figure.add_subplot(grid[1, 0], sharex=cpu_axis)
-    image = None
-    for axis, rows, what in ((cpu_axis, chart.cpu, "CPU"), (memory_axis, chart.memory, "memory")):
-        image = _heat_map(axis, chart, rows, what)
-    if image is not None:
-        bar = figure.colorbar(image, cax=figure.add_subplot(grid[0:2, 1]))
-        bar.set_label("% of what the run had (its cores and memory, or its cgroup's limits)")
     cores_axis = figure.add_subplot(grid[2, 0], sharex=cpu_axis)
     memory_total_axis = figure.add_subplot(grid[3, 0], sharex=cpu_axis)
     x = [(column + 0.5) * chart.column_seconds for column in range(len(chart.cores_busy))]
@@ -68,10 +60,18 @@ def fleet_figure(chart: FleetChart) -> Any:
     memory_total_axis.set_xlabel(chart.ticks.axis_label)
     for axis in (cpu_axis, memory_axis, cores_axis):
         axis.tick_params(labelbottom=False)
-    figure.suptitle(chart.title, fontsize="medium", y=1 - 0.15 / HEIGHT_INCHES, va="top")
-    if notes:
-        figure.text(0.1 / WIDTH_INCHES, 0.08 / HEIGHT_INCHES, "\n".join(notes), fontsize="small", color="dimgrey",
-                    va="bottom")
+    figure.suptitle(chart.title, fontsize="medium")
+    if notes:  # the figure's label under the time axis: the layout keeps room for it
+        figure.supxlabel("\n".join(notes), x=0.01, ha="left", fontsize="small", color="dimgrey")
+    # The heat maps' height, once laid out, says how many runs' labels fit beside them.
+    engine.execute(figure)
+    image = None
+    for axis, rows, what in ((cpu_axis, chart.cpu, "CPU"), (memory_axis, chart.memory, "memory")):
+        image = _heat_map(axis, chart, rows, what)
+    if image is not None:
+        bar = figure.colorbar(image, cax=figure.add_subplot(grid[0:2, 1]))
+        bar.set_label("% of what the run had (its cores and memory, or its cgroup's limits)")
+    figure.align_ylabels([cpu_axis, memory_axis, cores_axis, memory_total_axis])
     return figure
 
 
@@ -113,4 +113,6 @@ def _totals(axis: Any, x: list[float], used: tuple[float, ...], available: tuple
     axis.set_ylim(bottom=0)
     axis.set_ylabel(label, fontsize="small")
     axis.grid(True, alpha=0.3)
-    axis.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize="x-small", frameon=False)
+    # Above the panel, at its right: beside it, the legend would push the colour bar's column away from the maps.
+    axis.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, fontsize="x-small", frameon=False,
+                borderaxespad=0.1)

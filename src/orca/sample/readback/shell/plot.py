@@ -17,34 +17,27 @@ LINE_STYLES = ("-", "--", ":", "-.")
 AXES_INCHES = 7.7
 """The width of every panel: the figure grows to the right for longer legends rather than squeezing the panels."""
 DPI = 90
-# The margins, fixed or counted from the text rather than found by `tight_layout` (which draws the figure once more
-# to measure it): room for the axes' labels on the left, the legends on the right, the title's lines on top, the
-# time axis and the notes' lines below. A character of the small type (legends, notes) is taken as CHAR_INCHES wide,
-# which is a little over its average, so a line is never cut.
-LEFT_INCHES, RIGHT_INCHES, BOTTOM_INCHES, TITLE_LINE_INCHES, NOTES_LINE_INCHES = 0.85, 2.45, 0.55, 0.22, 0.2
-CHAR_INCHES, TITLE_CHAR_INCHES, LEGEND_INCHES = 0.07, 0.085, 0.55
+# The figure's size only: where its title, legends, labels and notes go is matplotlib's constrained layout, which
+# measures them as it draws. A character of the small type (legends, notes) is taken as CHAR_INCHES wide, a little
+# over its average, so that the figure is wide enough for its longest legend beside the panels.
+LEFT_INCHES, RIGHT_INCHES, AXIS_INCHES, LINE_INCHES = 0.85, 2.45, 0.75, 0.22
+"""AXIS_INCHES: the time axis's ticks and label; LINE_INCHES: a line of the title, the notes or the runs' legend."""
+CHAR_INCHES, TITLE_CHAR_INCHES, LEGEND_INCHES = 0.07, 0.085, 0.6
 """LEGEND_INCHES: a legend's sample of the line and its paddings."""
-GAP_INCHES = 0.25
+GAP_INCHES = 0.1
 """Between two panels."""
 PANEL_INCHES = 2.1
 """The height of a panel, the run's at least; without a run, each of the host's."""
 HOST_PANEL_INCHES = 1.1
 """The height of a host panel below the run's, which then grow to take at least half the figure's height."""
-LEGEND_AT = 1.005
-"""Where a panel's legend starts, in the panel's widths: beside it."""
-RUNS_LEGEND_LINE_INCHES = 0.19
-"""A line of the legend of the runs (with several), under the title."""
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """A chart's size and margins in inches, and its title's and notes' lines."""
+    """A chart's size in inches, and its title's and notes' lines."""
 
     width: float
     height: float
-    right: float
-    top: float
-    bottom: float
     title: tuple[str, ...]
     notes: tuple[str, ...]
     heights: tuple[float, ...]
@@ -57,21 +50,18 @@ def layout(drawing: Chart) -> Layout:
     as tall as everything else together."""
     legends = [curve.legend for panel in drawing.panels for curve in panel.curves] + list(drawing.runs)
     longest = max(map(len, map(_plain, legends)), default=0)
-    right = max(RIGHT_INCHES, (LEGEND_AT - 1) * AXES_INCHES + LEGEND_INCHES + CHAR_INCHES * longest)
-    width = LEFT_INCHES + AXES_INCHES + right
+    width = LEFT_INCHES + AXES_INCHES + max(RIGHT_INCHES, LEGEND_INCHES + CHAR_INCHES * longest)
     title = tuple(wrapped for line in drawing.title.split("\n")
                   for wrapped in textwrap.wrap(_plain(line), int((width - 0.4) / TITLE_CHAR_INCHES)) or [""])
     said = [*(["flat throughout, not drawn: " + " · ".join(drawing.flat)] if drawing.flat else []), *drawing.notes]
     notes = tuple(line for text in said for line in textwrap.wrap(_plain(text), int((width - 0.2) / CHAR_INCHES)))
-    top = 0.3 + TITLE_LINE_INCHES * len(title) + RUNS_LEGEND_LINE_INCHES * _runs_legend_rows(drawing)
-    bottom = BOTTOM_INCHES + NOTES_LINE_INCHES * len(notes) + (0.05 if notes else 0.0)
+    text = AXIS_INCHES + LINE_INCHES * (1 + len(title) + len(notes) + _runs_legend_rows(drawing))
     runs = sum(panel.run for panel in drawing.panels)
     host = HOST_PANEL_INCHES if runs else PANEL_INCHES
-    others = host * (len(drawing.panels) - runs) + GAP_INCHES * (len(drawing.panels) - 1) + top + bottom
+    others = host * (len(drawing.panels) - runs) + GAP_INCHES * (len(drawing.panels) - 1) + text
     run = max(PANEL_INCHES, others / runs) if runs else 0.0
     heights = tuple(run if panel.run else host for panel in drawing.panels)
-    return Layout(width, sum(heights) + others - host * (len(drawing.panels) - runs), right, top, bottom, title,
-                  notes, heights)
+    return Layout(width, run * runs + others, title, notes, heights)
 
 
 def _runs_legend_rows(drawing: Chart) -> int:
@@ -106,16 +96,13 @@ def chart_figure(drawing: Chart) -> Any:
     # The figure without pyplot: its global state and its backends' machinery are not needed for a file.
     from matplotlib import rcParams
     from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
     from matplotlib.lines import Line2D
 
     size = layout(drawing)
-    figure = Figure(figsize=(size.width, size.height), dpi=DPI)
-    heights = size.heights
-    figure.subplots_adjust(left=LEFT_INCHES / size.width, right=1 - size.right / size.width,
-                           top=1 - size.top / size.height, bottom=size.bottom / size.height,
-                           hspace=GAP_INCHES / (sum(heights) / max(1, len(heights))))
+    figure = Figure(figsize=(size.width, size.height), dpi=DPI, layout=ConstrainedLayoutEngine(h_pad=GAP_INCHES / 2))
     axes = figure.subplots(len(drawing.panels), 1, sharex=True, squeeze=False,
-                           gridspec_kw={"height_ratios": heights})
+                           gridspec_kw={"height_ratios": size.heights})
     colours = rcParams["axes.prop_cycle"].by_key()["color"]
     for row, panel in enumerate(drawing.panels):
         _draw_panel(axes[row][0], panel, bool(drawing.runs), colours)
@@ -123,15 +110,15 @@ def chart_figure(drawing: Chart) -> Any:
     bottom.set_xticks(drawing.ticks.seconds, drawing.ticks.labels)
     bottom.set_xlim(0, drawing.end if drawing.end > 0 else 1)
     bottom.set_xlabel(drawing.ticks.axis_label)
-    figure.suptitle("\n".join(size.title), fontsize="medium", y=1 - 0.12 / size.height, va="top")
-    if drawing.runs:
+    figure.align_ylabels(axes[:, 0])
+    if drawing.runs:  # the runs' colours under the title, as one legend: the layout keeps room for both
         handles = [Line2D([], [], color=colours[index % len(colours)]) for index in range(len(drawing.runs))]
         figure.legend(handles, [_plain(label) for label in drawing.runs], ncols=3, fontsize="small", frameon=False,
-                      loc="upper left", bbox_to_anchor=(LEFT_INCHES / size.width,
-                                                        1 - (0.2 + TITLE_LINE_INCHES * len(size.title)) / size.height))
-    if size.notes:
-        figure.text(0.1 / size.width, 0.08 / size.height, "\n".join(size.notes), fontsize="small", color="dimgrey",
-                    va="bottom")
+                      loc="outside upper center", title="\n".join(size.title), title_fontsize="medium")
+    else:
+        figure.suptitle("\n".join(size.title), fontsize="medium")
+    if size.notes:  # the figure's label under the time axis: the layout keeps room for it
+        figure.supxlabel("\n".join(size.notes), x=0.01, ha="left", fontsize="small", color="dimgrey")
     return figure
 
 
@@ -177,5 +164,5 @@ def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str])
             from matplotlib.lines import Line2D
 
             handles = [Line2D([], [], color="grey", linestyle=line.get_linestyle()) for line in handles]
-        axis.legend(handles, [_plain(legend) for legend in named], loc="upper left", bbox_to_anchor=(LEGEND_AT, 1.0),
+        axis.legend(handles, [_plain(legend) for legend in named], loc="upper left", bbox_to_anchor=(1.01, 1.0),
                     fontsize="small", frameon=False)

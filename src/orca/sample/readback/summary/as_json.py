@@ -98,11 +98,6 @@ def json_line(summary: InstanceSummary) -> str:
     return encoded(document(summary)) + "\n"
 
 
-def summary_json(summaries: list[InstanceSummary]) -> str:
-    """The summaries as JSON Lines, one object per run."""
-    return "".join(map(json_line, summaries))
-
-
 def encoded(value: object) -> str:
     """`value` as compact JSON; a whole number beyond 64 bits (bytes moved: a rate times a long `dt`), which orjson
     does not write, written as its digits."""

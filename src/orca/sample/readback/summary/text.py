@@ -225,13 +225,3 @@ def total_text(runs: int, lines: int, begin: float, end: float) -> str:
     """
     return f"total: {count(runs, 'run')}, {count(lines, 'line')}, {utc(begin)} to {utc(end)} " \
            f"({duration(end - begin)})\n"
-
-
-def summary_text(summaries: list[InstanceSummary]) -> str:
-    """The summaries as text: a block per run, then, for several, a `total:` line; "" for none."""
-    text = "\n".join(map(block_text, summaries))
-    if len(summaries) > 1:
-        text += "\n" + total_text(len(summaries), sum(summary.lines for summary in summaries),
-                                  min(summary.last_t - summary.duration for summary in summaries),
-                                  max(summary.last_t for summary in summaries))
-    return text
