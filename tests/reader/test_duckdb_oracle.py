@@ -193,7 +193,7 @@ class OneOf:
 
 def check(got: Any, want: Any, where: str = "") -> None:
     """`got` (what `--json` printed) holds `want` (the oracle's): every key `want` names, at any depth."""
-    if isinstance(want, Near | OneOf):
+    if isinstance(want, Near | OneOf | Flags):
         assert want.holds(got), (where, got, want)
     elif isinstance(want, dict):
         assert isinstance(got, dict), (where, got)
@@ -383,8 +383,8 @@ def top_oracle(connection: Any) -> dict[str, dict[str, Any]] | None:
 
 
 def check_top(got: list[dict[str, Any]] | None, want: dict[str, dict[str, Any]] | None) -> None:
-    """The `process` rows shown: the 5 names of the highest memory peak, then those of the 5 of the most CPU seconds
-    not among them, those of the highest peak first, each name's figures the oracle's. Names of equal figures may
+    """The `process` rows shown: the 5 names of the highest memory peak (the highest first), then those of the 5 of
+    the most CPU seconds not among them (the most first), each name's figures the oracle's. Names of equal figures may
     be taken either way (the docs leave it open): what is held is that no name left out beats one shown."""
     if want is None:
         assert got is None
@@ -401,7 +401,8 @@ def check_top(got: list[dict[str, Any]] | None, want: dict[str, dict[str, Any]] 
 
     shown = [each["name"] for each in got]
     assert len(set(shown)) == len(shown)
-    assert [peak(name) for name in shown] == sorted((peak(name) for name in shown), reverse=True), shown
+    first, then = [peak(name) for name in shown[:5]], [cpu(name) for name in shown[5:]]
+    assert first == sorted(first, reverse=True) and then == sorted(then, reverse=True), shown
     by_peak = set(shown[:5])
     assert len(by_peak) == min(5, len(want))
     assert all(peak(name) <= min(map(peak, by_peak)) for name in want if name not in by_peak), shown
@@ -486,7 +487,44 @@ def row_oracle(connection: Any, summary: dict[str, Any]) -> dict[str, Any]:
     ended = summary["run"] and summary["run"]["exit"]
     row["exit"] = None if ended is None else {key: ended[key] for key in ("code", "signal", "error")}
     row["used"], row["had"], row["bytes_used"], row["bytes_had"] = used, had, bytes_used, bytes_had
+    row["flags"] = Flags(flags_oracle(connection, summary))
     return row
+
+
+class Flags:
+    """The flags a row holds of those the oracle judges (`flag` of each; its `why` is words)."""
+
+    JUDGED = frozenset({"idle", "failed", "gaps"})
+
+    def __init__(self, flags: set[str]) -> None:
+        self.flags = flags
+
+    def holds(self, got: Any) -> bool:
+        return {each["flag"] for each in got} & self.JUDGED == self.flags
+
+    def __repr__(self) -> str:
+        return f"Flags({sorted(self.flags)!r})"
+
+
+def flags_oracle(connection: Any, summary: dict[str, Any]) -> set[str]:
+    """Who stands out (docs/metrics.md, "Who stands out"): `idle`, its CPU over 10 % of what it had (of one core, for
+    a run's own processes) for at most 5 % of the time its lines' shares cover, its memory never over 20 %; `failed`,
+    its COMMAND ended by a signal, non-zero or could not start, or its cgroup had an OOM kill; `gaps`, any gap."""
+    flags = set()
+    above, covered, memory_peak = one(connection, """
+        SELECT sum(dt) FILTER (WHERE CASE WHEN cpu_of = 'run' THEN cpu_share * cpus ELSE cpu_share END > 10),
+               sum(dt), (SELECT max(100 * used / had) FROM shares WHERE used IS NOT NULL)
+        FROM shares WHERE cpu_share IS NOT NULL""")
+    if covered and 100 * (above or 0) / covered <= 5 and (memory_peak or 0) <= 20:
+        flags.add("idle")
+    ended = summary["run"] and summary["run"]["exit"]
+    cgroup = summary["cgroup"]
+    if (ended is not None and (ended["signal"] is not None or ended["code"] or ended["error"] is not None)) \
+            or (cgroup is not None and cgroup["oom_kills"]):
+        flags.add("failed")
+    if summary["gaps"]:
+        flags.add("gaps")
+    return flags
 
 
 def totals_oracle(rows: list[dict[str, Any]]) -> dict[str, Any]:
