@@ -33,20 +33,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orca.sample.line_format import (
-    CgroupSample,
-    CommandExit,
-    ContainerSample,
-    CpuShare,
-    Disk,
-    IoRate,
-    Mem,
-    NetRate,
-    PressureShare,
-    RunSample,
-    Sample,
-    TopProcess,
-)
+from orca.sample import line_format
+from orca.sample.line_format import Sample
 from orca.sample.line_schema import DUCKDB, columns
 from orca.sample.readback.shell.cli.metrics import metrics_main
 from tests.examples import costly
@@ -61,49 +49,52 @@ tenths = st.integers(0, 2000).map(lambda n: n / 10)
 counts = st.integers(0, 2**40)
 small = st.integers(0, 600)
 dts = st.integers(0, 100_000).map(lambda n: n / 1000)
-cpus = st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths)
-mems = st.builds(Mem, *[counts] * 7)
-disks = st.builds(Disk, st.sampled_from(["/", "/data", "/tmp"]), counts, counts, counts)
+cpus = st.builds(line_format.CpuShare, tenths, tenths, tenths, tenths, tenths)
+mems = st.builds(line_format.Mem, *[counts] * 7)
+disks = st.builds(line_format.Disk, st.sampled_from(["/", "/data", "/tmp"]), counts, counts, counts)
 cgroups = st.builds(
-    CgroupSample, mem=st.none() | counts, mem_max=st.none() | counts, cpu=st.none() | tenths,
+    line_format.CgroupSample, mem=st.none() | counts, mem_max=st.none() | counts, cpu=st.none() | tenths,
     cpu_max=st.none() | st.integers(0, 64_000).map(lambda n: n / 1000),
     throttled=st.none() | st.integers(0, 1000).map(lambda n: n / 10), oom_kill=st.none() | small,
     pids=st.none() | counts, pids_max=st.none() | counts,
 )
-pressures = st.builds(PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths, io=st.none() | tenths)
+pressures = st.builds(
+    line_format.PressureShare, cpu=st.none() | tenths, memory=st.none() | tenths, io=st.none() | tenths,
+)
 containers = st.lists(st.builds(
-    ContainerSample, name=st.sampled_from(["db", "web", "cache"]), mem=counts, cpu=st.none() | tenths,
+    line_format.ContainerSample, name=st.sampled_from(["db", "web", "cache"]), mem=counts, cpu=st.none() | tenths,
     mem_nocache=st.none() | counts, oom_kill=st.none() | small, throttled=st.none() | tenths,
     mem_max=st.none() | counts, pids=st.none() | small,
 ), max_size=3, unique_by=lambda each: each.name).map(tuple)
 NAMES = ("java", "py", "sh", "make", "cc", "ld", "dd", "git")
 tops = st.builds(
-    TopProcess, pid=st.integers(1, 12), name=st.sampled_from(NAMES), cpu=tenths, rss=st.none() | counts,
+    line_format.TopProcess, pid=st.integers(1, 12), name=st.sampled_from(NAMES), cpu=tenths, rss=st.none() | counts,
     read=st.none() | counts, write=st.none() | counts,
 )
 exits = st.one_of(
-    st.builds(CommandExit, code=st.integers(0, 3), wall=dts, user=st.integers(0, 10**4).map(lambda n: n / 100),
-              system=st.integers(0, 10**4).map(lambda n: n / 100), max_rss=counts),
-    st.builds(CommandExit, signal=st.sampled_from([9, 15]), wall=dts, user=st.just(0.5), system=st.just(0.25),
+    st.builds(line_format.CommandExit, code=st.integers(0, 3), wall=dts,
+              user=st.integers(0, 10**4).map(lambda n: n / 100), system=st.integers(0, 10**4).map(lambda n: n / 100),
               max_rss=counts),
-    st.builds(CommandExit, code=st.just(127), error=st.just("No such file or directory")),
+    st.builds(line_format.CommandExit, signal=st.sampled_from([9, 15]), wall=dts, user=st.just(0.5),
+              system=st.just(0.25), max_rss=counts),
+    st.builds(line_format.CommandExit, code=st.just(127), error=st.just("No such file or directory")),
 )
 START = 1796016000.0
 HOSTS = ("a", "b", "c")
 
 
 @st.composite
-def run_section(draw: st.DrawFn, first: bool, last: bool) -> RunSample:
+def run_section(draw: st.DrawFn, first: bool, last: bool) -> line_format.RunSample:
     """A line's `run`: `command` only in a run's first line (`argc` only with it), `exit` only in its last; `io` and
     `top` null where `cpu` is, as the sampler writes them."""
     cpu = draw(st.none() | tenths)
     command = draw(st.none() | st.lists(st.sampled_from(["make", "-j4", "a b"]), max_size=3).map(tuple)) \
         if first else None
-    return RunSample(
+    return line_format.RunSample(
         cpu=cpu, procs=draw(st.none() | small), command=command,
         argc=None if command is None else draw(st.none() | st.integers(33, 40)),
         exit=draw(st.none() | exits) if last else None,
-        io=None if cpu is None else draw(st.none() | st.builds(IoRate, counts, counts)),
+        io=None if cpu is None else draw(st.none() | st.builds(line_format.IoRate, counts, counts)),
         top=None if cpu is None else draw(st.lists(tops, max_size=4, unique_by=lambda each: each.pid).map(tuple)),
     )
 
@@ -120,8 +111,8 @@ def one_run(draw: st.DrawFn, host: str, start: float) -> list[Sample]:
             t=start + draw(st.integers(0, 10**6)) / 1000, dt=draw(dts), host=host,
             cores=draw(st.none() | st.integers(0, 128)), cpu=draw(st.none() | cpus), mem=draw(st.none() | mems),
             disk=draw(st.none() | st.lists(disks, max_size=3).map(tuple)),
-            io=draw(st.none() | st.builds(IoRate, counts, counts)),
-            net=draw(st.none() | st.builds(NetRate, counts, counts)), containers_enabled=has_containers,
+            io=draw(st.none() | st.builds(line_format.IoRate, counts, counts)),
+            net=draw(st.none() | st.builds(line_format.NetRate, counts, counts)), containers_enabled=has_containers,
             containers=draw(st.none() | containers) if has_containers else None,
             self_cpu=draw(st.none() | st.integers(0, 10**6).map(lambda n: n / 100)),
             pressure=draw(st.none() | pressures), cgroup=draw(st.none() | cgroups),
