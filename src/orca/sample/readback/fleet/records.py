@@ -10,8 +10,6 @@ from orca.sample.readback.gather.records import InstanceSummary
 
 IDLE, SATURATED, FAILED, STRAGGLER, GAPS, NO_LINES = "idle", "saturated", "failed", "straggler", "gaps", "no lines"
 """The flags, in the order a row shows them."""
-SORT_COLUMNS = ("name", "start", "end", "span", "lines", "cpu", "p95", "mem", "rss", "disk", "io", "net")
-"""What a fleet's rows can be sorted by (`--sort`): name and start ascending, the rest largest first."""
 
 
 def begin(summary: InstanceSummary) -> float:

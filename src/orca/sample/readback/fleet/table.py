@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from orca.sample.readback.fleet.labels import run_labels
+from orca.sample.readback.fleet.columns import SORTS
 from orca.sample.readback.fleet.records import (
     FAILED,
     GAPS,
@@ -43,7 +43,7 @@ from orca.sample.readback.fleet.records import (
 )
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU, Usage
 from orca.sample.readback.gather.records import InstanceSummary
-from orca.sample.readback.summary.text import SIGNAL_NAMES, duration
+from orca.sample.readback.words import count, duration, exit_after, run_labels
 
 IDLE_TIME_PERCENT = 5.0
 IDLE_MEMORY_PERCENT = 20.0
@@ -62,91 +62,6 @@ class Run:
 
     summary: InstanceSummary
     usage: Usage | None
-
-
-def _optional_key(value: float | None, descending: bool = True) -> tuple[bool, float]:
-    """A sort key: Nones last, the rest largest first (or smallest first)."""
-    if value is None:
-        return (True, 0.0)
-    return (False, -value if descending else value)
-
-
-def _cpu(row: FleetRow) -> float | None:
-    return None if row.usage is None else row.usage.cpu_percent
-
-
-def _cpu_p95(row: FleetRow) -> float | None:
-    return None if row.usage is None else row.usage.cpu_p95
-
-
-def _memory(row: FleetRow) -> float | None:
-    return None if row.usage is None else row.usage.memory_peak_percent
-
-
-def _rss(row: FleetRow) -> float | None:
-    return rss_peak(row.summary)
-
-
-def _disk(row: FleetRow) -> float | None:
-    return None if row.summary is None or row.summary.disk is None else row.summary.disk.peak_percent
-
-
-def _io(row: FleetRow) -> float | None:
-    return io_bytes(row.summary)
-
-
-def _net(row: FleetRow) -> float | None:
-    return net_bytes(row.summary)
-
-
-def _span(row: FleetRow) -> float | None:
-    return row.span
-
-
-def _lines(row: FleetRow) -> float | None:
-    return None if row.summary is None else row.summary.lines
-
-
-SORTS: dict[str, Callable[[FleetRow], tuple[bool, float] | tuple[str, str, float]]] = {  # as `SORT_COLUMNS`
-    "name": lambda row: (row.name, "" if row.summary is None else row.summary.host, row.begin or 0.0),
-    "start": lambda row: _optional_key(row.begin, descending=False),
-    "end": lambda row: _optional_key(row.end),
-    "span": lambda row: _optional_key(_span(row)),
-    "lines": lambda row: _optional_key(_lines(row)),
-    "cpu": lambda row: _optional_key(_cpu(row)),
-    "p95": lambda row: _optional_key(_cpu_p95(row)),
-    "mem": lambda row: _optional_key(_memory(row)),
-    "rss": lambda row: _optional_key(_rss(row)),
-    "disk": lambda row: _optional_key(_disk(row)),
-    "io": lambda row: _optional_key(_io(row)),
-    "net": lambda row: _optional_key(_net(row)),
-}
-"""Each of `SORT_COLUMNS`' key: by label; by start (earliest first); or by a figure, the largest first."""
-
-
-def own_io(summary: InstanceSummary | None) -> bool:
-    """Whether a row's io is its run's own processes' (`run.io`), not the host's disks'."""
-    return summary is not None and summary.run is not None and summary.run.io is not None
-
-
-def rss_peak(summary: InstanceSummary | None) -> int | None:
-    """The run's own processes' resident memory at its largest, when the lines have a run."""
-    if summary is None or summary.run is None or summary.memory is None:
-        return None
-    return summary.memory.rss_peak
-
-
-def io_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes read and written over the run: by its own processes when the lines have `run.io`, else by the host's
-    disks."""
-    if summary is not None and summary.run is not None and summary.run.io is not None:
-        return summary.run.io.read + summary.run.io.write
-    return None if summary is None or summary.io is None else summary.io.read + summary.io.write
-
-
-def net_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes received and sent by the host over the run."""
-    return None if summary is None or summary.net is None else summary.net.received + summary.net.sent
 
 
 def fleet(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort: str = "name") -> Fleet:
@@ -258,7 +173,7 @@ def _flags(run: Run, ends: tuple[float, float] | None) -> tuple[Flag, ...]:
         if begin(summary) <= median_end and late > margin and late > 0:
             flags.append(Flag(STRAGGLER, f"ended {duration(late)} after the median end"))
     if summary.gaps:
-        flags.append(Flag(GAPS, f"{summary.gaps:,} gap{'s' if summary.gaps > 1 else ''}"))
+        flags.append(Flag(GAPS, count(summary.gaps, "gap")))
     return tuple(flags)
 
 
@@ -285,7 +200,7 @@ def _saturated(summary: InstanceSummary, usage: Usage | None) -> list[str]:
     group = summary.cgroup
     kills = (0 if group is None else group.oom_kills) + sum(container.oom_kills for container in summary.containers)
     if kills:
-        why.append(f"{kills:,} OOM kill{'s' if kills > 1 else ''}")
+        why.append(count(kills, "OOM kill"))
     if group is not None and group.throttled is not None and group.throttled >= THROTTLED_PERCENT:
         why.append(f"throttled {group.throttled:.0f}% of periods")
     pressure = summary.pressure
@@ -300,17 +215,10 @@ def how_failed(summary: InstanceSummary) -> str | None:
     or its cgroup had an OOM kill. None for a run that did not (or whose lines do not say)."""
     group = summary.cgroup
     kills = 0 if group is None else group.oom_kills
-    oom = f"{kills:,} OOM kill{'s' if kills > 1 else ''}" if kills else None
+    oom = count(kills, "OOM kill") if kills else None
     ended = None if summary.run is None else summary.run.exit
-    how = None
-    if ended is not None and ended.error is not None:
-        how = f"could not start: {ended.error}"
-    elif ended is not None and ended.signal is not None:
-        how = f"killed by {SIGNAL_NAMES.get(ended.signal, f'signal {ended.signal}')}"
-    elif ended is not None and ended.code:
-        how = f"exit {ended.code}"
-    if how is not None and ended is not None and ended.wall is not None:
-        how += f" after {duration(ended.wall)}"
+    failed = ended is not None and (ended.error is not None or ended.signal is not None or bool(ended.code))
+    how = exit_after(ended) if ended is not None and failed else None
     return ", ".join(part for part in (how, oom) if part) or None
 
 

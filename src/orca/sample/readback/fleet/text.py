@@ -3,10 +3,9 @@ fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then wh
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
 from orca.sample.readback.fleet.records import (
     FAILED,
     GAPS,
@@ -17,9 +16,7 @@ from orca.sample.readback.fleet.records import (
     Fleet,
     FleetRow,
 )
-from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
-from orca.sample.readback.gather.records import ExitSummary
-from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
+from orca.sample.readback.words import MISSING, count, cut, number, percent, printable, utc
 
 WIDTH = 120
 """The widest a row is: a terminal's usual width."""
@@ -35,150 +32,47 @@ HOST = "^"
 """After a figure of the host as a whole, in a row whose lines have no run (or a run without `run.io`, for io)."""
 
 
-def compact_size(count: float | None) -> str:
-    """Bytes in a few characters: `0B`, `512B`, `1.5K`, `130M`, `12G`.
-
-    >>> [compact_size(n) for n in (0, 512, 1536, 136 * 2**20, 12.4 * 2**30, None)]
-    ['0B', '512B', '1.5K', '136M', '12G', '-']
-    """
-    if count is None:
-        return "-"
-    for unit in ("B", "K", "M", "G", "T", "P"):
-        if count < 1024 or unit == "P":
-            if unit == "B":
-                return f"{count:.0f}B"
-            return f"{count:.1f}{unit}" if count < 10 else f"{count:.0f}{unit}"
-        count /= 1024
-    return "-"  # not reached
+MARKS = {"cgroup": LIMITED, "run": "", "host": HOST}
+"""After a figure, by whose it is (`Column.whose`)."""
 
 
-def compact_span(seconds: float | None) -> str:
-    """A duration in a few characters.
+def _cell(figure: Figure[FleetRow], column: Column[FleetRow], over_days: bool) -> Callable[[FleetRow], str]:
+    """A column's cell of a row: its figure as the column says it (`-` without it), marked by whose it is."""
+    of, whose = figure.of, column.whose
+    said = column.over_days if over_days and column.over_days is not None else column.said
 
-    >>> [compact_span(s) for s in (0.2, 20.06, 200, 3725, 90061, 3 * 86400 + 4 * 3600, None)]
-    ['0.2s', '20.1s', '3m20s', '1h02m', '25h01m', '3d04h', '-']
-    """
-    if seconds is None or not math.isfinite(seconds):
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    whole = round(seconds)
-    if whole < 3600:
-        return f"{whole // 60}m{whole % 60:02d}s"
-    if whole < 72 * 3600:
-        return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
-    return f"{whole // 86400}d{whole % 86400 // 3600:02d}h"
+    def cell(row: FleetRow) -> str:
+        value = of(row)
+        if value is None:
+            return MISSING
+        mark = None if whose is None else whose(row)
+        return said(value) + ("" if mark is None else MARKS[mark])
 
-
-def end_text(ended: ExitSummary | None) -> str:
-    """How a command ended, in a few characters; `-` when the lines do not say.
-
-    >>> [end_text(ExitSummary(0, None, None, 1.0, None, None, None)), end_text(ExitSummary(None, 9, *[None] * 5))]
-    ['exit 0', 'SIGKILL']
-    >>> end_text(ExitSummary(127, None, "No such file", *[None] * 4)), end_text(None)
-    ('no start', '-')
-    """
-    if ended is None:
-        return "-"
-    if ended.error is not None:
-        return "no start"
-    if ended.signal is not None:
-        return SIGNAL_NAMES.get(ended.signal, f"sig {ended.signal}")
-    return "-" if ended.code is None else f"exit {ended.code}"
-
-
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    header: str
-    cell: Callable[[FleetRow], str]
-    left: bool = False
-
-
-def _cells(fleet: Fleet) -> list[Column]:
-    """The columns after the label, the flags last."""
-    begins = [row.begin for row in fleet.rows if row.begin is not None]
-    one_day = len({utc(begin)[:10] for begin in begins}) <= 1
-
-    def start(row: FleetRow) -> str:
-        if row.begin is None:
-            return "-"
-        return utc(row.begin)[11:19] if one_day else f"{utc(row.begin)[5:10]} {utc(row.begin)[11:16]}"
-
-    def cpu(row: FleetRow) -> str:
-        usage = row.usage
-        if usage is None or usage.cpu_percent is None:
-            return "-"
-        return _percent(usage.cpu_percent) + (LIMITED if usage.cpu_limited else "" if usage.cpu_own else HOST)
-
-    def memory(row: FleetRow) -> str:
-        usage = row.usage
-        if usage is None or usage.memory_peak_percent is None:
-            return "-"
-        return _percent(usage.memory_peak_percent) + (LIMITED if usage.memory_limited else "" if usage.memory_own
-                                                      else HOST)
-
-    def io(row: FleetRow) -> str:
-        moved = io_bytes(row.summary)
-        return compact_size(moved) + ("" if moved is None or own_io(row.summary) else HOST)
-
-    return [
-        Column("start", start),
-        Column("span", lambda row: compact_span(row.span)),
-        Column("lines", lambda row: "0" if row.summary is None else f"{row.summary.lines:,}"),
-        Column("cpu%", cpu),
-        Column("p95", lambda row: _percent(None if row.usage is None else row.usage.cpu_p95)),
-        Column("mem%", memory),
-        Column("rss", lambda row: compact_size(rss_peak(row.summary))),
-        Column("disk%", lambda row: _percent(None if row.summary is None or row.summary.disk is None
-                                             else row.summary.disk.peak_percent)),
-        Column("io", io),
-        Column("net", lambda row: compact_size(net_bytes(row.summary))),
-        Column("end", lambda row: end_text(None if row.summary is None or row.summary.run is None
-                                           else row.summary.run.exit), left=True),
-        Column("flags", lambda row: ",".join(flag.flag for flag in row.flags), left=True),
-    ]
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+    return cell
 
 
 def table_rows(fleet: Fleet) -> list[str]:
-    """The header and one row per run, each at most `WIDTH` characters."""
-    columns = _cells(fleet)
-    cells = [[column.cell(row) for column in columns] for row in fleet.rows]
+    """The header and one row per run, each at most `WIDTH` characters: the columns `COLUMNS` declares."""
+    (label, label_column), *shown = COLUMNS
+    columns = [column for _, column in shown]
+    over_days = len({utc(row.begin)[:10] for row in fleet.rows if row.begin is not None}) > 1
+    each = [_cell(figure, column, over_days) for figure, column in shown]
+    cells = [[cell(row) for cell in each] for row in fleet.rows]
     widths = [max(len(column.header), *(len(row[index]) for row in cells)) for index, column in enumerate(columns)]
     fixed = sum(widths) + 2 * len(columns)  # two spaces before each column
-    labels = [printable(row.label) for row in fleet.rows]
+    labels = list(map(_cell(label, label_column, over_days), fleet.rows))
     label_width = max(MIN_LABEL, min(max(map(len, labels), default=0), WIDTH - fixed))
     flags_width = max(len(columns[-1].header), WIDTH - (fixed - widths[-1]) - label_width)
 
     def line(label: str, values: list[str]) -> str:
-        parts = [_cut(label, label_width).ljust(label_width)]
+        parts = [cut(label, label_width).ljust(label_width)]
         for value, width, column in zip(values[:-1], widths, columns, strict=False):
             parts.append(value.ljust(width) if column.left else value.rjust(width))
-        parts.append(_cut(values[-1], flags_width))
+        parts.append(cut(values[-1], flags_width))
         return "  ".join(parts).rstrip()[:WIDTH]
 
-    header = line("instance", [column.header for column in columns])
+    header = line(label_column.header, [column.header for column in columns])
     return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
-
-
-def number(value: float) -> str:
-    """A total at three significant figures or more: `0.0312`, `4.17`, `1,234`.
-
-    >>> [number(value) for value in (0.031234, 4.1666, 9600.0, 0.0)]
-    ['0.0312', '4.17', '9,600', '0']
-    """
-    if value == 0 or not math.isfinite(value):
-        return "0"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.{max(1, 2 - math.floor(math.log10(abs(value))))}f}"
 
 
 def totals_rows(fleet: Fleet) -> list[str]:
@@ -186,10 +80,10 @@ def totals_rows(fleet: Fleet) -> list[str]:
     when = ""
     if totals.first_start is not None and totals.last_end is not None:
         when = f" from {utc(totals.first_start)} to {utc(totals.last_end)}"
-    cpu = "" if totals.cpu_percent is None else f" ({totals.cpu_percent:.1f}%)"
-    memory = "" if totals.memory_percent is None else f" ({totals.memory_percent:.1f}%)"
+    cpu = "" if totals.cpu_percent is None else f" ({percent(totals.cpu_percent)})"
+    memory = "" if totals.memory_percent is None else f" ({percent(totals.memory_percent)})"
     return [
-        f"total: {totals.runs:,} run{'' if totals.runs == 1 else 's'}, {number(totals.instance_hours)} "
+        f"total: {count(totals.runs, 'run')}, {number(totals.instance_hours)} "
         f"instance-hours{when}",
         f"  cpu {number(totals.cpu_hours_used)} of {number(totals.cpu_hours_available)} CPU-hours used{cpu}, "
         f"memory {number(totals.memory_gib_hours_used)} of {number(totals.memory_gib_hours_available)} "
@@ -220,8 +114,8 @@ def hosts_rows(fleet: Fleet) -> list[str]:
         return []
     width = min(max(len(printable(host.host)) for host in fleet.hosts_saturated), WIDTH // 3)
     return [f"hosts saturated ({len(fleet.hosts_saturated):,}), apart from the runs on them:",
-            *(_cut(f"  {_cut(printable(host.host), width).ljust(width)}  {host.why} (under {host.runs:,} "
-                   f"run{'s' if host.runs > 1 else ''})", WIDTH) for host in fleet.hosts_saturated)]
+            *(cut(f"  {cut(printable(host.host), width).ljust(width)}  {host.why} (under {count(host.runs, 'run')})",
+                  WIDTH) for host in fleet.hosts_saturated)]
 
 
 def stand_out_rows(fleet: Fleet) -> list[str]:
@@ -236,7 +130,7 @@ def stand_out_rows(fleet: Fleet) -> list[str]:
         named = [(printable(row.label), why) for row in flagged[:MOST_NAMED]
                  for why in (each.why for each in row.flags if each.flag == flag)]
         width = min(max(len(label) for label, _ in named), WIDTH // 3)
-        rows += [_cut(f"  {_cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in named]
+        rows += [cut(f"  {cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in named]
         if len(flagged) > MOST_NAMED:
             rows.append(f"  and {len(flagged) - MOST_NAMED:,} more (--json lists them all)")
     rows += hosts_rows(fleet)

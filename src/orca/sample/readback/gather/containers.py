@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.line_format import Sample
+from orca.sample.line_format import Count, Percent, Sample
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.exact import ExactSum, rise
 from orca.sample.readback.gather.section import PEAK, Bounds, Column, merge_by_name
@@ -19,13 +19,13 @@ MAX_CONTAINERS = 1000
 @dataclass(frozen=True, slots=True)
 class ContainerSummary:
     name: str
-    mem_peak: int
-    oom_kills: int
+    mem_peak: Count
+    oom_kills: Count
     """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
-    mem_max: int | None = None
+    mem_max: Count | None = None
     """The newest memory limit seen (`mem_max`); None when no line had one."""
-    pids_peak: int | None = None
-    throttled_mean: float | None = None
+    pids_peak: Count | None = None
+    throttled_mean: Percent | None = None
     """The mean of `throttled` over the lines that have it."""
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.line_format import Sample
+from orca.sample.line_format import Count, Percent, Sample
 from orca.sample.readback.exact import Histogram
 from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column, present
 
@@ -19,11 +19,11 @@ class CpuSummary:
     """The host's CPU, in percent of all its cores. Busy is `user` + `system` + `steal` (everything but idle and
     iowait, as `busiest` counts a core)."""
 
-    mean_all_cores_percent: float
-    p95_all_cores_percent: float
+    mean_all_cores_percent: Percent
+    p95_all_cores_percent: Percent
     """The nearest-rank 95th percentile: the smallest value at least 95 % of the lines are at or below."""
-    max_all_cores_percent: float
-    busiest_core_p95_percent: float
+    max_all_cores_percent: Percent
+    busiest_core_p95_percent: Percent
     """The 95th percentile of `busiest`, the busiest single core's busy percent."""
 
 
@@ -74,13 +74,13 @@ class CpuSection:
 
 @dataclass(frozen=True, slots=True)
 class MemorySummary:
-    total: int
+    total: Count
     """`mem.total` of the line with the most used."""
-    used_peak: int
-    used_peak_percent: float
+    used_peak: Count
+    used_peak_percent: Percent
     """The largest 100 × `used` / `total` of any line."""
-    swap_peak: int
-    rss_peak: int
+    swap_peak: Count
+    rss_peak: Count
     """The run's own processes' resident bytes at their largest (`mem.rss`)."""
 
 
@@ -150,7 +150,7 @@ class MemorySection:
 @dataclass(frozen=True, slots=True)
 class DiskSummary:
     path: str
-    peak_percent: float
+    peak_percent: Percent
     """The fullest file system at its fullest: 100 × `used` / (`used` + `free`), as `df` counts Use%."""
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.line_format import CgroupSample, Sample
+from orca.sample.line_format import CgroupSample, Cores, Count, Percent, Sample
 from orca.sample.readback.exact import ExactSum, rise
 from orca.sample.readback.gather.section import NEWEST, Bounds, Column, present
 
@@ -17,20 +17,20 @@ from orca.sample.readback.gather.section import NEWEST, Bounds, Column, present
 class CgroupSummary:
     """The run against its cgroup's limits."""
 
-    mem_peak: int | None
+    mem_peak: Count | None
     """The most `mem` of any line; None when no line could read it."""
-    mem_max: int | None
+    mem_max: Count | None
     """The newest memory limit (`mem_max`); None when no line had one."""
-    cpu_cores: float | None
+    cpu_cores: Cores | None
     """The CPUs used on average over the lines with a CPU limit (`cpu` × `cpu_max`, weighted by `dt`)."""
-    cpu_max: float | None
+    cpu_max: Cores | None
     """The newest CPU limit in CPUs."""
-    throttled: float | None
+    throttled: Percent | None
     """The percent of periods throttled on average over the lines that have it, weighted by `dt`."""
-    oom_kills: int
+    oom_kills: Count
     """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
-    pids_peak: int | None
-    pids_max: int | None
+    pids_peak: Count | None
+    pids_max: Count | None
 
 
 def _limits(section: CgroupSample | None) -> tuple[int | None, float | None]:

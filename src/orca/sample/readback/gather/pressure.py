@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.line_format import PressureShare, Sample
+from orca.sample.line_format import Percent, PressureShare, Sample
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column, present
 
@@ -16,9 +16,9 @@ from orca.sample.readback.gather.section import MEAN, Bounds, Column, present
 class PressureSummary:
     """Means over the lines that have each resource; None for one never present."""
 
-    cpu: float | None
-    memory: float | None
-    io: float | None
+    cpu: Percent | None
+    memory: Percent | None
+    io: Percent | None
 
 
 def _shares(pressures: list[PressureShare]) -> tuple[list[float], list[float], list[float]]:

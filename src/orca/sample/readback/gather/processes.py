@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.line_format import CommandExit, Sample
+from orca.sample.line_format import CommandExit, Count, CpuSeconds, Percent, Sample, Seconds
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column
 from orca.sample.readback.gather.traffic import IoSummary
@@ -25,13 +25,13 @@ class ExitSummary:
     """How `-- COMMAND` ended, from its last line's `run.exit`: `code` or `signal`; `error` when it could not be
     started; `wall`, `user`, `system` and `max_rss` as `wait4` reported them for it and what it waited for."""
 
-    code: int | None
-    signal: int | None
+    code: Count | None
+    signal: Count | None
     error: str | None
-    wall: float | None
-    user: float | None
-    system: float | None
-    max_rss: int | None
+    wall: Seconds | None
+    user: CpuSeconds | None
+    system: CpuSeconds | None
+    max_rss: Count | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,23 +40,23 @@ class RunSummary:
 
     command: tuple[str, ...] | None
     """COMMAND's arguments as the first line holds them (bounded); None without a `-- COMMAND` first line."""
-    argc: int | None
+    argc: Count | None
     """How many arguments COMMAND had, when `command` holds fewer."""
     exit: ExitSummary | None
     """None when no line says how it ended (not a `-- COMMAND`, or its last line not written yet)."""
-    cpu_mean_core_percent: float | None
+    cpu_mean_core_percent: Percent | None
     """Percent of one core (100 is one core busy), over the time the lines with a `run.cpu` and `cores` cover (each
     weighted by its `dt`); None when they cover none."""
-    cpu_peak_core_percent: float | None
+    cpu_peak_core_percent: Percent | None
     """The highest of a line covering at least `PEAK_DT` (of any line, when none does)."""
-    procs_peak: int | None
+    procs_peak: Count | None
     """The most processes the run had at a reading."""
     io: IoSummary | None = None
     """The run's own disk I/O (`run.io`): bytes its processes read and wrote, and the highest rates; None when no
     line had it. Only of the lines that had it: `io_unknown_lines` says how many lacked it."""
-    io_lines: int = 0
+    io_lines: Count = 0
     """The lines that had a `run.cpu` (both readings of the run's processes): those `run.io` could be in."""
-    io_unknown_lines: int = 0
+    io_unknown_lines: Count = 0
     """Of `io_lines`, those whose `run.io` was null (a process's `io` could not be read): the bytes leave them out."""
 
 

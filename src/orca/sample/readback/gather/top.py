@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.line_format import RunSample, Sample
+from orca.sample.line_format import Count, CpuSeconds, Percent, RunSample, Sample
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import PEAK, Bounds, Column, merge_by_name
@@ -32,20 +32,20 @@ class ProcessSummary:
     """The run's processes of one name, from the lines' `run.top`."""
 
     name: str
-    count: int
+    count: Count
     """How many processes (distinct pids) of that name the lines listed."""
-    mem_peak: int | None
+    mem_peak: Count | None
     """The most resident bytes they held together at one reading; None when no line could read theirs."""
-    cpu_seconds: float
+    cpu_seconds: CpuSeconds
     """CPU seconds they used (each line's `cpu` × `cores` × `dt`), with the children they waited for."""
-    read: int
+    read: Count
     """Bytes they read from storage (each line's `read` × `dt`), and wrote (`write` × `dt`)."""
-    write: int
-    largest_pid: int | None = None
+    write: Count
+    largest_pid: Count | None = None
     """Of several processes of the name, the one that held the most resident memory at one reading, and that most
     (`largest_rss`); None when no line could read one's."""
-    largest_rss: int | None = None
-    busiest_core_percent: float | None = None
+    largest_rss: Count | None = None
+    busiest_core_percent: Percent | None = None
     """The most CPU one process of the name used in a line, in percent of one core; None without `cores`."""
 
 

@@ -4,10 +4,10 @@ exactly) and the highest rates; each point's mean rates."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from orca.sample.line_format import Sample
+from orca.sample.line_format import Count, Sample
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column
 
@@ -17,21 +17,21 @@ class IoSummary:
     """The host's disk io: bytes moved over the run (rate × `dt`, line by line) and the highest rates, in bytes per
     second."""
 
-    read: int
-    write: int
-    read_peak: int
-    write_peak: int
+    read: Count
+    write: Count
+    read_peak: Count
+    write_peak: Count
 
 
 @dataclass(frozen=True, slots=True)
 class NetSummary:
     """The host's network traffic, as `IoSummary` counts it; `--json` writes `received` as `in` and `sent` as `out`,
-    as the line does."""
+    as the line does (the `json` of a field's metadata)."""
 
-    received: int
-    sent: int
-    received_peak: int
-    sent_peak: int
+    received: Count = field(metadata={"json": "in"})
+    sent: Count = field(metadata={"json": "out"})
+    received_peak: Count = field(metadata={"json": "in_peak"})
+    sent_peak: Count = field(metadata={"json": "out_peak"})
 
 
 class TrafficSection:

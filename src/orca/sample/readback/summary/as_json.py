@@ -1,55 +1,90 @@
 """The summaries as `orca metrics --json` prints them for a script: one JSON object per run and line, its keys the
-summary's field names, each number at the precision of the lines (docs/metrics.md, "`--json`")."""
+summary's field names, each number with the decimals its record declares: the line's number types, so at the
+precision of the lines (docs/metrics.md, "`--json`")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields, is_dataclass
+from functools import cache
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+
+from msgspec import Meta
 
 from orca.sample.readback.gather.records import InstanceSummary
-from orca.sample.readback.summary.text import utc
-
-PLACES = {"start": 3, "first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "wall": 3, "self_cpu_seconds": 2,
-          "overhead_percent": 2, "user": 2, "system": 2, "cpu_seconds": 2, "cpu_cores": 3, "cpu_max": 3}
-"""Decimals of the JSON summary's numbers that are not percentages: times as the lines carry them (milliseconds),
-CPU seconds as `self_cpu` and `run.exit` carry them (a top process's `cpu_seconds` too), the sampler's overhead as
-the text prints it, CPUs as `cgroup.cpu_max` carries them. Every other number with a fraction is a percentage, one
-decimal like the lines'; byte counts are whole."""
-JSON_NAMES = {"received": "in", "sent": "out", "received_peak": "in_peak", "sent_peak": "out_peak"}
-"""The keys of `net` as the line names them (`in` and `out` are not names a record's field can have)."""
+from orca.sample.readback.words import utc
 
 
-def rounded(value: object, key: str = "") -> object:
-    """A summary's record as plain JSON values, each number at the precision of the lines (see `PLACES`), and
-    `net`'s keys as the line names them (`JSON_NAMES`).
+def _either(hint: object) -> tuple[object, ...]:
+    """`hint`, and each type of it when it is a union (`Percent | None`)."""
+    return (hint, *get_args(hint)) if get_origin(hint) in (Union, UnionType) else (hint,)
 
-    >>> rounded({"cpu": {"mean": 6.039999999999999}, "first_t": 1796032568.5170002, "mem": 5, "p": (12.0,)})
-    {'cpu': {'mean': 6.0}, 'first_t': 1796032568.517, 'mem': 5, 'p': [12.0]}
-    >>> from orca.sample.readback.gather.records import NetSummary
-    >>> rounded(NetSummary(1, 2, 3, 4), "net")
-    {'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4}
+
+@cache
+def places(hint: object) -> int | None:
+    """The decimals a number type declares (the `places` of its `Meta`, as `line_format.py` gives them), through an
+    `| None`; None for a type that declares none (a whole number, text).
+
+    >>> from orca.sample.line_format import Percent, Seconds
+    >>> places(Percent), places(Seconds | None), places(int)
+    (1, 3, None)
     """
-    if isinstance(value, float):
-        return round(value, PLACES.get(key, 1))
-    if is_dataclass(value) and not isinstance(value, type):
-        value = {field.name: getattr(value, field.name) for field in fields(value)}
-    if isinstance(value, dict):
-        if key == "net":
-            return {JSON_NAMES.get(name, name): rounded(item, name) for name, item in value.items()}
-        return {name: rounded(item, name) for name, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [rounded(item, key) for item in value]
-    return value
+    for each in _either(hint):
+        if get_origin(each) is Annotated:
+            for meta in get_args(each)[1:]:
+                if isinstance(meta, Meta) and meta.extra is not None and "places" in meta.extra:
+                    return int(meta.extra["places"])
+    return None
 
 
-def document(summary: InstanceSummary) -> object:
+Write = Callable[[Any], object]
+
+
+@cache
+def declared(record: type) -> tuple[tuple[str, str, Write], ...]:
+    """Each field of a record a summary (or a fleet) is made of: its name, its JSON key (the `json` of its metadata,
+    else its name) and how `--json` writes it (`writer` of its type)."""
+    hints = get_type_hints(record, include_extras=True)
+    return tuple((field.name, field.metadata.get("json", field.name), writer(hints[field.name]))
+                 for field in fields(record))
+
+
+@cache
+def writer(hint: object) -> Write:
+    """How `--json` writes a value of the type `hint` (or None): a fraction with the decimals its type declares, a
+    record as an object of its fields, a tuple as an array; the rest as it is. A fraction whose type declares no
+    decimals is refused here, once, rather than written as it falls.
+
+    >>> from orca.sample.line_format import Percent
+    >>> from orca.sample.readback.gather.records import NetSummary
+    >>> writer(Percent | None)(6.039999999999999), writer(tuple[NetSummary, ...])((NetSummary(1, 2, 3, 4),))
+    (6.0, [{'in': 1, 'out': 2, 'in_peak': 3, 'out_peak': 4}])
+    """
+    if (decimals := places(hint)) is not None:
+        return lambda value: None if value is None else round(value, decimals)
+    for each in _either(hint):
+        if isinstance(each, type) and is_dataclass(each):
+            record = declared(each)
+            return lambda value: None if value is None else {key: write(getattr(value, name))
+                                                             for name, key, write in record}
+        if get_origin(each) is tuple:
+            item = writer(get_args(each)[0])
+            return lambda value: None if value is None else [item(one) for one in value]
+        if each is float:
+            raise TypeError(f"a fraction must declare its decimals (its type's `places`): {hint}")
+    return lambda value: value
+
+
+def document(summary: InstanceSummary) -> dict[str, object]:
     """One run's JSON object, before encoding: every field of the summary, with `start_utc` after `start` (which
     run, as the text says it)."""
     document: dict[str, object] = {}
-    for field in fields(summary):
-        document[field.name] = getattr(summary, field.name)
-        if field.name == "start":
+    for name, key, write in declared(InstanceSummary):
+        document[key] = write(getattr(summary, name))
+        if name == "start":
             document["start_utc"] = None if summary.start is None else utc(summary.start)
-    return rounded(document)
+    return document
 
 
 def json_line(summary: InstanceSummary) -> str:

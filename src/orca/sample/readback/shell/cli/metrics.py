@@ -9,7 +9,7 @@ import gc
 import sys
 from collections.abc import Iterator
 
-from orca.sample.readback.fleet.records import SORT_COLUMNS
+from orca.sample.readback.fleet.columns import SORT_COLUMNS
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
@@ -25,7 +25,8 @@ from orca.sample.readback.shell.sources import (
     read_failure,
     sources,
 )
-from orca.sample.readback.summary.text import block_text, printable
+from orca.sample.readback.summary.text import block_text
+from orca.sample.readback.words import count, printable
 from orca.sample.shared.hints import extra_install, metrics_command, plot_install
 from orca.sample.shared.parser import Help as _Help
 from orca.sample.shared.parser import Malformed as _Malformed
@@ -190,8 +191,8 @@ def _show_all(found: list[Source], shown: Kept, drawn: int) -> int:
 def _tell(source: Source, tally: Tally, any_run: bool) -> None:
     name = printable(source.name)
     if tally.skipped:
-        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
-        _say(f"orca metrics: {name}: {tally.skipped} line(s) skipped ({reasons})")
+        reasons = ", ".join(f"{times} {reason}" for reason, times in sorted(tally.reasons.items()))
+        _say(f"orca metrics: {name}: {count(tally.skipped, 'line')} skipped ({reasons})")
     if tally.given_up:
         _say(f"orca metrics: {name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
     if not any_run:

@@ -1,0 +1,209 @@
+"""What a fleet's row and totals hold, declared once (docs/metrics.md, "A fleet"): each figure in the order `--json`
+writes it, with its number type (the line's, `line_format.py`: its decimals in `--json`) and, for a figure the table
+shows, its column's header, how it is said and whose it is; for a figure the rows can be sorted by, its `--sort` name
+and order. The table's columns (`fleet/text.py`), `--sort`'s choices and keys (`SORTS`), `--json`'s rows and totals
+(`fleet/as_json.py`) and the docs' tables (held to this by tests/fleet/test_columns.py) follow `ROW` and `TOTALS`: a
+new column is one entry of `ROW`. Each column is as wide as its widest cell; the label's at least `MIN_LABEL`, and the
+flags' the rest of the row."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar
+
+from msgspec import Meta
+
+from orca.sample.line_format import Cores, Count, Percent, Seconds
+from orca.sample.readback.fleet.records import Flag, FleetRow, FleetTotals
+from orca.sample.readback.gather.records import ExitSummary, InstanceSummary
+from orca.sample.readback.summary.as_json import document
+from orca.sample.readback.words import (
+    day_and_minute,
+    duration,
+    exit_cell,
+    percent_cell,
+    printable,
+    size_cell,
+    time_of_day,
+    utc,
+)
+
+Hours = Annotated[float, Meta(ge=0, extra={"places": 6})]
+"""Hours of a fleet, to the millionth (3.6 ms: a short fleet's hours are small)."""
+Record = TypeVar("Record")
+
+
+@dataclass(frozen=True, slots=True)
+class Column(Generic[Record]):
+    """A figure's column in the table."""
+
+    header: str
+    said: Callable[[Any], str]
+    """How its cells say the figure (a function of `readback/words.py`); `-` for a row without it."""
+    whose: Callable[[Record], str | None] | None = None
+    """Whose the figure is (`run`, `cgroup`, `host`): the table marks a cgroup's and a host's after it."""
+    left: bool = False
+    """Its cells flush left."""
+    over_days: Callable[[Any], str] | None = None
+    """How its cells say it when the fleet's runs started on different days."""
+
+
+@dataclass(frozen=True, slots=True)
+class Figure(Generic[Record]):
+    """One figure of a row (or of the totals)."""
+
+    key: str
+    """Its name in `--json`."""
+    of: Callable[[Record], Any]
+    kind: object
+    """Its type: a number's (the line's, whose `places` are its decimals in `--json`), or a record's."""
+    json: Callable[[Any], object] | None = None
+    """What `--json` writes of it, when not the figure itself (at its decimals)."""
+    column: Column[Record] | None = None
+    """Its column in the table; None for a figure only `--json` has."""
+    sort: str | None = None
+    """Its `--sort` name: a figure the largest first (a row without it last), or text (by itself, then the host and
+    the start: a file of several runs) or with `ascending`, the smallest first."""
+    ascending: bool = False
+
+
+def own_io(summary: InstanceSummary | None) -> bool:
+    """Whether a row's io is its run's own processes' (`run.io`), not the host's disks'."""
+    return summary is not None and summary.run is not None and summary.run.io is not None
+
+
+def rss_peak(summary: InstanceSummary | None) -> int | None:
+    """The run's own processes' resident memory at its largest, when the lines have a run."""
+    if summary is None or summary.run is None or summary.memory is None:
+        return None
+    return summary.memory.rss_peak
+
+
+def io_bytes(summary: InstanceSummary | None) -> int | None:
+    """Bytes read and written over the run: by its own processes when the lines have `run.io`, else by the host's
+    disks."""
+    if summary is not None and summary.run is not None and summary.run.io is not None:
+        return summary.run.io.read + summary.run.io.write
+    return None if summary is None or summary.io is None else summary.io.read + summary.io.write
+
+
+def net_bytes(summary: InstanceSummary | None) -> int | None:
+    """Bytes received and sent by the host over the run."""
+    return None if summary is None or summary.net is None else summary.net.received + summary.net.sent
+
+
+def _of(limited: bool, own: bool) -> str:
+    return "cgroup" if limited else "run" if own else "host"
+
+
+def cpu_of(row: FleetRow) -> str | None:
+    """Whose the row's CPU figures are: its run's own processes', its cgroup's limit's, or its host's."""
+    return None if row.usage is None else _of(row.usage.cpu_limited, row.usage.cpu_own)
+
+
+def memory_of(row: FleetRow) -> str | None:
+    return None if row.usage is None else _of(row.usage.memory_limited, row.usage.memory_own)
+
+
+def io_of(row: FleetRow) -> str | None:
+    return None if row.summary is None else "run" if own_io(row.summary) else "host"
+
+
+def _exit(ended: Any) -> object:
+    return None if ended is None else {"code": ended.code, "signal": ended.signal, "error": ended.error}
+
+
+def _flag_names(flags: tuple[Flag, ...]) -> str:
+    return ",".join(flag.flag for flag in flags)
+
+
+def _utc(t: float | None) -> str | None:
+    return None if t is None else utc(t)
+
+
+ROW: tuple[Figure[FleetRow], ...] = (
+    Figure("label", lambda row: row.label, str, column=Column("instance", printable)),
+    Figure("name", lambda row: row.name, str, sort="name"),
+    Figure("host", lambda row: None if row.summary is None else row.summary.host, str | None),
+    Figure("start", lambda row: row.begin, Seconds, column=Column("start", time_of_day, over_days=day_and_minute),
+           sort="start", ascending=True),
+    Figure("start_utc", lambda row: _utc(row.begin), str | None),
+    Figure("end", lambda row: row.end, Seconds, sort="end"),
+    Figure("duration", lambda row: None if row.summary is None else row.summary.duration, Seconds),
+    Figure("span", lambda row: row.span, Seconds, column=Column("span", duration), sort="span"),
+    Figure("lines", lambda row: 0 if row.summary is None else row.summary.lines, Count,
+           column=Column("lines", "{:,}".format), sort="lines"),
+    Figure("cpus", lambda row: None if row.usage is None else row.usage.cpus, Cores),
+    Figure("cpus_limited", lambda row: None if row.usage is None else row.usage.cpu_limited, bool | None),
+    Figure("cpu_of", cpu_of, str | None),
+    Figure("cpu_percent", lambda row: None if row.usage is None else row.usage.cpu_percent, Percent,
+           column=Column("cpu%", percent_cell, cpu_of), sort="cpu"),
+    Figure("cpu_p95_percent", lambda row: None if row.usage is None else row.usage.cpu_p95, Percent,
+           column=Column("p95", percent_cell), sort="p95"),
+    Figure("memory_bytes", lambda row: None if row.usage is None or row.usage.memory_bytes is None
+           else round(row.usage.memory_bytes), Count),
+    Figure("memory_limited", lambda row: None if row.usage is None else row.usage.memory_limited, bool | None),
+    Figure("memory_of", memory_of, str | None),
+    Figure("memory_percent", lambda row: None if row.usage is None else row.usage.memory_percent, Percent),
+    Figure("memory_peak_percent", lambda row: None if row.usage is None else row.usage.memory_peak_percent, Percent,
+           column=Column("mem%", percent_cell, memory_of), sort="mem"),
+    Figure("rss_peak", lambda row: rss_peak(row.summary), Count, column=Column("rss", size_cell), sort="rss"),
+    Figure("disk_peak_percent", lambda row: None if row.summary is None or row.summary.disk is None
+           else row.summary.disk.peak_percent, Percent, column=Column("disk%", percent_cell), sort="disk"),
+    Figure("io_bytes", lambda row: io_bytes(row.summary), Count, column=Column("io", size_cell, io_of), sort="io"),
+    Figure("io_of", io_of, str | None),
+    Figure("net_bytes", lambda row: net_bytes(row.summary), Count, column=Column("net", size_cell), sort="net"),
+    Figure("exit", lambda row: None if row.summary is None or row.summary.run is None else row.summary.run.exit,
+           ExitSummary | None, _exit, column=Column("end", exit_cell, left=True)),
+    Figure("flags", lambda row: row.flags, tuple[Flag, ...], column=Column("flags", _flag_names, left=True)),
+    Figure("summary", lambda row: row.summary, InstanceSummary | None,
+           lambda summary: None if summary is None else document(summary)),
+)
+"""A row's figures, in the order `--json` writes them; those with a `header` are the table's columns, in this order
+(the label first, the flags last)."""
+
+TOTALS: tuple[Figure[FleetTotals], ...] = (
+    Figure("runs", lambda totals: totals.runs, Count),
+    Figure("instance_hours", lambda totals: totals.instance_hours, Hours),
+    Figure("cpu_hours_used", lambda totals: totals.cpu_hours_used, Hours),
+    Figure("cpu_hours_available", lambda totals: totals.cpu_hours_available, Hours),
+    Figure("cpu_percent", lambda totals: totals.cpu_percent, Percent),
+    Figure("memory_gib_hours_used", lambda totals: totals.memory_gib_hours_used, Hours),
+    Figure("memory_gib_hours_available", lambda totals: totals.memory_gib_hours_available, Hours),
+    Figure("memory_percent", lambda totals: totals.memory_percent, Percent),
+    Figure("first_start", lambda totals: totals.first_start, Seconds),
+    Figure("first_start_utc", lambda totals: _utc(totals.first_start), str | None),
+    Figure("last_end", lambda totals: totals.last_end, Seconds),
+    Figure("last_end_utc", lambda totals: _utc(totals.last_end), str | None),
+)
+"""The totals' figures, in the order `--json` writes them (the text says them in words: `fleet/text.py`)."""
+
+COLUMNS = tuple((figure, figure.column) for figure in ROW if figure.column is not None)
+"""The table's columns, each with its figure: the label, the figures, the flags."""
+
+SortKey = tuple[bool, float] | tuple[str, str, float]
+
+
+def _optional_key(value: float | None, descending: bool = True) -> tuple[bool, float]:
+    """A sort key: Nones last, the rest largest first (or smallest first)."""
+    if value is None:
+        return (True, 0.0)
+    return (False, -value if descending else value)
+
+
+def _sort_key(figure: Figure[FleetRow]) -> Callable[[FleetRow], SortKey]:
+    def key(row: FleetRow) -> SortKey:
+        value = figure.of(row)
+        if isinstance(value, str):
+            return (value, "" if row.summary is None else row.summary.host, row.begin or 0.0)
+        return _optional_key(value, descending=not figure.ascending)
+
+    return key
+
+
+SORTS: dict[str, Callable[[FleetRow], SortKey]] = {figure.sort: _sort_key(figure) for figure in ROW
+                                                   if figure.sort is not None}
+"""What a fleet's rows can be sorted by (`--sort`), each with its key: by name; by start (earliest first); or by a
+figure, the largest first."""
+SORT_COLUMNS = tuple(SORTS)
