@@ -510,7 +510,8 @@ def flags_oracle(connection: Any, summary: dict[str, Any]) -> set[str]:
         SELECT sum(dt) FILTER (WHERE CASE WHEN cpu_of = 'run' THEN cpu_share * cpus ELSE cpu_share END > 10),
                sum(dt), (SELECT max(100 * used / had) FROM shares WHERE used IS NOT NULL)
         FROM shares WHERE cpu_share IS NOT NULL""")
-    if covered and 100 * (above or 0) / covered <= 5 and (memory_peak or 0) <= 20:
+    # Idle is said of what is known: a run whose lines say nothing of its CPU, or of its memory, is not called idle.
+    if covered and 100 * (above or 0) / covered <= 5 and memory_peak is not None and memory_peak <= 20:
         flags.add("idle")
     ended = summary["run"] and summary["run"]["exit"]
     cgroup = summary["cgroup"]
