@@ -4,7 +4,19 @@ a list of labels. Numbers at the lines' precision, as for one run's summary."""
 
 from __future__ import annotations
 
-from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet, FleetRow
+from typing import Any
+
+from orca.sample.readback.fleet.records import (
+    FAILED,
+    GAPS,
+    IDLE,
+    NO_LINES,
+    SATURATED,
+    STRAGGLER,
+    Fleet,
+    FleetRow,
+    FleetTotals,
+)
 from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.summary.as_json import document, encoded
 from orca.sample.readback.summary.text import utc
@@ -38,34 +50,80 @@ def row_document(row: FleetRow) -> dict[str, object]:
     """One row's object: what the table shows, named for its unit, then the run's summary."""
     usage, summary = row.usage, row.summary
     ended = None if summary is None or summary.run is None else summary.run.exit
-    return _rounded({
-        "label": row.label,
-        "name": row.name,
-        "host": None if summary is None else summary.host,
-        "start": row.begin,
-        "start_utc": _utc(row.begin),
-        "end": row.end,
-        "duration": None if summary is None else summary.duration,
-        "span": row.span,
-        "lines": 0 if summary is None else summary.lines,
-        "cpus": None if usage is None else usage.cpus,
-        "cpus_limited": None if usage is None else usage.cpu_limited,
-        "cpu_of": None if usage is None else _of(usage.cpu_limited, usage.cpu_own),
-        "cpu_percent": None if usage is None else usage.cpu_percent,
-        "cpu_p95_percent": None if usage is None else usage.cpu_p95,
-        "memory_bytes": None if usage is None or usage.memory_bytes is None else round(usage.memory_bytes),
-        "memory_limited": None if usage is None else usage.memory_limited,
-        "memory_of": None if usage is None else _of(usage.memory_limited, usage.memory_own),
+    return _row_object({
+        "label": row.label, "name": row.name, "host": None if summary is None else summary.host, "start": row.begin,
+        "end": row.end, "duration": None if summary is None else summary.duration, "span": row.span,
+        "lines": 0 if summary is None else summary.lines, "usage": usage is not None,
+        "cpus": None if usage is None else usage.cpus, "cpu_limited": usage is not None and usage.cpu_limited,
+        "cpu_own": usage is not None and usage.cpu_own, "cpu_percent": None if usage is None else usage.cpu_percent,
+        "cpu_p95": None if usage is None else usage.cpu_p95,
+        "memory_bytes": None if usage is None else usage.memory_bytes,
+        "memory_limited": usage is not None and usage.memory_limited,
+        "memory_own": usage is not None and usage.memory_own,
         "memory_percent": None if usage is None else usage.memory_percent,
-        "memory_peak_percent": None if usage is None else usage.memory_peak_percent,
-        "rss_peak": rss_peak(summary),
+        "memory_peak_percent": None if usage is None else usage.memory_peak_percent, "rss_peak": rss_peak(summary),
         "disk_peak_percent": None if summary is None or summary.disk is None else summary.disk.peak_percent,
-        "io_bytes": io_bytes(summary),
-        "io_of": None if summary is None else "run" if own_io(summary) else "host",
-        "net_bytes": net_bytes(summary),
+        "io_bytes": io_bytes(summary), "own_io": own_io(summary), "net_bytes": net_bytes(summary),
         "exit": None if ended is None else {"code": ended.code, "signal": ended.signal, "error": ended.error},
-        "flags": [{"flag": flag.flag, "why": flag.why} for flag in row.flags],
-        "summary": None if summary is None else document(summary),
+        "flags": row.flags,
+    }, None if summary is None else document(summary))
+
+
+def _row_object(fields: dict[str, Any], summary: object) -> dict[str, object]:
+    """A row's object from its figures (`fields`: as `row_document` gathers them) and its summary's document."""
+    used = fields["usage"]
+    memory_bytes = fields["memory_bytes"]
+    return _rounded({
+        "label": fields["label"],
+        "name": fields["name"],
+        "host": fields["host"],
+        "start": fields["start"],
+        "start_utc": _utc(fields["start"]),
+        "end": fields["end"],
+        "duration": fields["duration"],
+        "span": fields["span"],
+        "lines": fields["lines"],
+        "cpus": fields["cpus"],
+        "cpus_limited": fields["cpu_limited"] if used else None,
+        "cpu_of": _of(fields["cpu_limited"], fields["cpu_own"]) if used else None,
+        "cpu_percent": fields["cpu_percent"],
+        "cpu_p95_percent": fields["cpu_p95"],
+        "memory_bytes": None if memory_bytes is None else round(memory_bytes),
+        "memory_limited": fields["memory_limited"] if used else None,
+        "memory_of": _of(fields["memory_limited"], fields["memory_own"]) if used else None,
+        "memory_percent": fields["memory_percent"],
+        "memory_peak_percent": fields["memory_peak_percent"],
+        "rss_peak": fields["rss_peak"],
+        "disk_peak_percent": fields["disk_peak_percent"],
+        "io_bytes": fields["io_bytes"],
+        "io_of": None if fields["host"] is None else "run" if fields["own_io"] else "host",
+        "net_bytes": fields["net_bytes"],
+        "exit": fields["exit"],
+        "flags": [{"flag": flag.flag, "why": flag.why} for flag in fields["flags"]],
+        "summary": summary,
+    })
+
+
+def row_json(fields: dict[str, Any], summary: str) -> str:
+    """A row's object encoded, from its figures (as `row_document` gathers them) and its summary's document,
+    encoded: as `fleet_json` writes the row."""
+    return encoded(_row_object(fields, None))[: -len('null}')] + summary + "}"
+
+
+def totals_document(totals: FleetTotals) -> dict[str, object]:
+    return _rounded({
+        "runs": totals.runs,
+        "instance_hours": totals.instance_hours,
+        "cpu_hours_used": totals.cpu_hours_used,
+        "cpu_hours_available": totals.cpu_hours_available,
+        "cpu_percent": totals.cpu_percent,
+        "memory_gib_hours_used": totals.memory_gib_hours_used,
+        "memory_gib_hours_available": totals.memory_gib_hours_available,
+        "memory_percent": totals.memory_percent,
+        "first_start": totals.first_start,
+        "first_start_utc": _utc(totals.first_start),
+        "last_end": totals.last_end,
+        "last_end_utc": _utc(totals.last_end),
     })
 
 
@@ -74,20 +132,7 @@ def fleet_document(fleet: Fleet) -> dict[str, object]:
     document: dict[str, object] = {
         "rows": [row_document(row) for row in fleet.rows],
         "sorted_by": fleet.sorted_by,
-        "totals": _rounded({
-            "runs": totals.runs,
-            "instance_hours": totals.instance_hours,
-            "cpu_hours_used": totals.cpu_hours_used,
-            "cpu_hours_available": totals.cpu_hours_available,
-            "cpu_percent": totals.cpu_percent,
-            "memory_gib_hours_used": totals.memory_gib_hours_used,
-            "memory_gib_hours_available": totals.memory_gib_hours_available,
-            "memory_percent": totals.memory_percent,
-            "first_start": totals.first_start,
-            "first_start_utc": _utc(totals.first_start),
-            "last_end": totals.last_end,
-            "last_end_utc": _utc(totals.last_end),
-        }),
+        "totals": totals_document(totals),
     }
     for key, flag in LISTS.items():
         document[key] = [row.label for row in fleet.flagged(flag)]

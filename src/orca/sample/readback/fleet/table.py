@@ -226,15 +226,15 @@ def _straggler_bound(runs: Sequence[Run]) -> tuple[float, float] | None:
     too small to say."""
     if len(runs) < STRAGGLERS_FROM:
         return None
-    return _median([run.summary.last_t for run in runs]), STRAGGLER_SHARE * _median([span(run.summary)
+    return median([run.summary.last_t for run in runs]), STRAGGLER_SHARE * median([span(run.summary)
                                                                                     for run in runs])
 
 
-def _median(values: list[float]) -> float:
+def median(values: list[float]) -> float:
     """The middle value (the mean of the two in the middle of an even count): `statistics.median`, whose import
     (fractions, decimal) would cost a fleet's table more than these three lines.
 
-    >>> _median([3.0, 1.0, 2.0]), _median([4.0, 1.0, 2.0, 3.0])
+    >>> median([3.0, 1.0, 2.0]), median([4.0, 1.0, 2.0, 3.0])
     (2.0, 2.5)
     """
     ordered = sorted(values)
@@ -252,14 +252,26 @@ def _flags(run: Run, ends: tuple[float, float] | None) -> tuple[Flag, ...]:
         flags.append(Flag(SATURATED, ", ".join(saturated)))
     if (failed := how_failed(summary)) is not None:
         flags.append(Flag(FAILED, failed))
-    if ends is not None:
-        median_end, margin = ends
-        late = summary.last_t - median_end
-        if begin(summary) <= median_end and late > margin and late > 0:
-            flags.append(Flag(STRAGGLER, f"ended {duration(late)} after the median end"))
+    if ends is not None and (straggler := straggler_flag(begin(summary), summary.last_t, ends)) is not None:
+        flags.append(straggler)
     if summary.gaps:
         flags.append(Flag(GAPS, f"{summary.gaps:,} gap{'s' if summary.gaps > 1 else ''}"))
     return tuple(flags)
+
+
+def flags_of(run: Run) -> tuple[Flag, ...]:
+    """The run's flags but the straggler's, which the fleet's other runs decide (`straggler_flag`)."""
+    return _flags(run, None)
+
+
+def straggler_flag(began: float, ended: float, ends: tuple[float, float]) -> Flag | None:
+    """The flag of a run that began at `began` and ended at `ended` when it straggled behind the fleet's `ends`
+    (`_straggler_bound`)."""
+    median_end, margin = ends
+    late = ended - median_end
+    if began <= median_end and late > margin and late > 0:
+        return Flag(STRAGGLER, f"ended {duration(late)} after the median end")
+    return None
 
 
 def _idle(usage: Usage) -> str | None:
@@ -315,29 +327,36 @@ def how_failed(summary: InstanceSummary) -> str | None:
 
 
 def _hosts_saturated(runs: Sequence[Run]) -> tuple[HostFlag, ...]:
-    """The hosts of runs judged by their own processes whose own figures say they were at their capacity: CPU
-    saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run's lines weighted by its span), memory at
-    `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on average."""
-    hosts: dict[str, list[Run]] = {}
+    """The hosts of runs judged by their own processes whose own figures say they were at their capacity: see
+    `hosts_saturated`."""
+    return hosts_saturated([
+        (run.summary.host, usage.host_cpu_saturated_percent, run.summary.duration, usage.host_memory_peak_percent,
+         None if run.summary.pressure is None else run.summary.pressure.memory)
+        for run in runs if (usage := run.usage) is not None and (usage.cpu_own or usage.memory_own)])
+
+
+def hosts_saturated(runs: Sequence[tuple[str, float | None, float, float | None, float | None]]) -> tuple[HostFlag, ...]:
+    """Of the runs judged by their own processes (each its host, the host's `host_cpu_saturated_percent`, its
+    duration, the host's `host_memory_peak_percent` and its memory pressure), the hosts whose own figures say they
+    were at their capacity: CPU saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run's lines
+    weighted by its span), memory at `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on
+    average."""
+    hosts: dict[str, list[tuple[str, float | None, float, float | None, float | None]]] = {}
     for run in runs:
-        if run.usage is not None and (run.usage.cpu_own or run.usage.memory_own):
-            hosts.setdefault(run.summary.host, []).append(run)
+        hosts.setdefault(run[0], []).append(run)
     flagged = []
     for host, on in sorted(hosts.items()):
         why = []
-        weighted = [(usage.host_cpu_saturated_percent, run.summary.duration) for run in on
-                    if (usage := run.usage) is not None and usage.host_cpu_saturated_percent is not None]
+        weighted = [(high, seconds) for _, high, seconds, _, _ in on if high is not None]
         weight = sum(seconds for _, seconds in weighted)
         if weighted and weight > 0:
             high = sum(percent * seconds for percent, seconds in weighted) / weight
             if high >= SATURATED_TIME_PERCENT:
                 why.append(f"cpu at {SATURATED_CPU:g}% or more {high:.0f}% of the time")
-        peak = max((usage.host_memory_peak_percent for run in on if (usage := run.usage) is not None
-                    and usage.host_memory_peak_percent is not None), default=None)
+        peak = max((peak for _, _, _, peak, _ in on if peak is not None), default=None)
         if peak is not None and peak >= FULL_MEMORY_PERCENT:
             why.append(f"memory peak {peak:.1f}% of its total")
-        stalls = [(pressure.memory, run.summary.duration) for run in on
-                  if (pressure := run.summary.pressure) is not None and pressure.memory is not None]
+        stalls = [(stall, seconds) for _, _, seconds, _, stall in on if stall is not None]
         weight = sum(seconds for _, seconds in stalls)
         if stalls and weight > 0 and (stalled := sum(p * s for p, s in stalls) / weight) >= MEMORY_PRESSURE_PERCENT:
             why.append(f"memory pressure {stalled:.0f}%")

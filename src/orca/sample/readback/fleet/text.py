@@ -16,6 +16,8 @@ from orca.sample.readback.fleet.records import (
     STRAGGLER,
     Fleet,
     FleetRow,
+    FleetTotals,
+    HostFlag,
 )
 from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.gather.records import ExitSummary
@@ -147,25 +149,36 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
+HEADERS = ("start", "span", "lines", "cpu%", "p95", "mem%", "rss", "disk%", "io", "net", "end", "flags")
+"""The headers of the columns after the label, as `_cells` gives them."""
+
+
 def table_rows(fleet: Fleet) -> list[str]:
     """The header and one row per run, each at most `WIDTH` characters."""
     columns = _cells(fleet)
     cells = [[column.cell(row) for column in columns] for row in fleet.rows]
     widths = [max(len(column.header), *(len(row[index]) for row in cells)) for index, column in enumerate(columns)]
-    fixed = sum(widths) + 2 * len(columns)  # two spaces before each column
     labels = [printable(row.label) for row in fleet.rows]
-    label_width = max(MIN_LABEL, min(max(map(len, labels), default=0), WIDTH - fixed))
-    flags_width = max(len(columns[-1].header), WIDTH - (fixed - widths[-1]) - label_width)
+    line = line_maker(widths, max(map(len, labels), default=0), [column.left for column in columns])
+    header = line("instance", [column.header for column in columns])
+    return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
+
+
+def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[str, list[str]], str]:
+    """How a row is laid out, given each column's width (the flags' last), the longest label and which columns are
+    left-aligned: the label cut to what the other columns leave of `WIDTH`, and the flags to what is left."""
+    fixed = sum(widths) + 2 * len(widths)  # two spaces before each column
+    label_width = max(MIN_LABEL, min(longest_label, WIDTH - fixed))
+    flags_width = max(len(HEADERS[-1]), WIDTH - (fixed - widths[-1]) - label_width)
 
     def line(label: str, values: list[str]) -> str:
         parts = [_cut(label, label_width).ljust(label_width)]
-        for value, width, column in zip(values[:-1], widths, columns, strict=False):
-            parts.append(value.ljust(width) if column.left else value.rjust(width))
+        for value, width, on_left in zip(values[:-1], widths, left, strict=False):
+            parts.append(value.ljust(width) if on_left else value.rjust(width))
         parts.append(_cut(values[-1], flags_width))
         return "  ".join(parts).rstrip()[:WIDTH]
 
-    header = line("instance", [column.header for column in columns])
-    return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
+    return line
 
 
 def number(value: float) -> str:
@@ -181,8 +194,7 @@ def number(value: float) -> str:
     return f"{value:.{max(1, 2 - math.floor(math.log10(abs(value))))}f}"
 
 
-def totals_rows(fleet: Fleet) -> list[str]:
-    totals = fleet.totals
+def totals_rows(totals: FleetTotals) -> list[str]:
     when = ""
     if totals.first_start is not None and totals.last_end is not None:
         when = f" from {utc(totals.first_start)} to {utc(totals.last_end)}"
@@ -198,51 +210,66 @@ def totals_rows(fleet: Fleet) -> list[str]:
 
 
 def of_what(fleet: Fleet) -> list[str]:
-    """What the figures of cpu%, mem% and io are of, for the kinds of row the fleet has: the run's own processes',
-    its cgroup's limits (`LIMITED`), the host's as a whole (`HOST`)."""
+    """What the figures of cpu%, mem% and io are of, for the kinds of row the fleet has (`kinds_said`)."""
     usages = [row.usage for row in fleet.rows if row.usage is not None]
+    summaries = [row.summary for row in fleet.rows if row.summary is not None]
+    return kinds_said(any(usage.cpu_own or usage.memory_own for usage in usages),
+                      any(usage.cpu_limited or usage.memory_limited for usage in usages),
+                      any(not (usage.cpu_own or usage.cpu_limited) or not (usage.memory_own or usage.memory_limited)
+                          for usage in usages) or any(not own_io(summary) for summary in summaries))
+
+
+def kinds_said(own: bool, limited: bool, host: bool) -> list[str]:
+    """What the figures of cpu%, mem% and io are of, when some rows are the run's own processes' (`own`), some of
+    their cgroup's limits (`LIMITED`), some the host's as a whole (`HOST`)."""
     kinds = []
-    if any(usage.cpu_own or usage.memory_own for usage in usages):
+    if own:
         kinds.append("cpu%, mem% and io are the run's own processes', of its host's cores and memory (net is the "
                      "host's)")
-    if any(usage.cpu_limited or usage.memory_limited for usage in usages):
+    if limited:
         kinds.append(f"{LIMITED}: of the run's cgroup limit")
-    summaries = [row.summary for row in fleet.rows if row.summary is not None]
-    if any(not (usage.cpu_own or usage.cpu_limited) or not (usage.memory_own or usage.memory_limited)
-           for usage in usages) or any(not own_io(summary) for summary in summaries):
+    if host:
         kinds.append(f"{HOST}: the host's as a whole (lines without a run; io, without its run's io)")
     return [f"  ({'; '.join(kinds)})"] if kinds else []
 
 
-def hosts_rows(fleet: Fleet) -> list[str]:
+def hosts_rows(hosts: tuple[HostFlag, ...]) -> list[str]:
     """The hosts that were themselves saturated, apart from the runs on them."""
-    if not fleet.hosts_saturated:
+    if not hosts:
         return []
-    width = min(max(len(printable(host.host)) for host in fleet.hosts_saturated), WIDTH // 3)
-    return [f"hosts saturated ({len(fleet.hosts_saturated):,}), apart from the runs on them:",
+    width = min(max(len(printable(host.host)) for host in hosts), WIDTH // 3)
+    return [f"hosts saturated ({len(hosts):,}), apart from the runs on them:",
             *(_cut(f"  {_cut(printable(host.host), width).ljust(width)}  {host.why} (under {host.runs:,} "
-                   f"run{'s' if host.runs > 1 else ''})", WIDTH) for host in fleet.hosts_saturated)]
+                   f"run{'s' if host.runs > 1 else ''})", WIDTH) for host in hosts)]
 
 
 def stand_out_rows(fleet: Fleet) -> list[str]:
-    """Who stands out: under each way, how many, then the first `MOST_NAMED` by name and why, each on a row of its
-    own cut at `WIDTH`, and how many more; then the hosts saturated."""
-    rows: list[str] = []
+    """Who stands out (`stand_out_text`)."""
+    named = []
     for flag, title in LISTS:
         flagged = fleet.flagged(flag)
-        if not flagged:
+        named.append((title, len(flagged), [(printable(row.label), why) for row in flagged[:MOST_NAMED]
+                                            for why in (each.why for each in row.flags if each.flag == flag)]))
+    return stand_out_text(named, fleet.hosts_saturated)
+
+
+def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: tuple[HostFlag, ...]) -> list[str]:
+    """Who stands out: under each way (its title, how many, and the first `MOST_NAMED` labels with why), how many,
+    then those by name and why, each on a row of its own cut at `WIDTH`, and how many more; then the hosts
+    saturated."""
+    rows: list[str] = []
+    for title, count, firsts in named:
+        if not count:
             continue
-        rows.append(f"{title} ({len(flagged):,}):")
-        named = [(printable(row.label), why) for row in flagged[:MOST_NAMED]
-                 for why in (each.why for each in row.flags if each.flag == flag)]
-        width = min(max(len(label) for label, _ in named), WIDTH // 3)
-        rows += [_cut(f"  {_cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in named]
-        if len(flagged) > MOST_NAMED:
-            rows.append(f"  and {len(flagged) - MOST_NAMED:,} more (--json lists them all)")
-    rows += hosts_rows(fleet)
+        rows.append(f"{title} ({count:,}):")
+        width = min(max(len(label) for label, _ in firsts), WIDTH // 3)
+        rows += [_cut(f"  {_cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in firsts]
+        if count > MOST_NAMED:
+            rows.append(f"  and {count - MOST_NAMED:,} more (--json lists them all)")
+    rows += hosts_rows(hosts)
     return rows or ["none stands out: no run idle, saturated, failed, straggling, with gaps or without lines"]
 
 
 def fleet_text(fleet: Fleet) -> str:
-    rows = [*table_rows(fleet), *totals_rows(fleet), *of_what(fleet)]
+    rows = [*table_rows(fleet), *totals_rows(fleet.totals), *of_what(fleet)]
     return "\n".join([*rows, "", *stand_out_rows(fleet)]) + "\n"

@@ -1,0 +1,407 @@
+"""The runs of one source as a fleet's table (docs/metrics.md, "A file of many runs"), in memory that does not hold
+their summaries: each run, as it closes, is one compact row of the figures the table, its totals and who stands out
+read (`compact`), kept in columns of C numbers (`Rows`), 200 bytes or so a run where its records take kilobytes. The
+table, the totals and the lists are made from the columns, to the same text and JSON as `fleet.py`'s of the runs
+themselves (a test holds them to it); what only `--json` and `--each` print of each run (its summary's document,
+its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from orca.sample.readback.fleet.labels import shortest_names
+from orca.sample.readback.fleet.records import (
+    FAILED,
+    GAPS,
+    IDLE,
+    NO_LINES,
+    SATURATED,
+    STRAGGLER,
+    Flag,
+    FleetTotals,
+    HostFlag,
+)
+from orca.sample.readback.fleet.table import (
+    GIB,
+    STRAGGLER_SHARE,
+    STRAGGLERS_FROM,
+    Run,
+    flags_of,
+    hosts_saturated,
+    io_bytes,
+    median,
+    net_bytes,
+    own_io,
+    rss_peak,
+    shared_hosts,
+    straggler_flag,
+)
+from orca.sample.readback.gather.records import ExitSummary
+from orca.sample.readback.summary.text import utc
+
+Compact = tuple[Any, ...]
+"""One run's row: see `FIELDS` (a tuple, so that a part of a file read by another process sends it back cheaply)."""
+FIELDS = ("host", "start", "begin", "first_t", "last_t", "duration", "lines", "cpu_percent", "cpu_p95",
+          "memory_peak_percent", "memory_percent", "cpus", "memory_bytes", "rss_peak", "disk_peak_percent", "io_bytes",
+          "net_bytes", "core_seconds_used", "core_seconds_available", "byte_seconds_used", "byte_seconds_available",
+          "host_cpu_saturated_percent", "host_memory_peak_percent", "memory_pressure", "bits", "exit", "flags")
+"""A compact row's fields, in order: the fleet row's figures, the usage the totals add up, what the hosts saturated
+are judged by, how the command ended (code, signal, error) and the run's flags but the straggler's (which the other
+runs decide)."""
+(HOST, START, BEGIN, FIRST_T, LAST_T, DURATION, LINES, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, RSS,
+ DISK, IO, NET, CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE, BITS, EXIT,
+ FLAGS) = range(len(FIELDS))
+USAGE_BIT, CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO = 1, 2, 4, 8, 16, 32
+"""The bits of a row's `bits`: whether the run has a usage, and what its figures are of."""
+_FLOATS = (START, BEGIN, FIRST_T, LAST_T, DURATION, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, DISK,
+           CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE)
+_INTS = (LINES, RSS, IO, NET)
+_NONE = -(2**63)
+"""An integer column's None (no byte count is negative)."""
+
+
+def compact(run: Run) -> Compact:
+    """A run's row, from its summary and usage."""
+    summary, usage = run.summary, run.usage
+    ended = None if summary.run is None else summary.run.exit
+    bits = 0 if usage is None else USAGE_BIT | (CPU_LIMITED * usage.cpu_limited) | (CPU_OWN * usage.cpu_own) | (
+        MEMORY_LIMITED * usage.memory_limited) | (MEMORY_OWN * usage.memory_own)
+    return (
+        summary.host, summary.start, summary.last_t - summary.duration, summary.first_t, summary.last_t,
+        summary.duration, summary.lines,
+        None if usage is None else usage.cpu_percent, None if usage is None else usage.cpu_p95,
+        None if usage is None else usage.memory_peak_percent, None if usage is None else usage.memory_percent,
+        None if usage is None else usage.cpus, None if usage is None else usage.memory_bytes,
+        rss_peak(summary), None if summary.disk is None else summary.disk.peak_percent, io_bytes(summary),
+        net_bytes(summary),
+        None if usage is None else usage.core_seconds_used, None if usage is None else usage.core_seconds_available,
+        None if usage is None else usage.byte_seconds_used, None if usage is None else usage.byte_seconds_available,
+        None if usage is None else usage.host_cpu_saturated_percent,
+        None if usage is None else usage.host_memory_peak_percent,
+        None if summary.pressure is None else summary.pressure.memory,
+        bits | (OWN_IO * own_io(summary)),
+        None if ended is None else (ended.code, ended.signal, ended.error, ended.wall),
+        flags_of(run),
+    )
+
+
+class Rows:
+    """Runs' compact rows in columns, in the order they were added: floats in C doubles (NaN for None), counts in
+    64-bit integers (a count that does not fit aside), hosts by number, each command's end and each run's flags
+    shared among the rows alike."""
+
+    __slots__ = ("_big", "_ends", "_flags", "_floats", "_host_numbers", "_ints", "bits", "ends", "flags", "hosts",
+                 "host")
+
+    def __init__(self) -> None:
+        self._floats = {field: array("d") for field in _FLOATS}
+        self._ints = {field: array("q") for field in _INTS}
+        self._big: dict[tuple[int, int], int] = {}
+        self.bits = array("B")
+        self.host = array("L")
+        self.hosts: list[str] = []
+        self._host_numbers: dict[str, int] = {}
+        self.ends: list[tuple[int | None, int | None, str | None, float | None] | None] = []
+        self._ends: dict[object, Any] = {}
+        self.flags: list[tuple[Flag, ...]] = []
+        self._flags: dict[tuple[Flag, ...], tuple[Flag, ...]] = {(): ()}
+
+    def __len__(self) -> int:
+        return len(self.bits)
+
+    def add(self, row: Compact) -> None:
+        index = len(self.bits)
+        for field, column in self._floats.items():
+            value = row[field]
+            column.append(math.nan if value is None else value)
+        for field, ints in self._ints.items():
+            value = row[field]
+            if value is None:
+                ints.append(_NONE)
+            elif -(2**63) < value < 2**63:
+                ints.append(value)
+            else:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
+                self._big[(field, index)] = value
+                ints.append(0)
+        self.bits.append(row[BITS])
+        number = self._host_numbers.setdefault(row[HOST], len(self.hosts))
+        if number == len(self.hosts):
+            self.hosts.append(row[HOST])
+        self.host.append(number)
+        self.ends.append(self._ends.setdefault(row[EXIT], row[EXIT]))
+        self.flags.append(self._flags.setdefault(row[FLAGS], row[FLAGS]))
+
+    def floats(self, field: int) -> array[float]:
+        return self._floats[field]
+
+    def value(self, field: int, index: int) -> Any:
+        """Row `index`'s `field`, as `compact` gave it."""
+        if field in self._floats:
+            value = self._floats[field][index]
+            return None if value != value else value
+        if field in self._ints:
+            value = self._ints[field][index]
+            return None if value == _NONE else self._big.get((field, index), value)
+        if field == HOST:
+            return self.hosts[self.host[index]]
+        if field == BITS:
+            return self.bits[index]
+        return self.ends[index] if field == EXIT else self.flags[index]
+
+    def row(self, index: int) -> Compact:
+        return tuple(self.value(field, index) for field in range(len(FIELDS)))
+
+
+def _optional(value: float) -> tuple[bool, float]:
+    return (True, 0.0) if value != value else (False, -value)
+
+
+def order(rows: Rows, sort: str) -> list[int]:
+    """The rows' order for `sort` (a key of `fleet.table.SORTS`), as `fleet.fleet` sorts a fleet of one source."""
+    if sort == "name":
+        hosts, begin = rows.hosts, rows.floats(BEGIN)
+        return sorted(range(len(rows)), key=lambda index: (hosts[rows.host[index]], begin[index]))
+    if sort == "start":
+        begin = rows.floats(BEGIN)
+        return sorted(range(len(rows)), key=lambda index: (False, begin[index]))
+    if sort == "span":
+        first, last = rows.floats(FIRST_T), rows.floats(LAST_T)
+        return sorted(range(len(rows)), key=lambda index: (False, -round(max(0.0, last[index] - first[index]), 3)))
+    field = {"end": LAST_T, "lines": LINES, "cpu": CPU, "p95": P95, "mem": MEMORY_PEAK, "rss": RSS, "disk": DISK,
+             "io": IO, "net": NET}[sort]
+    if field in _INTS:
+        return sorted(range(len(rows)), key=lambda index: _optional(
+            math.nan if (value := rows.value(field, index)) is None else value))
+    floats = rows.floats(field)
+    return sorted(range(len(rows)), key=lambda index: _optional(floats[index]))
+
+
+class Table:
+    """A source's runs as a fleet: each row's label and flags, the totals and the hosts saturated, from `Rows`."""
+
+    def __init__(self, name: str, rows: Rows, sort: str) -> None:
+        self.name, self.rows, self.sorted_by = name, rows, sort
+        self.order = order(rows, sort)
+        self.short = shortest_names([name])[name]
+        self.several_hosts = len(rows.hosts) > 1
+        counts: dict[int, int] = {}
+        for number in rows.host:
+            counts[number] = counts.get(number, 0) + 1
+        self._runs_of_host = counts
+        self.ends = self._straggler_bound()
+        self.totals = self._totals()
+        self.hosts_saturated = self._hosts_saturated()
+
+    def label(self, index: int) -> str:
+        """As `labels.run_labels` calls a run of one source."""
+        rows = self.rows
+        label = self.short
+        if self.several_hosts:
+            label += f" ({rows.hosts[rows.host[index]]})"
+        if self._runs_of_host[rows.host[index]] > 1:
+            start = rows.floats(START)[index]
+            label += " " + ("before start" if start != start else utc(start)[11:19])
+        return label
+
+    def flags(self, index: int) -> tuple[Flag, ...]:
+        """Row `index`'s flags, the straggler's among them in its place."""
+        flags = self.rows.flags[index]
+        if self.ends is None:
+            return flags
+        rows = self.rows
+        straggler = straggler_flag(rows.floats(BEGIN)[index], rows.floats(LAST_T)[index], self.ends)
+        if straggler is None:
+            return flags
+        at = len(flags) - (bool(flags) and flags[-1].flag == GAPS)
+        return (*flags[:at], straggler, *flags[at:])
+
+    def flagged(self, flag: str) -> Iterator[int]:
+        """The rows with `flag`, in the table's order."""
+        for index in self.order:
+            if any(each.flag == flag for each in self.flags(index)):
+                yield index
+
+    def _straggler_bound(self) -> tuple[float, float] | None:
+        if len(self.rows) < STRAGGLERS_FROM:
+            return None
+        first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
+        return median(list(last)), STRAGGLER_SHARE * median(
+            [round(max(0.0, high - low), 3) for low, high in zip(first, last, strict=True)])
+
+    def _usages(self) -> Iterator[int]:
+        return (index for index, bits in enumerate(self.rows.bits) if bits & USAGE_BIT)
+
+    def _totals(self) -> FleetTotals:
+        rows = self.rows
+        begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
+        placed = list(self._usages())
+        hosts = [rows.hosts[rows.host[index]] for index in placed]
+        cpu_shares = shared_hosts([(host, begin[index], last[index], not rows.bits[index] & CPU_LIMITED)
+                                   for host, index in zip(hosts, placed, strict=True)])
+        memory_shares = shared_hosts([(host, begin[index], last[index], not rows.bits[index] & MEMORY_LIMITED)
+                                      for host, index in zip(hosts, placed, strict=True)])
+
+        def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
+            values = rows.floats(field)
+            return sum(value * (shares[position] if shares else 1.0) for position, index in enumerate(placed)
+                       if (value := values[index]) == value) / 3600 / unit
+
+        return FleetTotals(
+            runs=len(rows),
+            instance_hours=sum(rows.floats(DURATION)) / 3600,
+            cpu_hours_used=hours(CORES_USED),
+            cpu_hours_available=hours(CORES_AVAILABLE, shares=cpu_shares),
+            memory_gib_hours_used=hours(BYTES_USED, GIB),
+            memory_gib_hours_available=hours(BYTES_AVAILABLE, GIB, memory_shares),
+            first_start=min(begin, default=None),
+            last_end=max(last, default=None),
+        )
+
+    def _hosts_saturated(self) -> tuple[HostFlag, ...]:
+        rows = self.rows
+        own = [index for index in self._usages() if rows.bits[index] & (CPU_OWN | MEMORY_OWN)]
+        return hosts_saturated([(rows.hosts[rows.host[index]], rows.value(HOST_CPU, index), rows.value(DURATION, index),
+                                 rows.value(HOST_MEMORY, index), rows.value(PRESSURE, index)) for index in own])
+
+    def exit_summary(self, index: int) -> ExitSummary | None:
+        ended = self.rows.ends[index]
+        return None if ended is None else ExitSummary(*ended, None, None, None)
+
+
+def row_cells(table: Table, one_day: bool) -> Callable[[int], list[str]]:
+    """How a row's cells (after its label) are said: as `fleet/text.py`'s columns say a fleet row's."""
+    from orca.sample.readback.fleet.text import HOST as HOST_MARK
+    from orca.sample.readback.fleet.text import LIMITED, compact_size, compact_span, end_text
+
+    rows = table.rows
+    begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
+    cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
+
+    def percent(value: float) -> str:
+        return "-" if value != value else f"{value:.1f}"
+
+    def cells(index: int) -> list[str]:
+        bits = rows.bits[index]
+        start = utc(begin[index])
+        cpu_cell = "-" if cpu[index] != cpu[index] else percent(cpu[index]) + (
+            LIMITED if bits & CPU_LIMITED else "" if bits & CPU_OWN else HOST_MARK)
+        memory_cell = "-" if peak[index] != peak[index] else percent(peak[index]) + (
+            LIMITED if bits & MEMORY_LIMITED else "" if bits & MEMORY_OWN else HOST_MARK)
+        moved = rows.value(IO, index)
+        return [
+            start[11:19] if one_day else f"{start[5:10]} {start[11:16]}",
+            compact_span(round(max(0.0, last[index] - first[index]), 3)),
+            f"{rows.value(LINES, index):,}",
+            cpu_cell,
+            percent(p95[index]),
+            memory_cell,
+            compact_size(rows.value(RSS, index)),
+            percent(disk[index]),
+            compact_size(moved) + ("" if moved is None or bits & OWN_IO else HOST_MARK),
+            compact_size(rows.value(NET, index)),
+            end_text(table.exit_summary(index)),
+            ",".join(flag.flag for flag in table.flags(index)),
+        ]
+
+    return cells
+
+
+def table_text(table: Table) -> Iterator[str]:
+    """The table as `fleet/text.py`'s `fleet_text` prints a fleet, a piece at a time."""
+    from orca.sample.readback.fleet.text import (
+        HEADERS,
+        LISTS,
+        MOST_NAMED,
+        line_maker,
+        kinds_said,
+        stand_out_text,
+        totals_rows,
+    )
+    from orca.sample.readback.summary.text import printable
+
+    rows = table.rows
+    one_day = len({utc(begin)[:10] for begin in rows.floats(BEGIN)}) <= 1
+    cells = row_cells(table, one_day)
+    widths = [len(header) for header in HEADERS]
+    label_length = 0
+    for index in table.order:
+        for column, cell in enumerate(cells(index)):
+            if len(cell) > widths[column]:
+                widths[column] = len(cell)
+        label_length = max(label_length, len(printable(table.label(index))))
+    line = line_maker(widths, label_length, [header in ("end", "flags") for header in HEADERS])
+    yield line("instance", list(HEADERS)) + "\n"
+    chunk: list[str] = []
+    for index in table.order:
+        chunk.append(line(printable(table.label(index)), cells(index)))
+        if len(chunk) >= 4096:
+            yield "\n".join(chunk) + "\n"
+            chunk = []
+    if chunk:
+        yield "\n".join(chunk) + "\n"
+    bits = rows.bits
+    used = [each for each in bits if each & USAGE_BIT]
+    kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
+             any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used),
+             any(not each & (CPU_OWN | CPU_LIMITED) or not each & (MEMORY_OWN | MEMORY_LIMITED) for each in used)
+             or any(not each & OWN_IO for each in bits))
+    named = []
+    for flag, title in LISTS:
+        if flag == NO_LINES:
+            continue
+        flagged = list(table.flagged(flag))
+        named.append((title, len(flagged), [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
+                                            for each in table.flags(index) if each.flag == flag]))
+    yield "\n".join([*totals_rows(table.totals), *kinds_said(*kinds), "",
+                     *stand_out_text(named, table.hosts_saturated)]) + "\n"
+
+
+def json_text(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
+    """The table as `fleet/as_json.py`'s `fleet_json` prints a fleet, a piece at a time: `summaries(index)` is row
+    `index`'s summary's document, encoded."""
+    from orca.sample.readback.fleet.as_json import LISTS, row_json, totals_document
+    from orca.sample.readback.summary.as_json import encoded
+
+    rows = table.rows
+    yield '{"rows":['
+    chunk: list[str] = []
+    for position, index in enumerate(table.order):
+        ended = rows.ends[index]
+        fields = {
+            "label": table.label(index), "name": table.name, "host": rows.hosts[rows.host[index]],
+            "start": rows.value(BEGIN, index), "end": rows.value(LAST_T, index),
+            "duration": rows.value(DURATION, index),
+            "span": round(max(0.0, rows.floats(LAST_T)[index] - rows.floats(FIRST_T)[index]), 3),
+            "lines": rows.value(LINES, index), "usage": bool(rows.bits[index] & USAGE_BIT),
+            "cpus": rows.value(CPUS, index), "cpu_limited": bool(rows.bits[index] & CPU_LIMITED),
+            "cpu_own": bool(rows.bits[index] & CPU_OWN), "cpu_percent": rows.value(CPU, index),
+            "cpu_p95": rows.value(P95, index), "memory_bytes": rows.value(MEMORY_BYTES, index),
+            "memory_limited": bool(rows.bits[index] & MEMORY_LIMITED),
+            "memory_own": bool(rows.bits[index] & MEMORY_OWN), "memory_percent": rows.value(MEMORY_PERCENT, index),
+            "memory_peak_percent": rows.value(MEMORY_PEAK, index), "rss_peak": rows.value(RSS, index),
+            "disk_peak_percent": rows.value(DISK, index), "io_bytes": rows.value(IO, index),
+            "own_io": bool(rows.bits[index] & OWN_IO), "net_bytes": rows.value(NET, index),
+            "exit": None if ended is None else {"code": ended[0], "signal": ended[1], "error": ended[2]},
+            "flags": table.flags(index),
+        }
+        chunk.append(("," if position else "") + row_json(fields, summaries(index)))
+        if len(chunk) >= 1024:
+            yield "".join(chunk)
+            chunk = []
+    yield "".join(chunk)
+    rest: dict[str, object] = {"sorted_by": table.sorted_by, "totals": totals_document(table.totals)}
+    for key, flag in LISTS.items():
+        rest[key] = [table.label(index) for index in table.flagged(flag)]
+    rest["failed"] = [{"label": table.label(index), "how": each.why} for index in table.flagged(FAILED)
+                      for each in table.flags(index) if each.flag == FAILED]
+    rest["hosts_saturated"] = [{"host": host.host, "runs": host.runs, "why": host.why}
+                               for host in table.hosts_saturated]
+    yield "]," + encoded(rest)[1:] + "\n"
+
+
+__all__ = ["FAILED", "GAPS", "IDLE", "SATURATED", "STRAGGLER", "Compact", "Rows", "Table", "compact", "json_text",
+           "table_text"]

@@ -1,0 +1,125 @@
+"""A source's runs kept as the rows of its table (docs/metrics.md, "A file of many runs"): each run, as it closes,
+made one compact row (`fleet/rows.py`), and what only `--json` or `--each` prints of it (its summary's document,
+its block) written aside to a temporary file, so that memory grows by a row's 200 bytes or so a run. The first run is
+kept whole too: a source of one run prints its block, not a table."""
+
+from __future__ import annotations
+
+import base64
+import os
+import pickle
+import tempfile
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from orca.sample.readback.fleet.rows import Compact, Rows, compact
+from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.usage import USAGE, UsageSection
+from orca.sample.readback.gather.records import InstanceSummary
+from orca.sample.readback.gather.series import Series
+from orca.sample.readback.runs import Run as FoldedRun
+from orca.sample.readback.shell.shown import Shown, Totals
+
+
+def nothing(_: InstanceSummary) -> str:
+    """What is written aside of a run when only the table is printed."""
+    return ""
+
+
+def summary_document(summary: InstanceSummary) -> str:
+    """What is written aside of a run for `--json`: its summary's document, encoded."""
+    from orca.sample.readback.summary.as_json import document, encoded
+
+    return encoded(document(summary))
+
+
+class Aside:
+    """Texts written to a temporary file one after the other, each read back by its number."""
+
+    __slots__ = ("_file", "_lengths", "_offsets")
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None
+        self._offsets, self._lengths = array("q"), array("q")
+
+    def add(self, text: str) -> None:
+        if not text:
+            self._offsets.append(0)
+            self._lengths.append(0)
+            return
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()
+        data = text.encode("utf-8", "surrogateescape")
+        self._offsets.append(self._file.tell())
+        self._lengths.append(len(data))
+        self._file.write(data)
+
+    def __getitem__(self, index: int) -> str:
+        length = self._lengths[index]
+        if not length or self._file is None:
+            return ""
+        self._file.flush()
+        return os.pread(self._file.fileno(), length, self._offsets[index]).decode("utf-8", "surrogateescape")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+@dataclass(slots=True)
+class RowsKept(Shown):
+    """Each run as it closes, kept as a row of `rows`, with `render(summary)` written aside (`aside`), and its series
+    when drawn; the first run whole (`first`). In a part of a file read by another process (`elsewhere`), each run's
+    row and text are written instead, one line each, and taken back in (`follow`)."""
+
+    rows: Rows = field(default_factory=Rows)
+    aside: Aside = field(default_factory=Aside)
+    first: Run | None = None
+    spilled: bool = False
+
+    def show(self, name: str, run: FoldedRun) -> None:
+        usage = run.fold.section(USAGE)
+        assert isinstance(usage, UsageSection)
+        kept = run.fold.summary(name)
+        if kept is None:
+            return
+        self.totals.add(kept)
+        whole = Run(kept, usage.usage())
+        if self.spilled:
+            self.write(base64.b64encode(pickle.dumps((compact(whole), self.render(kept)),
+                                                     pickle.HIGHEST_PROTOCOL)).decode("ascii") + "\n")
+        else:
+            self._keep(whole, compact(whole), self.render(kept))
+        if run.drawn is not None and (series := run.fold.series(name)) is not None:
+            self.series.append((run.drawn, series))
+
+    def _keep(self, whole: Run | None, row: Compact, text: str) -> None:
+        if self.first is None:
+            self.first = whole
+        self.rows.add(row)
+        self.aside.add(text)
+
+    def elsewhere(self, write: Callable[[str], None]) -> RowsKept:
+        return RowsKept(self.render, self.separator, write, spilled=True)
+
+    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
+               places: dict[int, int]) -> None:
+        """The runs another `RowsKept` wrote, kept after these (our own process's files: unpickled as written)."""
+        for line in _lines(written):
+            row, text = pickle.loads(base64.b64decode(line))
+            self._keep(None, row, text)
+        self.totals.merge(totals)
+        self.series += [(places[order], one) for order, one in series if order in places]
+
+
+def _lines(written: Iterable[str]) -> Iterator[str]:
+    """The lines of the pieces `written`, a line at a time (a part's rows are tens of MB as text)."""
+    rest = ""
+    for piece in written:
+        rest += piece
+        *lines, rest = rest.split("\n")
+        yield from lines
+    if rest:
+        yield rest
