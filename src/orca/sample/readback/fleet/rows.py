@@ -94,8 +94,19 @@ class Rows:
     64-bit integers (a count that does not fit aside), hosts by number, each command's end and each run's flags
     shared among the rows alike."""
 
-    __slots__ = ("_big", "_ends", "_flags", "_floats", "_host_numbers", "_ints", "bits", "ends", "flags", "hosts",
-                 "host")
+    __slots__ = (
+        "_big",
+        "_ends",
+        "_flags",
+        "_floats",
+        "_host_numbers",
+        "_ints",
+        "bits",
+        "ends",
+        "flags",
+        "host",
+        "hosts",
+    )
 
     def __init__(self) -> None:
         self._floats = {field: array("d") for field in _FLOATS}
@@ -316,8 +327,8 @@ def table_text(table: Table) -> Iterator[str]:
         HEADERS,
         LISTS,
         MOST_NAMED,
-        line_maker,
         kinds_said,
+        line_maker,
         stand_out_text,
         totals_rows,
     )

@@ -335,13 +335,18 @@ def _hosts_saturated(runs: Sequence[Run]) -> tuple[HostFlag, ...]:
         for run in runs if (usage := run.usage) is not None and (usage.cpu_own or usage.memory_own)])
 
 
-def hosts_saturated(runs: Sequence[tuple[str, float | None, float, float | None, float | None]]) -> tuple[HostFlag, ...]:
+HostFigures = tuple[str, float | None, float, float | None, float | None]
+"""A run's host, the host's `host_cpu_saturated_percent`, the run's duration, the host's `host_memory_peak_percent`
+and the run's memory pressure."""
+
+
+def hosts_saturated(runs: Sequence[HostFigures]) -> tuple[HostFlag, ...]:
     """Of the runs judged by their own processes (each its host, the host's `host_cpu_saturated_percent`, its
     duration, the host's `host_memory_peak_percent` and its memory pressure), the hosts whose own figures say they
     were at their capacity: CPU saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run's lines
     weighted by its span), memory at `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on
     average."""
-    hosts: dict[str, list[tuple[str, float | None, float, float | None, float | None]]] = {}
+    hosts: dict[str, list[HostFigures]] = {}
     for run in runs:
         hosts.setdefault(run[0], []).append(run)
     flagged = []

@@ -50,7 +50,7 @@ class Aside:
             self._lengths.append(0)
             return
         if self._file is None:
-            self._file = tempfile.TemporaryFile()
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
         data = text.encode("utf-8", "surrogateescape")
         self._offsets.append(self._file.tell())
         self._lengths.append(len(data))
