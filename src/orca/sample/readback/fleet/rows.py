@@ -9,10 +9,12 @@ its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
 from __future__ import annotations
 
 import math
+import tempfile
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from orca.sample.line_format import Sample
 from orca.sample.readback.fleet.labels import shortest_names
 from orca.sample.readback.fleet.records import (
     FAILED,
@@ -26,7 +28,10 @@ from orca.sample.readback.fleet.records import (
     HostFlag,
 )
 from orca.sample.readback.fleet.table import (
+    FULL_MEMORY_PERCENT,
     GIB,
+    IDLE_MEMORY_PERCENT,
+    MEMORY_PRESSURE_PERCENT,
     STRAGGLER_SHARE,
     STRAGGLERS_FROM,
     Run,
@@ -40,6 +45,7 @@ from orca.sample.readback.fleet.table import (
     shared_hosts,
     straggler_flag,
 )
+from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.summary.text import utc
 
@@ -86,6 +92,44 @@ def compact(run: Run) -> Compact:
         bits | (OWN_IO * own_io(summary)),
         None if ended is None else (ended.code, ended.signal, ended.error, ended.wall),
         flags_of(run),
+    )
+
+
+def line_row(line: Sample) -> Compact | None:
+    """The row of a run of this one line, as `compact` gives it from the line's fold, when the line is of the kind
+    most runs of one line are (the host's figures: no `run`, no `cgroup`, its CPU, memory and cores, `dt` over 0) and
+    could not be flagged (neither idle, saturated, nor with an OOM kill); else None, and the line is folded."""
+    cpu, mem, cores, dt = line.cpu, line.mem, line.cores, line.dt
+    if line.run is not None or line.cgroup is not None or cpu is None or mem is None or not cores or not mem.total \
+            or not dt > 0 or any(container.oom_kill for container in line.containers or ()):
+        return None
+    share = cpu.user + cpu.system + cpu.steal
+    peak = 100 * mem.used / mem.total
+    pressure = None if line.pressure is None else line.pressure.memory
+    if (share <= IDLE_CPU and peak <= IDLE_MEMORY_PERCENT) or share >= SATURATED_CPU or peak >= FULL_MEMORY_PERCENT \
+            or (pressure is not None and pressure >= MEMORY_PRESSURE_PERCENT):
+        return None  # flagged, or may be: said as the fold says it
+    fullest = -1.0
+    for disk in line.disk or ():
+        size = disk.used + disk.free
+        if size > 0 and 100 * disk.used / size > fullest:  # the first fullest, as `gather/host.py`'s DiskSection
+            fullest = 100 * disk.used / size
+    io, net = line.io, line.net
+    # Each figure as the line's fold computes it from this one line (`fleet/usage.py`, `gather/`): a sum of one term
+    # is that term.
+    cores_available = cores * dt
+    bytes_available = mem.total * dt
+    duration = round(dt, 3)
+    saturated = 100 * dt / dt if share >= SATURATED_CPU else 0.0
+    return (
+        line.host, line.start, line.t - duration, line.t, line.t, duration, 1,
+        100 * (share * cores * dt / 100) / cores_available, round(share, 1), peak,
+        100 * (mem.used * dt) / bytes_available, cores_available / dt, bytes_available / dt,
+        None, None if fullest < 0 else fullest,
+        None if io is None else round(io.read * dt) + round(io.write * dt),
+        None if net is None else round(net.received * dt) + round(net.sent * dt),
+        share * cores * dt / 100, cores_available, mem.used * dt, bytes_available, saturated, peak, pressure,
+        USAGE_BIT, None, (),
     )
 
 
@@ -163,32 +207,68 @@ class Rows:
             return self.bits[index]
         return self.ends[index] if field == EXIT else self.flags[index]
 
+    def ints(self, field: int) -> array[int]:
+        """An integer column: `NONE` for None, and a count that does not fit read with `big`."""
+        return self._ints[field]
+
+    def big(self, ints: array[int], index: int, value: int) -> int:
+        """The count at `index` of the integer column `ints`, whose value there is `value`."""
+        if not self._big:
+            return value
+        field = next(field for field, column in self._ints.items() if column is ints)
+        return self._big.get((field, index), value)
+
     def row(self, index: int) -> Compact:
         return tuple(self.value(field, index) for field in range(len(FIELDS)))
 
 
-def _optional(value: float) -> tuple[bool, float]:
-    return (True, 0.0) if value != value else (False, -value)
-
-
 def order(rows: Rows, sort: str) -> list[int]:
-    """The rows' order for `sort` (a key of `fleet.table.SORTS`), as `fleet.fleet` sorts a fleet of one source."""
-    if sort == "name":
-        hosts, begin = rows.hosts, rows.floats(BEGIN)
-        return sorted(range(len(rows)), key=lambda index: (hosts[rows.host[index]], begin[index]))
-    if sort == "start":
-        begin = rows.floats(BEGIN)
-        return sorted(range(len(rows)), key=lambda index: (False, begin[index]))
+    """The rows' order for `sort` (a key of `fleet.table.SORTS`), as `fleet.fleet` sorts a fleet of one source:
+    sorted by one key after another (stably), so that no key of two parts is kept a row."""
+    everyone = range(len(rows))
+    if sort in ("name", "start"):
+        by_begin = sorted(everyone, key=rows.floats(BEGIN).__getitem__)
+        if sort == "start" or len(rows.hosts) == 1:
+            return by_begin
+        rank = {number: place for place, number in enumerate(sorted(range(len(rows.hosts)),
+                                                                     key=rows.hosts.__getitem__))}
+        return sorted(by_begin, key=lambda index: rank[rows.host[index]])
     if sort == "span":
         first, last = rows.floats(FIRST_T), rows.floats(LAST_T)
-        return sorted(range(len(rows)), key=lambda index: (False, -round(max(0.0, last[index] - first[index]), 3)))
+        return sorted(everyone, key=lambda index: -round(max(0.0, last[index] - first[index]), 3))
     field = {"end": LAST_T, "lines": LINES, "cpu": CPU, "p95": P95, "mem": MEMORY_PEAK, "rss": RSS, "disk": DISK,
              "io": IO, "net": NET}[sort]
     if field in _INTS:
-        return sorted(range(len(rows)), key=lambda index: _optional(
-            math.nan if (value := rows.value(field, index)) is None else value))
+        known = [index for index in everyone if rows.value(field, index) is not None]
+        return [*sorted(known, key=lambda index: -rows.value(field, index)),
+                *(index for index in everyone if rows.value(field, index) is None)]
     floats = rows.floats(field)
-    return sorted(range(len(rows)), key=lambda index: _optional(floats[index]))
+    known = [index for index in everyone if floats[index] == floats[index]]
+    return [*sorted(known, key=lambda index: -floats[index]),
+            *(index for index in everyone if floats[index] != floats[index])]
+
+
+def second(t: float) -> int:
+    """The whole second `utc(t)` says (`datetime.fromtimestamp` rounds to the microsecond, half to even), without
+    making a datetime: a table of many runs says one a row.
+
+    >>> [second(t) for t in (59.9999996, 59.9999994, 60.0, 1796000000.2)]
+    [60, 59, 60, 1796000000]
+    """
+    whole = math.floor(t)
+    return whole + (round((t - whole) * 1e6) >= 1_000_000)
+
+
+def clock(t: float) -> str:
+    """`utc(t)[11:19]`: the time of day, to the second.
+
+    >>> clock(59.9999996), clock(1796016198.738), utc(1796016198.738)[11:19]
+    ('00:01:00', '05:23:18', '05:23:18')
+    """
+    if not 0 <= t < 2**53:  # as `datetime` says it (or refuses it)
+        return utc(t)[11:19]
+    rest = second(t) % 86400
+    return f"{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
 
 
 class Table:
@@ -204,6 +284,18 @@ class Table:
             counts[number] = counts.get(number, 0) + 1
         self._runs_of_host = counts
         self.ends = self._straggler_bound()
+        self._stragglers: dict[int, Flag] = {}
+        if self.ends is not None:
+            durations = rows.floats(DURATION)
+            for index, ended in enumerate(rows.floats(LAST_T)):
+                if (straggler := straggler_flag(ended - durations[index], ended, self.ends)) is not None:
+                    self._stragglers[index] = straggler
+        flagged: dict[str, list[int]] = {}
+        for index in self.order:
+            if rows.flags[index] or index in self._stragglers:
+                for flag in self.flags(index):
+                    flagged.setdefault(flag.flag, []).append(index)
+        self._flagged = flagged
         self.totals = self._totals()
         self.hosts_saturated = self._hosts_saturated()
 
@@ -215,26 +307,21 @@ class Table:
             label += f" ({rows.hosts[rows.host[index]]})"
         if self._runs_of_host[rows.host[index]] > 1:
             start = rows.floats(START)[index]
-            label += " " + ("before start" if start != start else utc(start)[11:19])
+            label += " " + ("before start" if start != start else clock(start))
         return label
 
     def flags(self, index: int) -> tuple[Flag, ...]:
         """Row `index`'s flags, the straggler's among them in its place."""
         flags = self.rows.flags[index]
-        if self.ends is None:
-            return flags
-        rows = self.rows
-        straggler = straggler_flag(rows.floats(BEGIN)[index], rows.floats(LAST_T)[index], self.ends)
+        straggler = self._stragglers.get(index)
         if straggler is None:
             return flags
         at = len(flags) - (bool(flags) and flags[-1].flag == GAPS)
         return (*flags[:at], straggler, *flags[at:])
 
-    def flagged(self, flag: str) -> Iterator[int]:
+    def flagged(self, flag: str) -> list[int]:
         """The rows with `flag`, in the table's order."""
-        for index in self.order:
-            if any(each.flag == flag for each in self.flags(index)):
-                yield index
+        return self._flagged.get(flag, [])
 
     def _straggler_bound(self) -> tuple[float, float] | None:
         if len(self.rows) < STRAGGLERS_FROM:
@@ -250,11 +337,10 @@ class Table:
         rows = self.rows
         begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
         placed = list(self._usages())
-        hosts = [rows.hosts[rows.host[index]] for index in placed]
-        cpu_shares = shared_hosts([(host, begin[index], last[index], not rows.bits[index] & CPU_LIMITED)
-                                   for host, index in zip(hosts, placed, strict=True)])
-        memory_shares = shared_hosts([(host, begin[index], last[index], not rows.bits[index] & MEMORY_LIMITED)
-                                      for host, index in zip(hosts, placed, strict=True)])
+        cpu_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
+                                   not rows.bits[index] & CPU_LIMITED) for index in placed)
+        memory_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
+                                      not rows.bits[index] & MEMORY_LIMITED) for index in placed)
 
         def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
             values = rows.floats(field)
@@ -283,46 +369,65 @@ class Table:
         return None if ended is None else ExitSummary(*ended, None, None, None)
 
 
-def row_cells(table: Table, one_day: bool) -> Callable[[int], list[str]]:
-    """How a row's cells (after its label) are said: as `fleet/text.py`'s columns say a fleet row's."""
+def row_cells(table: Table, one_day: bool) -> Callable[[int], str]:
+    """How a row's cells (after its label) are said, as `fleet/text.py`'s columns say a fleet row's: joined by tabs
+    (no cell has one: `printable` escapes them)."""
     from orca.sample.readback.fleet.text import HOST as HOST_MARK
     from orca.sample.readback.fleet.text import LIMITED, compact_size, compact_span, end_text
 
     rows = table.rows
     begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
     cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
+    lines, rss, io, net = (rows.ints(field) for field in (LINES, RSS, IO, NET))
+    bits, ends = rows.bits, rows.ends
+    days: dict[int, str] = {}
 
-    def percent(value: float) -> str:
-        return "-" if value != value else f"{value:.1f}"
+    def start(t: float) -> str:
+        if one_day:
+            return clock(t)
+        if not 0 <= t < 2**53:
+            return f"{utc(t)[5:10]} {utc(t)[11:16]}"
+        day = second(t) // 86400
+        date = days.get(day)
+        if date is None:
+            date = days[day] = utc(day * 86400)[5:10]
+        return f"{date} {clock(t)[:5]}"
 
-    def cells(index: int) -> list[str]:
-        bits = rows.bits[index]
-        start = utc(begin[index])
-        cpu_cell = "-" if cpu[index] != cpu[index] else percent(cpu[index]) + (
-            LIMITED if bits & CPU_LIMITED else "" if bits & CPU_OWN else HOST_MARK)
-        memory_cell = "-" if peak[index] != peak[index] else percent(peak[index]) + (
-            LIMITED if bits & MEMORY_LIMITED else "" if bits & MEMORY_OWN else HOST_MARK)
-        moved = rows.value(IO, index)
-        return [
-            start[11:19] if one_day else f"{start[5:10]} {start[11:16]}",
+    def size(ints: array[int], index: int) -> str:
+        value = ints[index]
+        return compact_size(None if value == _NONE else rows.big(ints, index, value))
+
+    def cells(index: int) -> str:
+        marks = bits[index]
+        value = cpu[index]
+        cpu_cell = "-" if value != value else f"{value:.1f}" + (
+            LIMITED if marks & CPU_LIMITED else "" if marks & CPU_OWN else HOST_MARK)
+        value = peak[index]
+        memory_cell = "-" if value != value else f"{value:.1f}" + (
+            LIMITED if marks & MEMORY_LIMITED else "" if marks & MEMORY_OWN else HOST_MARK)
+        ended = ends[index]
+        flags = table.flags(index)
+        return "\t".join((
+            start(begin[index]),
             compact_span(round(max(0.0, last[index] - first[index]), 3)),
-            f"{rows.value(LINES, index):,}",
+            f"{lines[index]:,}",
             cpu_cell,
-            percent(p95[index]),
+            "-" if p95[index] != p95[index] else f"{p95[index]:.1f}",
             memory_cell,
-            compact_size(rows.value(RSS, index)),
-            percent(disk[index]),
-            compact_size(moved) + ("" if moved is None or bits & OWN_IO else HOST_MARK),
-            compact_size(rows.value(NET, index)),
-            end_text(table.exit_summary(index)),
-            ",".join(flag.flag for flag in table.flags(index)),
-        ]
+            size(rss, index),
+            "-" if disk[index] != disk[index] else f"{disk[index]:.1f}",
+            size(io, index) + ("" if io[index] == _NONE or marks & OWN_IO else HOST_MARK),
+            size(net, index),
+            "-" if ended is None else end_text(ExitSummary(*ended, None, None, None)),
+            ",".join(flag.flag for flag in flags) if flags else "",
+        ))
 
     return cells
 
 
 def table_text(table: Table) -> Iterator[str]:
-    """The table as `fleet/text.py`'s `fleet_text` prints a fleet, a piece at a time."""
+    """The table as `fleet/text.py`'s `fleet_text` prints a fleet, a piece at a time. Each row is said once, into a
+    temporary file, while the columns' widths are found; then laid out from there."""
     from orca.sample.readback.fleet.text import (
         HEADERS,
         LISTS,
@@ -335,25 +440,37 @@ def table_text(table: Table) -> Iterator[str]:
     from orca.sample.readback.summary.text import printable
 
     rows = table.rows
-    one_day = len({utc(begin)[:10] for begin in rows.floats(BEGIN)}) <= 1
+    begins = rows.floats(BEGIN)
+    one_day = utc(min(begins))[:10] == utc(max(begins))[:10]  # `utc` never goes back as its time goes on
     cells = row_cells(table, one_day)
     widths = [len(header) for header in HEADERS]
     label_length = 0
-    for index in table.order:
-        for column, cell in enumerate(cells(index)):
-            if len(cell) > widths[column]:
-                widths[column] = len(cell)
-        label_length = max(label_length, len(printable(table.label(index))))
-    line = line_maker(widths, label_length, [header in ("end", "flags") for header in HEADERS])
-    yield line("instance", list(HEADERS)) + "\n"
-    chunk: list[str] = []
-    for index in table.order:
-        chunk.append(line(printable(table.label(index)), cells(index)))
-        if len(chunk) >= 4096:
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
+        chunk: list[str] = []
+        for index in table.order:
+            label = printable(table.label(index))
+            row = cells(index)
+            label_length = max(label_length, len(label))
+            for column, cell in enumerate(row.split("\t")):
+                if len(cell) > widths[column]:
+                    widths[column] = len(cell)
+            chunk.append(f"{label}\t{row}\n")
+            if len(chunk) >= 4096:
+                said.write("".join(chunk))
+                chunk = []
+        said.write("".join(chunk))
+        said.seek(0)
+        line = line_maker(widths, label_length, [header in ("end", "flags") for header in HEADERS])
+        yield line("instance", list(HEADERS)) + "\n"
+        chunk = []
+        for each in said:
+            label, *values = each[:-1].split("\t")
+            chunk.append(line(label, values))
+            if len(chunk) >= 4096:
+                yield "\n".join(chunk) + "\n"
+                chunk = []
+        if chunk:
             yield "\n".join(chunk) + "\n"
-            chunk = []
-    if chunk:
-        yield "\n".join(chunk) + "\n"
     bits = rows.bits
     used = [each for each in bits if each & USAGE_BIT]
     kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
@@ -364,7 +481,7 @@ def table_text(table: Table) -> Iterator[str]:
     for flag, title in LISTS:
         if flag == NO_LINES:
             continue
-        flagged = list(table.flagged(flag))
+        flagged = table.flagged(flag)
         named.append((title, len(flagged), [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
                                             for each in table.flags(index) if each.flag == flag]))
     yield "\n".join([*totals_rows(table.totals), *kinds_said(*kinds), "",

@@ -22,7 +22,8 @@ capacity (its CPU at `SATURATED_CPU` % or more for `SATURATED_TIME_PERCENT` % of
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from orca.sample.readback.fleet.labels import run_labels
@@ -164,21 +165,23 @@ def fleet(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort: str 
     return Fleet(tuple(rows), _totals(runs), sort, _hosts_saturated(runs))
 
 
-def _covered(intervals: list[tuple[float, float]]) -> float:
-    """Seconds that any of `intervals` (begin, end) covers.
+def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
+    """Seconds that any of the intervals from `lows[i]` to `highs[i]` covers.
 
-    >>> _covered([(0.0, 10.0), (5.0, 12.0), (20.0, 21.0)])
+    >>> _covered([0.0, 5.0, 20.0], [10.0, 12.0, 21.0])
     13.0
     """
+    by_high = sorted(range(len(lows)), key=highs.__getitem__)
     total, reached = 0.0, -math.inf
-    for low, high in sorted(intervals):
+    for index in sorted(by_high, key=lows.__getitem__):  # by begin, then end: two stable sorts, no pair kept a run
+        low, high = lows[index], highs[index]
         if high > reached:
             total += high - max(low, reached)
             reached = high
     return total
 
 
-def shared_hosts(runs: Sequence[tuple[str, float, float, bool]]) -> list[float]:
+def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:
     """Of each run (its host, begin, end, and whether its capacity is its host's rather than its cgroup's limit), the
     share of what it had that counts in the fleet's totals: 1 for a run with its own limit or alone on its host; for
     the runs that share a host, the time any of them covers over the sum of their times, so that the host's cores and
@@ -187,13 +190,18 @@ def shared_hosts(runs: Sequence[tuple[str, float, float, bool]]) -> list[float]:
     >>> shared_hosts([("a", 0.0, 10.0, True), ("a", 0.0, 10.0, True), ("b", 0.0, 10.0, True), ("a", 0, 10, False)])
     [0.5, 0.5, 1.0, 1.0]
     """
-    hosts: dict[str, list[tuple[float, float]]] = {}
+    hosts: dict[str, tuple[array[float], array[float]]] = {}
+    of: list[str | None] = []
     for host, low, high, of_host in runs:
         if of_host:
-            hosts.setdefault(host, []).append((low, high))
-    factors = {host: _covered(intervals) / whole if (whole := sum(high - low for low, high in intervals)) > 0
-               else 1 / len(intervals) for host, intervals in hosts.items()}
-    return [factors[host] if of_host else 1.0 for host, _, _, of_host in runs]
+            lows, highs = hosts.setdefault(host, (array("d"), array("d")))
+            lows.append(low)
+            highs.append(high)
+        of.append(host if of_host else None)
+    factors = {host: _covered(lows, highs) / whole
+               if (whole := sum(high - low for low, high in zip(lows, highs, strict=True))) > 0 else 1 / len(lows)
+               for host, (lows, highs) in hosts.items()}
+    return [1.0 if host is None else factors[host] for host in of]
 
 
 def _totals(runs: Sequence[Run]) -> FleetTotals:

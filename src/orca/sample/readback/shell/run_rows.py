@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from orca.sample.readback.fleet.rows import Compact, Rows, compact
+from orca.sample.line_format import Sample
+from orca.sample.readback.fleet.rows import BEGIN, LAST_T, Compact, Rows, compact, line_row
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.records import InstanceSummary
@@ -80,6 +81,15 @@ class RowsKept(Shown):
     spilled: bool = False
 
     def show(self, name: str, run: FoldedRun) -> None:
+        held = run.fold.held
+        if held is not None and self.render is nothing and run.drawn is None and (self.first or self.spilled) \
+                and (row := _line_row(held)) is not None:  # a run of one line, of the table alone
+            self.totals.count(1, row[BEGIN], row[LAST_T])
+            if self.spilled:
+                self.write(base64.b64encode(pickle.dumps((row, ""), pickle.HIGHEST_PROTOCOL)).decode("ascii") + "\n")
+            else:
+                self._keep(None, row, "")
+            return
         usage = run.fold.section(USAGE)
         assert isinstance(usage, UsageSection)
         kept = run.fold.summary(name)
@@ -112,6 +122,13 @@ class RowsKept(Shown):
             self._keep(None, row, text)
         self.totals.merge(totals)
         self.series += [(places[order], one) for order, one in series if order in places]
+
+
+def _line_row(line: Sample) -> Compact | None:
+    try:
+        return line_row(line)
+    except (OverflowError, ValueError):  # a rate too large to round: said as the fold says it
+        return None
 
 
 def _lines(written: Iterable[str]) -> Iterator[str]:
