@@ -8,7 +8,9 @@ its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import tempfile
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -157,12 +159,15 @@ class Rows:
         self._ints = {field: array("q") for field in _INTS}
         self._big: dict[tuple[int, int], int] = {}
         self.bits = array("B")
-        self.host = array("L")
+        self.host = array("I")
         self.hosts: list[str] = []
         self._host_numbers: dict[str, int] = {}
-        self.ends: list[tuple[int | None, int | None, str | None, float | None] | None] = []
-        self._ends: dict[object, Any] = {}
-        self.flags: list[tuple[Flag, ...]] = []
+        self.ends: dict[int, tuple[int | None, int | None, str | None, float | None]] = {}
+        """How each run's command ended, of the runs whose lines say (few runs have a command)."""
+        self._ends: dict[tuple[int | None, int | None, str | None, float | None],
+                         tuple[int | None, int | None, str | None, float | None]] = {}
+        self.flags: dict[int, tuple[Flag, ...]] = {}
+        """The flags of the runs flagged (few are)."""
         self._flags: dict[tuple[Flag, ...], tuple[Flag, ...]] = {(): ()}
 
     def __len__(self) -> int:
@@ -187,8 +192,11 @@ class Rows:
         if number == len(self.hosts):
             self.hosts.append(row[HOST])
         self.host.append(number)
-        self.ends.append(self._ends.setdefault(row[EXIT], row[EXIT]))
-        self.flags.append(self._flags.setdefault(row[FLAGS], row[FLAGS]))
+        ended = row[EXIT]
+        if ended is not None:
+            self.ends[index] = self._ends.setdefault(ended, ended)
+        if row[FLAGS]:
+            self.flags[index] = self._flags.setdefault(row[FLAGS], row[FLAGS])
 
     def floats(self, field: int) -> array[float]:
         return self._floats[field]
@@ -205,7 +213,7 @@ class Rows:
             return self.hosts[self.host[index]]
         if field == BITS:
             return self.bits[index]
-        return self.ends[index] if field == EXIT else self.flags[index]
+        return self.ends.get(index) if field == EXIT else self.flags.get(index, ())
 
     def ints(self, field: int) -> array[int]:
         """An integer column: `NONE` for None, and a count that does not fit read with `big`."""
@@ -222,12 +230,13 @@ class Rows:
         return tuple(self.value(field, index) for field in range(len(FIELDS)))
 
 
-def order(rows: Rows, sort: str) -> list[int]:
+def order(rows: Rows, sort: str) -> Sequence[int]:
     """The rows' order for `sort` (a key of `fleet.table.SORTS`), as `fleet.fleet` sorts a fleet of one source:
     sorted by one key after another (stably), so that no key of two parts is kept a row."""
     everyone = range(len(rows))
     if sort in ("name", "start"):
-        by_begin = sorted(everyone, key=rows.floats(BEGIN).__getitem__)
+        begins = rows.floats(BEGIN)
+        by_begin: Sequence[int] = everyone if in_order(begins) else sorted(everyone, key=begins.__getitem__)
         if sort == "start" or len(rows.hosts) == 1:
             return by_begin
         rank = {number: place for place, number in enumerate(sorted(range(len(rows.hosts)),
@@ -246,6 +255,19 @@ def order(rows: Rows, sort: str) -> list[int]:
     known = [index for index in everyone if floats[index] == floats[index]]
     return [*sorted(known, key=lambda index: -floats[index]),
             *(index for index in everyone if floats[index] != floats[index])]
+
+
+def in_order(values: Sequence[float]) -> bool:
+    """Whether `values` never go down (the runs of a file cron appends to come in the order they began)."""
+    return all(map(operator.le, values, itertools.islice(values, 1, None)))
+
+
+def _median(values: array[float]) -> float:
+    """`table.median` of `values`, without a sorted copy of them when they are in order already."""
+    if not in_order(values):
+        return median(list(values))
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 def second(t: float) -> int:
@@ -276,7 +298,7 @@ class Table:
 
     def __init__(self, name: str, rows: Rows, sort: str) -> None:
         self.name, self.rows, self.sorted_by = name, rows, sort
-        self.order = order(rows, sort)
+        self.order = array("L", order(rows, sort))
         self.short = shortest_names([name])[name]
         self.several_hosts = len(rows.hosts) > 1
         counts: dict[int, int] = {}
@@ -292,7 +314,7 @@ class Table:
                     self._stragglers[index] = straggler
         flagged: dict[str, list[int]] = {}
         for index in self.order:
-            if rows.flags[index] or index in self._stragglers:
+            if index in rows.flags or index in self._stragglers:
                 for flag in self.flags(index):
                     flagged.setdefault(flag.flag, []).append(index)
         self._flagged = flagged
@@ -312,7 +334,7 @@ class Table:
 
     def flags(self, index: int) -> tuple[Flag, ...]:
         """Row `index`'s flags, the straggler's among them in its place."""
-        flags = self.rows.flags[index]
+        flags = self.rows.flags.get(index, ())
         straggler = self._stragglers.get(index)
         if straggler is None:
             return flags
@@ -327,16 +349,17 @@ class Table:
         if len(self.rows) < STRAGGLERS_FROM:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
-        return median(list(last)), STRAGGLER_SHARE * median(
-            [round(max(0.0, high - low), 3) for low, high in zip(first, last, strict=True)])
+        return _median(last), STRAGGLER_SHARE * _median(
+            array("d", (round(max(0.0, high - low), 3) for low, high in zip(first, last, strict=True))))
 
     def _usages(self) -> Iterator[int]:
+        """The rows with a usage."""
         return (index for index, bits in enumerate(self.rows.bits) if bits & USAGE_BIT)
 
     def _totals(self) -> FleetTotals:
         rows = self.rows
         begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
-        placed = list(self._usages())
+        placed = array("L", self._usages())
         cpu_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
                                    not rows.bits[index] & CPU_LIMITED) for index in placed)
         memory_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
@@ -365,7 +388,7 @@ class Table:
                                  rows.value(HOST_MEMORY, index), rows.value(PRESSURE, index)) for index in own])
 
     def exit_summary(self, index: int) -> ExitSummary | None:
-        ended = self.rows.ends[index]
+        ended = self.rows.ends.get(index)
         return None if ended is None else ExitSummary(*ended, None, None, None)
 
 
@@ -405,7 +428,7 @@ def row_cells(table: Table, one_day: bool) -> Callable[[int], str]:
         value = peak[index]
         memory_cell = "-" if value != value else f"{value:.1f}" + (
             LIMITED if marks & MEMORY_LIMITED else "" if marks & MEMORY_OWN else HOST_MARK)
-        ended = ends[index]
+        ended = ends.get(index)
         flags = table.flags(index)
         return "\t".join((
             start(begin[index]),
@@ -498,7 +521,7 @@ def json_text(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
     yield '{"rows":['
     chunk: list[str] = []
     for position, index in enumerate(table.order):
-        ended = rows.ends[index]
+        ended = rows.ends.get(index)
         fields = {
             "label": table.label(index), "name": table.name, "host": rows.hosts[rows.host[index]],
             "start": rows.value(BEGIN, index), "end": rows.value(LAST_T, index),

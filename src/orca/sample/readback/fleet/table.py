@@ -21,6 +21,7 @@ capacity (its CPU at `SATURATED_CPU` % or more for `SATURATED_TIME_PERCENT` % of
 
 from __future__ import annotations
 
+import itertools
 import math
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -171,14 +172,22 @@ def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
     >>> _covered([0.0, 5.0, 20.0], [10.0, 12.0, 21.0])
     13.0
     """
-    by_high = sorted(range(len(lows)), key=highs.__getitem__)
+    everyone: Sequence[int] = range(len(lows))
+    pairs = zip(lows, highs, strict=True)
+    if not all(map(_not_after, pairs, itertools.islice(zip(lows, highs, strict=True), 1, None))):
+        # By begin, then end: two stable sorts, no pair kept a run.
+        everyone = sorted(sorted(everyone, key=highs.__getitem__), key=lows.__getitem__)
     total, reached = 0.0, -math.inf
-    for index in sorted(by_high, key=lows.__getitem__):  # by begin, then end: two stable sorts, no pair kept a run
+    for index in everyone:
         low, high = lows[index], highs[index]
         if high > reached:
             total += high - max(low, reached)
             reached = high
     return total
+
+
+def _not_after(one: tuple[float, float], other: tuple[float, float]) -> bool:
+    return one <= other
 
 
 def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:

@@ -39,27 +39,29 @@ def summary_document(summary: InstanceSummary) -> str:
 class Aside:
     """Texts written to a temporary file one after the other, each read back by its number."""
 
-    __slots__ = ("_file", "_lengths", "_offsets")
+    __slots__ = ("_empty", "_file", "_lengths", "_offsets")
 
     def __init__(self) -> None:
         self._file: IO[bytes] | None = None
         self._offsets, self._lengths = array("q"), array("q")
+        self._empty = 0
+        """How many texts, all empty, were added before the first that was not."""
 
     def add(self, text: str) -> None:
-        if not text:
-            self._offsets.append(0)
-            self._lengths.append(0)
+        if not text and self._file is None:  # none written yet: nothing kept either
+            self._empty += 1
             return
         if self._file is None:
             self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+            self._offsets.extend(array("q", bytes(8 * self._empty)))
+            self._lengths.extend(array("q", bytes(8 * self._empty)))
         data = text.encode("utf-8", "surrogateescape")
         self._offsets.append(self._file.tell())
         self._lengths.append(len(data))
         self._file.write(data)
 
     def __getitem__(self, index: int) -> str:
-        length = self._lengths[index]
-        if not length or self._file is None:
+        if self._file is None or not (length := self._lengths[index]):
             return ""
         self._file.flush()
         return os.pread(self._file.fileno(), length, self._offsets[index]).decode("utf-8", "surrogateescape")
