@@ -164,3 +164,25 @@ def test_the_table_of_many_runs_is_written_a_piece_at_a_time(tmp_path: Path) -> 
     show_runs(source, kept, parts=1, sections=(*SECTIONS, UsageSection))
     pieces = list(table_text(Table(source.name, kept.rows, "name")))
     assert len(pieces) > 3 and "".join(pieces).count("\n") > 10_000
+
+
+@pytest.mark.parametrize("json", [False, True])
+def test_a_file_of_many_runs_read_in_parts_is_the_same_table(tmp_path: Path, json: bool) -> None:
+    """The rows of a part read by another process come back (its runs' texts, then its columns) after this
+    process's: the table and JSON of two parts are those of one."""
+    lines = [cron_line(number, 20.0 + number % 70, 300 + number % 500) for number in range(3000)]
+    three = cron_line(3000, 30.0, 500)
+    lines += [three, *(msgspec_replace(three, t=three.t + step, dt=1.0) for step in (1.0, 2.0))]
+    lines += [cron_line(number, 5.0, 100) for number in range(3001, 3010)]  # idle: folded
+    path = written(tmp_path / "cron.jsonl", lines)
+    options = argparse.Namespace(json=json, each=False, sort="name")
+    printed = []
+    for parts in (1, 2):
+        [source] = sources(str(path))
+        kept = RowsKept(summary_document if json else nothing, "", lambda _: None)
+        show_runs(source, kept, parts=parts, sections=(*SECTIONS, UsageSection))
+        try:
+            printed.append("".join(_runs_output(source.name, kept, options)))
+        finally:
+            kept.aside.close()
+    assert printed[0] == printed[1] and printed[0].count("idle") > 1

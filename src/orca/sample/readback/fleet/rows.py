@@ -68,6 +68,8 @@ USAGE_BIT, CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO = 1, 2, 4, 8
 _FLOATS = (START, BEGIN, FIRST_T, LAST_T, DURATION, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, DISK,
            CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE)
 _INTS = (LINES, RSS, IO, NET)
+_FLOAT_FIELDS, _INT_FIELDS = operator.itemgetter(*_FLOATS), operator.itemgetter(*_INTS)
+_FLUSH_ROWS = 4096
 _NONE = -(2**63)
 """An integer column's None (no byte count is negative)."""
 
@@ -147,6 +149,8 @@ class Rows:
         "_floats",
         "_host_numbers",
         "_ints",
+        "_new_floats",
+        "_new_ints",
         "bits",
         "ends",
         "flags",
@@ -158,6 +162,7 @@ class Rows:
         self._floats = {field: array("d") for field in _FLOATS}
         self._ints = {field: array("q") for field in _INTS}
         self._big: dict[tuple[int, int], int] = {}
+        self._new_floats, self._new_ints = array("d"), array("q")
         self.bits = array("B")
         self.host = array("I")
         self.hosts: list[str] = []
@@ -175,34 +180,83 @@ class Rows:
 
     def add(self, row: Compact) -> None:
         index = len(self.bits)
-        for field, column in self._floats.items():
-            value = row[field]
-            column.append(math.nan if value is None else value)
-        for field, ints in self._ints.items():
-            value = row[field]
-            if value is None:
-                ints.append(_NONE)
-            elif -(2**63) < value < 2**63:
-                ints.append(value)
-            else:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
-                self._big[(field, index)] = value
-                ints.append(0)
+        # Taken in row by row and put in columns a few thousand rows at a time (`_flush`): one call a row.
+        self._new_floats.extend([math.nan if value is None else value for value in _FLOAT_FIELDS(row)])
+        counts = [_NONE if value is None else value for value in _INT_FIELDS(row)]
+        try:
+            self._new_ints.extend(array("q", counts))
+        except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
+            for field, value in zip(_INTS, counts, strict=True):
+                if not -(2**63) <= value < 2**63:
+                    self._big[(field, index)] = value
+            self._new_ints.extend(array("q", [value if -(2**63) <= value < 2**63 else 0 for value in counts]))
         self.bits.append(row[BITS])
-        number = self._host_numbers.setdefault(row[HOST], len(self.hosts))
-        if number == len(self.hosts):
-            self.hosts.append(row[HOST])
-        self.host.append(number)
+        self.host.append(self._number(row[HOST]))
         ended = row[EXIT]
         if ended is not None:
             self.ends[index] = self._ends.setdefault(ended, ended)
         if row[FLAGS]:
             self.flags[index] = self._flags.setdefault(row[FLAGS], row[FLAGS])
+        if len(self._new_ints) >= _FLUSH_ROWS * len(_INTS):
+            self._flush()
+
+    def pieces(self) -> Iterator[tuple[str, Any]]:
+        """The rows in a few pieces, each small enough to send on its own (a column at most), to be taken in after
+        another `Rows`' rows, one after the other (`take`)."""
+        if self._new_ints:
+            self._flush()
+        yield "head", (self.hosts, self.host, self.bits, self.ends, self.flags, self._big)
+        for field, column in self._floats.items():
+            yield "floats", (field, column)
+        for field, ints in self._ints.items():
+            yield "ints", (field, ints)
+
+    def take(self, piece: tuple[str, Any], offset: int) -> None:
+        """A piece of another `Rows` (`pieces`), taken in after the first `offset` of these (their count before the
+        first piece)."""
+        if self._new_ints:
+            self._flush()
+        kind, what = piece
+        if kind == "floats":
+            self._floats[what[0]].extend(what[1])
+        elif kind == "ints":
+            self._ints[what[0]].extend(what[1])
+        else:
+            hosts, host, bits, ends, flags, big = what
+            self._big.update({(field, offset + index): value for (field, index), value in big.items()})
+            self.bits.extend(bits)
+            numbers = [self._number(name) for name in hosts]
+            self.host.extend(host if numbers == list(range(len(numbers))) else
+                             array("I", [numbers[number] for number in host]))
+            for index, ended in ends.items():
+                self.ends[offset + index] = self._ends.setdefault(ended, ended)
+            for index, flagged in flags.items():
+                self.flags[offset + index] = self._flags.setdefault(flagged, flagged)
+
+    def _number(self, host: str) -> int:
+        number = self._host_numbers.get(host)
+        if number is None:
+            number = self._host_numbers[host] = len(self.hosts)
+            self.hosts.append(host)
+        return number
+
+    def _flush(self) -> None:
+        """The rows taken in since, put in their columns."""
+        for place, column in enumerate(self._floats.values()):
+            column.extend(self._new_floats[place :: len(_FLOATS)])
+        for place, ints in enumerate(self._ints.values()):
+            ints.extend(self._new_ints[place :: len(_INTS)])
+        self._new_floats, self._new_ints = array("d"), array("q")
 
     def floats(self, field: int) -> array[float]:
+        if self._new_ints:
+            self._flush()
         return self._floats[field]
 
     def value(self, field: int, index: int) -> Any:
         """Row `index`'s `field`, as `compact` gave it."""
+        if self._new_ints:
+            self._flush()
         if field in self._floats:
             value = self._floats[field][index]
             return None if value != value else value
@@ -217,6 +271,8 @@ class Rows:
 
     def ints(self, field: int) -> array[int]:
         """An integer column: `NONE` for None, and a count that does not fit read with `big`."""
+        if self._new_ints:
+            self._flush()
         return self._ints[field]
 
     def big(self, ints: array[int], index: int, value: int) -> int:

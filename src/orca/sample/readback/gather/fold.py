@@ -41,7 +41,7 @@ fraction of a second its start-up alone would read as a large share."""
 class RunFold:
     """Everything shown of one run, folded from its lines in the order written: see the module's docstring."""
 
-    __slots__ = ("_makers", "_max_points", "_sections", "cores", "held", "host", "points", "start", "times")
+    __slots__ = ("_makers", "_max_points", "_sections", "_times", "cores", "held", "host", "points", "start")
 
     def __init__(self, drawn: bool = False, max_points: int = MAX_POINTS,
                  sections: Sequence[Callable[[], Section]] = SECTIONS) -> None:
@@ -50,7 +50,7 @@ class RunFold:
         """The lines' `start`: which run they are of (None for an older sampler's)."""
         self.cores: int | None = None
         """The newest `cores`."""
-        self.times = Times()
+        self._times: Times | None = None
         self._makers = sections
         self._sections: list[Section] | None = None
         self.held: Sample | None = None
@@ -61,6 +61,13 @@ class RunFold:
         self._max_points = max_points
         if drawn:
             self.draw()
+
+    @property
+    def times(self) -> Times:
+        """The lines' count and times, made when first asked for (a run of one line held needs none)."""
+        if self._times is None:
+            self._times = Times()
+        return self._times
 
     @property
     def sections(self) -> list[Section]:
@@ -83,7 +90,7 @@ class RunFold:
         held until a second comes, or the folds are asked for)."""
         if not lines:
             return
-        if self._sections is None and len(lines) == 1 and self.held is None and not self.times.lines:
+        if self._sections is None and len(lines) == 1 and self.held is None and self._times is None:
             self.held = lines[0]
             self.host, self.start, self.cores = self.held.host, self.held.start, self.held.cores
             return

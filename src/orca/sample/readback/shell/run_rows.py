@@ -87,10 +87,7 @@ class RowsKept(Shown):
         if held is not None and self.render is nothing and run.drawn is None and (self.first or self.spilled) \
                 and (row := _line_row(held)) is not None:  # a run of one line, of the table alone
             self.totals.count(1, row[BEGIN], row[LAST_T])
-            if self.spilled:
-                self.write(base64.b64encode(pickle.dumps((row, ""), pickle.HIGHEST_PROTOCOL)).decode("ascii") + "\n")
-            else:
-                self._keep(None, row, "")
+            self.rows.add(row)
             return
         usage = run.fold.section(USAGE)
         assert isinstance(usage, UsageSection)
@@ -99,31 +96,45 @@ class RowsKept(Shown):
             return
         self.totals.add(kept)
         whole = Run(kept, usage.usage())
+        text = self.render(kept)
         if self.spilled:
-            self.write(base64.b64encode(pickle.dumps((compact(whole), self.render(kept)),
-                                                     pickle.HIGHEST_PROTOCOL)).decode("ascii") + "\n")
+            self.rows.add(compact(whole))
+            if text:
+                self.write(base64.b64encode(text.encode("utf-8", "surrogateescape")).decode("ascii") + "\n")
         else:
-            self._keep(whole, compact(whole), self.render(kept))
+            if self.first is None:
+                self.first = whole
+            self.rows.add(compact(whole))
+            self.aside.add(text)
         if run.drawn is not None and (series := run.fold.series(name)) is not None:
             self.series.append((run.drawn, series))
-
-    def _keep(self, whole: Run | None, row: Compact, text: str) -> None:
-        if self.first is None:
-            self.first = whole
-        self.rows.add(row)
-        self.aside.add(text)
 
     def elsewhere(self, write: Callable[[str], None]) -> RowsKept:
         return RowsKept(self.render, self.separator, write, spilled=True)
 
+    def done(self) -> None:
+        """In a part read by another process, its rows written after their texts, a column a line."""
+        if self.spilled:
+            for piece in self.rows.pieces():
+                self.write(_ROWS + base64.b64encode(pickle.dumps(piece, pickle.HIGHEST_PROTOCOL)).decode("ascii")
+                           + "\n")
+
     def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
                places: dict[int, int]) -> None:
-        """The runs another `RowsKept` wrote, kept after these (our own process's files: unpickled as written)."""
+        """The runs another `RowsKept` wrote (each run's text, then the rows), kept after these (our own process's
+        files: unpickled as written)."""
+        offset = len(self.rows)
         for line in _lines(written):
-            row, text = pickle.loads(base64.b64decode(line))
-            self._keep(None, row, text)
+            if line.startswith(_ROWS):
+                self.rows.take(pickle.loads(base64.b64decode(line[len(_ROWS):])), offset)
+            else:
+                self.aside.add(base64.b64decode(line).decode("utf-8", "surrogateescape"))
         self.totals.merge(totals)
         self.series += [(places[order], one) for order, one in series if order in places]
+
+
+_ROWS = "rows "
+"""Before each line of a part's rows (`Rows.pieces`; the others are its runs' texts, in base 64)."""
 
 
 def _line_row(line: Sample) -> Compact | None:

@@ -59,6 +59,9 @@ class Shown:
         if run.drawn is not None and (series := run.fold.series(name)) is not None:
             self.series.append((run.drawn, series))
 
+    def done(self) -> None:
+        """The part read elsewhere (`elsewhere`) is at its end: nothing more to write."""
+
     def elsewhere(self, write: Callable[[str], None]) -> Shown:
         """The same rendering, written through `write`, from nothing shown (a part's runs, shown in its file)."""
         return Shown(self.render, self.separator, write)
