@@ -11,19 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from orca.sample.line_format import (
-    CgroupSample,
-    CommandExit,
-    ContainerSample,
-    CpuShare,
-    Disk,
-    IoRate,
-    Mem,
-    NetRate,
-    PressureShare,
-    RunSample,
-    Sample,
-)
+from orca.sample import line_format as lf
 from orca.sample.readback.fleet.records import SORT_COLUMNS
 from orca.sample.readback.fleet.rows import Table, line_row, table_text
 from orca.sample.readback.fleet.table import fleet
@@ -41,16 +29,16 @@ from tests.lines import line, text_of
 START = 1796016000.0
 tenths = st.integers(0, 1000).map(lambda n: n / 10)
 counts = st.integers(0, 2**40)
-cpus = st.builds(CpuShare, tenths, tenths, tenths, tenths, tenths)
-mems = st.builds(Mem, *[counts] * 7)
-disks = st.builds(Disk, st.sampled_from(["/", "/data"]), counts, counts, counts)
-cgroups = st.builds(CgroupSample, mem=st.none() | counts, mem_max=st.none() | counts, cpu=st.none() | tenths,
+cpus = st.builds(lf.CpuShare, tenths, tenths, tenths, tenths, tenths)
+mems = st.builds(lf.Mem, *[counts] * 7)
+disks = st.builds(lf.Disk, st.sampled_from(["/", "/data"]), counts, counts, counts)
+cgroups = st.builds(lf.CgroupSample, mem=st.none() | counts, mem_max=st.none() | counts, cpu=st.none() | tenths,
                     cpu_max=st.none() | st.integers(0, 8000).map(lambda n: n / 1000), oom_kill=st.none() | counts)
-exits = st.builds(CommandExit, code=st.none() | st.integers(0, 3), signal=st.none() | st.sampled_from([9, 15, 40]),
+exits = st.builds(lf.CommandExit, code=st.none() | st.integers(0, 3), signal=st.none() | st.sampled_from([9, 15, 40]),
                   wall=st.none() | st.integers(0, 10**5).map(lambda n: n / 1000))
-runs_ = st.builds(RunSample, cpu=st.none() | tenths, procs=st.none() | st.integers(0, 9),
-                  io=st.none() | st.builds(IoRate, counts, counts), exit=st.none() | exits)
-containers = st.lists(st.builds(ContainerSample, name=st.sampled_from(["db", "web"]), mem=counts,
+runs_ = st.builds(lf.RunSample, cpu=st.none() | tenths, procs=st.none() | st.integers(0, 9),
+                  io=st.none() | st.builds(lf.IoRate, counts, counts), exit=st.none() | exits)
+containers = st.lists(st.builds(lf.ContainerSample, name=st.sampled_from(["db", "web"]), mem=counts,
                                 oom_kill=st.none() | st.integers(0, 2)), max_size=2, unique_by=lambda each: each.name)
 
 
@@ -60,11 +48,11 @@ def rarely(sections: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
 
 
 @st.composite
-def many_runs(draw: st.DrawFn) -> list[Sample]:
+def many_runs(draw: st.DrawFn) -> list[lf.Sample]:
     """Runs of one to three lines (mostly one, as cron writes them), of one or two hosts, a few of an older sampler
     (no `start`), each section there or not, in the order written; a run's lines may be interleaved with the next's.
     Values from the line's declaration, the flags' bounds among them (idle, saturated, failed, stragglers)."""
-    lines: list[Sample] = []
+    lines: list[lf.Sample] = []
     for number in range(draw(st.integers(2, 12))):
         host = draw(st.sampled_from(["a", "a", "b"]))
         start = None if draw(st.integers(0, 9)) == 0 else START + 60 * number + draw(st.integers(0, 5))
@@ -77,17 +65,17 @@ def many_runs(draw: st.DrawFn) -> list[Sample]:
                 t=round(at, 3), dt=dt, host=host, cores=draw(rarely(st.integers(0, 8))),
                 cpu=draw(cpus | st.none()), mem=draw(mems | st.none()),
                 disk=draw(st.none() | st.lists(disks, max_size=2).map(tuple)),
-                io=draw(st.none() | st.builds(IoRate, counts, counts)),
-                net=draw(st.none() | st.builds(NetRate, counts, counts)),
+                io=draw(st.none() | st.builds(lf.IoRate, counts, counts)),
+                net=draw(st.none() | st.builds(lf.NetRate, counts, counts)),
                 containers_enabled=draw(st.booleans()), containers=tuple(draw(containers)),
                 self_cpu=draw(st.none() | st.integers(0, 10**4).map(lambda n: n / 100)),
-                pressure=draw(st.none() | st.builds(PressureShare, cpu=tenths, memory=tenths, io=tenths)),
+                pressure=draw(st.none() | st.builds(lf.PressureShare, cpu=tenths, memory=tenths, io=tenths)),
                 cgroup=draw(rarely(cgroups)), run=draw(rarely(runs_)), start=start,
             ))
     return lines
 
 
-def written(path: Path, lines: list[Sample]) -> Path:
+def written(path: Path, lines: list[lf.Sample]) -> Path:
     path.write_text("".join(text_of(each) + "\n" for each in lines))
     return path
 
@@ -109,20 +97,21 @@ def both(path: Path, json: bool, each: bool, sort: str) -> tuple[str, str, int]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=many_runs(), json=st.booleans(), each=st.booleans(), sort=st.sampled_from(SORT_COLUMNS))
-def test_the_table_of_many_runs_is_the_fleets_of_the_same_runs(tmp_path: Path, lines: list[Sample], json: bool,
+def test_the_table_of_many_runs_is_the_fleets_of_the_same_runs(tmp_path: Path, lines: list[lf.Sample], json: bool,
                                                                 each: bool, sort: str) -> None:
     rows, whole, runs = both(written(tmp_path / "cron.jsonl", lines), json, each and not json, sort)
     assume(runs > 1)  # one run prints its block (tests/reader/test_runs.py)
     assert rows == whole
 
 
-def cron_line(number: int, busy: float, used: int) -> Sample:
+def cron_line(number: int, busy: float, used: int) -> lf.Sample:
     """A run of one line, as `orca sample --count 1` started by cron writes it: the host's figures only."""
     start = START + 60 * number
-    return line(t=start + 0.2, dt=0.2, host="h", cores=2, cpu=CpuShare(busy, 1.0, 0.0, 0.0, 50.0),
-                mem=Mem(total=1000, used=used, available=0, cache=0, swap_total=0, swap_used=0, rss=0),
-                disk=(Disk("/", 100, 40, 60),), io=IoRate(1000, 2000), net=NetRate(30, 40), containers_enabled=False,
-                containers=None, self_cpu=0.05, pressure=PressureShare(cpu=1.0, memory=0.0, io=0.0), start=start)
+    return line(t=start + 0.2, dt=0.2, host="h", cores=2, cpu=lf.CpuShare(busy, 1.0, 0.0, 0.0, 50.0),
+                mem=lf.Mem(total=1000, used=used, available=0, cache=0, swap_total=0, swap_used=0, rss=0),
+                disk=(lf.Disk("/", 100, 40, 60),), io=lf.IoRate(1000, 2000), net=lf.NetRate(30, 40),
+                containers_enabled=False,
+                containers=None, self_cpu=0.05, pressure=lf.PressureShare(cpu=1.0, memory=0.0, io=0.0), start=start)
 
 
 @pytest.mark.parametrize("json", [False, True])
@@ -140,7 +129,7 @@ def test_runs_of_one_line_and_of_several_print_the_fleets_table(tmp_path: Path, 
         assert rows.count("\n") > 60 and "idle (1):" in rows and "saturated (1):" in rows
 
 
-def msgspec_replace(sample: Sample, **changes: float) -> Sample:
+def msgspec_replace(sample: lf.Sample, **changes: float) -> lf.Sample:
     import msgspec
 
     return msgspec.structs.replace(sample, **changes)
@@ -154,7 +143,7 @@ def test_a_line_that_may_be_flagged_or_has_a_run_is_folded_not_said_from_the_lin
     with_run = cron_line(0, 30.0, 300)
     import msgspec
 
-    assert line_row(msgspec.structs.replace(with_run, run=RunSample(cpu=1.0))) is None
+    assert line_row(msgspec.structs.replace(with_run, run=lf.RunSample(cpu=1.0))) is None
 
 
 def test_the_table_of_many_runs_is_written_a_piece_at_a_time(tmp_path: Path) -> None:
