@@ -5,6 +5,9 @@ file; a file of 100,000 runs of one line each (a sampler started by cron); and h
 
     .venv/bin/python -m bench.metrics [--lines N] [--repeats N]      (also run at the end of `python3 dev.py bench`)
     .venv/bin/python -m bench.metrics --many-runs [--repeats N]      (the file of many runs alone)
+    .venv/bin/python -m bench.metrics --before SRC [--lines N] [--runs N] [--repeats N]
+        (orca metrics of this tree against the `src/` of another, such as `git archive COMMIT src | tar -x -C DIR`:
+        a summary of N lines and the file of many runs, as text and --json, taking turns; needs no extra)
 
 Needs the `bench` extra (pandas, duckdb).
 """
@@ -116,9 +119,9 @@ for row in rows:
 """
 
 
-def measured(command: list[str]) -> Run:
+def measured(command: list[str], env: dict[str, str] | None = None) -> Run:
     started = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -285,12 +288,38 @@ def duckdb_runs_peak(path: Path) -> float:
     return float(python_with_its_own_peak(code, str(path)).stderr.split()[-1])
 
 
+def before_and_after(row: Callable[[str, str, str, str, str, bool | None], None], repeats: int, lines: int,
+                     runs: int, before: Path) -> None:
+    """`orca metrics` of this tree against the same command run from the `src/` at `before`, on the same files: a
+    run of `lines` lines, and `runs` runs of one line each as text and as `--json`; in wall-clock time and in CPU
+    time of every process (steadier on a loaded machine), each pair taken in turn first."""
+    old = {**os.environ, "PYTHONPATH": str(before)}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        one = repeated(write_run(base / "small.jsonl", 10_000), base / "run.jsonl", max(1, lines // 10_000))
+        many = write_one_line_runs(base / "cron.jsonl", runs)
+        for what, args, count in ((f"a run of {lines:,} lines", [str(one)], lines),
+                                  (f"{runs:,} runs of one line (the table)", [str(many)], runs),
+                                  (f"{runs:,} runs of one line, --json", ["--json", str(many)], runs)):
+            command = [PYTHON, "-m", "orca.sample", "metrics", *args]
+            got: dict[str, list[Run]] = {"after": [], "before": []}
+            for turn in range(repeats):
+                for name in ("after", "before")[:: 1 if turn % 2 == 0 else -1]:
+                    got[name].append(measured(command, None if name == "after" else old))
+            for how, of in (("wall-clock", lambda run: run.wall), ("CPU", lambda run: run.cpu)):
+                after, earlier = (statistics.median(map(of, got[name])) for name in ("after", "before"))
+                row(f"orca metrics, {what}: lines per second of {how} time, median of {repeats}",
+                    f"{count / after:,.0f}", f"{count / earlier:,.0f} (before)", f"{earlier / after:.2f}", "", None)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--lines", type=int, default=300_000,
                         help="lines of the file summarised beside DuckDB, before 1,000,000 (a multiple of 10,000)")
     parser.add_argument("--many-runs", action="store_true", help="only the file of 100,000 one-line runs")
+    parser.add_argument("--before", type=Path, help="another tree's src/: orca metrics against it, taking turns")
+    parser.add_argument("--runs", type=int, default=RUNS, help="runs of one line each, with --before")
     args = parser.parse_args(argv)
 
     def row(figure: str, orca: str, baseline: str, ratio: str, budget: str, ok: bool | None) -> None:
@@ -299,6 +328,9 @@ def main(argv: list[str]) -> int:
 
     print("| figure | orca | baseline | orca/baseline | budget | |")
     print("|---|---|---|---|---|---|")
+    if args.before is not None:
+        before_and_after(row, args.repeats, args.lines, args.runs, args.before)
+        return 0
     if args.many_runs:
         with tempfile.TemporaryDirectory() as tmp:
             many_runs(row, args.repeats, Path(tmp))

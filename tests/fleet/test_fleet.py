@@ -144,9 +144,9 @@ def test_the_table_for_a_person(fleet_dir: Path) -> None:
     rows = {line.split()[0]: line.split() for line in lines[1:COUNT + 1]}
     assert list(rows) == NAMES
     assert rows[OOM][-2:] == ["SIGKILL", "saturated,failed"] and rows[IDLE][-1] == "idle"
-    assert rows[STRAGGLER][-1] == "straggler" and rows[STRAGGLER][3] == "41"  # its lines
+    assert rows[STRAGGLER][-1] == "straggler" and rows[STRAGGLER][4] == "41"  # its lines, after the span (39.9 s)
     busy = worked("busy")
-    assert rows[NAMES[0]][4] == f"{100 * busy['core_seconds'] / busy['core_seconds_available']:.1f}*"
+    assert rows[NAMES[0]][5] == f"{100 * busy['core_seconds'] / busy['core_seconds_available']:.1f}*"
     assert lines[COUNT + 1].startswith(f"total: {COUNT} runs, ")
     saturated = lines.index("saturated (2):")
     assert lines[saturated + 2] == f"  {OOM}  1 OOM kill"

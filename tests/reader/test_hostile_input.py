@@ -41,7 +41,7 @@ def test_a_line_longer_than_any_samples_is_skipped_and_counted(tmp_path: Path) -
     done = orca_metrics("--json", str(path))
     assert done.returncode == 0, done.stderr
     assert '"lines":2' in done.stdout
-    assert f"{path}: 1 line(s) skipped (1 longer than 16 MiB)" in done.stderr
+    assert f"{path}: 1 line skipped (1 longer than 16 MiB)" in done.stderr
 
 
 def test_a_device_that_never_ends_is_given_up() -> None:
@@ -65,7 +65,7 @@ def test_a_sparse_file_is_not_read_through_its_hole(tmp_path: Path) -> None:
     done = orca_metrics("--json", str(path), timeout=60)
     assert done.returncode == 0, done.stderr
     assert '"lines":1' in done.stdout and '"last_t":100.0' in done.stdout
-    assert f"{path}: 1 line(s) skipped (1 longer than 16 MiB)" in done.stderr
+    assert f"{path}: 1 line skipped (1 longer than 16 MiB)" in done.stderr
 
 
 def unreadable(path: Path) -> Path:
@@ -125,7 +125,7 @@ def test_names_are_printed_with_their_control_characters_escaped(tmp_path: Path)
         f"  container      db{shown}: mem peak 1 B",
         "  sampler        0.00 s of CPU, 0.00% of one core",
     ]
-    assert done.stderr == f"orca metrics: {tmp_path}/run{shown}.jsonl: 1 line(s) skipped (1 v is not 1)\n"
+    assert done.stderr == f"orca metrics: {tmp_path}/run{shown}.jsonl: 1 line skipped (1 v is not 1)\n"
 
 
 def test_a_chart_of_names_matplotlib_would_read_as_mathematics(tmp_path: Path) -> None:

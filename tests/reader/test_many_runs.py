@@ -5,7 +5,9 @@ runs, each folded and kept whole, prints (`fleet/table.py`'s `fleet` of the runs
 from __future__ import annotations
 
 import argparse
+import io
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -13,8 +15,9 @@ from hypothesis import strategies as st
 
 from orca.sample import line_format as lf
 from orca.sample.readback.fleet.records import SORT_COLUMNS
-from orca.sample.readback.fleet.rows import Table, line_row, table_text
+from orca.sample.readback.fleet.rows import Table, line_row
 from orca.sample.readback.fleet.table import fleet
+from orca.sample.readback.fleet.text import rows_text
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.shell.cli.fleet import fleet_output
@@ -42,7 +45,10 @@ containers = st.lists(st.builds(lf.ContainerSample, name=st.sampled_from(["db", 
                                 oom_kill=st.none() | st.integers(0, 2)), max_size=2, unique_by=lambda each: each.name)
 
 
-def rarely(sections: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+T = TypeVar("T")
+
+
+def rarely(sections: st.SearchStrategy[T]) -> st.SearchStrategy[T | None]:
     """A section in one line of three: most of cron's lines are the host's figures alone."""
     return st.one_of(st.none(), st.none(), sections)
 
@@ -151,7 +157,7 @@ def test_the_table_of_many_runs_is_written_a_piece_at_a_time(tmp_path: Path) -> 
     [source] = sources(str(path))
     kept = RowsKept(nothing, "", lambda _: None)
     show_runs(source, kept, parts=1, sections=(*SECTIONS, UsageSection))
-    pieces = list(table_text(Table(source.name, kept.rows, "name")))
+    pieces = list(rows_text(Table(source.name, kept.rows, "name"), io.StringIO()))
     assert len(pieces) > 3 and "".join(pieces).count("\n") > 10_000
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.sources import SourceError, read_samples, sources
-from orca.sample.readback.summary.text import humanised, utc
+from orca.sample.readback.words import size, utc
 from tests.reader.hand_worked import RUN, disk, locked, mem, sample
 
 ORCA = Path(sys.executable).parent / "orca"
@@ -58,7 +58,7 @@ def test_a_file_summarised_for_a_person(tmp_path: Path) -> None:
     assert "  sampler        0.45 s of CPU, 1.29% of one core" in text  # 0.45 s over the 35 s of dt
     assert "total:" not in text  # one run: no total line
     # One line of the file is a sample gone bad (mem.total -1); the log line is not counted as bad.
-    assert "1 line(s) skipped (1 mem.total is not a whole number from 0 to 9,223,372,036,854,775,807)" in done.stderr
+    assert "1 line skipped (1 mem.total is not a whole number from 0 to 9,223,372,036,854,775,807)" in done.stderr
     no_traceback(done.stderr)
 
 
@@ -79,7 +79,7 @@ def test_numbers_no_sampler_writes_are_skipped_and_the_file_beside_is_summarised
         done = orca("metrics", *args)
         assert done.returncode == 0, done.stderr
         no_traceback(done.stderr)
-        assert (f"{bad}: 6 line(s) skipped (1 cpu.user is not a finite number from 0 to 1,000,000, 2 dt is not a "
+        assert (f"{bad}: 6 lines skipped (1 cpu.user is not a finite number from 0 to 1,000,000, 2 dt is not a "
                 "finite number from 0 to 100,000,000, 1 io.read is not a whole number from 0 to "
                 "9,223,372,036,854,775,807, 2 t is not a finite number from 0 to 10,000,000,000)") in done.stderr
         assert f"{bad}: no sample lines" in done.stderr
@@ -259,9 +259,9 @@ def test_orca_help_lists_the_commands() -> None:
     assert metrics_help.stdout.count("usage:") == 1
 
 
-def test_humanised_sizes() -> None:
-    assert humanised(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
-    assert humanised(3 * 2**30) == "3.00 GiB"
+def test_sizes_in_binary_units() -> None:
+    assert size(1500) == "1.46 KiB"  # 1500 / 1024 = 1.4648
+    assert size(3 * 2**30) == "3.00 GiB"
 
 
 def test_times_are_printed_in_utc_to_the_second() -> None:

@@ -317,7 +317,7 @@ def test_orca_metrics_reads_a_large_file_in_parts(tmp_path: Path, monkeypatch: p
     assert both.out == alone.out and both.err == alone.err
     assert len(json.loads(both.out)["rows"]) == 4  # two hosts, each of two runs: a table of four rows
     # i = 0, 211, ..., 1899: 10 lines of another v.
-    assert "10 line(s) skipped (10 v is not 1)" in both.err
+    assert "10 lines skipped (10 v is not 1)" in both.err
     assert forks == [1]
 
 

@@ -7,6 +7,7 @@ size."""
 from __future__ import annotations
 
 import math
+import shlex
 import subprocess
 import sys
 from dataclasses import replace
@@ -16,13 +17,11 @@ from typing import Any
 import pytest
 
 from orca.sample.readback.chart.panels import CONTAINERS, GREY, MEMORY, Chart, DrawnPanel, chart, drawn, panels
-from orca.sample.readback.chart.titles import command_text as chart_command
 from orca.sample.readback.chart.titles import title
 from orca.sample.readback.gather.fold import RunFold
-from orca.sample.readback.gather.records import RunSummary
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import every_run
 from orca.sample.readback.shell.plot import chart_figure, draw, layout
-from orca.sample.readback.summary.text import command_text as summary_command
 from tests.reader.folding import checked, folded, series_of
 from tests.reader.hand_worked import RUN, cpu, mem, sample
 
@@ -252,7 +251,7 @@ def test_two_runs_in_one_file_are_two_series_never_joined() -> None:
     assert first.exit is not None and first.exit.code == 0 and second.exit is not None and second.exit.code == 1
     drawing = chart([first, second])
     cpu_curves = [curve for curve in drawing.panels[0].curves if curve.field == "run_cpu"]
-    assert drawing.runs == ("a.jsonl 00:16:40", "a.jsonl 01:16:40")
+    assert drawing.runs == ("a 00:16:40", "a 01:16:40")
     assert [(curve.legend, curve.colour) for curve in cpu_curves] == [("run's CPU", 0), ("run's CPU", 1)]
     assert [curve.x[0] for curve in cpu_curves] == [pytest.approx(0.2), pytest.approx(0.2)]
     assert drawing.title.startswith("2 runs in a.jsonl\neach from its own start")
@@ -265,7 +264,7 @@ def test_runs_that_ran_together_share_one_clock() -> None:
     first, second = series_of(every_run([checked(a + "\n" + b)], drawn=2), "fleet.jsonl")
     x = [curve.x[0] for curve in chart([first, second]).panels[0].curves if curve.field == "run_cpu"]
     assert x == [pytest.approx(0.2), pytest.approx(5.2)]
-    assert chart([first, second]).runs == ("fleet.jsonl (h)", "fleet.jsonl (g)")
+    assert chart([first, second]).runs == ("fleet (h)", "fleet (g)")
 
 
 def test_many_runs_draw_the_first_few_at_the_usual_size() -> None:
@@ -387,4 +386,5 @@ def test_long_legends_and_notes_stay_inside_the_figure() -> None:
 def test_the_chart_quotes_a_command_as_the_summary_does() -> None:
     """One way of quoting a command's words, `shlex`'s: a word with letters beyond ASCII is quoted in both."""
     words = ("python3", "-c", "print('hé')", "café", "a b", "", "x=1,y=2")
-    assert chart_command(words) == summary_command(RunSummary(words, None, None, None, None, None))
+    drawn = Series("r.jsonl", (), {}, start=0.0, first=0.0, last=1.0, command=words)
+    assert title([drawn]).split("\n")[0] == shlex.join(words)

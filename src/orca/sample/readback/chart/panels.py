@@ -27,7 +27,7 @@ from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
 from orca.sample.readback.chart.titles import elapsed_span, labels, origins, title
 from orca.sample.readback.gather.points import MAX_KEYED
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.summary.text import humanised
+from orca.sample.readback.words import UNITS, percent, rate, size
 
 PERCENT, BYTES, RATE = "percent", "bytes", "rate"
 """What an axis shows: a share of a whole, bytes, or bytes per second."""
@@ -304,7 +304,7 @@ def _total_shown(curves: list[Drawn]) -> list[Drawn]:
     used = {curve.instance: _largest([curve]) for curve in curves if curve.field == "mem_used"}
     if not totals or any(2 * peak >= totals.get(instance, math.inf) for instance, peak in used.items()):
         return curves
-    return [replace(curve, legend=f"{curve.legend} (of {humanised(totals[curve.instance])})")
+    return [replace(curve, legend=f"{curve.legend} (of {size(totals[curve.instance])})")
             if curve.field == "mem_used" and curve.instance in totals else curve
             for curve in curves if not curve.reference]
 
@@ -337,10 +337,8 @@ def unit(kind: str, largest: float) -> tuple[float, str]:
     if kind == PERCENT:
         return 1, "%"
     suffix = "/s" if kind == RATE else ""
-    for power, name in ((3, "GiB"), (2, "MiB"), (1, "KiB")):
-        if largest >= 2 ** (10 * power):
-            return 2 ** (10 * power), name + suffix
-    return 1, "B" + suffix
+    power = next((power for power in (3, 2, 1) if largest >= 2 ** (10 * power)), 0)
+    return 2 ** (10 * power), UNITS[power] + suffix
 
 
 def _largest(curves: Sequence[Drawn]) -> float:
@@ -388,6 +386,4 @@ def _note(panel: Panel, curves: Sequence[Drawn]) -> str:
 
 
 def _value(kind: str, value: float) -> str:
-    if kind == PERCENT:
-        return f"{value:.1f}%"
-    return humanised(value) + ("/s" if kind == RATE else "")
+    return percent(value) if kind == PERCENT else rate(value) if kind == RATE else size(value)

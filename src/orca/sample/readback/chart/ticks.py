@@ -57,21 +57,3 @@ def elapsed_ticks(span: float) -> Ticks:
 def _number(value: float) -> str:
     """A tick's value as written: whole numbers without a point, tenths with one (`0`, `0.5`, `1`)."""
     return f"{value:.1f}".removesuffix(".0")
-
-
-def duration_text(seconds: float) -> str:
-    """A duration as a person says it, to the precision that matters at its length.
-
-    >>> [duration_text(s) for s in (0.2, 31.25, 252, 7500, 86400, 3 * 86400 + 4 * 3600 + 60)]
-    ['0.2 s', '31.2 s', '4 min 12 s', '2 h 5 min', '24 h 0 min', '3 days 4 h']
-    """
-    if not math.isfinite(seconds) or seconds < 0:
-        return "?"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    whole = round(seconds)
-    if whole < 3600:
-        return f"{whole // 60} min {whole % 60} s"
-    if whole < 2 * 86400:
-        return f"{whole // 3600} h {whole % 3600 // 60} min"
-    return f"{whole // 86400} days {whole % 86400 // 3600} h"

@@ -4,13 +4,10 @@ run's label, and the moment each run's elapsed time counts from."""
 from __future__ import annotations
 
 import math
-import shlex
 from collections.abc import Sequence
 
-from orca.sample.line_format import CommandExit
-from orca.sample.readback.chart.ticks import duration_text
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
+from orca.sample.readback.words import command, cut_start, duration, exit_status, printable, run_labels, utc
 
 COMMAND_CHARS = 90
 """A command longer than this is cut, with `…`."""
@@ -40,40 +37,7 @@ def origins(series: Sequence[Series]) -> list[float]:
     return [spans[0][0]] * len(series) if together else [one.origin for one in series]
 
 
-def command_text(command: Sequence[str], argc: int | None = None) -> str:
-    """A command's argv as a shell would take it, its names escaped (`printable`), cut at `COMMAND_CHARS`.
-
-    >>> command_text(["sh", "-c", "sleep 1; echo done"]), command_text(["make", "-j4"], argc=40)
-    ("sh -c 'sleep 1; echo done'", 'make -j4 … (40 arguments)')
-    """
-    words = [shlex.quote(printable(word)) for word in command]
-    text = " ".join(words)
-    more = argc is not None and argc > len(command)
-    if len(text) > COMMAND_CHARS:
-        text = text[: COMMAND_CHARS - 1].rstrip() + "…"
-    elif more:
-        text += " …"
-    return f"{text} ({argc} arguments)" if more else text
-
-
-def exit_text(exit: CommandExit | None) -> str:
-    """How a command ended, in a few words; "" when the lines do not say (a `--pid` run, or one still running).
-
-    >>> exit_text(CommandExit(code=0, wall=3.0)), exit_text(CommandExit(signal=9)), exit_text(CommandExit(signal=64))
-    ('exit 0', 'killed by SIGKILL', 'killed by signal 64')
-    >>> exit_text(CommandExit(code=127, error="No such file or directory"))
-    'could not start: No such file or directory (exit 127)'
-    """
-    if exit is None:
-        return ""
-    if exit.error is not None:
-        return f"could not start: {printable(exit.error)}" + ("" if exit.code is None else f" (exit {exit.code})")
-    if exit.signal is not None:
-        return f"killed by {SIGNAL_NAMES.get(exit.signal, f'signal {exit.signal}')}"
-    return "" if exit.code is None else f"exit {exit.code}"
-
-
-def duration(one: Series, origin: float) -> float:
+def run_seconds(one: Series, origin: float) -> float:
     """How long a run took: its command's wall time when the lines record it, else its span as the summary gives
     it (from its start to its last line), else from `origin` to its last line."""
     if one.exit is not None and one.exit.wall is not None:
@@ -82,38 +46,26 @@ def duration(one: Series, origin: float) -> float:
 
 
 def labels(series: Sequence[Series]) -> list[str]:
-    """Each run's label: the file's name without its directory when that tells the files apart, the host when one
-    file holds several hosts' runs, and the run's start when one file holds several runs of a host; cut to
-    `LABEL_CHARS`.
+    """Each run's label as the fleet's table says it (`run_labels`), cut to `LABEL_CHARS`.
 
     >>> def run(name, start, host="h"):
     ...     return Series(name, (), {}, host=host, start=start, first=start, last=start)
     >>> labels([run("m/a.jsonl", 0), run("n/b.jsonl", 0)]), labels([run("x/a.jsonl", 0), run("y/a.jsonl", 0)])
-    (['a.jsonl', 'b.jsonl'], ['x/a.jsonl', 'y/a.jsonl'])
+    (['a', 'b'], ['x/a', 'y/a'])
     >>> labels([run("/tmp/a.jsonl", 1796016198.7), run("/tmp/a.jsonl", 1796019798.7)])
-    ['a.jsonl 05:23:18', 'a.jsonl 06:23:18']
+    ['a 05:23:18', 'a 06:23:18']
     >>> labels([run("f.jsonl", 0, "db"), run("f.jsonl", 0, "web")])
-    ['f.jsonl (db)', 'f.jsonl (web)']
+    ['f (db)', 'f (web)']
     """
-    names = [one.name for one in series]
-    short = [name.rsplit("/", 1)[-1] for name in names]
-    chosen = short if len(set(short)) == len(set(names)) else names
-    hosts = {(name, one.host) for name, one in zip(chosen, series, strict=True)}
-    if len(hosts) > len(set(chosen)):
-        chosen = [f"{name} ({one.host})" for name, one in zip(chosen, series, strict=True)]
-    if len(set(chosen)) < len(chosen):
-        chosen = [f"{name} {utc(one.origin)[11:19]}" for name, one in zip(chosen, series, strict=True)]
-    return [_cut(printable(name)) for name in chosen]
-
-
-def _cut(label: str) -> str:
-    return label if len(label) <= LABEL_CHARS else "…" + label[-(LABEL_CHARS - 1):]
+    chosen = run_labels([(one.name, one.host, one.origin) for one in series])
+    return [cut_start(printable(label), LABEL_CHARS) for label in chosen]
 
 
 def title(series: Sequence[Series], runs: int | None = None) -> str:
     """The chart's title, two lines: what ran (the command, else the file; or how many runs), then when it started
     (UTC), for how long, how it ended, and how many lines a point stands for when the run was thinned.
 
+    >>> from orca.sample.line_format import CommandExit
     >>> one = Series("run.jsonl", (), {}, lines_per_point=4, start=1796016198.7, first=1796016198.9,
     ...              last=1796016230.0, command=("make", "-j4"), exit=CommandExit(code=0, wall=31.2))
     >>> print(title([one]))
@@ -126,14 +78,15 @@ def title(series: Sequence[Series], runs: int | None = None) -> str:
     total = len(series) if runs is None else runs
     if total == 1:
         one = series[0]
-        what = command_text(one.command, one.argc) if one.command else printable(one.name)
-        facts = [f"started {utc(starts[0])}", duration_text(duration(one, starts[0])), exit_text(one.exit)]
+        what = command(one.command, one.argc, COMMAND_CHARS) if one.command else printable(one.name)
+        facts = [f"started {utc(starts[0])}", duration(run_seconds(one, starts[0])),
+                 "" if one.exit is None else exit_status(one.exit)]
     else:
         names = {printable(one.name) for one in series}
-        what = f"{total:,} runs" + (f" in {_cut(names.pop())}" if len(names) == 1 else "")
+        what = f"{total:,} runs" + (f" in {cut_start(names.pop(), LABEL_CHARS)}" if len(names) == 1 else "")
         shared = len(set(starts)) == 1
         facts = [f"started {utc(starts[0])}" if shared else "each from its own start",
-                 duration_text(max(one.last for one in series) - starts[0]) if shared else ""]
+                 duration(max(one.last for one in series) - starts[0]) if shared else ""]
     thinned = max(one.lines_per_point for one in series)
     if thinned > 1:
         facts.append(f"each point stands for up to {thinned:,} lines")

@@ -19,7 +19,7 @@ from orca.sample.readback.fleet.records import (
 )
 from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.summary.as_json import document, encoded
-from orca.sample.readback.summary.text import utc
+from orca.sample.readback.words import utc
 
 LISTS = {"idle": IDLE, "saturated": SATURATED, "stragglers": STRAGGLER, "gaps": GAPS, "no_lines": NO_LINES}
 """The keys of who stands out, and the flag each lists."""

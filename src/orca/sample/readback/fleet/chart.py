@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import add
 
-from orca.sample.readback.chart.ticks import Ticks, duration_text, elapsed_ticks
+from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
 from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
-from orca.sample.readback.fleet.text import number
 from orca.sample.readback.fleet.usage import Buckets
-from orca.sample.readback.summary.text import utc
+from orca.sample.readback.words import count, duration, number, percent, utc
 
 COLUMNS = 360
 """Columns of time: about a pixel or two each at the figure's width."""
@@ -189,11 +188,12 @@ def _candidates(fleet: Fleet) -> tuple[tuple[int, str], ...]:
 
 def _title(fleet: Fleet, origin: float, span: float) -> str:
     totals = fleet.totals
-    facts = [f"{totals.runs:,} run{'' if totals.runs == 1 else 's'}", f"started {utc(origin)}", duration_text(span)]
+    facts = [count(totals.runs, "run"), f"started {utc(origin)}", duration(span)]
     if totals.cpu_percent is not None:
-        facts.append(f"CPU {totals.cpu_percent:.1f}% used of {number(totals.cpu_hours_available)} CPU-hours")
+        facts.append(f"CPU {percent(totals.cpu_percent)} used of {number(totals.cpu_hours_available)} CPU-hours")
     if totals.memory_percent is not None:
-        facts.append(f"memory {totals.memory_percent:.1f}% of {number(totals.memory_gib_hours_available)} GiB-hours")
+        facts.append(f"memory {percent(totals.memory_percent)} of {number(totals.memory_gib_hours_available)} "
+                     "GiB-hours")
     return " · ".join(facts)
 
 
@@ -207,6 +207,6 @@ def _notes(fleet: Fleet, shown: int = 5) -> tuple[str, ...]:
                               for row in flagged[:shown])
             more = f" and {len(flagged) - shown:,} more" if len(flagged) > shown else ""
             notes.append(f"{flag} {len(flagged):,}: {names}{more}")
-    notes += [f"host {host.host} saturated, apart from its {host.runs:,} run{'s' if host.runs > 1 else ''}: "
+    notes += [f"host {host.host} saturated, apart from its {count(host.runs, 'run')}: "
               f"{host.why}" for host in fleet.hosts_saturated[:shown]]
     return tuple(notes)

@@ -11,20 +11,14 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-import tempfile
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from orca.sample.line_format import Sample
-from orca.sample.readback.fleet.labels import shortest_names
 from orca.sample.readback.fleet.records import (
     FAILED,
     GAPS,
-    IDLE,
-    NO_LINES,
-    SATURATED,
-    STRAGGLER,
     Flag,
     FleetTotals,
     HostFlag,
@@ -49,7 +43,7 @@ from orca.sample.readback.fleet.table import (
 )
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU
 from orca.sample.readback.gather.records import ExitSummary
-from orca.sample.readback.summary.text import utc
+from orca.sample.readback.words import shortest_names, time_of_day
 
 Compact = tuple[Any, ...]
 """One run's row: see `FIELDS` (a tuple, so that a part of a file read by another process sends it back cheaply)."""
@@ -70,7 +64,7 @@ _FLOATS = (START, BEGIN, FIRST_T, LAST_T, DURATION, CPU, P95, MEMORY_PEAK, MEMOR
 _INTS = (LINES, RSS, IO, NET)
 _FLOAT_FIELDS, _INT_FIELDS = operator.itemgetter(*_FLOATS), operator.itemgetter(*_INTS)
 _FLUSH_ROWS = 4096
-_NONE = -(2**63)
+NONE = -(2**63)
 """An integer column's None (no byte count is negative)."""
 
 
@@ -182,7 +176,7 @@ class Rows:
         index = len(self.bits)
         # Taken in row by row and put in columns a few thousand rows at a time (`_flush`): one call a row.
         self._new_floats.extend([math.nan if value is None else value for value in _FLOAT_FIELDS(row)])
-        counts = [_NONE if value is None else value for value in _INT_FIELDS(row)]
+        counts = [NONE if value is None else value for value in _INT_FIELDS(row)]
         try:
             self._new_ints.extend(array("q", counts))
         except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
@@ -262,7 +256,7 @@ class Rows:
             return None if value != value else value
         if field in self._ints:
             value = self._ints[field][index]
-            return None if value == _NONE else self._big.get((field, index), value)
+            return None if value == NONE else self._big.get((field, index), value)
         if field == HOST:
             return self.hosts[self.host[index]]
         if field == BITS:
@@ -326,29 +320,6 @@ def _median(values: array[float]) -> float:
     return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
-def second(t: float) -> int:
-    """The whole second `utc(t)` says (`datetime.fromtimestamp` rounds to the microsecond, half to even), without
-    making a datetime: a table of many runs says one a row.
-
-    >>> [second(t) for t in (59.9999996, 59.9999994, 60.0, 1796000000.2)]
-    [60, 59, 60, 1796000000]
-    """
-    whole = math.floor(t)
-    return whole + (round((t - whole) * 1e6) >= 1_000_000)
-
-
-def clock(t: float) -> str:
-    """`utc(t)[11:19]`: the time of day, to the second.
-
-    >>> clock(59.9999996), clock(1796016198.738), utc(1796016198.738)[11:19]
-    ('00:01:00', '05:23:18', '05:23:18')
-    """
-    if not 0 <= t < 2**53:  # as `datetime` says it (or refuses it)
-        return utc(t)[11:19]
-    rest = second(t) % 86400
-    return f"{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
-
-
 class Table:
     """A source's runs as a fleet: each row's label and flags, the totals and the hosts saturated, from `Rows`."""
 
@@ -385,7 +356,7 @@ class Table:
             label += f" ({rows.hosts[rows.host[index]]})"
         if self._runs_of_host[rows.host[index]] > 1:
             start = rows.floats(START)[index]
-            label += " " + ("before start" if start != start else clock(start))
+            label += " " + ("before start" if start != start else time_of_day(start))
         return label
 
     def flags(self, index: int) -> tuple[Flag, ...]:
@@ -448,125 +419,6 @@ class Table:
         return None if ended is None else ExitSummary(*ended, None, None, None)
 
 
-def row_cells(table: Table, one_day: bool) -> Callable[[int], str]:
-    """How a row's cells (after its label) are said, as `fleet/text.py`'s columns say a fleet row's: joined by tabs
-    (no cell has one: `printable` escapes them)."""
-    from orca.sample.readback.fleet.text import HOST as HOST_MARK
-    from orca.sample.readback.fleet.text import LIMITED, compact_size, compact_span, end_text
-
-    rows = table.rows
-    begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
-    cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
-    lines, rss, io, net = (rows.ints(field) for field in (LINES, RSS, IO, NET))
-    bits, ends = rows.bits, rows.ends
-    days: dict[int, str] = {}
-
-    def start(t: float) -> str:
-        if one_day:
-            return clock(t)
-        if not 0 <= t < 2**53:
-            return f"{utc(t)[5:10]} {utc(t)[11:16]}"
-        day = second(t) // 86400
-        date = days.get(day)
-        if date is None:
-            date = days[day] = utc(day * 86400)[5:10]
-        return f"{date} {clock(t)[:5]}"
-
-    def size(ints: array[int], index: int) -> str:
-        value = ints[index]
-        return compact_size(None if value == _NONE else rows.big(ints, index, value))
-
-    def cells(index: int) -> str:
-        marks = bits[index]
-        value = cpu[index]
-        cpu_cell = "-" if value != value else f"{value:.1f}" + (
-            LIMITED if marks & CPU_LIMITED else "" if marks & CPU_OWN else HOST_MARK)
-        value = peak[index]
-        memory_cell = "-" if value != value else f"{value:.1f}" + (
-            LIMITED if marks & MEMORY_LIMITED else "" if marks & MEMORY_OWN else HOST_MARK)
-        ended = ends.get(index)
-        flags = table.flags(index)
-        return "\t".join((
-            start(begin[index]),
-            compact_span(round(max(0.0, last[index] - first[index]), 3)),
-            f"{lines[index]:,}",
-            cpu_cell,
-            "-" if p95[index] != p95[index] else f"{p95[index]:.1f}",
-            memory_cell,
-            size(rss, index),
-            "-" if disk[index] != disk[index] else f"{disk[index]:.1f}",
-            size(io, index) + ("" if io[index] == _NONE or marks & OWN_IO else HOST_MARK),
-            size(net, index),
-            "-" if ended is None else end_text(ExitSummary(*ended, None, None, None)),
-            ",".join(flag.flag for flag in flags) if flags else "",
-        ))
-
-    return cells
-
-
-def table_text(table: Table) -> Iterator[str]:
-    """The table as `fleet/text.py`'s `fleet_text` prints a fleet, a piece at a time. Each row is said once, into a
-    temporary file, while the columns' widths are found; then laid out from there."""
-    from orca.sample.readback.fleet.text import (
-        HEADERS,
-        LISTS,
-        MOST_NAMED,
-        kinds_said,
-        line_maker,
-        stand_out_text,
-        totals_rows,
-    )
-    from orca.sample.readback.summary.text import printable
-
-    rows = table.rows
-    begins = rows.floats(BEGIN)
-    one_day = utc(min(begins))[:10] == utc(max(begins))[:10]  # `utc` never goes back as its time goes on
-    cells = row_cells(table, one_day)
-    widths = [len(header) for header in HEADERS]
-    label_length = 0
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
-        chunk: list[str] = []
-        for index in table.order:
-            label = printable(table.label(index))
-            row = cells(index)
-            label_length = max(label_length, len(label))
-            for column, cell in enumerate(row.split("\t")):
-                if len(cell) > widths[column]:
-                    widths[column] = len(cell)
-            chunk.append(f"{label}\t{row}\n")
-            if len(chunk) >= 4096:
-                said.write("".join(chunk))
-                chunk = []
-        said.write("".join(chunk))
-        said.seek(0)
-        line = line_maker(widths, label_length, [header in ("end", "flags") for header in HEADERS])
-        yield line("instance", list(HEADERS)) + "\n"
-        chunk = []
-        for each in said:
-            label, *values = each[:-1].split("\t")
-            chunk.append(line(label, values))
-            if len(chunk) >= 4096:
-                yield "\n".join(chunk) + "\n"
-                chunk = []
-        if chunk:
-            yield "\n".join(chunk) + "\n"
-    bits = rows.bits
-    used = [each for each in bits if each & USAGE_BIT]
-    kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
-             any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used),
-             any(not each & (CPU_OWN | CPU_LIMITED) or not each & (MEMORY_OWN | MEMORY_LIMITED) for each in used)
-             or any(not each & OWN_IO for each in bits))
-    named = []
-    for flag, title in LISTS:
-        if flag == NO_LINES:
-            continue
-        flagged = table.flagged(flag)
-        named.append((title, len(flagged), [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
-                                            for each in table.flags(index) if each.flag == flag]))
-    yield "\n".join([*totals_rows(table.totals), *kinds_said(*kinds), "",
-                     *stand_out_text(named, table.hosts_saturated)]) + "\n"
-
-
 def json_text(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
     """The table as `fleet/as_json.py`'s `fleet_json` prints a fleet, a piece at a time: `summaries(index)` is row
     `index`'s summary's document, encoded."""
@@ -608,7 +460,3 @@ def json_text(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
     rest["hosts_saturated"] = [{"host": host.host, "runs": host.runs, "why": host.why}
                                for host in table.hosts_saturated]
     yield "]," + encoded(rest)[1:] + "\n"
-
-
-__all__ = ["FAILED", "GAPS", "IDLE", "SATURATED", "STRAGGLER", "Compact", "Rows", "Table", "compact", "json_text",
-           "table_text"]

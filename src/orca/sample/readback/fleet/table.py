@@ -27,7 +27,6 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from orca.sample.readback.fleet.labels import run_labels
 from orca.sample.readback.fleet.records import (
     FAILED,
     GAPS,
@@ -45,7 +44,7 @@ from orca.sample.readback.fleet.records import (
 )
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU, Usage
 from orca.sample.readback.gather.records import InstanceSummary
-from orca.sample.readback.summary.text import SIGNAL_NAMES, duration
+from orca.sample.readback.words import count, duration, exit_after, run_labels
 
 IDLE_TIME_PERCENT = 5.0
 IDLE_MEMORY_PERCENT = 20.0
@@ -272,7 +271,7 @@ def _flags(run: Run, ends: tuple[float, float] | None) -> tuple[Flag, ...]:
     if ends is not None and (straggler := straggler_flag(begin(summary), summary.last_t, ends)) is not None:
         flags.append(straggler)
     if summary.gaps:
-        flags.append(Flag(GAPS, f"{summary.gaps:,} gap{'s' if summary.gaps > 1 else ''}"))
+        flags.append(Flag(GAPS, count(summary.gaps, "gap")))
     return tuple(flags)
 
 
@@ -314,7 +313,7 @@ def _saturated(summary: InstanceSummary, usage: Usage | None) -> list[str]:
     group = summary.cgroup
     kills = (0 if group is None else group.oom_kills) + sum(container.oom_kills for container in summary.containers)
     if kills:
-        why.append(f"{kills:,} OOM kill{'s' if kills > 1 else ''}")
+        why.append(count(kills, "OOM kill"))
     if group is not None and group.throttled is not None and group.throttled >= THROTTLED_PERCENT:
         why.append(f"throttled {group.throttled:.0f}% of periods")
     pressure = summary.pressure
@@ -329,17 +328,10 @@ def how_failed(summary: InstanceSummary) -> str | None:
     or its cgroup had an OOM kill. None for a run that did not (or whose lines do not say)."""
     group = summary.cgroup
     kills = 0 if group is None else group.oom_kills
-    oom = f"{kills:,} OOM kill{'s' if kills > 1 else ''}" if kills else None
+    oom = count(kills, "OOM kill") if kills else None
     ended = None if summary.run is None else summary.run.exit
-    how = None
-    if ended is not None and ended.error is not None:
-        how = f"could not start: {ended.error}"
-    elif ended is not None and ended.signal is not None:
-        how = f"killed by {SIGNAL_NAMES.get(ended.signal, f'signal {ended.signal}')}"
-    elif ended is not None and ended.code:
-        how = f"exit {ended.code}"
-    if how is not None and ended is not None and ended.wall is not None:
-        how += f" after {duration(ended.wall)}"
+    failed = ended is not None and (ended.error is not None or ended.signal is not None or bool(ended.code))
+    how = exit_after(ended) if ended is not None and failed else None
     return ", ".join(part for part in (how, oom) if part) or None
 
 

@@ -3,9 +3,10 @@ fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then wh
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TextIO
 
 from orca.sample.readback.fleet.records import (
     FAILED,
@@ -19,9 +20,43 @@ from orca.sample.readback.fleet.records import (
     FleetTotals,
     HostFlag,
 )
+from orca.sample.readback.fleet.rows import (
+    BEGIN,
+    CPU,
+    CPU_LIMITED,
+    CPU_OWN,
+    DISK,
+    FIRST_T,
+    IO,
+    LAST_T,
+    LINES,
+    MEMORY_LIMITED,
+    MEMORY_OWN,
+    MEMORY_PEAK,
+    NET,
+    NONE,
+    OWN_IO,
+    P95,
+    RSS,
+    USAGE_BIT,
+    Table,
+)
 from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.gather.records import ExitSummary
-from orca.sample.readback.summary.text import SIGNAL_NAMES, printable, utc
+from orca.sample.readback.words import (
+    count,
+    cut,
+    day_and_minute,
+    duration,
+    exit_cell,
+    number,
+    percent,
+    percent_cell,
+    printable,
+    size_cell,
+    time_of_day,
+    utc,
+)
 
 WIDTH = 120
 """The widest a row is: a terminal's usual width."""
@@ -35,62 +70,6 @@ LIMITED = "*"
 """After a figure of the run's cgroup's limit."""
 HOST = "^"
 """After a figure of the host as a whole, in a row whose lines have no run (or a run without `run.io`, for io)."""
-
-
-def compact_size(count: float | None) -> str:
-    """Bytes in a few characters: `0B`, `512B`, `1.5K`, `130M`, `12G`.
-
-    >>> [compact_size(n) for n in (0, 512, 1536, 136 * 2**20, 12.4 * 2**30, None)]
-    ['0B', '512B', '1.5K', '136M', '12G', '-']
-    """
-    if count is None:
-        return "-"
-    for unit in ("B", "K", "M", "G", "T", "P"):
-        if count < 1024 or unit == "P":
-            if unit == "B":
-                return f"{count:.0f}B"
-            return f"{count:.1f}{unit}" if count < 10 else f"{count:.0f}{unit}"
-        count /= 1024
-    return "-"  # not reached
-
-
-def compact_span(seconds: float | None) -> str:
-    """A duration in a few characters.
-
-    >>> [compact_span(s) for s in (0.2, 20.06, 200, 3725, 90061, 3 * 86400 + 4 * 3600, None)]
-    ['0.2s', '20.1s', '3m20s', '1h02m', '25h01m', '3d04h', '-']
-    """
-    if seconds is None or not math.isfinite(seconds):
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    whole = round(seconds)
-    if whole < 3600:
-        return f"{whole // 60}m{whole % 60:02d}s"
-    if whole < 72 * 3600:
-        return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
-    return f"{whole // 86400}d{whole % 86400 // 3600:02d}h"
-
-
-def end_text(ended: ExitSummary | None) -> str:
-    """How a command ended, in a few characters; `-` when the lines do not say.
-
-    >>> [end_text(ExitSummary(0, None, None, 1.0, None, None, None)), end_text(ExitSummary(None, 9, *[None] * 5))]
-    ['exit 0', 'SIGKILL']
-    >>> end_text(ExitSummary(127, None, "No such file", *[None] * 4)), end_text(None)
-    ('no start', '-')
-    """
-    if ended is None:
-        return "-"
-    if ended.error is not None:
-        return "no start"
-    if ended.signal is not None:
-        return SIGNAL_NAMES.get(ended.signal, f"sig {ended.signal}")
-    return "-" if ended.code is None else f"exit {ended.code}"
-
-
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,45 +87,41 @@ def _cells(fleet: Fleet) -> list[Column]:
     def start(row: FleetRow) -> str:
         if row.begin is None:
             return "-"
-        return utc(row.begin)[11:19] if one_day else f"{utc(row.begin)[5:10]} {utc(row.begin)[11:16]}"
+        return time_of_day(row.begin) if one_day else day_and_minute(row.begin)
 
     def cpu(row: FleetRow) -> str:
         usage = row.usage
         if usage is None or usage.cpu_percent is None:
             return "-"
-        return _percent(usage.cpu_percent) + (LIMITED if usage.cpu_limited else "" if usage.cpu_own else HOST)
+        return percent_cell(usage.cpu_percent) + (LIMITED if usage.cpu_limited else "" if usage.cpu_own else HOST)
 
     def memory(row: FleetRow) -> str:
         usage = row.usage
         if usage is None or usage.memory_peak_percent is None:
             return "-"
-        return _percent(usage.memory_peak_percent) + (LIMITED if usage.memory_limited else "" if usage.memory_own
+        return percent_cell(usage.memory_peak_percent) + (LIMITED if usage.memory_limited else "" if usage.memory_own
                                                       else HOST)
 
     def io(row: FleetRow) -> str:
         moved = io_bytes(row.summary)
-        return compact_size(moved) + ("" if moved is None or own_io(row.summary) else HOST)
+        return size_cell(moved) + ("" if moved is None or own_io(row.summary) else HOST)
 
     return [
         Column("start", start),
-        Column("span", lambda row: compact_span(row.span)),
+        Column("span", lambda row: duration(row.span)),
         Column("lines", lambda row: "0" if row.summary is None else f"{row.summary.lines:,}"),
         Column("cpu%", cpu),
-        Column("p95", lambda row: _percent(None if row.usage is None else row.usage.cpu_p95)),
+        Column("p95", lambda row: percent_cell(None if row.usage is None else row.usage.cpu_p95)),
         Column("mem%", memory),
-        Column("rss", lambda row: compact_size(rss_peak(row.summary))),
-        Column("disk%", lambda row: _percent(None if row.summary is None or row.summary.disk is None
+        Column("rss", lambda row: size_cell(rss_peak(row.summary))),
+        Column("disk%", lambda row: percent_cell(None if row.summary is None or row.summary.disk is None
                                              else row.summary.disk.peak_percent)),
         Column("io", io),
-        Column("net", lambda row: compact_size(net_bytes(row.summary))),
-        Column("end", lambda row: end_text(None if row.summary is None or row.summary.run is None
+        Column("net", lambda row: size_cell(net_bytes(row.summary))),
+        Column("end", lambda row: exit_cell(None if row.summary is None or row.summary.run is None
                                            else row.summary.run.exit), left=True),
         Column("flags", lambda row: ",".join(flag.flag for flag in row.flags), left=True),
     ]
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
 HEADERS = ("start", "span", "lines", "cpu%", "p95", "mem%", "rss", "disk%", "io", "net", "end", "flags")
@@ -172,36 +147,23 @@ def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Calla
     flags_width = max(len(HEADERS[-1]), WIDTH - (fixed - widths[-1]) - label_width)
 
     def line(label: str, values: list[str]) -> str:
-        parts = [_cut(label, label_width).ljust(label_width)]
+        parts = [cut(label, label_width).ljust(label_width)]
         for value, width, on_left in zip(values[:-1], widths, left, strict=False):
             parts.append(value.ljust(width) if on_left else value.rjust(width))
-        parts.append(_cut(values[-1], flags_width))
+        parts.append(cut(values[-1], flags_width))
         return "  ".join(parts).rstrip()[:WIDTH]
 
     return line
-
-
-def number(value: float) -> str:
-    """A total at three significant figures or more: `0.0312`, `4.17`, `1,234`.
-
-    >>> [number(value) for value in (0.031234, 4.1666, 9600.0, 0.0)]
-    ['0.0312', '4.17', '9,600', '0']
-    """
-    if value == 0 or not math.isfinite(value):
-        return "0"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.{max(1, 2 - math.floor(math.log10(abs(value))))}f}"
 
 
 def totals_rows(totals: FleetTotals) -> list[str]:
     when = ""
     if totals.first_start is not None and totals.last_end is not None:
         when = f" from {utc(totals.first_start)} to {utc(totals.last_end)}"
-    cpu = "" if totals.cpu_percent is None else f" ({totals.cpu_percent:.1f}%)"
-    memory = "" if totals.memory_percent is None else f" ({totals.memory_percent:.1f}%)"
+    cpu = "" if totals.cpu_percent is None else f" ({percent(totals.cpu_percent)})"
+    memory = "" if totals.memory_percent is None else f" ({percent(totals.memory_percent)})"
     return [
-        f"total: {totals.runs:,} run{'' if totals.runs == 1 else 's'}, {number(totals.instance_hours)} "
+        f"total: {count(totals.runs, 'run')}, {number(totals.instance_hours)} "
         f"instance-hours{when}",
         f"  cpu {number(totals.cpu_hours_used)} of {number(totals.cpu_hours_available)} CPU-hours used{cpu}, "
         f"memory {number(totals.memory_gib_hours_used)} of {number(totals.memory_gib_hours_available)} "
@@ -239,8 +201,8 @@ def hosts_rows(hosts: tuple[HostFlag, ...]) -> list[str]:
         return []
     width = min(max(len(printable(host.host)) for host in hosts), WIDTH // 3)
     return [f"hosts saturated ({len(hosts):,}), apart from the runs on them:",
-            *(_cut(f"  {_cut(printable(host.host), width).ljust(width)}  {host.why} (under {host.runs:,} "
-                   f"run{'s' if host.runs > 1 else ''})", WIDTH) for host in hosts)]
+            *(cut(f"  {cut(printable(host.host), width).ljust(width)}  {host.why} (under {count(host.runs, 'run')})",
+                  WIDTH) for host in hosts)]
 
 
 def stand_out_rows(fleet: Fleet) -> list[str]:
@@ -258,14 +220,14 @@ def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: t
     then those by name and why, each on a row of its own cut at `WIDTH`, and how many more; then the hosts
     saturated."""
     rows: list[str] = []
-    for title, count, firsts in named:
-        if not count:
+    for title, how_many, firsts in named:
+        if not how_many:
             continue
-        rows.append(f"{title} ({count:,}):")
+        rows.append(f"{title} ({how_many:,}):")
         width = min(max(len(label) for label, _ in firsts), WIDTH // 3)
-        rows += [_cut(f"  {_cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in firsts]
-        if count > MOST_NAMED:
-            rows.append(f"  and {count - MOST_NAMED:,} more (--json lists them all)")
+        rows += [cut(f"  {cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in firsts]
+        if how_many > MOST_NAMED:
+            rows.append(f"  and {how_many - MOST_NAMED:,} more (--json lists them all)")
     rows += hosts_rows(hosts)
     return rows or ["none stands out: no run idle, saturated, failed, straggling, with gaps or without lines"]
 
@@ -273,3 +235,97 @@ def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: t
 def fleet_text(fleet: Fleet) -> str:
     rows = [*table_rows(fleet), *totals_rows(fleet.totals), *of_what(fleet)]
     return "\n".join([*rows, "", *stand_out_rows(fleet)]) + "\n"
+
+
+def row_cells(table: Table, one_day: bool) -> Callable[[int], str]:
+    """How a row of `rows.Rows` is said after its label, as `_cells` says a fleet row's: its cells joined by tabs
+    (no cell has one: `printable` escapes them)."""
+    rows = table.rows
+    begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
+    cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
+    lines, rss, io, net = (rows.ints(field) for field in (LINES, RSS, IO, NET))
+    bits, ends = rows.bits, rows.ends
+    start = time_of_day if one_day else day_and_minute
+
+    def size(ints: array[int], index: int) -> str:
+        value = ints[index]
+        return size_cell(None if value == NONE else rows.big(ints, index, value))
+
+    def cells(index: int) -> str:
+        marks = bits[index]
+        value = cpu[index]
+        cpu_cell = "-" if value != value else f"{value:.1f}" + (
+            LIMITED if marks & CPU_LIMITED else "" if marks & CPU_OWN else HOST)
+        value = peak[index]
+        memory_cell = "-" if value != value else f"{value:.1f}" + (
+            LIMITED if marks & MEMORY_LIMITED else "" if marks & MEMORY_OWN else HOST)
+        ended = ends.get(index)
+        flags = table.flags(index)
+        return "\t".join((
+            start(begin[index]),
+            duration(round(max(0.0, last[index] - first[index]), 3)),
+            f"{lines[index]:,}",
+            cpu_cell,
+            "-" if p95[index] != p95[index] else f"{p95[index]:.1f}",
+            memory_cell,
+            size(rss, index),
+            "-" if disk[index] != disk[index] else f"{disk[index]:.1f}",
+            size(io, index) + ("" if io[index] == NONE or marks & OWN_IO else HOST),
+            size(net, index),
+            "-" if ended is None else exit_cell(ExitSummary(*ended, None, None, None)),
+            ",".join(flag.flag for flag in flags) if flags else "",
+        ))
+
+    return cells
+
+
+def rows_text(table: Table, said: TextIO) -> Iterator[str]:
+    """A source's runs kept as rows (`fleet/rows.py`) as `fleet_text` prints a fleet of them, a piece at a time.
+    Each row is said once, into `said` (a temporary file, empty, open to write and read), while the columns' widths
+    are found; then laid out from there."""
+    rows = table.rows
+    begins = rows.floats(BEGIN)
+    one_day = utc(min(begins))[:10] == utc(max(begins))[:10]  # `utc` never goes back as its time goes on
+    cells = row_cells(table, one_day)
+    widths = [len(header) for header in HEADERS]
+    label_length = 0
+    chunk: list[str] = []
+    for index in table.order:
+        label = printable(table.label(index))
+        row = cells(index)
+        label_length = max(label_length, len(label))
+        for column, cell in enumerate(row.split("\t")):
+            if len(cell) > widths[column]:
+                widths[column] = len(cell)
+        chunk.append(f"{label}\t{row}\n")
+        if len(chunk) >= 4096:
+            said.write("".join(chunk))
+            chunk = []
+    said.write("".join(chunk))
+    said.seek(0)
+    line = line_maker(widths, label_length, [header in ("end", "flags") for header in HEADERS])
+    yield line("instance", list(HEADERS)) + "\n"
+    chunk = []
+    for each in said:
+        label, *values = each[:-1].split("\t")
+        chunk.append(line(label, values))
+        if len(chunk) >= 4096:
+            yield "\n".join(chunk) + "\n"
+            chunk = []
+    if chunk:
+        yield "\n".join(chunk) + "\n"
+    bits = rows.bits
+    used = [each for each in bits if each & USAGE_BIT]
+    kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
+             any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used),
+             any(not each & (CPU_OWN | CPU_LIMITED) or not each & (MEMORY_OWN | MEMORY_LIMITED) for each in used)
+             or any(not each & OWN_IO for each in bits))
+    named = []
+    for flag, title in LISTS:
+        if flag == NO_LINES:
+            continue
+        flagged = table.flagged(flag)
+        named.append((title, len(flagged), [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
+                                            for each in table.flags(index) if each.flag == flag]))
+    yield "\n".join([*totals_rows(table.totals), *kinds_said(*kinds), "",
+                     *stand_out_text(named, table.hosts_saturated)]) + "\n"

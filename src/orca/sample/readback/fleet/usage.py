@@ -9,9 +9,9 @@ else the run's `mem.rss` of `mem.total`, else `mem.used` of `mem.total`. The hos
 folded beside, whatever the row's are, to say whether the host itself was saturated.
 
 The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the figures of one
-fold over it all. With `buckets`, the fold also keeps, per slot of 2^k ms counted from the Unix epoch
-(fewer than `2 * MAX_BUCKETS` of them, k growing as the run does), the CPU-seconds and byte-seconds used and available
-in it, each line's spread over the time it covers (`t - dt` to `t`): what the fleet chart draws of the run.
+fold over it all. With `buckets`, the fold also keeps, per slot of time (`gather/slots.py`, as the chart's points are
+kept: fewer than `2 * MAX_BUCKETS` of them), the CPU-seconds and byte-seconds used and available in it, each line's
+spread over the time it covers (`t - dt` to `t`): what the fleet chart draws of the run.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 from orca.sample.line_format import Sample
 from orca.sample.readback.exact import ExactSum, Histogram
 from orca.sample.readback.gather.section import Bounds, Column
+from orca.sample.readback.gather.slots import Slots
 
 USAGE = "usage"
 """The section's key, by which a run's fold gives it (`RunFold.section`)."""
@@ -35,8 +36,18 @@ one core: a run that shares its host is idle when its processes are, whatever th
 MAX_BUCKETS = 256
 """A run's buckets span fewer than twice this many slots: enough for a column each of the fleet chart."""
 PERCENTILE = 95
-_FIELDS = 4
-"""A bucket's sums: CPUs used × `dt`, CPUs available × `dt`, bytes used × `dt`, bytes available × `dt`."""
+
+
+class _Spent:
+    """One slot's sums: CPUs used × `dt`, CPUs available × `dt`, bytes used × `dt`, bytes available × `dt`."""
+
+    __slots__ = ("sums",)
+
+    def __init__(self) -> None:
+        self.sums = [0.0, 0.0, 0.0, 0.0]
+
+    def take(self, later: _Spent) -> None:
+        self.sums = [mine + theirs for mine, theirs in zip(self.sums, later.sums, strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +155,9 @@ class UsageSection:
     columns: tuple[Column, ...] = ()
     keyed = False
 
-    __slots__ = ("bucket_sums", "cores_available", "cores_used", "cpu_above_idle_dt", "cpu_dt", "cpu_limited",
-                 "cpu_own", "cpu_saturated_dt", "cpu_shares", "first_slot", "host_cpu_dt", "host_memory_peak",
-                 "host_saturated_dt", "memory_available", "memory_dt", "memory_limited", "memory_own", "memory_peak",
-                 "memory_used", "shift")
+    __slots__ = ("buckets", "cores_available", "cores_used", "cpu_above_idle_dt", "cpu_dt", "cpu_limited",
+                 "cpu_own", "cpu_saturated_dt", "cpu_shares", "host_cpu_dt", "host_memory_peak", "host_saturated_dt",
+                 "memory_available", "memory_dt", "memory_limited", "memory_own", "memory_peak", "memory_used")
 
     def __init__(self, buckets: bool = False) -> None:
         self.cores_used, self.cores_available, self.cpu_dt = ExactSum(), ExactSum(), ExactSum()
@@ -157,9 +167,7 @@ class UsageSection:
         self.cpu_shares = Histogram(1)
         self.memory_peak = self.host_memory_peak = -1.0
         self.cpu_limited = self.memory_limited = self.cpu_own = self.memory_own = False
-        self.shift = 0
-        self.first_slot = 0
-        self.bucket_sums: list[array[float]] | None = [array("d") for _ in range(_FIELDS)] if buckets else None
+        self.buckets: Slots[_Spent] | None = Slots(2 * MAX_BUCKETS - 1) if buckets else None
 
     def add(self, lines: Sequence[Sample]) -> None:  # one loop, on purpose
         """The next lines of the run: each line's CPU and memory against its capacity read once, into locals, in one
@@ -170,7 +178,7 @@ class UsageSection:
         cpu_limited, memory_limited, cpu_own, memory_own = (self.cpu_limited, self.memory_limited, self.cpu_own,
                                                             self.memory_own)
         shares: list[float] = []
-        buckets = self.bucket_sums is not None
+        buckets = self.buckets is not None
         cpu_slots: list[tuple[float, float, float, float]] = []
         """With buckets: each line's (CPUs used, CPUs available, `dt`, `t`), and the same of its bytes."""
         memory_slots: list[tuple[float, float, float, float]] = []
@@ -243,25 +251,27 @@ class UsageSection:
     def _bucket(self, figures: Sequence[tuple[float, float, float, float]], first: int) -> None:
         """Each line's (used, available, `dt`, `t`) spread over the time it covers, from `t - dt` to `t`: into the
         sums `first` and `first + 1` of each slot it overlaps, in proportion."""
-        sums = self.bucket_sums
-        assert sums is not None
-        used_sums, available_sums = sums[first], sums[first + 1]
+        slots = self.buckets
+        assert slots is not None
+        held = slots.held
         for used, available, dt, t in figures:
             end = t * 1000
             begin = end - dt * 1000
-            low, high = int(begin) >> self.shift, int(end) >> self.shift
-            if low == high and 0 <= low - self.first_slot < len(used_sums):  # the usual case: within one slot
-                used_sums[low - self.first_slot] += used * dt
-                available_sums[low - self.first_slot] += available * dt
+            low, high = int(begin) >> slots.shift, int(end) >> slots.shift
+            spent = held.get(low) if low == high else None
+            if spent is not None:  # the usual case: within one slot that holds some already
+                sums = spent.sums
+                sums[first] += used * dt
+                sums[first + 1] += available * dt
                 continue
-            _index(self, low)
-            _index(self, high)  # both made room for, the slots as long as they need to be for both
-            length = 1 << self.shift
-            low, high = int(begin) >> self.shift, int(end) >> self.shift
+            slots.fit(int(begin), int(end))  # the slots as long as they need to be for both ends
+            length = 1 << slots.shift
+            low, high = int(begin) >> slots.shift, int(end) >> slots.shift
             for slot in range(low, high + 1):
                 seconds = (min(end, (slot + 1) * length) - max(begin, slot * length)) / 1000 if low < high else dt
-                used_sums[slot - self.first_slot] += used * seconds
-                available_sums[slot - self.first_slot] += available * seconds
+                sums = slots.put(slot, _Spent()).sums
+                sums[first] += used * seconds
+                sums[first + 1] += available * seconds
 
     def merge(self, later: UsageSection) -> None:
         """Take in `later`, the fold of the lines after these (another part of the same file); `later` is not to be
@@ -281,15 +291,10 @@ class UsageSection:
             self.cpu_limited, self.cpu_own = later.cpu_limited, later.cpu_own
         if later.memory_peak >= 0:
             self.memory_limited, self.memory_own = later.memory_limited, later.memory_own
-        if self.bucket_sums is not None and later.bucket_sums is not None and later.bucket_sums[0]:
-            while later.shift < self.shift:
-                _halve(later)
-            while self.shift < later.shift:
-                _halve(self)
-            for offset in range(len(later.bucket_sums[0])):
-                index = _index(self, ((later.first_slot + offset) << later.shift) >> self.shift)
-                for bucket, their_bucket in zip(self.bucket_sums, later.bucket_sums, strict=True):
-                    bucket[index] += their_bucket[offset]
+        if self.buckets is not None and later.buckets is not None:
+            self.buckets.align(later.buckets)
+            for slot, spent in later.buckets.in_order():
+                self.buckets.put(slot, spent)
 
     def summary(self) -> dict[str, Any]:
         """No field of the summary: a run's own summary is the same whether or not it is of a fleet."""
@@ -297,7 +302,6 @@ class UsageSection:
 
     def usage(self) -> Usage:
         cpu_dt, memory_dt, host_cpu_dt = self.cpu_dt.value(), self.memory_dt.value(), self.host_cpu_dt.value()
-        sums = self.bucket_sums
         return Usage(
             cpu_limited=self.cpu_limited,
             memory_limited=self.memory_limited,
@@ -316,40 +320,13 @@ class UsageSection:
             host_cpu_saturated_percent=100 * self.host_saturated_dt.value() / host_cpu_dt if host_cpu_dt > 0
             else None,
             host_memory_peak_percent=self.host_memory_peak if self.host_memory_peak >= 0 else None,
-            buckets=None if not sums or not sums[0] else Buckets(
-                self.shift, self.first_slot, (sums[0].tobytes(), sums[1].tobytes(), sums[2].tobytes(),
-                                              sums[3].tobytes())),
+            buckets=None if self.buckets is None or not self.buckets.held else _buckets(self.buckets),
         )
 
 
-def _index(section: UsageSection, slot: int) -> int:
-    """Where slot `slot` (of the current length) is in the sums, room made for it: the sums grown at either end,
-    and the slots made twice as long (`slot` with them) until the run spans fewer than `2 * MAX_BUCKETS`."""
-    sums = section.bucket_sums
-    assert sums is not None
-    if not sums[0]:
-        section.first_slot = slot
-    while max(section.first_slot + len(sums[0]) - 1, slot) - min(section.first_slot, slot) + 1 >= 2 * MAX_BUCKETS:
-        _halve(section)
-        slot >>= 1
-    if slot < section.first_slot:
-        for kept in sums:
-            kept[:0] = array("d", bytes(8 * (section.first_slot - slot)))
-        section.first_slot = slot
-    index = slot - section.first_slot
-    for kept in sums:
-        if index >= len(kept):
-            kept.extend(array("d", bytes(8 * (index + 1 - len(kept)))))
-    return index
-
-
-def _halve(section: UsageSection) -> None:
-    """Slots twice as long: each two neighbours' sums added into one (in place)."""
-    sums = section.bucket_sums
-    assert sums is not None
-    offset = section.first_slot & 1  # an odd first slot is the second half of its new slot
-    for kept in sums if sums[0] else ():
-        padded = [0.0] * offset + list(kept) + [0.0] * ((offset + len(kept)) & 1)
-        kept[:] = array("d", [first + second for first, second in zip(padded[::2], padded[1::2], strict=True)])
-    section.first_slot >>= 1
-    section.shift += 1
+def _buckets(slots: Slots[_Spent]) -> Buckets:
+    """The slots' sums as C doubles, from the first slot to the last, zero where no line fell."""
+    empty = (0.0, 0.0, 0.0, 0.0)
+    spent = [slots.held[slot].sums if slot in slots.held else empty for slot in range(slots.low, slots.high + 1)]
+    first, second, third, fourth = (array("d", column).tobytes() for column in zip(*spent, strict=True))
+    return Buckets(slots.shift, slots.low, (first, second, third, fourth))

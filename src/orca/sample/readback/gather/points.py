@@ -1,13 +1,12 @@
 """The points a run's chart is drawn from, thinned to at most a few thousand however long the run, in memory that
 does not grow with it.
 
-A point stands for the lines whose `t` falls in one slot of time, 2^k milliseconds long (k as small as keeps the
-run within `2 * MAX_POINTS` slots). It holds, per column the sections give (`section.Column`), the mean, the highest
-or the newest of its lines' values, and per keyed column (the containers', the top processes') each name's highest
-value. Means of percentages are summed in whole tenths and other means are of whole numbers, so sums are exact, and
-the points of some lines merged with the points of the lines after them are the points of all of them, however the
-lines were batched or cut (`Points.merge`): a file read in parts draws the chart one reader draws. The slots are the
-same in every fold (they count from the Unix epoch), and only their length k grows.
+A point stands for the lines whose `t` falls in one slot of time (`slots.py`: 2^k milliseconds from the Unix epoch, k as
+small as keeps the run within `2 * MAX_POINTS` slots). It holds, per column the sections give (`section.Column`), the
+mean, the highest or the newest of its lines' values, and per keyed column (the containers', the top processes') each
+name's highest value. Means of percentages are summed in whole tenths and other means are of whole numbers, so sums are
+exact, and the points of some lines merged with the points of the lines after them are the points of all of them,
+however the lines were batched or cut (`Points.merge`): a file read in parts draws the chart one reader draws.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from typing import Any
 
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column
+from orca.sample.readback.gather.slots import Slots
 
 MAX_POINTS = 500
 """A run is drawn from at most twice this many points: a longer one's points each stand for several lines."""
@@ -101,17 +101,12 @@ class _Keyed:
 class Points:
     """The points of one run's chart, from its lines in the order written: see the module's docstring."""
 
-    __slots__ = ("_columns", "_high", "_keyed", "_kinds", "_low", "_max_points", "_points", "_shift", "_tenths")
+    __slots__ = ("_columns", "_keyed", "_kinds", "_slots", "_tenths")
 
     def __init__(self, columns: Sequence[Column], keyed: int, max_points: int = MAX_POINTS) -> None:
         self._columns = tuple(columns)
         """The columns that are one series each."""
-        self._max_points = max(1, max_points)
-        self._shift = 0
-        """A slot is 2^shift milliseconds."""
-        self._points: dict[int, _Point] = {}
-        self._low = self._high = 0
-        """The first and the last slot that has a point."""
+        self._slots: Slots[_Point] = Slots(2 * max(1, max_points))
         self._keyed = [_Keyed() for _ in range(keyed)]
         # Where in a stretch's row (its columns' values one after another) each kind's values are.
         at = 0
@@ -131,7 +126,7 @@ class Points:
     def cut(self, times: list[float]) -> Bounds:
         """The stretches of lines at `times` (the next of the run): the slots made as long as these lines and the
         points so far need, consecutive lines in one slot one stretch."""
-        self._fit(int(min(times) * 1000), int(max(times) * 1000))
+        self._slots.fit(int(min(times) * 1000), int(max(times) * 1000))
         ends = self._ends(times)
         return list(zip([0, *ends[:-1]], ends, strict=True))
 
@@ -141,7 +136,7 @@ class Points:
         stretch, `Section.rows`), and per keyed column, its dicts."""
         sums, counts, peaks, newest = self._kinds
         tenths = self._tenths
-        shift = self._shift
+        shift = self._slots.shift
         held_rows = list(zip(*keyed, strict=True)) if keyed else [()] * len(bounds)
         for (begin, end), parts, held in zip(bounds, zip(*rows, strict=True), held_rows, strict=True):
             row = tuple(chain.from_iterable(parts))
@@ -150,20 +145,10 @@ class Points:
             self._take(int(times[begin] * 1000) >> shift, _Point(end - begin, times[begin], times[end - 1], values,
                                                                   list(held)))
 
-    def _fit(self, low_ms: int, high_ms: int) -> None:
-        """Slots as long as the points so far and lines from `low_ms` to `high_ms` need: each stretch is then cut at
-        the length it keeps."""
-        low, high = low_ms >> self._shift, high_ms >> self._shift
-        if self._points:
-            low, high = min(low, self._low), max(high, self._high)
-        while high - low >= 2 * self._max_points:
-            self._halve()
-            low, high = low >> 1, high >> 1
-
     def _ends(self, times: list[float]) -> list[int]:
         """Where the stretches of lines at `times` end: consecutive lines in one slot are one stretch. Lines in the
         order of their `t` (the usual case) are cut where the next slot begins, found by bisection."""
-        shift = self._shift
+        shift = self._slots.shift
         first, last = int(times[0] * 1000) >> shift, int(times[-1] * 1000) >> shift
         if 8 * (last - first) > len(times) or not all(map(le, times, times[1:])):  # many stretches, or out of order
             slots = [int(t * 1000) >> shift for t in times]
@@ -180,58 +165,27 @@ class Points:
     def _take(self, slot: int, later: _Point) -> None:
         """`later` (of lines that come after those the slot holds) into the slot's point; the keyed names let go
         taken out of every point."""
-        point = self._points.get(slot)
-        if point is not None:
-            point.take(later)
-        elif self._points:
-            self._points[slot] = later
-            self._low, self._high = min(self._low, slot), max(self._high, slot)
-        else:
-            self._points[slot] = later
-            self._low = self._high = slot
+        self._slots.put(slot, later)
         for index, (kept, values) in enumerate(zip(self._keyed, later.keyed, strict=True)):
             gone = kept.note(values)
-            for each in self._points.values() if gone else ():
+            for each in self._slots.held.values() if gone else ():
                 held = each.keyed[index]
                 for name in gone & held.keys():
                     del held[name]
 
-    def _halve(self) -> None:
-        """Slots twice as long: each two consecutive slots' points merged into one."""
-        self._shift += 1
-        self._low >>= 1
-        self._high >>= 1
-        points, self._points = self._points, {}
-        for slot in sorted(points):
-            point = self._points.get(slot >> 1)
-            if point is None:
-                self._points[slot >> 1] = points[slot]
-            else:
-                point.take(points[slot])
-
     def merge(self, later: Points) -> None:
         """Take in the points of the lines that follow these; `later` is not used again."""
-        if not later._points:
+        if not later._slots.held:
             return
-        if not self._points:  # nothing here yet: the later points as they are
-            self._shift, self._low, self._high = later._shift, later._low, later._high
-        while self._shift < later._shift:
-            self._halve()
-        while later._shift < self._shift:
-            later._halve()
-        # Both as long as the two together need, first: a slot of `later` must not change length under the merge.
-        while max(self._high, later._high) - min(self._low, later._low) >= 2 * self._max_points:
-            self._halve()
-            later._halve()
+        self._slots.align(later._slots)
         for kept, theirs in zip(self._keyed, later._keyed, strict=True):
             kept.let_go.merge(theirs.let_go)
-        for slot in sorted(later._points):
-            self._take(slot, later._points[slot])
+        for slot, point in later._slots.in_order():
+            self._take(slot, point)
 
     def drawn(self) -> Drawn:
         """The points as series: one entry per point, a point of nothing between two too far apart to be joined."""
-        slots = sorted(self._points)
-        points = [self._points[slot] for slot in slots]
+        points = [point for _, point in self._slots.in_order()]
         breaks = _breaks(points)
         times: list[float] = []
         rows: list[list[float]] = []

@@ -12,7 +12,7 @@ from orca.sample.readback.chart.panels import BYTES, unit
 from orca.sample.readback.fleet.chart import FleetChart, fleet_chart, named
 from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
 from orca.sample.readback.shell.plot import DPI, load_plotting
-from orca.sample.readback.summary.text import printable
+from orca.sample.readback.words import cut, printable
 
 WIDTH_INCHES, HEIGHT_INCHES = 12.0, 9.0
 LEFT_INCHES, RIGHT_INCHES, TOP_INCHES, BOTTOM_INCHES = 2.0, 1.1, 0.55, 0.6
@@ -36,8 +36,7 @@ def draw_fleet(fleet: Fleet, path: str) -> None:
 
 
 def _label(text: str) -> str:
-    text = printable(text).replace("$", r"\$")
-    return text if len(text) <= LABEL_CHARACTERS else text[: LABEL_CHARACTERS - 1] + "…"
+    return cut(printable(text).replace("$", r"\$"), LABEL_CHARACTERS)
 
 
 def fleet_figure(chart: FleetChart) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 
 from orca.sample.readback.chart.panels import GREY, Chart, DrawnPanel, chart
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.summary.text import printable
+from orca.sample.readback.words import printable
 
 LINE_STYLES = ("-", "--", ":", "-.")
 AXES_INCHES = 7.7

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 
 from orca.sample.readback.gather.records import InstanceSummary
-from orca.sample.readback.summary.text import utc
+from orca.sample.readback.words import utc
 
 PLACES = {"start": 3, "first_t": 3, "last_t": 3, "duration": 3, "median_dt": 3, "wall": 3, "self_cpu_seconds": 2,
           "overhead_percent": 2, "user": 2, "system": 2, "cpu_seconds": 2, "cpu_cores": 3, "cpu_max": 3}

@@ -5,9 +5,6 @@ containers) and of the files are printed with their control characters escaped (
 
 from __future__ import annotations
 
-import shlex
-from datetime import UTC, datetime
-
 from orca.sample.readback.gather.records import (
     CgroupSummary,
     ContainerSummary,
@@ -17,120 +14,27 @@ from orca.sample.readback.gather.records import (
     ProcessSummary,
     RunSummary,
 )
+from orca.sample.readback.words import command, cores, count, duration, exit_after, percent, printable, rate, size, utc
 
-SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 8: "SIGFPE",
-                9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
-"""The signals whose numbers are the same on Linux, macOS and the BSDs: a line does not say where it was written, so
-another number is shown as a number alone."""
 LABEL = 14
 """The width of a row's label."""
-
-
-def printable(text: str) -> str:
-    r"""`text` as it may be printed to a terminal: each character that is not printable (a control character such as
-    ESC or a newline, a format character such as a right-to-left override, a separator other than the space) written
-    as its escape, so that no name in a line can move the cursor, colour the screen or start a row of its own.
-
-    >>> printable("db"), printable("/x\x1b[2J\n  cpu"), printable("h\u202e\u00a0é")
-    ('db', '/x\\x1b[2J\\n  cpu', 'h\\u202e\\xa0é')
-    """
-    if text.isprintable():
-        return text
-    return "".join(character if character.isprintable() else character.encode("unicode_escape").decode("ascii")
-                   for character in text)
-
-
-def humanised(size: float) -> str:
-    """Bytes in binary units, 3 significant figures or more.
-
-    >>> [humanised(n) for n in (0, 1023, 1500, 5 * 2**20, 3.25 * 2**30, 2**50)]
-    ['0 B', '1023 B', '1.46 KiB', '5.00 MiB', '3.25 GiB', '1024 TiB']
-    """
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(size) < 1024:
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.2f} {unit}"
-        size /= 1024
-    return f"{size:.0f} TiB" if abs(size) >= 100 else f"{size:.2f} TiB"
-
-
-def utc(t: float) -> str:
-    """Unix seconds as UTC ISO 8601, to the second.
-
-    >>> utc(1796016198.738), utc(0), utc(951782400), utc(59.9999996)
-    ('2026-11-30T05:23:18Z', '1970-01-01T00:00:00Z', '2000-02-29T00:00:00Z', '1970-01-01T00:01:00Z')
-    """
-    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def duration(seconds: float) -> str:
-    """`1h 02m 05s`, `3m 20s`, `12.5 s`.
-
-    >>> [duration(s) for s in (12.46, 200, 3725, 90061)]
-    ['12.5 s', '3m 20s', '1h 02m 05s', '25h 01m 01s']
-    """
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    whole = round(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
-
-
-def cores(count: float) -> str:
-    """A number of CPUs at the decimals the line gives it (up to 3), at least one.
-
-    >>> cores(1.0), cores(0.5), cores(0.25), cores(2.125)
-    ('1.0', '0.5', '0.25', '2.125')
-    """
-    text = f"{count:.3f}".rstrip("0")
-    return text + "0" if text.endswith(".") else text
-
-
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}%"
-
-
-def command_text(run: RunSummary) -> str | None:
-    """The command as a shell would take it, and how many arguments the line left out; None without one.
-
-    >>> command_text(RunSummary(("sh", "-c", "sleep 1; echo $x"), None, *[None] * 4))
-    "sh -c 'sleep 1; echo $x'"
-    >>> command_text(RunSummary(("make", "-j4"), 40, *[None] * 4))
-    'make -j4 ... (40 arguments, 2 shown)'
-    """
-    if run.command is None:
-        return None
-    text = shlex.join(run.command)
-    if run.argc is not None and run.argc > len(run.command):
-        text += f" ... ({run.argc:,} arguments, {len(run.command)} shown)"
-    return text
 
 
 def exit_text(ended: ExitSummary) -> str:
     """How COMMAND ended, then what `wait4` reported where the line has it.
 
     >>> exit_text(ExitSummary(0, None, None, 31.25, 20.1, 3.2, 3 * 2**29))
-    'code 0 after 31.2 s  (wait4: user 20.10 s, system 3.20 s, max rss 1.50 GiB)'
+    'exit 0 after 31.2 s  (wait4: user 20.10 s, system 3.20 s, max rss 1.50 GiB)'
     >>> exit_text(ExitSummary(None, 9, None, 200.0, None, None, None)), exit_text(ExitSummary(None, 64, *[None] * 5))
-    ('killed by signal 9 (SIGKILL) after 3m 20s', 'killed by signal 64')
+    ('killed by SIGKILL after 3m 20s', 'killed by signal 64')
     >>> exit_text(ExitSummary(127, None, "No such file or directory", None, None, None, None))
-    'could not start: No such file or directory (code 127)'
+    'could not start: No such file or directory (exit 127)'
     """
-    if ended.error is not None:
-        code = "" if ended.code is None else f" (code {ended.code})"
-        return f"could not start: {ended.error}{code}"
-    if ended.signal is not None:
-        name = SIGNAL_NAMES.get(ended.signal)
-        text = f"killed by signal {ended.signal}" + ("" if name is None else f" ({name})")
-    else:
-        text = "ended" if ended.code is None else f"code {ended.code}"
-    if ended.wall is not None:
-        text += f" after {duration(ended.wall)}"
     usage = [f"{what} {seconds:.2f} s" for what, seconds in (("user", ended.user), ("system", ended.system))
              if seconds is not None]
     if ended.max_rss is not None:
-        usage.append(f"max rss {humanised(ended.max_rss)}")
-    return text + (f"  (wait4: {', '.join(usage)})" if usage else "")
+        usage.append(f"max rss {size(ended.max_rss)}")
+    return exit_after(ended) + (f"  (wait4: {', '.join(usage)})" if usage else "")
 
 
 def run_cpu_text(run: RunSummary) -> str:
@@ -143,7 +47,7 @@ def run_cpu_text(run: RunSummary) -> str:
     """
     if run.cpu_mean_core_percent is None or run.cpu_peak_core_percent is None:
         return "unknown (no line says both the run's CPU and the cores)"
-    return f"mean {_percent(run.cpu_mean_core_percent)}  max {_percent(run.cpu_peak_core_percent)} of one core"
+    return f"mean {percent(run.cpu_mean_core_percent)}  max {percent(run.cpu_peak_core_percent)} of one core"
 
 
 def io_text(io: IoSummary) -> str:
@@ -152,8 +56,8 @@ def io_text(io: IoSummary) -> str:
     >>> io_text(IoSummary(3 * 2**20, 200 * 10**6, 2**20, 50 * 2**20))
     'read 3.00 MiB (peak 1.00 MiB/s)  write 190.73 MiB (peak 50.00 MiB/s)'
     """
-    return (f"read {humanised(io.read)} (peak {humanised(io.read_peak)}/s)  "
-            f"write {humanised(io.write)} (peak {humanised(io.write_peak)}/s)")
+    return (f"read {size(io.read)} (peak {rate(io.read_peak)})  "
+            f"write {size(io.write)} (peak {rate(io.write_peak)})")
 
 
 def run_io_text(io: IoSummary, run: RunSummary) -> str:
@@ -179,19 +83,19 @@ def process_text(process: ProcessSummary) -> str:
     >>> process_text(ProcessSummary("sleep", 1, None, 0.0, 0, 0))
     'sleep: peak unknown, 0.0 CPU-s'
     """
-    count = f" ×{process.count:,}" if process.count > 1 else ""
-    peak = "unknown" if process.mem_peak is None else humanised(process.mem_peak)
-    moved = "".join(f", {what} {humanised(size)}" for what, size in (("read", process.read), ("write", process.write))
-                    if size)
+    several = f" ×{process.count:,}" if process.count > 1 else ""
+    peak = "unknown" if process.mem_peak is None else size(process.mem_peak)
+    moved = "".join(f", {what} {size(moved)}" for what, moved in (("read", process.read), ("write", process.write))
+                    if moved)
     one = ""
     if process.count > 1:  # several of one name: which was the largest, and how busy one got
         parts = []
         if process.largest_rss is not None:
-            parts.append(f"largest {humanised(process.largest_rss)} (pid {process.largest_pid})")
+            parts.append(f"largest {size(process.largest_rss)} (pid {process.largest_pid})")
         if process.busiest_core_percent is not None:
             parts.append(f"busiest {process.busiest_core_percent:.0f}% of one core")
         one = "; " + ", ".join(parts) if parts else ""
-    return f"{printable(process.name)}{count}: peak {peak}, {process.cpu_seconds:.1f} CPU-s{moved}{one}"
+    return f"{printable(process.name)}{several}: peak {peak}, {process.cpu_seconds:.1f} CPU-s{moved}{one}"
 
 
 def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
@@ -208,10 +112,10 @@ def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
     texts = []
     if summary.mem_max is not None:
         if summary.mem_peak is None:
-            memory = f"peak unknown of {humanised(summary.mem_max)} limit"
+            memory = f"peak unknown of {size(summary.mem_max)} limit"
         else:
             share = 100 * summary.mem_peak / summary.mem_max if summary.mem_max else 0.0
-            memory = f"peak {humanised(summary.mem_peak)} of {humanised(summary.mem_max)} limit ({share:.0f}%)"
+            memory = f"peak {size(summary.mem_peak)} of {size(summary.mem_max)} limit ({share:.0f}%)"
         if summary.oom_kills:
             memory += f", {summary.oom_kills} OOM kill" + ("s" if summary.oom_kills > 1 else "")
         texts.append(("memory", memory))
@@ -234,16 +138,15 @@ def _run_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
     memory = summary.memory
     started = run is None or run.exit is None or run.exit.error is None  # one that never started had no processes
     if run is not None:
-        command = command_text(run)
-        if command is not None:
-            rows.append(("command", printable(command)))
+        if run.command is not None:
+            rows.append(("command", command(run.command, run.argc)))
         if run.exit is not None:
-            rows.append(("exit", printable(exit_text(run.exit))))
+            rows.append(("exit", exit_text(run.exit)))
         if started:
             processes = "" if run.procs_peak is None else f"  processes up to {run.procs_peak:,}"
             rows.append(("run cpu", run_cpu_text(run) + processes))
     if started and memory is not None and (run is not None or memory.rss_peak > 0):
-        rows.append(("run memory", f"rss peak {humanised(memory.rss_peak)}"))
+        rows.append(("run memory", f"rss peak {size(memory.rss_peak)}"))
     if run is not None and run.io is not None:
         rows.append(("run io", run_io_text(run.io, run)))
     rows += [("process", process_text(process)) for process in summary.top or ()]
@@ -257,26 +160,26 @@ def _host_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
     if summary.cpu is not None:
         cpu = summary.cpu
         of = "all cores" if summary.cores is None else f"all {summary.cores} cores"
-        rows.append(("host cpu", f"mean {_percent(cpu.mean_all_cores_percent)}"
-                                 f"  p95 {_percent(cpu.p95_all_cores_percent)}"
-                                 f"  max {_percent(cpu.max_all_cores_percent)} of {of}"
-                                 f"  busiest core p95 {_percent(cpu.busiest_core_p95_percent)}"))
+        rows.append(("host cpu", f"mean {percent(cpu.mean_all_cores_percent)}"
+                                 f"  p95 {percent(cpu.p95_all_cores_percent)}"
+                                 f"  max {percent(cpu.max_all_cores_percent)} of {of}"
+                                 f"  busiest core p95 {percent(cpu.busiest_core_p95_percent)}"))
     if summary.memory is not None:
         memory = summary.memory
-        rows.append(("host memory", f"used peak {humanised(memory.used_peak)} ({_percent(memory.used_peak_percent)} of "
-                                    f"{humanised(memory.total)})  swap peak {humanised(memory.swap_peak)}"))
+        rows.append(("host memory", f"used peak {size(memory.used_peak)} ({percent(memory.used_peak_percent)} of "
+                                    f"{size(memory.total)})  swap peak {size(memory.swap_peak)}"))
     if summary.disk is not None:
-        rows.append(("host disk", f"fullest {printable(summary.disk.path)} at {_percent(summary.disk.peak_percent)}"))
+        rows.append(("host disk", f"fullest {printable(summary.disk.path)} at {percent(summary.disk.peak_percent)}"))
     if summary.io is not None:
         rows.append(("host io", io_text(summary.io)))
     if summary.net is not None:
         net = summary.net
-        rows.append(("host net", f"in {humanised(net.received)} (peak {humanised(net.received_peak)}/s)  "
-                                 f"out {humanised(net.sent)} (peak {humanised(net.sent_peak)}/s)"))
+        rows.append(("host net", f"in {size(net.received)} (peak {rate(net.received_peak)})  "
+                                 f"out {size(net.sent)} (peak {rate(net.sent_peak)})"))
     if summary.pressure is not None:
         pressure = summary.pressure
-        rows.append(("host pressure", f"cpu {_percent(pressure.cpu)}  memory {_percent(pressure.memory)}"
-                                      f"  io {_percent(pressure.io)}  (mean share of time stalled)"))
+        rows.append(("host pressure", f"cpu {percent(pressure.cpu)}  memory {percent(pressure.memory)}"
+                                      f"  io {percent(pressure.io)}  (mean share of time stalled)"))
     rows += [("container", _container(container)) for container in summary.containers]
     if summary.containers_omitted:
         about = "about " if summary.containers_omitted_estimated else ""
@@ -286,10 +189,10 @@ def _host_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
 
 
 def _container(container: ContainerSummary) -> str:
-    limit = "" if container.mem_max is None else f" of {humanised(container.mem_max)} limit"
-    parts = [f"{printable(container.name)}: mem peak {humanised(container.mem_peak)}{limit}"]
+    limit = "" if container.mem_max is None else f" of {size(container.mem_max)} limit"
+    parts = [f"{printable(container.name)}: mem peak {size(container.mem_peak)}{limit}"]
     if container.throttled_mean is not None:
-        parts.append(f"throttled mean {_percent(container.throttled_mean)}")
+        parts.append(f"throttled mean {percent(container.throttled_mean)}")
     if container.pids_peak is not None:
         parts.append(f"pids peak {container.pids_peak}")
     if container.oom_kills:
@@ -302,12 +205,11 @@ def block_text(summary: InstanceSummary) -> str:
     sampler's own cost."""
     cores_text = "" if summary.cores is None else f", {summary.cores} cores"
     started = "" if summary.start is None else f", run started {utc(summary.start)}"
-    gaps = f"{summary.gaps} gap{'' if summary.gaps == 1 else 's'}"
     overhead = "" if summary.overhead_percent is None else f", {summary.overhead_percent:.2f}% of one core"
     rows = [
         *_run_rows(summary),
         ("time", f"{utc(summary.last_t - summary.duration)} to {utc(summary.last_t)}  ({duration(summary.duration)})"),
-        ("lines", f"{summary.lines:,}, {gaps} (median interval {summary.median_dt:g} s)"),
+        ("lines", f"{summary.lines:,}, {count(summary.gaps, 'gap')} (median interval {summary.median_dt:g} s)"),
         *_host_rows(summary),
         ("sampler", f"{summary.self_cpu_seconds:.2f} s of CPU{overhead}"),
     ]
@@ -321,7 +223,8 @@ def total_text(runs: int, lines: int, begin: float, end: float) -> str:
     >>> total_text(2, 10, 100.0, 160.0)
     'total: 2 runs, 10 lines, 1970-01-01T00:01:40Z to 1970-01-01T00:02:40Z (1m 00s)\\n'
     """
-    return f"total: {runs:,} runs, {lines:,} lines, {utc(begin)} to {utc(end)} ({duration(end - begin)})\n"
+    return f"total: {count(runs, 'run')}, {count(lines, 'line')}, {utc(begin)} to {utc(end)} " \
+           f"({duration(end - begin)})\n"
 
 
 def summary_text(summaries: list[InstanceSummary]) -> str:

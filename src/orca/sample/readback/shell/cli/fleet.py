@@ -18,7 +18,8 @@ from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.many import Outcome, Read, read_each
 from orca.sample.readback.shell.progress import Progress
 from orca.sample.readback.shell.sources import Source, SourceError, Tally
-from orca.sample.readback.summary.text import block_text, printable, total_text
+from orca.sample.readback.summary.text import block_text, total_text
+from orca.sample.readback.words import printable
 
 FLEET_CHART_RUNS = 5
 """A chart of more runs than this is the fleet's (a row per run), not the runs overlaid."""

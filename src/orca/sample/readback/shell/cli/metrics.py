@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import gc
 import sys
+import tempfile
 from collections.abc import Iterator
 
 from orca.sample.readback.fleet.records import SORT_COLUMNS
@@ -24,7 +25,8 @@ from orca.sample.readback.shell.sources import (
     read_failure,
     sources,
 )
-from orca.sample.readback.summary.text import block_text, printable
+from orca.sample.readback.summary.text import block_text
+from orca.sample.readback.words import count, printable
 from orca.sample.shared.hints import extra_install, metrics_command, plot_install
 from orca.sample.shared.parser import Help as _Help
 from orca.sample.shared.parser import Malformed as _Malformed
@@ -159,13 +161,15 @@ def _runs_output(name: str, kept: RowsKept, options: argparse.Namespace) -> Iter
         else:
             yield block_text(kept.first.summary)
         return
-    from orca.sample.readback.fleet.rows import Table, json_text, table_text
+    from orca.sample.readback.fleet.rows import Table, json_text
+    from orca.sample.readback.fleet.text import rows_text
 
     table = Table(name, kept.rows, options.sort)
     if options.json:
         yield from json_text(table, kept.aside.__getitem__)
         return
-    yield from table_text(table)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
+        yield from rows_text(table, said)
     if options.each:
         from orca.sample.readback.summary.text import total_text
 
@@ -203,8 +207,8 @@ def _show_all(found: list[Source], shown: RowsKept, drawn: int) -> int:
 def _tell(source: Source, tally: Tally, any_run: bool) -> None:
     name = printable(source.name)
     if tally.skipped:
-        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(tally.reasons.items()))
-        _say(f"orca metrics: {name}: {tally.skipped} line(s) skipped ({reasons})")
+        reasons = ", ".join(f"{times} {reason}" for reason, times in sorted(tally.reasons.items()))
+        _say(f"orca metrics: {name}: {count(tally.skipped, 'line')} skipped ({reasons})")
     if tally.given_up:
         _say(f"orca metrics: {name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
     if not any_run:
