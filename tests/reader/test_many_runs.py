@@ -14,14 +14,15 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from orca.sample import line_format as lf
+from orca.sample.readback.fleet.line_row import line_row
 from orca.sample.readback.fleet.records import SORT_COLUMNS
-from orca.sample.readback.fleet.rows import Table, line_row
+from orca.sample.readback.fleet.rows import Table
 from orca.sample.readback.fleet.table import fleet
 from orca.sample.readback.fleet.text import rows_text
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.shell.cli.fleet import fleet_output
-from orca.sample.readback.shell.cli.metrics import _runs_output
+from orca.sample.readback.shell.cli.metrics import runs_output
 from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.run_rows import RowsKept, nothing, summary_document
@@ -94,7 +95,7 @@ def both(path: Path, json: bool, each: bool, sort: str) -> tuple[str, str, int]:
     kept = RowsKept(block_text if each else summary_document if json else nothing, "", lambda _: None)
     show_runs(source, kept, parts=1, sections=(*SECTIONS, UsageSection))
     try:
-        rows = "".join(_runs_output(source.name, kept, options))
+        rows = "".join(runs_output(source.name, kept, options))
     finally:
         kept.aside.close()
     whole = read_fleet_source(source, drawn=0, buckets=False)
@@ -177,7 +178,7 @@ def test_a_file_of_many_runs_read_in_parts_is_the_same_table(tmp_path: Path, jso
         kept = RowsKept(summary_document if json else nothing, "", lambda _: None)
         show_runs(source, kept, parts=parts, sections=(*SECTIONS, UsageSection))
         try:
-            printed.append("".join(_runs_output(source.name, kept, options)))
+            printed.append("".join(runs_output(source.name, kept, options)))
         finally:
             kept.aside.close()
     assert printed[0] == printed[1] and printed[0].count("idle") > 1

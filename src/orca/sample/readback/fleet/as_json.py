@@ -4,22 +4,17 @@ a list of labels. Numbers at the lines' precision, as for one run's summary."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from orca.sample.readback.fleet.records import (
-    FAILED,
-    GAPS,
-    IDLE,
-    NO_LINES,
-    SATURATED,
-    STRAGGLER,
-    Fleet,
-    FleetRow,
-    FleetTotals,
-)
+from orca.sample.readback.fleet import rows as kept
+from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet, FleetRow
 from orca.sample.readback.fleet.table import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.summary.as_json import document, encoded
 from orca.sample.readback.words import utc
+
+if TYPE_CHECKING:
+    from orca.sample.readback.fleet.records import FleetTotals
 
 LISTS = {"idle": IDLE, "saturated": SATURATED, "stragglers": STRAGGLER, "gaps": GAPS, "no_lines": NO_LINES}
 """The keys of who stands out, and the flag each lists."""
@@ -146,3 +141,44 @@ def fleet_document(fleet: Fleet) -> dict[str, object]:
 def fleet_json(fleet: Fleet) -> str:
     """The fleet as one line of JSON."""
     return encoded(fleet_document(fleet)) + "\n"
+
+
+def rows_json(table: kept.Table, summaries: Callable[[int], str]) -> Iterator[str]:
+    """A source's runs kept as rows (`fleet/rows.py`) as `fleet_json` prints a fleet of them, a piece at a time:
+    `summaries(index)` is row `index`'s summary's document, encoded."""
+    rows = table.rows
+    yield '{"rows":['
+    chunk: list[str] = []
+    for position, index in enumerate(table.order):
+        ended = rows.ends.get(index)
+        fields = {
+            "label": table.label(index), "name": table.name, "host": rows.hosts[rows.host[index]],
+            "start": rows.value(kept.BEGIN, index), "end": rows.value(kept.LAST_T, index),
+            "duration": rows.value(kept.DURATION, index),
+            "span": round(max(0.0, rows.floats(kept.LAST_T)[index] - rows.floats(kept.FIRST_T)[index]), 3),
+            "lines": rows.value(kept.LINES, index), "usage": bool(rows.bits[index] & kept.USAGE_BIT),
+            "cpus": rows.value(kept.CPUS, index), "cpu_limited": bool(rows.bits[index] & kept.CPU_LIMITED),
+            "cpu_own": bool(rows.bits[index] & kept.CPU_OWN), "cpu_percent": rows.value(kept.CPU, index),
+            "cpu_p95": rows.value(kept.P95, index), "memory_bytes": rows.value(kept.MEMORY_BYTES, index),
+            "memory_limited": bool(rows.bits[index] & kept.MEMORY_LIMITED),
+            "memory_own": bool(rows.bits[index] & kept.MEMORY_OWN),
+            "memory_percent": rows.value(kept.MEMORY_PERCENT, index),
+            "memory_peak_percent": rows.value(kept.MEMORY_PEAK, index), "rss_peak": rows.value(kept.RSS, index),
+            "disk_peak_percent": rows.value(kept.DISK, index), "io_bytes": rows.value(kept.IO, index),
+            "own_io": bool(rows.bits[index] & kept.OWN_IO), "net_bytes": rows.value(kept.NET, index),
+            "exit": None if ended is None else {"code": ended[0], "signal": ended[1], "error": ended[2]},
+            "flags": table.flags(index),
+        }
+        chunk.append(("," if position else "") + row_json(fields, summaries(index)))
+        if len(chunk) >= 1024:
+            yield "".join(chunk)
+            chunk = []
+    yield "".join(chunk)
+    rest: dict[str, object] = {"sorted_by": table.sorted_by, "totals": totals_document(table.totals)}
+    for key, flag in LISTS.items():
+        rest[key] = [table.label(index) for index in table.flagged(flag)]
+    rest["failed"] = [{"label": table.label(index), "how": each.why} for index in table.flagged(FAILED)
+                      for each in table.flags(index) if each.flag == FAILED]
+    rest["hosts_saturated"] = [{"host": host.host, "runs": host.runs, "why": host.why}
+                               for host in table.hosts_saturated]
+    yield "]," + encoded(rest)[1:] + "\n"

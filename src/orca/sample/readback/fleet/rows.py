@@ -12,22 +12,17 @@ import itertools
 import math
 import operator
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from orca.sample.line_format import Sample
 from orca.sample.readback.fleet.records import (
-    FAILED,
     GAPS,
     Flag,
     FleetTotals,
     HostFlag,
 )
 from orca.sample.readback.fleet.table import (
-    FULL_MEMORY_PERCENT,
     GIB,
-    IDLE_MEMORY_PERCENT,
-    MEMORY_PRESSURE_PERCENT,
     STRAGGLER_SHARE,
     STRAGGLERS_FROM,
     Run,
@@ -41,7 +36,6 @@ from orca.sample.readback.fleet.table import (
     shared_hosts,
     straggler_flag,
 )
-from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import shortest_names, time_of_day
 
@@ -90,44 +84,6 @@ def compact(run: Run) -> Compact:
         bits | (OWN_IO * own_io(summary)),
         None if ended is None else (ended.code, ended.signal, ended.error, ended.wall),
         flags_of(run),
-    )
-
-
-def line_row(line: Sample) -> Compact | None:
-    """The row of a run of this one line, as `compact` gives it from the line's fold, when the line is of the kind
-    most runs of one line are (the host's figures: no `run`, no `cgroup`, its CPU, memory and cores, `dt` over 0) and
-    could not be flagged (neither idle, saturated, nor with an OOM kill); else None, and the line is folded."""
-    cpu, mem, cores, dt = line.cpu, line.mem, line.cores, line.dt
-    if line.run is not None or line.cgroup is not None or cpu is None or mem is None or not cores or not mem.total \
-            or not dt > 0 or any(container.oom_kill for container in line.containers or ()):
-        return None
-    share = cpu.user + cpu.system + cpu.steal
-    peak = 100 * mem.used / mem.total
-    pressure = None if line.pressure is None else line.pressure.memory
-    if (share <= IDLE_CPU and peak <= IDLE_MEMORY_PERCENT) or share >= SATURATED_CPU or peak >= FULL_MEMORY_PERCENT \
-            or (pressure is not None and pressure >= MEMORY_PRESSURE_PERCENT):
-        return None  # flagged, or may be: said as the fold says it
-    fullest = -1.0
-    for disk in line.disk or ():
-        size = disk.used + disk.free
-        if size > 0 and 100 * disk.used / size > fullest:  # the first fullest, as `gather/host.py`'s DiskSection
-            fullest = 100 * disk.used / size
-    io, net = line.io, line.net
-    # Each figure as the line's fold computes it from this one line (`fleet/usage.py`, `gather/`): a sum of one term
-    # is that term.
-    cores_available = cores * dt
-    bytes_available = mem.total * dt
-    duration = round(dt, 3)
-    saturated = 100 * dt / dt if share >= SATURATED_CPU else 0.0
-    return (
-        line.host, line.start, line.t - duration, line.t, line.t, duration, 1,
-        100 * (share * cores * dt / 100) / cores_available, round(share, 1), peak,
-        100 * (mem.used * dt) / bytes_available, cores_available / dt, bytes_available / dt,
-        None, None if fullest < 0 else fullest,
-        None if io is None else round(io.read * dt) + round(io.write * dt),
-        None if net is None else round(net.received * dt) + round(net.sent * dt),
-        share * cores * dt / 100, cores_available, mem.used * dt, bytes_available, saturated, peak, pressure,
-        USAGE_BIT, None, (),
     )
 
 
@@ -276,9 +232,6 @@ class Rows:
         field = next(field for field, column in self._ints.items() if column is ints)
         return self._big.get((field, index), value)
 
-    def row(self, index: int) -> Compact:
-        return tuple(self.value(field, index) for field in range(len(FIELDS)))
-
 
 def order(rows: Rows, sort: str) -> Sequence[int]:
     """The rows' order for `sort` (a key of `fleet.table.SORTS`), as `fleet.fleet` sorts a fleet of one source:
@@ -417,46 +370,3 @@ class Table:
     def exit_summary(self, index: int) -> ExitSummary | None:
         ended = self.rows.ends.get(index)
         return None if ended is None else ExitSummary(*ended, None, None, None)
-
-
-def json_text(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
-    """The table as `fleet/as_json.py`'s `fleet_json` prints a fleet, a piece at a time: `summaries(index)` is row
-    `index`'s summary's document, encoded."""
-    from orca.sample.readback.fleet.as_json import LISTS, row_json, totals_document
-    from orca.sample.readback.summary.as_json import encoded
-
-    rows = table.rows
-    yield '{"rows":['
-    chunk: list[str] = []
-    for position, index in enumerate(table.order):
-        ended = rows.ends.get(index)
-        fields = {
-            "label": table.label(index), "name": table.name, "host": rows.hosts[rows.host[index]],
-            "start": rows.value(BEGIN, index), "end": rows.value(LAST_T, index),
-            "duration": rows.value(DURATION, index),
-            "span": round(max(0.0, rows.floats(LAST_T)[index] - rows.floats(FIRST_T)[index]), 3),
-            "lines": rows.value(LINES, index), "usage": bool(rows.bits[index] & USAGE_BIT),
-            "cpus": rows.value(CPUS, index), "cpu_limited": bool(rows.bits[index] & CPU_LIMITED),
-            "cpu_own": bool(rows.bits[index] & CPU_OWN), "cpu_percent": rows.value(CPU, index),
-            "cpu_p95": rows.value(P95, index), "memory_bytes": rows.value(MEMORY_BYTES, index),
-            "memory_limited": bool(rows.bits[index] & MEMORY_LIMITED),
-            "memory_own": bool(rows.bits[index] & MEMORY_OWN), "memory_percent": rows.value(MEMORY_PERCENT, index),
-            "memory_peak_percent": rows.value(MEMORY_PEAK, index), "rss_peak": rows.value(RSS, index),
-            "disk_peak_percent": rows.value(DISK, index), "io_bytes": rows.value(IO, index),
-            "own_io": bool(rows.bits[index] & OWN_IO), "net_bytes": rows.value(NET, index),
-            "exit": None if ended is None else {"code": ended[0], "signal": ended[1], "error": ended[2]},
-            "flags": table.flags(index),
-        }
-        chunk.append(("," if position else "") + row_json(fields, summaries(index)))
-        if len(chunk) >= 1024:
-            yield "".join(chunk)
-            chunk = []
-    yield "".join(chunk)
-    rest: dict[str, object] = {"sorted_by": table.sorted_by, "totals": totals_document(table.totals)}
-    for key, flag in LISTS.items():
-        rest[key] = [table.label(index) for index in table.flagged(flag)]
-    rest["failed"] = [{"label": table.label(index), "how": each.why} for index in table.flagged(FAILED)
-                      for each in table.flags(index) if each.flag == FAILED]
-    rest["hosts_saturated"] = [{"host": host.host, "runs": host.runs, "why": host.why}
-                               for host in table.hosts_saturated]
-    yield "]," + encoded(rest)[1:] + "\n"

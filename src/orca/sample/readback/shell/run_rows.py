@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from orca.sample.line_format import Sample
-from orca.sample.readback.fleet.rows import BEGIN, LAST_T, Compact, Rows, compact, line_row
+from orca.sample.readback.fleet.line_row import line_row
+from orca.sample.readback.fleet.rows import BEGIN, LAST_T, Compact, Rows, compact
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.records import InstanceSummary

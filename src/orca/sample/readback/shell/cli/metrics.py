@@ -136,7 +136,7 @@ def _read_and_show(options: argparse.Namespace) -> int:
         unread = len(unreadable) + _show_all(found, kept, DRAWN_RUNS if options.plot is not None else 0)
     finally:  # Ctrl-C on a stream too: what was read is shown
         if len(kept.rows):
-            for piece in _runs_output(found[0].name if found else "", kept, options):
+            for piece in runs_output(found[0].name if found else "", kept, options):
                 _print(piece)
         kept.aside.close()
         _flush()
@@ -150,7 +150,7 @@ def _read_and_show(options: argparse.Namespace) -> int:
     return 1 if unread else 0
 
 
-def _runs_output(name: str, kept: RowsKept, options: argparse.Namespace) -> Iterator[str]:
+def runs_output(name: str, kept: RowsKept, options: argparse.Namespace) -> Iterator[str]:
     """A source's runs as `options` ask: one run's block (or `--json` line); several runs, the table a fleet gets,
     one row each (with `--each`, each run's block after it), a piece at a time."""
     if len(kept.rows) == 1 and kept.first is not None:
@@ -161,12 +161,14 @@ def _runs_output(name: str, kept: RowsKept, options: argparse.Namespace) -> Iter
         else:
             yield block_text(kept.first.summary)
         return
-    from orca.sample.readback.fleet.rows import Table, json_text
+    from orca.sample.readback.fleet.rows import Table
     from orca.sample.readback.fleet.text import rows_text
 
     table = Table(name, kept.rows, options.sort)
     if options.json:
-        yield from json_text(table, kept.aside.__getitem__)
+        from orca.sample.readback.fleet.as_json import rows_json
+
+        yield from rows_json(table, kept.aside.__getitem__)
         return
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
         yield from rows_text(table, said)
