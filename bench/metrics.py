@@ -144,9 +144,9 @@ print(f"{peak(resource.RUSAGE_SELF):.1f} {peak(resource.RUSAGE_CHILDREN):.1f}", 
 """
 
 
-def peaks(path: Path) -> tuple[float, float]:
-    """The peak resident MiB of `orca metrics path` and of its worker (0 when it forked none)."""
-    done = python_with_its_own_peak(PEAKS, str(path))
+def peaks(path: Path, *options: str) -> tuple[float, float]:
+    """The peak resident MiB of `orca metrics path` (with `options`) and of its worker (0 when it forked none)."""
+    done = python_with_its_own_peak(PEAKS, *options, str(path))
     parent, worker = done.stderr.split()[-2:]
     return float(parent), float(worker)
 
@@ -260,15 +260,20 @@ def many_runs(row: Callable[[str, str, str, str, str, bool | None], None], repea
     timed = interleaved({"orca": [PYTHON, "-m", "orca.sample", "metrics", str(many)],
                          "json": [PYTHON, "-m", "orca.sample", "metrics", "--json", str(many)],
                          "duckdb": [PYTHON, "-c", DUCKDB_RUNS, str(many)]}, repeats)
-    wall = medians(timed, lambda got: got.wall)
-    slower = max(wall["orca"], wall["json"])
-    row(f"orca metrics, {RUNS:,} runs of one line each (its table), lines per second (text; --json)",
-        f"{RUNS / wall['orca']:,.0f}; {RUNS / wall['json']:,.0f}", f"{RUNS / wall['duckdb']:,.0f} (DuckDB, by run)",
-        f"{wall['duckdb'] / slower:.2f}", ">= 100,000", RUNS / slower >= 100_000)
+    wall, cpu = medians(timed, lambda got: got.wall), medians(timed, lambda got: got.cpu)
+    rate = RUNS / wall["orca"]
+    row(f"orca metrics, {RUNS:,} runs of one line each ({many.stat().st_size / 2**20:.0f} MiB; its table), lines per "
+        f"second of wall-clock time", f"{rate:,.0f}", f"{RUNS / wall['duckdb']:,.0f} (DuckDB, by run)",
+        f"{wall['duckdb'] / wall['orca']:.2f} (DuckDB's time over orca's)", ">= 100,000", rate >= 100_000)
+    row("  CPU per run, every process", f"{cpu['orca'] / RUNS * 1e6:.1f} us",
+        f"{cpu['duckdb'] / RUNS * 1e6:.1f} us (DuckDB)", f"{cpu['orca'] / cpu['duckdb']:.2f}", "", None)
+    row("  the same with --json (each row with its run's summary), lines per second; CPU per run",
+        f"{RUNS / wall['json']:,.0f}; {cpu['json'] / RUNS * 1e6:.1f} us", "", "", "", None)
     parent_many, worker_many = peaks(many)
     largest = max(parent_many, worker_many)
     row("  its peak memory (the larger of the process and its worker)", f"{largest:.1f} MiB",
         f"{duckdb_runs_peak(many):.1f} MiB (DuckDB)", "", "<= 64 MiB", largest <= 64)
+    row("  the same with --json", f"{max(peaks(many, '--json')):.1f} MiB", "", "", "", None)
     if small is not None:
         parent_small, worker_small = peaks(small)
         row("  against 10,000 lines of one run", f"{largest:.1f} MiB", f"{max(parent_small, worker_small):.1f} MiB",

@@ -191,11 +191,12 @@ def one_line_runs(path: Path, count: int) -> Path:
 
 
 def test_a_hundred_thousand_runs_are_a_table_of_as_many_rows(tmp_path: Path) -> None:
-    """A file of 100,000 runs of one line (cron) is one table: a row per run, in the order of their starts. The
-    table needs every run's row, so its memory grows with the runs (bench/README.md measures it): bounded here at
-    what this machine can spare, not at the 64 MiB docs/metrics.md aims for."""
+    """A file of 100,000 runs of one line (cron) is one table: a row per run, in the order of their starts. Each run
+    is kept as a compact row and its summary's JSON written aside (docs/metrics.md, "A file of many runs"), so the
+    process's data (RLIMIT_DATA: its heap and private mappings, more than what is resident) stays within 96 MiB,
+    as it stays within 64 MiB resident (bench/README.md measures that); kept whole, the runs took several hundred."""
     path = one_line_runs(tmp_path / "cron.jsonl", 100_000)
-    done = orca_metrics("--json", str(path), memory=768 * 2**20)
+    done = orca_metrics("--json", str(path), memory=96 * 2**20)
     assert done.returncode == 0, done.stderr[-2000:]
     rows = json.loads(done.stdout)["rows"]
     assert len(rows) == 100_000

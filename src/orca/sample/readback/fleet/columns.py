@@ -93,17 +93,18 @@ def net_bytes(summary: InstanceSummary | None) -> int | None:
     return None if summary is None or summary.net is None else summary.net.received + summary.net.sent
 
 
-def _of(limited: bool, own: bool) -> str:
+def kind_of(limited: bool, own: bool) -> str:
+    """Whose a figure is, by whether it is its cgroup's limit's (`limited`) or its run's own processes' (`own`)."""
     return "cgroup" if limited else "run" if own else "host"
 
 
 def cpu_of(row: FleetRow) -> str | None:
     """Whose the row's CPU figures are: its run's own processes', its cgroup's limit's, or its host's."""
-    return None if row.usage is None else _of(row.usage.cpu_limited, row.usage.cpu_own)
+    return None if row.usage is None else kind_of(row.usage.cpu_limited, row.usage.cpu_own)
 
 
 def memory_of(row: FleetRow) -> str | None:
-    return None if row.usage is None else _of(row.usage.memory_limited, row.usage.memory_own)
+    return None if row.usage is None else kind_of(row.usage.memory_limited, row.usage.memory_own)
 
 
 def io_of(row: FleetRow) -> str | None:

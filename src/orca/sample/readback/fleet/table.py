@@ -21,8 +21,10 @@ capacity (its CPU at `SATURATED_CPU` % or more for `SATURATED_TIME_PERCENT` % of
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from orca.sample.readback.fleet.columns import SORTS
@@ -79,21 +81,31 @@ def fleet(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort: str 
     return Fleet(tuple(rows), _totals(runs), sort, _hosts_saturated(runs))
 
 
-def _covered(intervals: list[tuple[float, float]]) -> float:
-    """Seconds that any of `intervals` (begin, end) covers.
+def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
+    """Seconds that any of the intervals from `lows[i]` to `highs[i]` covers.
 
-    >>> _covered([(0.0, 10.0), (5.0, 12.0), (20.0, 21.0)])
+    >>> _covered([0.0, 5.0, 20.0], [10.0, 12.0, 21.0])
     13.0
     """
+    everyone: Sequence[int] = range(len(lows))
+    pairs = zip(lows, highs, strict=True)
+    if not all(map(_not_after, pairs, itertools.islice(zip(lows, highs, strict=True), 1, None))):
+        # By begin, then end: two stable sorts, no pair kept a run.
+        everyone = sorted(sorted(everyone, key=highs.__getitem__), key=lows.__getitem__)
     total, reached = 0.0, -math.inf
-    for low, high in sorted(intervals):
+    for index in everyone:
+        low, high = lows[index], highs[index]
         if high > reached:
             total += high - max(low, reached)
             reached = high
     return total
 
 
-def shared_hosts(runs: Sequence[tuple[str, float, float, bool]]) -> list[float]:
+def _not_after(one: tuple[float, float], other: tuple[float, float]) -> bool:
+    return one <= other
+
+
+def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:
     """Of each run (its host, begin, end, and whether its capacity is its host's rather than its cgroup's limit), the
     share of what it had that counts in the fleet's totals: 1 for a run with its own limit or alone on its host; for
     the runs that share a host, the time any of them covers over the sum of their times, so that the host's cores and
@@ -102,13 +114,18 @@ def shared_hosts(runs: Sequence[tuple[str, float, float, bool]]) -> list[float]:
     >>> shared_hosts([("a", 0.0, 10.0, True), ("a", 0.0, 10.0, True), ("b", 0.0, 10.0, True), ("a", 0, 10, False)])
     [0.5, 0.5, 1.0, 1.0]
     """
-    hosts: dict[str, list[tuple[float, float]]] = {}
+    hosts: dict[str, tuple[array[float], array[float]]] = {}
+    of: list[str | None] = []
     for host, low, high, of_host in runs:
         if of_host:
-            hosts.setdefault(host, []).append((low, high))
-    factors = {host: _covered(intervals) / whole if (whole := sum(high - low for low, high in intervals)) > 0
-               else 1 / len(intervals) for host, intervals in hosts.items()}
-    return [factors[host] if of_host else 1.0 for host, _, _, of_host in runs]
+            lows, highs = hosts.setdefault(host, (array("d"), array("d")))
+            lows.append(low)
+            highs.append(high)
+        of.append(host if of_host else None)
+    factors = {host: _covered(lows, highs) / whole
+               if (whole := sum(high - low for low, high in zip(lows, highs, strict=True))) > 0 else 1 / len(lows)
+               for host, (lows, highs) in hosts.items()}
+    return [1.0 if host is None else factors[host] for host in of]
 
 
 def _totals(runs: Sequence[Run]) -> FleetTotals:
@@ -141,15 +158,15 @@ def _straggler_bound(runs: Sequence[Run]) -> tuple[float, float] | None:
     too small to say."""
     if len(runs) < STRAGGLERS_FROM:
         return None
-    return _median([run.summary.last_t for run in runs]), STRAGGLER_SHARE * _median([span(run.summary)
+    return median([run.summary.last_t for run in runs]), STRAGGLER_SHARE * median([span(run.summary)
                                                                                     for run in runs])
 
 
-def _median(values: list[float]) -> float:
+def median(values: list[float]) -> float:
     """The middle value (the mean of the two in the middle of an even count): `statistics.median`, whose import
     (fractions, decimal) would cost a fleet's table more than these three lines.
 
-    >>> _median([3.0, 1.0, 2.0]), _median([4.0, 1.0, 2.0, 3.0])
+    >>> median([3.0, 1.0, 2.0]), median([4.0, 1.0, 2.0, 3.0])
     (2.0, 2.5)
     """
     ordered = sorted(values)
@@ -167,14 +184,26 @@ def _flags(run: Run, ends: tuple[float, float] | None) -> tuple[Flag, ...]:
         flags.append(Flag(SATURATED, ", ".join(saturated)))
     if (failed := how_failed(summary)) is not None:
         flags.append(Flag(FAILED, failed))
-    if ends is not None:
-        median_end, margin = ends
-        late = summary.last_t - median_end
-        if begin(summary) <= median_end and late > margin and late > 0:
-            flags.append(Flag(STRAGGLER, f"ended {duration(late)} after the median end"))
+    if ends is not None and (straggler := straggler_flag(begin(summary), summary.last_t, ends)) is not None:
+        flags.append(straggler)
     if summary.gaps:
         flags.append(Flag(GAPS, count(summary.gaps, "gap")))
     return tuple(flags)
+
+
+def flags_of(run: Run) -> tuple[Flag, ...]:
+    """The run's flags but the straggler's, which the fleet's other runs decide (`straggler_flag`)."""
+    return _flags(run, None)
+
+
+def straggler_flag(began: float, ended: float, ends: tuple[float, float]) -> Flag | None:
+    """The flag of a run that began at `began` and ended at `ended` when it straggled behind the fleet's `ends`
+    (`_straggler_bound`)."""
+    median_end, margin = ends
+    late = ended - median_end
+    if began <= median_end and late > margin and late > 0:
+        return Flag(STRAGGLER, f"ended {duration(late)} after the median end")
+    return None
 
 
 def _idle(usage: Usage) -> str | None:
@@ -223,29 +252,41 @@ def how_failed(summary: InstanceSummary) -> str | None:
 
 
 def _hosts_saturated(runs: Sequence[Run]) -> tuple[HostFlag, ...]:
-    """The hosts of runs judged by their own processes whose own figures say they were at their capacity: CPU
-    saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run's lines weighted by its span), memory at
-    `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on average."""
-    hosts: dict[str, list[Run]] = {}
+    """The hosts of runs judged by their own processes whose own figures say they were at their capacity: see
+    `hosts_saturated`."""
+    return hosts_saturated([
+        (run.summary.host, usage.host_cpu_saturated_percent, run.summary.duration, usage.host_memory_peak_percent,
+         None if run.summary.pressure is None else run.summary.pressure.memory)
+        for run in runs if (usage := run.usage) is not None and (usage.cpu_own or usage.memory_own)])
+
+
+HostFigures = tuple[str, float | None, float, float | None, float | None]
+"""A run's host, the host's `host_cpu_saturated_percent`, the run's duration, the host's `host_memory_peak_percent`
+and the run's memory pressure."""
+
+
+def hosts_saturated(runs: Sequence[HostFigures]) -> tuple[HostFlag, ...]:
+    """Of the runs judged by their own processes (each its host, the host's `host_cpu_saturated_percent`, its
+    duration, the host's `host_memory_peak_percent` and its memory pressure), the hosts whose own figures say they
+    were at their capacity: CPU saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run's lines
+    weighted by its span), memory at `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on
+    average."""
+    hosts: dict[str, list[HostFigures]] = {}
     for run in runs:
-        if run.usage is not None and (run.usage.cpu_own or run.usage.memory_own):
-            hosts.setdefault(run.summary.host, []).append(run)
+        hosts.setdefault(run[0], []).append(run)
     flagged = []
     for host, on in sorted(hosts.items()):
         why = []
-        weighted = [(usage.host_cpu_saturated_percent, run.summary.duration) for run in on
-                    if (usage := run.usage) is not None and usage.host_cpu_saturated_percent is not None]
+        weighted = [(high, seconds) for _, high, seconds, _, _ in on if high is not None]
         weight = sum(seconds for _, seconds in weighted)
         if weighted and weight > 0:
             high = sum(percent * seconds for percent, seconds in weighted) / weight
             if high >= SATURATED_TIME_PERCENT:
                 why.append(f"cpu at {SATURATED_CPU:g}% or more {high:.0f}% of the time")
-        peak = max((usage.host_memory_peak_percent for run in on if (usage := run.usage) is not None
-                    and usage.host_memory_peak_percent is not None), default=None)
+        peak = max((peak for _, _, _, peak, _ in on if peak is not None), default=None)
         if peak is not None and peak >= FULL_MEMORY_PERCENT:
             why.append(f"memory peak {peak:.1f}% of its total")
-        stalls = [(pressure.memory, run.summary.duration) for run in on
-                  if (pressure := run.summary.pressure) is not None and pressure.memory is not None]
+        stalls = [(stall, seconds) for _, _, seconds, _, stall in on if stall is not None]
         weight = sum(seconds for _, seconds in stalls)
         if stalls and weight > 0 and (stalled := sum(p * s for p, s in stalls) / weight) >= MEMORY_PRESSURE_PERCENT:
             why.append(f"memory pressure {stalled:.0f}%")

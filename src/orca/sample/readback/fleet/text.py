@@ -3,7 +3,9 @@ fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then wh
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
 from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
 from orca.sample.readback.fleet.records import (
@@ -15,8 +17,45 @@ from orca.sample.readback.fleet.records import (
     STRAGGLER,
     Fleet,
     FleetRow,
+    FleetTotals,
+    HostFlag,
 )
-from orca.sample.readback.words import MISSING, count, cut, number, percent, printable, utc
+from orca.sample.readback.fleet.rows import (
+    BEGIN,
+    CPU,
+    CPU_LIMITED,
+    CPU_OWN,
+    DISK,
+    FIRST_T,
+    IO,
+    LAST_T,
+    LINES,
+    MEMORY_LIMITED,
+    MEMORY_OWN,
+    MEMORY_PEAK,
+    NET,
+    NONE,
+    OWN_IO,
+    P95,
+    RSS,
+    USAGE_BIT,
+    Table,
+)
+from orca.sample.readback.gather.records import ExitSummary
+from orca.sample.readback.words import (
+    MISSING,
+    count,
+    cut,
+    day_and_minute,
+    duration,
+    exit_cell,
+    number,
+    percent,
+    printable,
+    size_cell,
+    time_of_day,
+    utc,
+)
 
 WIDTH = 120
 """The widest a row is: a terminal's usual width."""
@@ -51,6 +90,10 @@ def _cell(figure: Figure[FleetRow], column: Column[FleetRow], over_days: bool) -
     return cell
 
 
+HEADERS = tuple(column.header for _, column in COLUMNS[1:])
+"""The headers of the columns after the label, as `COLUMNS` declares them."""
+
+
 def table_rows(fleet: Fleet) -> list[str]:
     """The header and one row per run, each at most `WIDTH` characters: the columns `COLUMNS` declares."""
     (label, label_column), *shown = COLUMNS
@@ -59,24 +102,30 @@ def table_rows(fleet: Fleet) -> list[str]:
     each = [_cell(figure, column, over_days) for figure, column in shown]
     cells = [[cell(row) for cell in each] for row in fleet.rows]
     widths = [max(len(column.header), *(len(row[index]) for row in cells)) for index, column in enumerate(columns)]
-    fixed = sum(widths) + 2 * len(columns)  # two spaces before each column
     labels = list(map(_cell(label, label_column, over_days), fleet.rows))
-    label_width = max(MIN_LABEL, min(max(map(len, labels), default=0), WIDTH - fixed))
-    flags_width = max(len(columns[-1].header), WIDTH - (fixed - widths[-1]) - label_width)
-
-    def line(label: str, values: list[str]) -> str:
-        parts = [cut(label, label_width).ljust(label_width)]
-        for value, width, column in zip(values[:-1], widths, columns, strict=False):
-            parts.append(value.ljust(width) if column.left else value.rjust(width))
-        parts.append(cut(values[-1], flags_width))
-        return "  ".join(parts).rstrip()[:WIDTH]
-
+    line = line_maker(widths, max(map(len, labels), default=0), [column.left for column in columns])
     header = line(label_column.header, [column.header for column in columns])
     return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
 
 
-def totals_rows(fleet: Fleet) -> list[str]:
-    totals = fleet.totals
+def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[str, list[str]], str]:
+    """How a row is laid out, given each column's width (the flags' last), the longest label and which columns are
+    left-aligned: the label cut to what the other columns leave of `WIDTH`, and the flags to what is left."""
+    fixed = sum(widths) + 2 * len(widths)  # two spaces before each column
+    label_width = max(MIN_LABEL, min(longest_label, WIDTH - fixed))
+    flags_width = max(len(HEADERS[-1]), WIDTH - (fixed - widths[-1]) - label_width)
+
+    def line(label: str, values: list[str]) -> str:
+        parts = [cut(label, label_width).ljust(label_width)]
+        for value, width, on_left in zip(values[:-1], widths, left, strict=False):
+            parts.append(value.ljust(width) if on_left else value.rjust(width))
+        parts.append(cut(values[-1], flags_width))
+        return "  ".join(parts).rstrip()[:WIDTH]
+
+    return line
+
+
+def totals_rows(totals: FleetTotals) -> list[str]:
     when = ""
     if totals.first_start is not None and totals.last_end is not None:
         when = f" from {utc(totals.first_start)} to {utc(totals.last_end)}"
@@ -92,51 +141,161 @@ def totals_rows(fleet: Fleet) -> list[str]:
 
 
 def of_what(fleet: Fleet) -> list[str]:
-    """What the figures of cpu%, mem% and io are of, for the kinds of row the fleet has: the run's own processes',
-    its cgroup's limits (`LIMITED`), the host's as a whole (`HOST`)."""
+    """What the figures of cpu%, mem% and io are of, for the kinds of row the fleet has (`kinds_said`)."""
     usages = [row.usage for row in fleet.rows if row.usage is not None]
+    summaries = [row.summary for row in fleet.rows if row.summary is not None]
+    return kinds_said(any(usage.cpu_own or usage.memory_own for usage in usages),
+                      any(usage.cpu_limited or usage.memory_limited for usage in usages),
+                      any(not (usage.cpu_own or usage.cpu_limited) or not (usage.memory_own or usage.memory_limited)
+                          for usage in usages) or any(not own_io(summary) for summary in summaries))
+
+
+def kinds_said(own: bool, limited: bool, host: bool) -> list[str]:
+    """What the figures of cpu%, mem% and io are of, when some rows are the run's own processes' (`own`), some of
+    their cgroup's limits (`LIMITED`), some the host's as a whole (`HOST`)."""
     kinds = []
-    if any(usage.cpu_own or usage.memory_own for usage in usages):
+    if own:
         kinds.append("cpu%, mem% and io are the run's own processes', of its host's cores and memory (net is the "
                      "host's)")
-    if any(usage.cpu_limited or usage.memory_limited for usage in usages):
+    if limited:
         kinds.append(f"{LIMITED}: of the run's cgroup limit")
-    summaries = [row.summary for row in fleet.rows if row.summary is not None]
-    if any(not (usage.cpu_own or usage.cpu_limited) or not (usage.memory_own or usage.memory_limited)
-           for usage in usages) or any(not own_io(summary) for summary in summaries):
+    if host:
         kinds.append(f"{HOST}: the host's as a whole (lines without a run; io, without its run's io)")
     return [f"  ({'; '.join(kinds)})"] if kinds else []
 
 
-def hosts_rows(fleet: Fleet) -> list[str]:
+def hosts_rows(hosts: tuple[HostFlag, ...]) -> list[str]:
     """The hosts that were themselves saturated, apart from the runs on them."""
-    if not fleet.hosts_saturated:
+    if not hosts:
         return []
-    width = min(max(len(printable(host.host)) for host in fleet.hosts_saturated), WIDTH // 3)
-    return [f"hosts saturated ({len(fleet.hosts_saturated):,}), apart from the runs on them:",
+    width = min(max(len(printable(host.host)) for host in hosts), WIDTH // 3)
+    return [f"hosts saturated ({len(hosts):,}), apart from the runs on them:",
             *(cut(f"  {cut(printable(host.host), width).ljust(width)}  {host.why} (under {count(host.runs, 'run')})",
-                  WIDTH) for host in fleet.hosts_saturated)]
+                  WIDTH) for host in hosts)]
 
 
 def stand_out_rows(fleet: Fleet) -> list[str]:
-    """Who stands out: under each way, how many, then the first `MOST_NAMED` by name and why, each on a row of its
-    own cut at `WIDTH`, and how many more; then the hosts saturated."""
-    rows: list[str] = []
+    """Who stands out (`stand_out_text`)."""
+    named = []
     for flag, title in LISTS:
         flagged = fleet.flagged(flag)
-        if not flagged:
+        named.append((title, len(flagged), [(printable(row.label), why) for row in flagged[:MOST_NAMED]
+                                            for why in (each.why for each in row.flags if each.flag == flag)]))
+    return stand_out_text(named, fleet.hosts_saturated)
+
+
+def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: tuple[HostFlag, ...]) -> list[str]:
+    """Who stands out: under each way (its title, how many, and the first `MOST_NAMED` labels with why), how many,
+    then those by name and why, each on a row of its own cut at `WIDTH`, and how many more; then the hosts
+    saturated."""
+    rows: list[str] = []
+    for title, how_many, firsts in named:
+        if not how_many:
             continue
-        rows.append(f"{title} ({len(flagged):,}):")
-        named = [(printable(row.label), why) for row in flagged[:MOST_NAMED]
-                 for why in (each.why for each in row.flags if each.flag == flag)]
-        width = min(max(len(label) for label, _ in named), WIDTH // 3)
-        rows += [cut(f"  {cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in named]
-        if len(flagged) > MOST_NAMED:
-            rows.append(f"  and {len(flagged) - MOST_NAMED:,} more (--json lists them all)")
-    rows += hosts_rows(fleet)
+        rows.append(f"{title} ({how_many:,}):")
+        width = min(max(len(label) for label, _ in firsts), WIDTH // 3)
+        rows += [cut(f"  {cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in firsts]
+        if how_many > MOST_NAMED:
+            rows.append(f"  and {how_many - MOST_NAMED:,} more (--json lists them all)")
+    rows += hosts_rows(hosts)
     return rows or ["none stands out: no run idle, saturated, failed, straggling, with gaps or without lines"]
 
 
 def fleet_text(fleet: Fleet) -> str:
-    rows = [*table_rows(fleet), *totals_rows(fleet), *of_what(fleet)]
+    rows = [*table_rows(fleet), *totals_rows(fleet.totals), *of_what(fleet)]
     return "\n".join([*rows, "", *stand_out_rows(fleet)]) + "\n"
+
+
+def row_cells(table: Table, one_day: bool) -> Callable[[int], str]:
+    """How a row of `rows.Rows` is said after its label, as `_cells` says a fleet row's: its cells joined by tabs
+    (no cell has one: `printable` escapes them)."""
+    rows = table.rows
+    begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
+    cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
+    lines, rss, io, net = (rows.ints(field) for field in (LINES, RSS, IO, NET))
+    bits, ends = rows.bits, rows.ends
+    start = time_of_day if one_day else day_and_minute
+
+    def size(ints: array[int], index: int) -> str:
+        value = ints[index]
+        return size_cell(None if value == NONE else rows.big(ints, index, value))
+
+    def cells(index: int) -> str:
+        marks = bits[index]
+        value = cpu[index]
+        cpu_cell = "-" if value != value else f"{value:.1f}" + (
+            LIMITED if marks & CPU_LIMITED else "" if marks & CPU_OWN else HOST)
+        value = peak[index]
+        memory_cell = "-" if value != value else f"{value:.1f}" + (
+            LIMITED if marks & MEMORY_LIMITED else "" if marks & MEMORY_OWN else HOST)
+        ended = ends.get(index)
+        flags = table.flags(index)
+        return "\t".join((
+            start(begin[index]),
+            duration(round(max(0.0, last[index] - first[index]), 3)),
+            f"{lines[index]:,}",
+            cpu_cell,
+            "-" if p95[index] != p95[index] else f"{p95[index]:.1f}",
+            memory_cell,
+            size(rss, index),
+            "-" if disk[index] != disk[index] else f"{disk[index]:.1f}",
+            size(io, index) + ("" if io[index] == NONE or marks & OWN_IO else HOST),
+            size(net, index),
+            "-" if ended is None else exit_cell(ExitSummary(*ended, None, None, None)),
+            ",".join(flag.flag for flag in flags) if flags else "",
+        ))
+
+    return cells
+
+
+def rows_text(table: Table, said: TextIO) -> Iterator[str]:
+    """A source's runs kept as rows (`fleet/rows.py`) as `fleet_text` prints a fleet of them, a piece at a time.
+    Each row is said once, into `said` (a temporary file, empty, open to write and read), while the columns' widths
+    are found; then laid out from there."""
+    rows = table.rows
+    begins = rows.floats(BEGIN)
+    one_day = utc(min(begins))[:10] == utc(max(begins))[:10]  # `utc` never goes back as its time goes on
+    cells = row_cells(table, one_day)
+    widths = [len(header) for header in HEADERS]
+    label_length = 0
+    chunk: list[str] = []
+    for index in table.order:
+        label = printable(table.label(index))
+        row = cells(index)
+        label_length = max(label_length, len(label))
+        for column, cell in enumerate(row.split("\t")):
+            if len(cell) > widths[column]:
+                widths[column] = len(cell)
+        chunk.append(f"{label}\t{row}\n")
+        if len(chunk) >= 4096:
+            said.write("".join(chunk))
+            chunk = []
+    said.write("".join(chunk))
+    said.seek(0)
+    (_, label_column), *shown = COLUMNS
+    line = line_maker(widths, label_length, [column.left for _, column in shown])
+    yield line(label_column.header, list(HEADERS)) + "\n"
+    chunk = []
+    for each in said:
+        label, *values = each[:-1].split("\t")
+        chunk.append(line(label, values))
+        if len(chunk) >= 4096:
+            yield "\n".join(chunk) + "\n"
+            chunk = []
+    if chunk:
+        yield "\n".join(chunk) + "\n"
+    bits = rows.bits
+    used = [each for each in bits if each & USAGE_BIT]
+    kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
+             any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used),
+             any(not each & (CPU_OWN | CPU_LIMITED) or not each & (MEMORY_OWN | MEMORY_LIMITED) for each in used)
+             or any(not each & OWN_IO for each in bits))
+    named = []
+    for flag, title in LISTS:
+        if flag == NO_LINES:
+            continue
+        flagged = table.flagged(flag)
+        named.append((title, len(flagged), [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
+                                            for each in table.flags(index) if each.flag == flag]))
+    yield "\n".join([*totals_rows(table.totals), *kinds_said(*kinds), "",
+                     *stand_out_text(named, table.hosts_saturated)]) + "\n"

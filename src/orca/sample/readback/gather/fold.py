@@ -41,7 +41,7 @@ fraction of a second its start-up alone would read as a large share."""
 class RunFold:
     """Everything shown of one run, folded from its lines in the order written: see the module's docstring."""
 
-    __slots__ = ("_max_points", "cores", "host", "points", "sections", "start", "times")
+    __slots__ = ("_makers", "_max_points", "_sections", "_times", "cores", "held", "host", "points", "start")
 
     def __init__(self, drawn: bool = False, max_points: int = MAX_POINTS,
                  sections: Sequence[Callable[[], Section]] = SECTIONS) -> None:
@@ -50,13 +50,34 @@ class RunFold:
         """The lines' `start`: which run they are of (None for an older sampler's)."""
         self.cores: int | None = None
         """The newest `cores`."""
-        self.times = Times()
-        self.sections = [make() for make in sections]
+        self._times: Times | None = None
+        self._makers = sections
+        self._sections: list[Section] | None = None
+        self.held: Sample | None = None
+        """The run's only line so far, not yet folded: a run of one line (a sampler started by cron for one line)
+        may be shown from its line alone (`fleet/rows.py`), without the sections' folds made at all."""
         self.points: Points | None = None
         """The chart's points; None when the run is not drawn."""
         self._max_points = max_points
         if drawn:
             self.draw()
+
+    @property
+    def times(self) -> Times:
+        """The lines' count and times, made when first asked for (a run of one line held needs none)."""
+        if self._times is None:
+            self._times = Times()
+        return self._times
+
+    @property
+    def sections(self) -> list[Section]:
+        """Each section's fold, made (and the line held folded into them) when first asked for."""
+        if self._sections is None:
+            self._sections = [make() for make in self._makers]
+            held, self.held = self.held, None
+            if held is not None:
+                self.add([held])
+        return self._sections
 
     def draw(self) -> None:
         """From here on, the lines are folded for the chart too."""
@@ -65,32 +86,39 @@ class RunFold:
         self.points = Points(columns, keyed, self._max_points)
 
     def add(self, lines: Sequence[Sample]) -> None:
-        """The run's next lines, in the order written: each section reads them once."""
+        """The run's next lines, in the order written: each section reads them once (a first batch of one line is
+        held until a second comes, or the folds are asked for)."""
         if not lines:
             return
+        if self._sections is None and len(lines) == 1 and self.held is None and self._times is None:
+            self.held = lines[0]
+            self.host, self.start, self.cores = self.held.host, self.held.start, self.held.cores
+            return
+        sections = self.sections
         self.times.add(lines)
         self.host, self.start = lines[-1].host, lines[-1].start
         self.cores = next((line.cores for line in reversed(lines) if line.cores is not None), self.cores)
-        for section in self.sections:
+        for section in sections:
             section.add(lines)
         points = self.points
         if points is not None:
             times = [line.t for line in lines]
             bounds = points.cut(times)
-            points.take(times, bounds, [section.rows(lines, bounds) for section in self.sections if not section.keyed],
-                        [list(column) for section in self.sections if section.keyed
+            points.take(times, bounds, [section.rows(lines, bounds) for section in sections if not section.keyed],
+                        [list(column) for section in sections if section.keyed
                          for column in zip(*section.rows(lines, bounds), strict=True)])
 
     def merge(self, later: RunFold) -> None:
         """Take in the fold of the lines that came after these, folded on their own: this fold becomes the fold of
         both parts' lines in one pass; `later` is not used again."""
-        if not later.times.lines:
+        if not later.times.lines and later.held is None:
             return
+        mine, theirs = self.sections, later.sections  # a line held folded
         self.times.merge(later.times)
         self.host, self.start = later.host, later.start
         self.cores = later.cores if later.cores is not None else self.cores
-        for mine, theirs in zip(self.sections, later.sections, strict=True):
-            mine.merge(theirs)
+        for section, their_section in zip(mine, theirs, strict=True):
+            section.merge(their_section)
         if self.points is not None and later.points is not None:
             self.points.merge(later.points)
 
@@ -103,10 +131,10 @@ class RunFold:
 
     def summary(self, name: str) -> InstanceSummary | None:
         """The summary of the lines folded so far, under `name` (the source's); None when there were none."""
+        figures = self.figures()  # first: a line held is folded
         times = self.times
         if not times.lines:
             return None
-        figures = self.figures()
         covered = times.covered
         overhead = 100.0 * figures["self_cpu_seconds"] / covered if covered >= MIN_OVERHEAD_SECONDS else None
         # Each section's fields are the summary's of the same names (`Section.key`): a test holds them to it.

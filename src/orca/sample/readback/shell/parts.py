@@ -215,6 +215,7 @@ class _Part:
         runs = Runs(drawn, from_start=False, sections=sections)
         here = shown.elsewhere(spilled)
         handed = _read(decoded(descriptor_batches(descriptor, start, end), tally), runs, here, name)
+        here.done()
         spill.flush()
         return cls(tally, handed, runs.close(), here.totals, here.series)
 

@@ -23,10 +23,14 @@ class Totals:
     end: float = -math.inf
 
     def add(self, summary: InstanceSummary) -> None:
+        self.count(summary.lines, summary.last_t - summary.duration, summary.last_t)
+
+    def count(self, lines: int, begin: float, end: float) -> None:
+        """A run of `lines` lines from `begin` to `end`."""
         self.runs += 1
-        self.lines += summary.lines
-        self.begin = min(self.begin, summary.last_t - summary.duration)
-        self.end = max(self.end, summary.last_t)
+        self.lines += lines
+        self.begin = min(self.begin, begin)
+        self.end = max(self.end, end)
 
     def merge(self, other: Totals) -> None:
         self.runs += other.runs
@@ -54,6 +58,9 @@ class Shown:
         self.totals.add(summary)
         if run.drawn is not None and (series := run.fold.series(name)) is not None:
             self.series.append((run.drawn, series))
+
+    def done(self) -> None:
+        """The part read elsewhere (`elsewhere`) is at its end: nothing more to write."""
 
     def elsewhere(self, write: Callable[[str], None]) -> Shown:
         """The same rendering, written through `write`, from nothing shown (a part's runs, shown in its file)."""

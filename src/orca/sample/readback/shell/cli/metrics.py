@@ -7,16 +7,16 @@ import argparse
 import contextlib
 import gc
 import sys
+import tempfile
 from collections.abc import Iterator
 
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
-from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.series import Series
 from orca.sample.readback.shell.cluster import ENVIRONMENT, cluster_installed, scheduler_named
-from orca.sample.readback.shell.fleet_read import Kept
 from orca.sample.readback.shell.parts import show_runs
+from orca.sample.readback.shell.run_rows import RowsKept, nothing, summary_document
 from orca.sample.readback.shell.sources import (
     STREAM_GIVE_UP_BYTES,
     Source,
@@ -131,14 +131,16 @@ def _read_and_show(options: argparse.Namespace) -> int:
             return 2
         return fleet_main(found, options, DRAWN_RUNS, len(unreadable), _say, _tell,
                           None if named is None else named[0])
-    kept = Kept(block_text, "\n", _print)
+    kept = RowsKept(block_text if options.each else summary_document if options.json else nothing, "", _print)
     try:
         unread = len(unreadable) + _show_all(found, kept, DRAWN_RUNS if options.plot is not None else 0)
     finally:  # Ctrl-C on a stream too: what was read is shown
-        if kept.runs:
-            _print(_runs_output(kept.runs, options))
+        if len(kept.rows):
+            for piece in runs_output(found[0].name if found else "", kept, options):
+                _print(piece)
+        kept.aside.close()
         _flush()
-    if not kept.runs:
+    if not len(kept.rows):
         return 1
     if options.plot is not None:
         status = _draw([series for _, series in sorted(kept.series, key=lambda each: each[0])], options.plot,
@@ -148,19 +150,35 @@ def _read_and_show(options: argparse.Namespace) -> int:
     return 1 if unread else 0
 
 
-def _runs_output(runs: list[Run], options: argparse.Namespace) -> str:
+def runs_output(name: str, kept: RowsKept, options: argparse.Namespace) -> Iterator[str]:
     """A source's runs as `options` ask: one run's block (or `--json` line); several runs, the table a fleet gets,
-    one row each."""
-    if len(runs) == 1:
+    one row each (with `--each`, each run's block after it), a piece at a time."""
+    if len(kept.rows) == 1 and kept.first is not None:
         if options.json:
             from orca.sample.readback.summary.as_json import json_line  # here: a summary printed as text does without
 
-            return json_line(runs[0].summary)
-        return block_text(runs[0].summary)
-    from orca.sample.readback.fleet.table import fleet
-    from orca.sample.readback.shell.cli.fleet import fleet_output
+            yield json_line(kept.first.summary)
+        else:
+            yield block_text(kept.first.summary)
+        return
+    from orca.sample.readback.fleet.rows import Table
+    from orca.sample.readback.fleet.text import rows_text
 
-    return fleet_output(fleet(runs, (), options.sort), options)
+    table = Table(name, kept.rows, options.sort)
+    if options.json:
+        from orca.sample.readback.fleet.as_json import rows_json
+
+        yield from rows_json(table, kept.aside.__getitem__)
+        return
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
+        yield from rows_text(table, said)
+    if options.each:
+        from orca.sample.readback.summary.text import total_text
+
+        for index in table.order:
+            yield "\n" + kept.aside[index]
+        totals = table.totals
+        yield "\n" + total_text(totals.runs, kept.totals.lines, totals.first_start or 0.0, totals.last_end or 0.0)
 
 
 def _cluster_missing(named: tuple[str, str] | None) -> bool:
@@ -172,7 +190,7 @@ def _cluster_missing(named: tuple[str, str] | None) -> bool:
     return True
 
 
-def _show_all(found: list[Source], shown: Kept, drawn: int) -> int:
+def _show_all(found: list[Source], shown: RowsKept, drawn: int) -> int:
     """Each source's runs shown, and what was passed over in it said; a source that cannot be read is said and the
     others are still read. How many could not be read."""
     unread = 0
@@ -199,7 +217,7 @@ def _tell(source: Source, tally: Tally, any_run: bool) -> None:
         _say(f"orca metrics: {name}: no sample lines")
 
 
-def _read(source: Source, shown: Kept, drawn: int) -> Tally:
+def _read(source: Source, shown: RowsKept, drawn: int) -> Tally:
     """One pass over a source, each run shown as it closes (the first `drawn` with their series). A large file is
     read by several processes at once."""
     meanwhile = None

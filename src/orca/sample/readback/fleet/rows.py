@@ -1,0 +1,369 @@
+"""The runs of one source as a fleet's table (docs/metrics.md, "A file of many runs"), in memory that does not hold
+their summaries: each run, as it closes, is one compact row of the figures the table, its totals and who stands out
+read (`compact`), kept in columns of C numbers (`Rows`), 200 bytes or so a run where its records take kilobytes. The
+table, the totals and the lists are made from the columns, to the same text and JSON as `fleet.py`'s of the runs
+themselves (a test holds them to it); what only `--json` and `--each` print of each run (its summary's document,
+its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from orca.sample.readback.fleet.columns import io_bytes, net_bytes, own_io, rss_peak
+from orca.sample.readback.fleet.records import (
+    GAPS,
+    Flag,
+    FleetTotals,
+    HostFlag,
+)
+from orca.sample.readback.fleet.table import (
+    GIB,
+    STRAGGLER_SHARE,
+    STRAGGLERS_FROM,
+    Run,
+    flags_of,
+    hosts_saturated,
+    median,
+    shared_hosts,
+    straggler_flag,
+)
+from orca.sample.readback.gather.records import ExitSummary
+from orca.sample.readback.words import shortest_names, time_of_day
+
+Compact = tuple[Any, ...]
+"""One run's row: see `FIELDS` (a tuple, so that a part of a file read by another process sends it back cheaply)."""
+FIELDS = ("host", "start", "begin", "first_t", "last_t", "duration", "lines", "cpu_percent", "cpu_p95",
+          "memory_peak_percent", "memory_percent", "cpus", "memory_bytes", "rss_peak", "disk_peak_percent", "io_bytes",
+          "net_bytes", "core_seconds_used", "core_seconds_available", "byte_seconds_used", "byte_seconds_available",
+          "host_cpu_saturated_percent", "host_memory_peak_percent", "memory_pressure", "bits", "exit", "flags")
+"""A compact row's fields, in order: the fleet row's figures, the usage the totals add up, what the hosts saturated
+are judged by, how the command ended (code, signal, error) and the run's flags but the straggler's (which the other
+runs decide)."""
+(HOST, START, BEGIN, FIRST_T, LAST_T, DURATION, LINES, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, RSS,
+ DISK, IO, NET, CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE, BITS, EXIT,
+ FLAGS) = range(len(FIELDS))
+USAGE_BIT, CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO = 1, 2, 4, 8, 16, 32
+"""The bits of a row's `bits`: whether the run has a usage, and what its figures are of."""
+_FLOATS = (START, BEGIN, FIRST_T, LAST_T, DURATION, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, DISK,
+           CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE)
+_INTS = (LINES, RSS, IO, NET)
+_FLOAT_FIELDS, _INT_FIELDS = operator.itemgetter(*_FLOATS), operator.itemgetter(*_INTS)
+_FLUSH_ROWS = 4096
+NONE = -(2**63)
+"""An integer column's None (no byte count is negative)."""
+
+
+def compact(run: Run) -> Compact:
+    """A run's row, from its summary and usage."""
+    summary, usage = run.summary, run.usage
+    ended = None if summary.run is None else summary.run.exit
+    bits = 0 if usage is None else USAGE_BIT | (CPU_LIMITED * usage.cpu_limited) | (CPU_OWN * usage.cpu_own) | (
+        MEMORY_LIMITED * usage.memory_limited) | (MEMORY_OWN * usage.memory_own)
+    return (
+        summary.host, summary.start, summary.last_t - summary.duration, summary.first_t, summary.last_t,
+        summary.duration, summary.lines,
+        None if usage is None else usage.cpu_percent, None if usage is None else usage.cpu_p95,
+        None if usage is None else usage.memory_peak_percent, None if usage is None else usage.memory_percent,
+        None if usage is None else usage.cpus, None if usage is None else usage.memory_bytes,
+        rss_peak(summary), None if summary.disk is None else summary.disk.peak_percent, io_bytes(summary),
+        net_bytes(summary),
+        None if usage is None else usage.core_seconds_used, None if usage is None else usage.core_seconds_available,
+        None if usage is None else usage.byte_seconds_used, None if usage is None else usage.byte_seconds_available,
+        None if usage is None else usage.host_cpu_saturated_percent,
+        None if usage is None else usage.host_memory_peak_percent,
+        None if summary.pressure is None else summary.pressure.memory,
+        bits | (OWN_IO * own_io(summary)),
+        None if ended is None else (ended.code, ended.signal, ended.error, ended.wall),
+        flags_of(run),
+    )
+
+
+class Rows:
+    """Runs' compact rows in columns, in the order they were added: floats in C doubles (NaN for None), counts in
+    64-bit integers (a count that does not fit aside), hosts by number, each command's end and each run's flags
+    shared among the rows alike."""
+
+    __slots__ = (
+        "_big",
+        "_ends",
+        "_flags",
+        "_floats",
+        "_host_numbers",
+        "_ints",
+        "_new_floats",
+        "_new_ints",
+        "bits",
+        "ends",
+        "flags",
+        "host",
+        "hosts",
+    )
+
+    def __init__(self) -> None:
+        self._floats = {field: array("d") for field in _FLOATS}
+        self._ints = {field: array("q") for field in _INTS}
+        self._big: dict[tuple[int, int], int] = {}
+        self._new_floats, self._new_ints = array("d"), array("q")
+        self.bits = array("B")
+        self.host = array("I")
+        self.hosts: list[str] = []
+        self._host_numbers: dict[str, int] = {}
+        self.ends: dict[int, tuple[int | None, int | None, str | None, float | None]] = {}
+        """How each run's command ended, of the runs whose lines say (few runs have a command)."""
+        self._ends: dict[tuple[int | None, int | None, str | None, float | None],
+                         tuple[int | None, int | None, str | None, float | None]] = {}
+        self.flags: dict[int, tuple[Flag, ...]] = {}
+        """The flags of the runs flagged (few are)."""
+        self._flags: dict[tuple[Flag, ...], tuple[Flag, ...]] = {(): ()}
+
+    def __len__(self) -> int:
+        return len(self.bits)
+
+    def add(self, row: Compact) -> None:
+        index = len(self.bits)
+        # Taken in row by row and put in columns a few thousand rows at a time (`_flush`): one call a row.
+        self._new_floats.extend([math.nan if value is None else value for value in _FLOAT_FIELDS(row)])
+        counts = [NONE if value is None else value for value in _INT_FIELDS(row)]
+        try:
+            self._new_ints.extend(array("q", counts))
+        except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
+            for field, value in zip(_INTS, counts, strict=True):
+                if not -(2**63) <= value < 2**63:
+                    self._big[(field, index)] = value
+            self._new_ints.extend(array("q", [value if -(2**63) <= value < 2**63 else 0 for value in counts]))
+        self.bits.append(row[BITS])
+        self.host.append(self._number(row[HOST]))
+        ended = row[EXIT]
+        if ended is not None:
+            self.ends[index] = self._ends.setdefault(ended, ended)
+        if row[FLAGS]:
+            self.flags[index] = self._flags.setdefault(row[FLAGS], row[FLAGS])
+        if len(self._new_ints) >= _FLUSH_ROWS * len(_INTS):
+            self._flush()
+
+    def pieces(self) -> Iterator[tuple[str, Any]]:
+        """The rows in a few pieces, each small enough to send on its own (a column at most), to be taken in after
+        another `Rows`' rows, one after the other (`take`)."""
+        if self._new_ints:
+            self._flush()
+        yield "head", (self.hosts, self.host, self.bits, self.ends, self.flags, self._big)
+        for field, column in self._floats.items():
+            yield "floats", (field, column)
+        for field, ints in self._ints.items():
+            yield "ints", (field, ints)
+
+    def take(self, piece: tuple[str, Any], offset: int) -> None:
+        """A piece of another `Rows` (`pieces`), taken in after the first `offset` of these (their count before the
+        first piece)."""
+        if self._new_ints:
+            self._flush()
+        kind, what = piece
+        if kind == "floats":
+            self._floats[what[0]].extend(what[1])
+        elif kind == "ints":
+            self._ints[what[0]].extend(what[1])
+        else:
+            hosts, host, bits, ends, flags, big = what
+            self._big.update({(field, offset + index): value for (field, index), value in big.items()})
+            self.bits.extend(bits)
+            numbers = [self._number(name) for name in hosts]
+            self.host.extend(host if numbers == list(range(len(numbers))) else
+                             array("I", [numbers[number] for number in host]))
+            for index, ended in ends.items():
+                self.ends[offset + index] = self._ends.setdefault(ended, ended)
+            for index, flagged in flags.items():
+                self.flags[offset + index] = self._flags.setdefault(flagged, flagged)
+
+    def _number(self, host: str) -> int:
+        number = self._host_numbers.get(host)
+        if number is None:
+            number = self._host_numbers[host] = len(self.hosts)
+            self.hosts.append(host)
+        return number
+
+    def _flush(self) -> None:
+        """The rows taken in since, put in their columns."""
+        for place, column in enumerate(self._floats.values()):
+            column.extend(self._new_floats[place :: len(_FLOATS)])
+        for place, ints in enumerate(self._ints.values()):
+            ints.extend(self._new_ints[place :: len(_INTS)])
+        self._new_floats, self._new_ints = array("d"), array("q")
+
+    def floats(self, field: int) -> array[float]:
+        if self._new_ints:
+            self._flush()
+        return self._floats[field]
+
+    def value(self, field: int, index: int) -> Any:
+        """Row `index`'s `field`, as `compact` gave it."""
+        if self._new_ints:
+            self._flush()
+        if field in self._floats:
+            value = self._floats[field][index]
+            return None if value != value else value
+        if field in self._ints:
+            value = self._ints[field][index]
+            return None if value == NONE else self._big.get((field, index), value)
+        if field == HOST:
+            return self.hosts[self.host[index]]
+        if field == BITS:
+            return self.bits[index]
+        return self.ends.get(index) if field == EXIT else self.flags.get(index, ())
+
+    def ints(self, field: int) -> array[int]:
+        """An integer column: `NONE` for None, and a count that does not fit read with `big`."""
+        if self._new_ints:
+            self._flush()
+        return self._ints[field]
+
+    def big(self, ints: array[int], index: int, value: int) -> int:
+        """The count at `index` of the integer column `ints`, whose value there is `value`."""
+        if not self._big:
+            return value
+        field = next(field for field, column in self._ints.items() if column is ints)
+        return self._big.get((field, index), value)
+
+
+def order(rows: Rows, sort: str) -> Sequence[int]:
+    """The rows' order for `sort` (a key of `fleet.table.SORTS`), as `fleet.fleet` sorts a fleet of one source:
+    sorted by one key after another (stably), so that no key of two parts is kept a row."""
+    everyone = range(len(rows))
+    if sort in ("name", "start"):
+        begins = rows.floats(BEGIN)
+        by_begin: Sequence[int] = everyone if in_order(begins) else sorted(everyone, key=begins.__getitem__)
+        if sort == "start" or len(rows.hosts) == 1:
+            return by_begin
+        rank = {number: place for place, number in enumerate(sorted(range(len(rows.hosts)),
+                                                                     key=rows.hosts.__getitem__))}
+        return sorted(by_begin, key=lambda index: rank[rows.host[index]])
+    if sort == "span":
+        first, last = rows.floats(FIRST_T), rows.floats(LAST_T)
+        return sorted(everyone, key=lambda index: -round(max(0.0, last[index] - first[index]), 3))
+    field = {"end": LAST_T, "lines": LINES, "cpu": CPU, "p95": P95, "mem": MEMORY_PEAK, "rss": RSS, "disk": DISK,
+             "io": IO, "net": NET}[sort]
+    if field in _INTS:
+        known = [index for index in everyone if rows.value(field, index) is not None]
+        return [*sorted(known, key=lambda index: -rows.value(field, index)),
+                *(index for index in everyone if rows.value(field, index) is None)]
+    floats = rows.floats(field)
+    known = [index for index in everyone if floats[index] == floats[index]]
+    return [*sorted(known, key=lambda index: -floats[index]),
+            *(index for index in everyone if floats[index] != floats[index])]
+
+
+def in_order(values: Sequence[float]) -> bool:
+    """Whether `values` never go down (the runs of a file cron appends to come in the order they began)."""
+    return all(map(operator.le, values, itertools.islice(values, 1, None)))
+
+
+def _median(values: array[float]) -> float:
+    """`table.median` of `values`, without a sorted copy of them when they are in order already."""
+    if not in_order(values):
+        return median(list(values))
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+class Table:
+    """A source's runs as a fleet: each row's label and flags, the totals and the hosts saturated, from `Rows`."""
+
+    def __init__(self, name: str, rows: Rows, sort: str) -> None:
+        self.name, self.rows, self.sorted_by = name, rows, sort
+        self.order = array("L", order(rows, sort))
+        self.short = shortest_names([name])[name]
+        self.several_hosts = len(rows.hosts) > 1
+        counts: dict[int, int] = {}
+        for number in rows.host:
+            counts[number] = counts.get(number, 0) + 1
+        self._runs_of_host = counts
+        self.ends = self._straggler_bound()
+        self._stragglers: dict[int, Flag] = {}
+        if self.ends is not None:
+            durations = rows.floats(DURATION)
+            for index, ended in enumerate(rows.floats(LAST_T)):
+                if (straggler := straggler_flag(ended - durations[index], ended, self.ends)) is not None:
+                    self._stragglers[index] = straggler
+        flagged: dict[str, list[int]] = {}
+        for index in self.order:
+            if index in rows.flags or index in self._stragglers:
+                for flag in self.flags(index):
+                    flagged.setdefault(flag.flag, []).append(index)
+        self._flagged = flagged
+        self.totals = self._totals()
+        self.hosts_saturated = self._hosts_saturated()
+
+    def label(self, index: int) -> str:
+        """As `labels.run_labels` calls a run of one source."""
+        rows = self.rows
+        label = self.short
+        if self.several_hosts:
+            label += f" ({rows.hosts[rows.host[index]]})"
+        if self._runs_of_host[rows.host[index]] > 1:
+            start = rows.floats(START)[index]
+            label += " " + ("before start" if start != start else time_of_day(start))
+        return label
+
+    def flags(self, index: int) -> tuple[Flag, ...]:
+        """Row `index`'s flags, the straggler's among them in its place."""
+        flags = self.rows.flags.get(index, ())
+        straggler = self._stragglers.get(index)
+        if straggler is None:
+            return flags
+        at = len(flags) - (bool(flags) and flags[-1].flag == GAPS)
+        return (*flags[:at], straggler, *flags[at:])
+
+    def flagged(self, flag: str) -> list[int]:
+        """The rows with `flag`, in the table's order."""
+        return self._flagged.get(flag, [])
+
+    def _straggler_bound(self) -> tuple[float, float] | None:
+        if len(self.rows) < STRAGGLERS_FROM:
+            return None
+        first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
+        return _median(last), STRAGGLER_SHARE * _median(
+            array("d", (round(max(0.0, high - low), 3) for low, high in zip(first, last, strict=True))))
+
+    def _usages(self) -> Iterator[int]:
+        """The rows with a usage."""
+        return (index for index, bits in enumerate(self.rows.bits) if bits & USAGE_BIT)
+
+    def _totals(self) -> FleetTotals:
+        rows = self.rows
+        begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
+        placed = array("L", self._usages())
+        cpu_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
+                                   not rows.bits[index] & CPU_LIMITED) for index in placed)
+        memory_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
+                                      not rows.bits[index] & MEMORY_LIMITED) for index in placed)
+
+        def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
+            values = rows.floats(field)
+            return sum(value * (shares[position] if shares else 1.0) for position, index in enumerate(placed)
+                       if (value := values[index]) == value) / 3600 / unit
+
+        return FleetTotals(
+            runs=len(rows),
+            instance_hours=sum(rows.floats(DURATION)) / 3600,
+            cpu_hours_used=hours(CORES_USED),
+            cpu_hours_available=hours(CORES_AVAILABLE, shares=cpu_shares),
+            memory_gib_hours_used=hours(BYTES_USED, GIB),
+            memory_gib_hours_available=hours(BYTES_AVAILABLE, GIB, memory_shares),
+            first_start=min(begin, default=None),
+            last_end=max(last, default=None),
+        )
+
+    def _hosts_saturated(self) -> tuple[HostFlag, ...]:
+        rows = self.rows
+        own = [index for index in self._usages() if rows.bits[index] & (CPU_OWN | MEMORY_OWN)]
+        return hosts_saturated([(rows.hosts[rows.host[index]], rows.value(HOST_CPU, index), rows.value(DURATION, index),
+                                 rows.value(HOST_MEMORY, index), rows.value(PRESSURE, index)) for index in own])
+
+    def exit_summary(self, index: int) -> ExitSummary | None:
+        ended = self.rows.ends.get(index)
+        return None if ended is None else ExitSummary(*ended, None, None, None)

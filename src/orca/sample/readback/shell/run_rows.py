@@ -1,0 +1,156 @@
+"""A source's runs kept as the rows of its table (docs/metrics.md, "A file of many runs"): each run, as it closes,
+made one compact row (`fleet/rows.py`), and what only `--json` or `--each` prints of it (its summary's document,
+its block) written aside to a temporary file, so that memory grows by a row's 200 bytes or so a run. The first run is
+kept whole too: a source of one run prints its block, not a table."""
+
+from __future__ import annotations
+
+import base64
+import os
+import pickle
+import tempfile
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from orca.sample.line_format import Sample
+from orca.sample.readback.fleet.line_row import line_row
+from orca.sample.readback.fleet.rows import BEGIN, LAST_T, Compact, Rows, compact
+from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.usage import USAGE, UsageSection
+from orca.sample.readback.gather.records import InstanceSummary
+from orca.sample.readback.gather.series import Series
+from orca.sample.readback.runs import Run as FoldedRun
+from orca.sample.readback.shell.shown import Shown, Totals
+
+
+def nothing(_: InstanceSummary) -> str:
+    """What is written aside of a run when only the table is printed."""
+    return ""
+
+
+def summary_document(summary: InstanceSummary) -> str:
+    """What is written aside of a run for `--json`: its summary's document, encoded."""
+    from orca.sample.readback.summary.as_json import document, encoded
+
+    return encoded(document(summary))
+
+
+class Aside:
+    """Texts written to a temporary file one after the other, each read back by its number."""
+
+    __slots__ = ("_empty", "_file", "_lengths", "_offsets")
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None
+        self._offsets, self._lengths = array("q"), array("q")
+        self._empty = 0
+        """How many texts, all empty, were added before the first that was not."""
+
+    def add(self, text: str) -> None:
+        if not text and self._file is None:  # none written yet: nothing kept either
+            self._empty += 1
+            return
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+            self._offsets.extend(array("q", bytes(8 * self._empty)))
+            self._lengths.extend(array("q", bytes(8 * self._empty)))
+        data = text.encode("utf-8", "surrogateescape")
+        self._offsets.append(self._file.tell())
+        self._lengths.append(len(data))
+        self._file.write(data)
+
+    def __getitem__(self, index: int) -> str:
+        if self._file is None or not (length := self._lengths[index]):
+            return ""
+        self._file.flush()
+        return os.pread(self._file.fileno(), length, self._offsets[index]).decode("utf-8", "surrogateescape")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+@dataclass(slots=True)
+class RowsKept(Shown):
+    """Each run as it closes, kept as a row of `rows`, with `render(summary)` written aside (`aside`), and its series
+    when drawn; the first run whole (`first`). In a part of a file read by another process (`elsewhere`), each run's
+    row and text are written instead, one line each, and taken back in (`follow`)."""
+
+    rows: Rows = field(default_factory=Rows)
+    aside: Aside = field(default_factory=Aside)
+    first: Run | None = None
+    spilled: bool = False
+
+    def show(self, name: str, run: FoldedRun) -> None:
+        held = run.fold.held
+        if held is not None and self.render is nothing and run.drawn is None and (self.first or self.spilled) \
+                and (row := _line_row(held)) is not None:  # a run of one line, of the table alone
+            self.totals.count(1, row[BEGIN], row[LAST_T])
+            self.rows.add(row)
+            return
+        usage = run.fold.section(USAGE)
+        assert isinstance(usage, UsageSection)
+        kept = run.fold.summary(name)
+        if kept is None:
+            return
+        self.totals.add(kept)
+        whole = Run(kept, usage.usage())
+        text = self.render(kept)
+        if self.spilled:
+            self.rows.add(compact(whole))
+            if text:
+                self.write(base64.b64encode(text.encode("utf-8", "surrogateescape")).decode("ascii") + "\n")
+        else:
+            if self.first is None:
+                self.first = whole
+            self.rows.add(compact(whole))
+            self.aside.add(text)
+        if run.drawn is not None and (series := run.fold.series(name)) is not None:
+            self.series.append((run.drawn, series))
+
+    def elsewhere(self, write: Callable[[str], None]) -> RowsKept:
+        return RowsKept(self.render, self.separator, write, spilled=True)
+
+    def done(self) -> None:
+        """In a part read by another process, its rows written after their texts, a column a line."""
+        if self.spilled:
+            for piece in self.rows.pieces():
+                self.write(_ROWS + base64.b64encode(pickle.dumps(piece, pickle.HIGHEST_PROTOCOL)).decode("ascii")
+                           + "\n")
+
+    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
+               places: dict[int, int]) -> None:
+        """The runs another `RowsKept` wrote (each run's text, then the rows), kept after these (our own process's
+        files: unpickled as written)."""
+        offset = len(self.rows)
+        for line in _lines(written):
+            if line.startswith(_ROWS):
+                self.rows.take(pickle.loads(base64.b64decode(line[len(_ROWS):])), offset)
+            else:
+                self.aside.add(base64.b64decode(line).decode("utf-8", "surrogateescape"))
+        self.totals.merge(totals)
+        self.series += [(places[order], one) for order, one in series if order in places]
+
+
+_ROWS = "rows "
+"""Before each line of a part's rows (`Rows.pieces`; the others are its runs' texts, in base 64)."""
+
+
+def _line_row(line: Sample) -> Compact | None:
+    try:
+        return line_row(line)
+    except (OverflowError, ValueError):  # a rate too large to round: said as the fold says it
+        return None
+
+
+def _lines(written: Iterable[str]) -> Iterator[str]:
+    """The lines of the pieces `written`, a line at a time (a part's rows are tens of MB as text)."""
+    rest = ""
+    for piece in written:
+        rest += piece
+        *lines, rest = rest.split("\n")
+        yield from lines
+    if rest:
+        yield rest
