@@ -17,10 +17,10 @@ from bench import soak
 ROOT = Path(__file__).resolve().parents[2]
 
 RSS_BOUND_KIB = 8 * 1024
-"""B's resident memory may move this much from the end of the warm-up to the end: a leak of 100 bytes a line is
+"""B's resident memory may grow this much from the end of the warm-up to the end: a leak of 100 bytes a line is
 about 10 MiB over the two minutes' 6,000 lines."""
 FDS_BOUND = 2
-"""B's descriptors, but those it keeps of processes' files in /proc, may move this many: one an upload leaked would
+"""B's descriptors, but those it keeps of processes' files in /proc, may grow by this many: one an upload leaked would
 be some fifty."""
 
 
@@ -53,8 +53,11 @@ def test_two_minutes_of_every_fault_lose_nothing(tmp_path: Path) -> None:
     assert findings.keep_rewrites >= 1 and findings.reader_runs >= 10
     assert findings.churned >= 1000
     probes = [p for p in _probes(tmp_path / "work" / "probes.csv") if p[0] >= 20]
-    assert abs(probes[-1][1] - probes[0][1]) <= RSS_BOUND_KIB, probes
-    assert abs(probes[-1][2] - probes[0][2]) <= FDS_BOUND, probes
+    # A leak grows what the last probes see; the very last may catch B closing its files as the soak stops it, so
+    # the most of the last five is held to the first, not the last alone.
+    last = probes[-5:]
+    assert max(p[1] for p in last) - probes[0][1] <= RSS_BOUND_KIB, probes
+    assert max(p[2] for p in last) - probes[0][2] <= FDS_BOUND, probes
     pids = [int(p) for p in (tmp_path / "work" / "pids").read_text().split()]
     assert not [pid for pid in pids if _alive(pid)]
     assert "multipart uploads left open | 0" in report
