@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -73,7 +74,7 @@ def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
     """
     everyone: Sequence[int] = range(len(lows))
     pairs = zip(lows, highs, strict=True)
-    if not all(map(_not_after, pairs, itertools.islice(zip(lows, highs, strict=True), 1, None))):
+    if not all(map(operator.le, pairs, itertools.islice(zip(lows, highs, strict=True), 1, None))):
         # By begin, then end: two stable sorts, no pair kept a run.
         everyone = sorted(sorted(everyone, key=highs.__getitem__), key=lows.__getitem__)
     total, reached = 0.0, -math.inf
@@ -83,10 +84,6 @@ def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
             total += high - max(low, reached)
             reached = high
     return total
-
-
-def _not_after(one: tuple[float, float], other: tuple[float, float]) -> bool:
-    return one <= other
 
 
 def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:
