@@ -55,17 +55,13 @@ def layout(drawing: Chart) -> Layout:
                   for wrapped in textwrap.wrap(_plain(line), int((width - 0.4) / TITLE_CHAR_INCHES)) or [""])
     said = [*(["flat throughout, not drawn: " + " · ".join(drawing.flat)] if drawing.flat else []), *drawing.notes]
     notes = tuple(line for text in said for line in textwrap.wrap(_plain(text), int((width - 0.2) / CHAR_INCHES)))
-    text = AXIS_INCHES + LINE_INCHES * (1 + len(title) + len(notes) + _runs_legend_rows(drawing))
+    text = AXIS_INCHES + LINE_INCHES * (1 + len(title) + len(notes) + (len(drawing.runs) + 2) // 3)  # runs: 3 a row
     runs = sum(panel.run for panel in drawing.panels)
     host = HOST_PANEL_INCHES if runs else PANEL_INCHES
     others = host * (len(drawing.panels) - runs) + GAP_INCHES * (len(drawing.panels) - 1) + text
     run = max(PANEL_INCHES, others / runs) if runs else 0.0
     heights = tuple(run if panel.run else host for panel in drawing.panels)
     return Layout(width, run * runs + others, title, notes, heights)
-
-
-def _runs_legend_rows(drawing: Chart) -> int:
-    return (len(drawing.runs) + 2) // 3
 
 
 def plotting_available() -> bool:
