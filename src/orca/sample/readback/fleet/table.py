@@ -247,11 +247,9 @@ and the run's memory pressure."""
 
 
 def hosts_saturated(runs: Sequence[HostFigures]) -> tuple[HostFlag, ...]:
-    """Of the runs judged by their own processes (each its host, the host's `host_cpu_saturated_percent`, its
-    duration, the host's `host_memory_peak_percent` and its memory pressure), the hosts whose own figures say they
-    were at their capacity: CPU saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run's lines
-    weighted by its span), memory at `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on
-    average."""
+    """Of the runs judged by their own processes (`HostFigures`), the hosts whose own figures say they were at their
+    capacity: CPU saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run weighted by its duration),
+    memory at `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on average."""
     hosts: dict[str, list[HostFigures]] = {}
     for run in runs:
         hosts.setdefault(run[0], []).append(run)
