@@ -131,12 +131,12 @@ figure.savefig(out, dpi=90)
 READING_ALONE = r"""
 import gc
 import sys
-from orca.sample.readback.shell.sources import Tally, decoded_batches, sources
+from orca.sample.readback.shell.sources import Tally, decoded, sources
 
 gc.disable()
 tally = Tally()
 for source in sources(sys.argv[1]):
-    for _ in decoded_batches(source, tally):
+    for _ in decoded(source.batches(), tally):
         pass
 assert tally.samples > 0 and tally.skipped == 0, tally
 """
@@ -151,12 +151,12 @@ import gc
 import pickle
 import sys
 from orca.sample.readback.shell.plot import draw, load_plotting
-from orca.sample.readback.shell.sources import Tally, decoded_batches, sources
+from orca.sample.readback.shell.sources import Tally, decoded, sources
 
 gc.disable()
 [source] = sources(sys.argv[1])
 tally = Tally()
-for _ in decoded_batches(source, tally):
+for _ in decoded(source.batches(), tally):
     pass
 with open(sys.argv[2], "rb") as kept:
     series, runs = pickle.load(kept)

@@ -20,7 +20,7 @@ from typing import Any
 from bench.chart import BOTH_LINES, write_command_run
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
-from orca.sample.readback.shell.sources import Tally, decoded_batches, sources
+from orca.sample.readback.shell.sources import Tally, decoded, sources
 
 
 def parts(path: Path) -> tuple[float, dict[str, float]]:
@@ -30,7 +30,7 @@ def parts(path: Path) -> tuple[float, dict[str, float]]:
     tally = Tally()
     clock = time.process_time
     started = clock()
-    batches = list(decoded_batches(source, tally))
+    batches = list(decoded(source.batches(), tally))
     decoding = clock() - started
     fold = RunFold(drawn=True, sections=(*SECTIONS, UsageSection))  # the sections `orca metrics` folds
     points = fold.points

@@ -36,11 +36,6 @@ STALE_SECONDS = 120.0
 """A newest line older than this at the moment asked about holds nothing."""
 
 
-def in_window(newest_t: float, t: float) -> bool:
-    """Whether a line at `t` belongs to the minute that ends at `newest_t`."""
-    return newest_t - WINDOW_SECONDS <= t <= newest_t
-
-
 def newest_window(samples_newest_first: Iterable[Sample]) -> list[Sample]:
     """The lines of the newest minute, taken from lines given newest first (a file read from its end): it stops at
     the first line older than the window, so nothing before it is read.
@@ -84,7 +79,7 @@ def newest_minute(samples: Iterable[Sample], now: float) -> Now | None:
     age = max(0.0, now - newest_t)
     if age > STALE_SECONDS:
         return None
-    window = [sample for sample in window if in_window(newest_t, sample.t)]
+    window = [sample for sample in window if newest_t - WINDOW_SECONDS <= sample.t <= newest_t]
     memory = [100.0 * s.mem.used / s.mem.total for s in window if s.mem is not None and s.mem.total > 0]
     cpu = [s.cpu.user + s.cpu.system + s.cpu.steal for s in window if s.cpu is not None]
     disks = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -278,15 +279,12 @@ def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[st
     ['a (h1)', 'a (h2) 00:00:01', 'a (h2) 01:00:00']
     """
     short = shortest_names(sorted({*names, *(name for name, _, _ in runs)}))
-    hosts: dict[str, set[str]] = {}
-    starts: dict[tuple[str, str], int] = {}
-    for name, host, _ in runs:
-        hosts.setdefault(name, set()).add(host)
-        starts[(name, host)] = starts.get((name, host), 0) + 1
+    starts = Counter((name, host) for name, host, _ in runs)
+    hosts = Counter(name for name, _ in starts)  # each source's distinct hosts
     labels = []
     for name, host, start in runs:
         label = short[name]
-        if len(hosts[name]) > 1:
+        if hosts[name] > 1:
             label += f" ({host})"
         if starts[(name, host)] > 1:
             label += " " + ("before start" if start is None else time_of_day(start))

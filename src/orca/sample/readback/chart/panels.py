@@ -1,20 +1,9 @@
-"""What the chart of `orca metrics --plot` shows, as data (docs/metrics.md, "The chart"): its panels top to bottom, each
-curve's values in the unit its axis is drawn in and its colour, against elapsed time, the panels left out because
-nothing moved in them, the notes, the ticks and the title. The drawing itself (matplotlib), and the panels' heights,
-are `readback/shell/plot.py`'s.
-
-When the lines have a run (`run`, or a `mem.rss` above 0), its panels come first, and take at least half the figure's
-height: its CPU in percent of one core (100 is one core busy, as the summary counts it) and its resident memory, each
-with the own cgroup's limit as a reference line when the sampler ran under one and with the few names of its top
-processes that used the most as curves of their own (`run.top`), then its own disk I/O (`run.io`). The host's panels
-follow, each labelled as the host's. A host panel in which every curve is all zeros, or the same value throughout
-(but for a share pinned at 100 %), is not drawn but said in one line of notes; a run's panel, only when all zeros.
-
-A process name has one colour in all the run's panels. A rate over a line much shorter than the run's usual interval
-(the line written as COMMAND ends, a few clock ticks after the one before) can read far over what ran: in a panel of
-rates (the run's CPU, io, the host's io and net) a point whose lines all cover less than `SHORT_SHARE` of the usual
-interval is drawn, but does not set the panel's scale; one above the scale is marked at its top.
-"""
+"""What the chart of `orca metrics --plot` shows, as data (docs/metrics.md, "The chart"): its panels top to bottom (the
+run's first, then the host's), each curve's values in the unit its axis is drawn in and its colour, against elapsed
+time, the panels left out because nothing moved in them, the notes, the ticks and the title. The drawing itself
+(matplotlib), and the panels' heights, are `readback/shell/plot.py`'s. A rate over a line much shorter than the run's
+usual interval (the line written as COMMAND ends) can read far over what ran: such a point is drawn but does not set
+its panel's scale (`SHORT_SHARE`)."""
 
 from __future__ import annotations
 

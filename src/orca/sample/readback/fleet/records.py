@@ -33,10 +33,7 @@ class FleetRow:
     """One run of the fleet (or a source with no run in it: `summary` None)."""
 
     label: str
-    """What the table, the lists, the chart and `--json` call it: the shortest end of its source's path that tells the
-    sources apart (`w-3`; `7/w-3` and `8/w-3` for `.../7/metrics/w-3.jsonl` and `.../8/metrics/w-3.jsonl`: the
-    directories all of them share left out), without `.jsonl`; then the host when the source holds several, then
-    the start when it holds several runs of one host."""
+    """What the table, the lists, the chart and `--json` call it (`words.run_labels`)."""
     summary: InstanceSummary | None
     usage: Usage | None
     flags: tuple[Flag, ...]

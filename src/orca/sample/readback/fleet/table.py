@@ -1,28 +1,13 @@
-"""A fleet from its runs' summaries and usages (docs/metrics.md, "A fleet"): the rows in order, the totals, and
-each run's flags by the rules the page states, here once in code:
-
-- idle: its CPU over `IDLE_CPU` % of what it had (of one core, for a run's own processes) for at most
-  `IDLE_TIME_PERCENT` % of the time, and its memory never over `IDLE_MEMORY_PERCENT` % (a smaller instance, or
-  fewer, would do; a run that shares its host did next to nothing);
-- saturated: its CPU at `SATURATED_CPU` % or more for at least `SATURATED_TIME_PERCENT` % of the time, its memory at
-  `FULL_MEMORY_PERCENT` % or more of its total or its cgroup's limit, an OOM kill (its cgroup's or a container's),
-  its cgroup throttled in `THROTTLED_PERCENT` % of periods or more on average, or, for a row of the host's figures
-  or a cgroup's, some task stalled on memory `MEMORY_PRESSURE_PERCENT` % of the time or more;
-- failed: its COMMAND ended by a signal or with a non-zero exit status, could not start, or its cgroup had an OOM
-  kill;
-- straggler: in a fleet of at least `STRAGGLERS_FROM` runs, it started before the runs' median end and ended later
-  than it by more than `STRAGGLER_SHARE` of the median span (the run waited on it);
-- gaps: its lines have gaps (the sampler was stopped or starved); no lines: its source had no sample line.
-
-A row judged by its run's own processes is not judged by its host's figures: the host's, where the host was at its
-capacity (its CPU at `SATURATED_CPU` % or more for `SATURATED_TIME_PERCENT` % of its runs' time, its memory at
-`FULL_MEMORY_PERCENT` %, memory pressure `MEMORY_PRESSURE_PERCENT` %), is said once, as the host's.
-"""
+"""A fleet from its runs' summaries and usages (docs/metrics.md, "A fleet"): the rows in order, the totals, and each
+run's flags by the rules that page states (idle, saturated, failed, straggler, gaps, no lines), their thresholds the
+constants below. A row judged by its run's own processes is not judged by its host's figures: a host at its capacity
+is said once, as the host's (`hosts_saturated`)."""
 
 from __future__ import annotations
 
 import itertools
 import math
+import operator
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -89,7 +74,7 @@ def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
     """
     everyone: Sequence[int] = range(len(lows))
     pairs = zip(lows, highs, strict=True)
-    if not all(map(_not_after, pairs, itertools.islice(zip(lows, highs, strict=True), 1, None))):
+    if not all(map(operator.le, pairs, itertools.islice(zip(lows, highs, strict=True), 1, None))):
         # By begin, then end: two stable sorts, no pair kept a run.
         everyone = sorted(sorted(everyone, key=highs.__getitem__), key=lows.__getitem__)
     total, reached = 0.0, -math.inf
@@ -99,10 +84,6 @@ def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
             total += high - max(low, reached)
             reached = high
     return total
-
-
-def _not_after(one: tuple[float, float], other: tuple[float, float]) -> bool:
-    return one <= other
 
 
 def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:
@@ -266,11 +247,9 @@ and the run's memory pressure."""
 
 
 def hosts_saturated(runs: Sequence[HostFigures]) -> tuple[HostFlag, ...]:
-    """Of the runs judged by their own processes (each its host, the host's `host_cpu_saturated_percent`, its
-    duration, the host's `host_memory_peak_percent` and its memory pressure), the hosts whose own figures say they
-    were at their capacity: CPU saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run's lines
-    weighted by its span), memory at `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on
-    average."""
+    """Of the runs judged by their own processes (`HostFigures`), the hosts whose own figures say they were at their
+    capacity: CPU saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run weighted by its duration),
+    memory at `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on average."""
     hosts: dict[str, list[HostFigures]] = {}
     for run in runs:
         hosts.setdefault(run[0], []).append(run)

@@ -1,18 +1,11 @@
 """What of its capacity one run used (docs/metrics.md, "A fleet"): its CPUs and its memory, of its own cgroup's
-limits when the lines have them (a pod, a container: what was paid for) and else of its host's (`cores`,
-`mem.total`), folded from its lines in one pass, in memory that does not grow with them.
-
-A line's CPU share is `cgroup.cpu` (percent of `cgroup.cpu_max`) when it has both; else, in a line with a `run`,
-the run's own `run.cpu` (percent of `cores`: runs that share a host are each judged by their own processes); else
-`cpu.user` + `cpu.system` + `cpu.steal` (percent of `cores`). Its memory likewise: `cgroup.mem` of `cgroup.mem_max`,
-else the run's `mem.rss` of `mem.total`, else `mem.used` of `mem.total`. The host's own CPU share and memory are
-folded beside, whatever the row's are, to say whether the host itself was saturated.
+limits when the lines have them and else of its host's, each line's share chosen as that page says, folded from its
+lines in one pass, in memory that does not grow with them. The host's own CPU share and memory are folded beside, to
+say whether the host itself was saturated.
 
 The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the figures of one
-fold over it all. With `buckets`, the fold also keeps, per slot of time (`gather/slots.py`, as the chart's points are
-kept: fewer than `2 * MAX_BUCKETS` of them), the CPU-seconds and byte-seconds used and available in it, each line's
-spread over the time it covers (`t - dt` to `t`): what the fleet chart draws of the run.
-"""
+fold over it all. With `buckets`, the fold also keeps, per slot of time (`gather/slots.py`), the CPU-seconds and
+byte-seconds used and available in it, each line's spread over the time it covers: what the fleet chart draws."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """What every section of the one gather is: the figures of one section of the line (`io`, `run`, `cgroup`, ...),
 folded from a run's lines, for the summary and the chart alike.
 
-A section is one class in one module: `add` reads a batch of lines' section, keeping what the summary needs (peaks,
-exact sums, counts of values); `rows`, when the run is drawn, gives the values of its `columns` over each stretch of
-lines that one point of the chart stands for (`points.py` keeps the points); `merge` takes in the same section
-folded over the lines that follow (another part of the file); `summary` gives its record, which the text and
-`--json` print. The run's fold (`fold.py`) calls
-each section of its `SECTIONS` in turn and keeps the points; nothing else reads a line's sections.
+A section is one class in one module, as `Section` below says (`points.py` keeps the points its `rows` give). The
+run's fold (`fold.py`) calls each section of its `SECTIONS` in turn; nothing else reads a line's sections.
 """
 
 from __future__ import annotations
@@ -46,7 +42,7 @@ point of the chart stands for."""
 
 
 class Section(Protocol):
-    """One section of the line, gathered: see the module's docstring."""
+    """One section of the line, gathered: what the summary needs of it, its chart's values, and its merge."""
 
     @property
     def key(self) -> str:

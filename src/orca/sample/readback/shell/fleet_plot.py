@@ -11,8 +11,8 @@ from typing import Any
 from orca.sample.readback.chart.panels import BYTES, unit
 from orca.sample.readback.fleet.chart import FleetChart, fleet_chart, named
 from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
-from orca.sample.readback.shell.plot import DPI, load_plotting
-from orca.sample.readback.words import cut, printable
+from orca.sample.readback.shell.plot import DPI, load_plotting, plain
+from orca.sample.readback.words import cut
 
 WIDTH_INCHES, HEIGHT_INCHES = 12.0, 9.0
 HEIGHTS = (3.0, 3.0, 1.25, 1.25)
@@ -31,10 +31,6 @@ def draw_fleet(fleet: Fleet, path: str) -> None:
     """The fleet's chart to `path`; the format follows its suffix."""
     load_plotting()
     fleet_figure(fleet_chart(fleet)).savefig(path)
-
-
-def _label(text: str) -> str:
-    return cut(printable(text).replace("$", r"\$"), LABEL_CHARACTERS)
 
 
 def fleet_figure(chart: FleetChart) -> Any:
@@ -98,7 +94,7 @@ def _heat_map(axis: Any, chart: FleetChart, rows: tuple[Sequence[float], ...], w
                         extent=(0, right, middle + thick / 2, middle - thick / 2))
         axis.set_ylim(len(rows), 0)
     axis.set_yticks([index + 0.5 for index, _ in shown],
-                    [_label(chart.labels[index]) for index, _ in shown], fontsize="x-small")
+                    [cut(plain(chart.labels[index]), LABEL_CHARACTERS) for index, _ in shown], fontsize="x-small")
     for tick, (_, flag) in zip(axis.get_yticklabels(), shown, strict=True):
         tick.set_color(FLAG_COLOURS.get(flag, "black"))
     axis.set_ylabel(f"{what}, {len(rows):,} runs", fontsize="small")

@@ -32,7 +32,7 @@ from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run, Runs
 from orca.sample.readback.shell.pool import local_executor
 from orca.sample.readback.shell.shown import Shown, Totals
-from orca.sample.readback.shell.sources import Source, Tally, decoded, decoded_batches, descriptor_batches, part_starts
+from orca.sample.readback.shell.sources import Source, Tally, decoded, descriptor_batches, part_starts
 from orca.sample.shared.own_cgroup import own_cpu_limit
 
 MIN_PART_BYTES = 4 * 2**20
@@ -80,7 +80,7 @@ def show_runs(source: Source, shown: Shown, drawn: int = 0, parts: int | None = 
     state = Runs(drawn, sections=sections)
     if source.path is None:
         try:
-            _read(decoded_batches(source, tally), state, shown, source.name)
+            _read(decoded(source.batches(), tally), state, shown, source.name)
         except KeyboardInterrupt:
             for run in state.close():
                 shown.show(source.name, run)

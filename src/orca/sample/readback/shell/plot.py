@@ -49,23 +49,19 @@ def layout(drawing: Chart) -> Layout:
     notes (each wrapped to the figure's width) need. The run's panels take at least half its height: they grow to be
     as tall as everything else together."""
     legends = [curve.legend for panel in drawing.panels for curve in panel.curves] + list(drawing.runs)
-    longest = max(map(len, map(_plain, legends)), default=0)
+    longest = max(map(len, map(plain, legends)), default=0)
     width = LEFT_INCHES + AXES_INCHES + max(RIGHT_INCHES, LEGEND_INCHES + CHAR_INCHES * longest)
     title = tuple(wrapped for line in drawing.title.split("\n")
-                  for wrapped in textwrap.wrap(_plain(line), int((width - 0.4) / TITLE_CHAR_INCHES)) or [""])
+                  for wrapped in textwrap.wrap(plain(line), int((width - 0.4) / TITLE_CHAR_INCHES)) or [""])
     said = [*(["flat throughout, not drawn: " + " · ".join(drawing.flat)] if drawing.flat else []), *drawing.notes]
-    notes = tuple(line for text in said for line in textwrap.wrap(_plain(text), int((width - 0.2) / CHAR_INCHES)))
-    text = AXIS_INCHES + LINE_INCHES * (1 + len(title) + len(notes) + _runs_legend_rows(drawing))
+    notes = tuple(line for text in said for line in textwrap.wrap(plain(text), int((width - 0.2) / CHAR_INCHES)))
+    text = AXIS_INCHES + LINE_INCHES * (1 + len(title) + len(notes) + (len(drawing.runs) + 2) // 3)  # runs: 3 a row
     runs = sum(panel.run for panel in drawing.panels)
     host = HOST_PANEL_INCHES if runs else PANEL_INCHES
     others = host * (len(drawing.panels) - runs) + GAP_INCHES * (len(drawing.panels) - 1) + text
     run = max(PANEL_INCHES, others / runs) if runs else 0.0
     heights = tuple(run if panel.run else host for panel in drawing.panels)
     return Layout(width, run * runs + others, title, notes, heights)
-
-
-def _runs_legend_rows(drawing: Chart) -> int:
-    return (len(drawing.runs) + 2) // 3
 
 
 def plotting_available() -> bool:
@@ -79,7 +75,7 @@ def load_plotting() -> None:
     import matplotlib.figure  # noqa: F401
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """A name as matplotlib shows it as it is: control characters escaped, and `$`, which would start mathematics
     (an error to draw when it does not parse), escaped for matplotlib."""
     return printable(text).replace("$", r"\$")
@@ -113,7 +109,7 @@ def chart_figure(drawing: Chart) -> Any:
     figure.align_ylabels(axes[:, 0])
     if drawing.runs:  # the runs' colours under the title, as one legend: the layout keeps room for both
         handles = [Line2D([], [], color=colours[index % len(colours)]) for index in range(len(drawing.runs))]
-        figure.legend(handles, [_plain(label) for label in drawing.runs], ncols=3, fontsize="small", frameon=False,
+        figure.legend(handles, [plain(label) for label in drawing.runs], ncols=3, fontsize="small", frameon=False,
                       loc="outside upper center", title="\n".join(size.title), title_fontsize="medium")
     else:
         figure.suptitle("\n".join(size.title), fontsize="medium")
@@ -164,5 +160,5 @@ def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str])
             from matplotlib.lines import Line2D
 
             handles = [Line2D([], [], color="grey", linestyle=line.get_linestyle()) for line in handles]
-        axis.legend(handles, [_plain(legend) for legend in named], loc="upper left", bbox_to_anchor=(1.01, 1.0),
+        axis.legend(handles, [plain(legend) for legend in named], loc="upper left", bbox_to_anchor=(1.01, 1.0),
                     fontsize="small", frameon=False)

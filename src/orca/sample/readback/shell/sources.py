@@ -8,6 +8,7 @@ import errno
 import os
 import stat
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -60,7 +61,7 @@ class Tally:
     """Lines meant as samples that are not (malformed, another `v`, a negative or non-finite number)."""
     other: int = 0
     """Other text, such as a pod log's own lines."""
-    reasons: dict[str, int] = field(default_factory=dict)
+    reasons: Counter[str] = field(default_factory=Counter)
     """How many skipped lines each reason had."""
     given_up: bool = False
     """The source went on too long without a newline to be read to its end (`STREAM_GIVE_UP_BYTES`)."""
@@ -70,13 +71,12 @@ class Tally:
         self.samples += other.samples
         self.skipped += other.skipped
         self.other += other.other
-        for reason, count in other.reasons.items():
-            self.reasons[reason] = self.reasons.get(reason, 0) + count
+        self.reasons.update(other.reasons)
         self.given_up = self.given_up or other.given_up
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.skipped += count
-        self.reasons[reason] = self.reasons.get(reason, 0) + count
+        self.reasons[reason] += count
 
 
 def sources(location: str, unreadable: Callable[[str], None] = lambda _: None) -> list[Source]:
@@ -112,14 +112,9 @@ def _files_under(directory: str, unreadable: Callable[[str], None]) -> list[str]
     return sorted(files)
 
 
-def decoded_batches(source: Source, tally: Tally) -> Iterator[list[Sample]]:
-    """The samples of one source, a chunk's lines at a time (see `decode_all`), counting what is passed over in
-    `tally`."""
-    return decoded(source.batches(), tally)
-
-
 def decoded(batches: Iterator[Batch], tally: Tally) -> Iterator[list[Sample]]:
-    """The samples of a stream's batches of lines, counting what is passed over in `tally`."""
+    """The samples of a stream's batches of lines, a chunk's lines at a time (see `decode_all`), counting what is
+    passed over in `tally`."""
     for batch in batches:
         good, bad = decode_all(batch.lines)
         tally.samples += len(good)
@@ -136,7 +131,7 @@ def decoded(batches: Iterator[Batch], tally: Tally) -> Iterator[list[Sample]]:
 
 def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
     """The samples of one source, one at a time, counting what is passed over in `tally`."""
-    return chain.from_iterable(decoded_batches(source, tally))
+    return chain.from_iterable(decoded(source.batches(), tally))
 
 
 def read_samples(location: str) -> Iterator[Sample]:
