@@ -345,8 +345,12 @@ class Table:
         placed = array("L", self._usages())
         cpu_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
                                    not rows.bits[index] & CPU_LIMITED) for index in placed)
-        memory_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
-                                      not rows.bits[index] & MEMORY_LIMITED) for index in placed)
+        bits = rows.bits
+        # Most runs' cores and memory are both their host's, or both their cgroup's: then the shares are the same.
+        memory_shares = cpu_shares if all(bool(bits[index] & CPU_LIMITED) == bool(bits[index] & MEMORY_LIMITED)
+                                           for index in placed) else \
+            shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index], not bits[index] & MEMORY_LIMITED)
+                         for index in placed)
 
         def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
             values = rows.floats(field)
