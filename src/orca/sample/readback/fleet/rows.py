@@ -53,7 +53,6 @@ USAGE_BIT, CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO = 1, 2, 4, 8
 _FLOATS = (START, BEGIN, FIRST_T, LAST_T, DURATION, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, DISK,
            CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE)
 _INTS = (LINES, RSS, IO, NET)
-_FLOAT_FIELDS, _INT_FIELDS = operator.itemgetter(*_FLOATS), operator.itemgetter(*_INTS)
 _FLUSH_ROWS = 4096
 NONE = -(2**63)
 """An integer column's None (no byte count is negative)."""
@@ -96,8 +95,7 @@ class Rows:
         "_floats",
         "_host_numbers",
         "_ints",
-        "_new_floats",
-        "_new_ints",
+        "_new",
         "bits",
         "ends",
         "flags",
@@ -109,7 +107,7 @@ class Rows:
         self._floats = {field: array("d") for field in _FLOATS}
         self._ints = {field: array("q") for field in _INTS}
         self._big: dict[tuple[int, int], int] = {}
-        self._new_floats, self._new_ints = array("d"), array("q")
+        self._new: list[Compact] = []
         self.bits = array("B")
         self.host = array("I")
         self.hosts: list[str] = []
@@ -123,34 +121,19 @@ class Rows:
         self._flags: dict[tuple[Flag, ...], tuple[Flag, ...]] = {(): ()}
 
     def __len__(self) -> int:
-        return len(self.bits)
+        return len(self.bits) + len(self._new)
 
     def add(self, row: Compact) -> None:
-        index = len(self.bits)
-        # Taken in row by row and put in columns a few thousand rows at a time (`_flush`): one call a row.
-        self._new_floats.extend([math.nan if value is None else value for value in _FLOAT_FIELDS(row)])
-        counts = [NONE if value is None else value for value in _INT_FIELDS(row)]
-        try:
-            self._new_ints.extend(array("q", counts))
-        except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
-            for field, value in zip(_INTS, counts, strict=True):
-                if not -(2**63) <= value < 2**63:
-                    self._big[(field, index)] = value
-            self._new_ints.extend(array("q", [value if -(2**63) <= value < 2**63 else 0 for value in counts]))
-        self.bits.append(row[BITS])
-        self.host.append(self._number(row[HOST]))
-        ended = row[EXIT]
-        if ended is not None:
-            self.ends[index] = self._ends.setdefault(ended, ended)
-        if row[FLAGS]:
-            self.flags[index] = self._flags.setdefault(row[FLAGS], row[FLAGS])
-        if len(self._new_ints) >= _FLUSH_ROWS * len(_INTS):
+        # Held as it comes and put in columns a few thousand rows at a time (`_flush`): a column's values taken by one
+        # comprehension, where a row at a time would cost a call for each of its fields.
+        self._new.append(row)
+        if len(self._new) >= _FLUSH_ROWS:
             self._flush()
 
     def pieces(self) -> Iterator[tuple[str, Any]]:
         """The rows in a few pieces, each small enough to send on its own (a column at most), to be taken in after
         another `Rows`' rows, one after the other (`take`)."""
-        if self._new_ints:
+        if self._new:
             self._flush()
         yield "head", (self.hosts, self.host, self.bits, self.ends, self.flags, self._big)
         for field, column in self._floats.items():
@@ -161,7 +144,7 @@ class Rows:
     def take(self, piece: tuple[str, Any], offset: int) -> None:
         """A piece of another `Rows` (`pieces`), taken in after the first `offset` of these (their count before the
         first piece)."""
-        if self._new_ints:
+        if self._new:
             self._flush()
         kind, what = piece
         if kind == "floats":
@@ -187,22 +170,44 @@ class Rows:
             self.hosts.append(host)
         return number
 
+    def settle(self) -> None:
+        """The rows taken in since, put in their columns (before reading `bits`, `host`, `hosts`, `ends`, `flags`)."""
+        if self._new:
+            self._flush()
+
     def _flush(self) -> None:
         """The rows taken in since, put in their columns."""
-        for place, column in enumerate(self._floats.values()):
-            column.extend(self._new_floats[place :: len(_FLOATS)])
-        for place, ints in enumerate(self._ints.values()):
-            ints.extend(self._new_ints[place :: len(_INTS)])
-        self._new_floats, self._new_ints = array("d"), array("q")
+        new, self._new = self._new, []
+        index = len(self.bits)
+        nan = math.nan
+        for field, column in self._floats.items():
+            column.extend([nan if (value := row[field]) is None else value for row in new])
+        for field, ints in self._ints.items():
+            counts = [NONE if (value := row[field]) is None else value for row in new]
+            try:
+                ints.extend(array("q", counts))
+            except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
+                for place, value in enumerate(counts):
+                    if not -(2**63) <= value < 2**63:
+                        self._big[(field, index + place)] = value
+                ints.extend(array("q", [value if -(2**63) <= value < 2**63 else 0 for value in counts]))
+        self.bits.extend([row[BITS] for row in new])
+        number = self._number
+        self.host.extend([number(row[HOST]) for row in new])
+        for place, row in enumerate(new):
+            if (ended := row[EXIT]) is not None:
+                self.ends[index + place] = self._ends.setdefault(ended, ended)
+            if flagged := row[FLAGS]:
+                self.flags[index + place] = self._flags.setdefault(flagged, flagged)
 
     def floats(self, field: int) -> array[float]:
-        if self._new_ints:
+        if self._new:
             self._flush()
         return self._floats[field]
 
     def value(self, field: int, index: int) -> Any:
         """Row `index`'s `field`, as `compact` gave it."""
-        if self._new_ints:
+        if self._new:
             self._flush()
         if field in self._floats:
             value = self._floats[field][index]
@@ -218,7 +223,7 @@ class Rows:
 
     def ints(self, field: int) -> array[int]:
         """An integer column: `NONE` for None, and a count that does not fit read with `big`."""
-        if self._new_ints:
+        if self._new:
             self._flush()
         return self._ints[field]
 
@@ -274,6 +279,7 @@ class Table:
     """A source's runs as a fleet: each row's label and flags, the totals and the hosts saturated, from `Rows`."""
 
     def __init__(self, name: str, rows: Rows, sort: str) -> None:
+        rows.settle()  # its columns read directly below
         self.name, self.rows, self.sorted_by = name, rows, sort
         self.order = array("L", order(rows, sort))
         self.short = shortest_names([name])[name]
@@ -339,8 +345,12 @@ class Table:
         placed = array("L", self._usages())
         cpu_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
                                    not rows.bits[index] & CPU_LIMITED) for index in placed)
-        memory_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
-                                      not rows.bits[index] & MEMORY_LIMITED) for index in placed)
+        bits = rows.bits
+        # Most runs' cores and memory are both their host's, or both their cgroup's: then the shares are the same.
+        memory_shares = cpu_shares if all(bool(bits[index] & CPU_LIMITED) == bool(bits[index] & MEMORY_LIMITED)
+                                           for index in placed) else \
+            shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index], not bits[index] & MEMORY_LIMITED)
+                         for index in placed)
 
         def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
             values = rows.floats(field)
