@@ -108,27 +108,11 @@ def table_rows(fleet: Fleet) -> list[str]:
     return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
 
 
-def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[str, list[str]], str]:
-    """How a row is laid out, given each column's width (the flags' last), the longest label and which columns are
-    left-aligned: the label cut to what the other columns leave of `WIDTH`, and the flags to what is left."""
-    fixed = sum(widths) + 2 * len(widths)  # two spaces before each column
-    label_width = max(MIN_LABEL, min(longest_label, WIDTH - fixed))
-    flags_width = max(len(HEADERS[-1]), WIDTH - (fixed - widths[-1]) - label_width)
-
-    def line(label: str, values: list[str]) -> str:
-        parts = [cut(label, label_width).ljust(label_width)]
-        for value, width, on_left in zip(values[:-1], widths, left, strict=False):
-            parts.append(value.ljust(width) if on_left else value.rjust(width))
-        parts.append(cut(values[-1], flags_width))
-        return "  ".join(parts).rstrip()[:WIDTH]
-
-    return line
-
-
 def line_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[str]], str]:
-    """`line_maker`'s line of a label and its cells (one list), laid out by one format string: the same text, one C
-    call where `line` pads each cell in Python."""
-    fixed = sum(widths) + 2 * len(widths)
+    """How a row is laid out, given each column's width (the flags' last), the longest label and which columns are
+    left-aligned: the label cut to what the other columns leave of `WIDTH`, and the flags to what is left. The line
+    takes the label and its cells as one list, laid out by one format string."""
+    fixed = sum(widths) + 2 * len(widths)  # two spaces before each column
     label_width = max(MIN_LABEL, min(longest_label, WIDTH - fixed))
     flags_width = max(len(HEADERS[-1]), WIDTH - (fixed - widths[-1]) - label_width)
     layout = "  ".join([f"{{:<{label_width}}}", *(f"{{:{'<' if on_left else '>'}{width}}}"
@@ -143,6 +127,12 @@ def line_template(widths: list[int], longest_label: int, left: list[bool]) -> Ca
         return laid(*values).rstrip()[:WIDTH]
 
     return line
+
+
+def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[str, list[str]], str]:
+    """`line_template`'s layout for a label and its cells given apart."""
+    line = line_template(widths, longest_label, left)
+    return lambda label, values: line([label, *values])
 
 
 def totals_rows(totals: FleetTotals) -> list[str]:
