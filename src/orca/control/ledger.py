@@ -158,7 +158,9 @@ def _read(path: str) -> str:
 def _continue(entry: Entry, proc: str) -> None:
     """Continues what `entry` froze: its cgroup thawed, or each stopped process of its run (its cgroup's, else its
     root's as `run_members` finds it) but those the run had stopped itself. A process with the freeze's SIGSTOP
-    still pending is continued too (a SIGCONT cancels it): not stopped yet, it would be once it ran."""
+    still pending is continued too (a SIGCONT cancels it): not stopped yet, it would be once it ran. Each is read
+    again for it, its pending signals before its state (`procs.stopped_or_stopping`): the table's state, read
+    first, can say running of one that took its stop since."""
     if entry.how == CGROUP:
         cgroups.thaw(entry.cgroup)
         return
@@ -169,7 +171,7 @@ def _continue(entry: Entry, proc: str) -> None:
         pids = run_members(table, entry.root, entry.root_start, dict(entry.known)).pids
     for pid in pids:
         found = table[pid]
-        if (found.stopped or procs.stop_pending(pid, proc)) and (pid, found.start) not in entry.stopped:
+        if (pid, found.start) not in entry.stopped and procs.stopped_or_stopping(pid, found.start, proc):
             held = procs.Held.of(pid, found.start, proc)
             if held is not None:
                 held.send(signal.SIGCONT)

@@ -47,20 +47,53 @@ def start_of(pid: int, proc: str = "/proc") -> int | None:
     return None if found is None else found.start
 
 
+STOPS = frozenset({signal.SIGSTOP, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU})
+"""The signals that stop a process (signal(7)): one pending is a stop taken once the process next runs (the last
+three where it neither catches nor blocks them), and a SIGCONT sent meanwhile cancels it."""
+_STOP_BITS = sum(1 << (number - 1) for number in STOPS)
+
+
+def stopping(status: bytes) -> bool:
+    """Whether a `/proc/<pid>/status` text (proc_pid_status(5)) shows a stop signal pending: in `SigPnd` (sent to
+    the thread) or `ShdPnd` (sent to the process or its group, which a child forked as a signal went to its group
+    is born with). Each is a mask in hexadecimal, signal n its bit n - 1. A line that does not read as one counts
+    as nothing pending.
+
+    >>> stopping(b"State:\\tR (running)\\nSigPnd:\\t0000000000000000\\nShdPnd:\\t0000000000040000\\n")
+    True
+    >>> stopping(b"State:\\tS (sleeping)\\nSigPnd:\\t0000000000000000\\nShdPnd:\\t0000000000000000\\n")
+    False
+    """
+    for line in status.splitlines():
+        key, _, value = line.partition(b":")
+        if key in (b"SigPnd", b"ShdPnd"):
+            try:
+                mask = int(value.strip(), 16)
+            except ValueError:
+                continue
+            if mask & _STOP_BITS:
+                return True
+    return False
+
+
 def stop_pending(pid: int, proc: str = "/proc") -> bool:
-    """Whether process `pid` has a SIGSTOP sent and not yet taken (proc(5) `/proc/<pid>/status`, `SigPnd` and
-    `ShdPnd`): one not running since, a loaded machine's, stops once it runs. False when it cannot be read."""
+    """Whether process `pid` has a stop signal sent and not yet taken (`stopping`): one not running since, a loaded
+    machine's, stops once it runs. False when it cannot be read."""
     try:
         with open(f"{proc}/{pid}/status", "rb") as status:
-            text = status.read()
+            return stopping(status.read())
     except OSError:
         return False
-    bit = 1 << (signal.SIGSTOP - 1)
-    for line in text.splitlines():
-        key, _, value = line.partition(b":")
-        if key in (b"SigPnd", b"ShdPnd") and int(value.strip() or b"0", 16) & bit:
-            return True
-    return False
+
+
+def stopped_or_stopping(pid: int, start: int, proc: str = "/proc") -> bool:
+    """Whether the process `pid` that started at `start` is stopped, or has a stop pending it will take once it
+    runs. Its pending signals are read before its state: a stop taken between the two reads then shows in the
+    state, where the other order would see it in neither. False when it is gone or the pid is another's."""
+    pending = stop_pending(pid, proc)
+    data = process_stat(pid, proc)
+    found = None if data is None else proc_id(data)
+    return found is not None and found.start == start and (pending or found.stopped)
 
 
 def own_ids() -> frozenset[int]:
