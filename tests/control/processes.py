@@ -23,6 +23,17 @@ def stat_fields(pid: int) -> list[str]:
     return data[data.rfind(")") + 2 :].split()
 
 
+def described(pid: int) -> str:
+    """Where a test found process `pid`, for its failure message: its name, state and parent (proc(5) fields 2, 3,
+    4), or that it is gone."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return f"{pid} gone"
+    fields = data[data.rfind(")") + 2 :].split()
+    return f"{pid} {data[data.find('(') : data.rfind(')') + 1]} state {fields[0]}, parent {fields[1]}"
+
+
 def in_session_or_group(ids: set[int]) -> set[int]:
     """The live (not zombie) processes whose session or process group (proc(5) fields 6, 5) is one of `ids`."""
     found: set[int] = set()

@@ -13,14 +13,15 @@ import signal
 import sys
 import textwrap
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from orca.control import ControlLimits, over_cap, procs
-from orca.control.members import Members
+from orca.control.members import Members, ProcId
 from tests.control.namespace import needs_pid_namespace, run_in_pid_namespace
-from tests.control.processes import MIB, Runs, stat_fields
+from tests.control.processes import MIB, Runs, described, stat_fields
 
 # The root leaves 1000 orphans that end at once (under an init that does not reap, 1000 zombies in its group and
 # session, as a chain's generations pile up there in time), makes 100 MB resident, says so, and becomes a chain: each
@@ -215,6 +216,88 @@ def test_a_release_leaves_stopped_what_the_run_stopped_itself_whether_or_not_the
     assert frozen.release(signal.SIGCONT) == 2
     assert stat_fields(stopped)[0] == "T", "what the run had stopped itself was continued"
     assert stat_fields(root)[0] != "T", "what the freeze stopped was left stopped"
+
+
+# The root forks a child that sleeps and, beside another group, a second child in a process group of its own, which it
+# stops; it says each pid, and sleeps. argv: `alone` or `beside`, then the pids file.
+BORN_IN_THE_GROUP = textwrap.dedent("""
+    import os, signal, sys, time
+    born = os.fork()
+    if born == 0:
+        time.sleep(300)
+        os._exit(0)
+    said = f"born {born}\\n"
+    if sys.argv[1] == "beside":
+        other = os.fork()
+        if other == 0:
+            time.sleep(300)
+            os._exit(0)
+        os.setpgid(other, other)
+        os.kill(other, signal.SIGSTOP)
+        said += f"other {other}\\n"
+    with open(sys.argv[-1], "a") as f:
+        f.write(f"{said}root {os.getpid()}\\n")
+    time.sleep(300)
+""")
+
+
+def _as_born_with_its_stop_pending(fake: Path, pid: int) -> None:
+    """Writes into `fake` a copy of process `pid`'s `stat` and `status` as they read while it was being forked as a
+    SIGSTOP went to its group: running, the stop in `ShdPnd`. The kernel cannot be made to hold a stop pending on cue,
+    so the test's release reads the child so, from the copy, while the real child took the stop it was sent."""
+    (fake / str(pid)).mkdir()
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    close = stat.rindex(")")
+    (fake / str(pid) / "stat").write_text(f"{stat[: close + 2]}R{stat[close + 3 :]}")
+    status = Path(f"/proc/{pid}/status").read_text()
+    status = re.sub(r"^State:.*$", "State:\tR (running)", status, flags=re.M)
+    status = re.sub(r"^ShdPnd:.*$", f"ShdPnd:\t{1 << (signal.SIGSTOP - 1):016x}", status, flags=re.M)
+    (fake / str(pid) / "status").write_text(status)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("shape", ["alone", "beside"], ids=["alone", "beside-another-group"])
+def test_a_release_continues_a_child_born_with_its_groups_stop_pending(
+    runs: Runs, tmp_path: Path, shape: str
+) -> None:
+    """A child forked in a group as the freeze's SIGSTOP went to the group is born with the stop pending (`ShdPnd`),
+    running until a loaded machine next runs it. A release that continued only what read stopped left it to stop
+    for good. Here the freeze settles (the case where its groups are not continued whole), beside a group whose
+    process the run stopped itself or not, and the release finds the child with its stop still pending."""
+    root, found = runs.start(shape, [sys.executable, "-c", BORN_IN_THE_GROUP, shape], ready=2 + (shape == "beside"))
+    others = [found["other"]] if shape == "beside" else []
+    deadline = time.monotonic() + 20
+    while any(stat_fields(pid)[0] != "T" for pid in others):
+        assert time.monotonic() < deadline, f"not stopped by the run: {[described(pid) for pid in others]}"
+        time.sleep(0.01)
+    fake = tmp_path / "proc"
+    fake.mkdir()
+    for pid in (root, *others):
+        (fake / str(pid)).symlink_to(f"/proc/{pid}")
+    _as_born_with_its_stop_pending(fake, found["born"])
+    named = frozenset({root, *others})
+    passes = 0
+
+    def find(table: Mapping[int, ProcId]) -> Members:
+        # A loaded machine can take longer to stop the root than the passes over this small /proc last, and a
+        # freeze that does not settle continues its groups whole: each pass after the first waits for the stops.
+        nonlocal passes
+        if passes:
+            waited = time.monotonic() + 20
+            while any(stat_fields(pid)[0] != "T" for pid in named) and time.monotonic() < waited:
+                time.sleep(0.01)
+        passes += 1
+        return Members(named & table.keys(), named)
+
+    frozen = procs.Frozen(str(fake))
+    frozen.stop(find)
+    assert frozen.release(signal.SIGCONT) == len(named)
+    deadline = time.monotonic() + 10
+    while stat_fields(found["born"])[0] == "T" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert stat_fields(found["born"])[0] != "T", f"the child born with its stop pending: {described(found['born'])}"
+    assert stat_fields(root)[0] != "T", f"what the freeze stopped: {described(root)}"
+    assert all(stat_fields(pid)[0] == "T" for pid in others), f"what the run stopped: {described(others[0])}"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -202,18 +202,21 @@ class Frozen:
         return count
 
     def _continue_stragglers(self, every: bool) -> None:
-        """Continues each process of the run's groups still stopped but not by the run: one a signal to its group
-        stopped after the last pass read /proc (a chain's newest generation, among many exited ones), which no pass
-        held; else the next reading would find it stopped and take it for one the run stopped itself. With `every`
-        (the freeze did not settle, and its groups were not continued whole), each one not yet stopped too: a stop
-        sent to its group may still be pending, taken once it next runs, and a SIGCONT cancels it."""
+        """Continues each process of the run's groups still stopped but not by the run, or about to be: one a signal
+        to its group stopped after the last pass read /proc (a chain's newest generation, among many exited ones),
+        which no pass held, and one forked as that signal went to its group, born with it pending (`stopping`) and
+        not run since; else the next reading would find it stopped and take it for one the run stopped itself.
+        Each is read again, its pending signals before its state (`stopped_or_stopping`). With `every` (the freeze
+        did not settle, and its groups were not continued whole), each one not yet stopped too: a stop sent to its
+        group may still be pending, taken once it next runs, and a SIGCONT cancels it."""
         table = process_table(self._proc)
         for pid, entry in table.items():
             if (
                 entry.pgrp in self._groups
-                and (entry.stopped or (every and not entry.ended))
+                and not entry.ended
                 and pid not in self._held
                 and pid not in self._already_stopped
+                and (every or stopped_or_stopping(pid, entry.start, self._proc))
             ):
                 process = Held.of(pid, entry.start, self._proc)
                 if process is not None:
