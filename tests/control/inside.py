@@ -3,6 +3,7 @@ namespace's /proc itself (never through the code under test), and prints what it
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from orca.control import ControlLimits, start_run
-from tests.control.processes import stat_fields, wait_for_lines
+from tests.control.processes import described, stat_fields, wait_for_lines
 
 CAP_64 = ControlLimits(memory_mb=64)
 
@@ -66,15 +67,44 @@ def left(timeout: float = 20) -> list[int]:
     return sorted(found)
 
 
+def last_pid() -> int | None:
+    """The pid this namespace gave last (`/proc/sys/kernel/ns_last_pid`, Linux 3.3 with checkpoint/restore): every
+    fork moves it, whatever pid the child gets, so a fork shows even when its pid is one a process had before, or
+    its process is gone before a listing of /proc reaches it. None where the kernel has no such file."""
+    try:
+        return int(Path("/proc/sys/kernel/ns_last_pid").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _births() -> set[tuple[int, int]]:
+    """(pid, start) of every live process of the namespace but its init and this scenario: a pid reused is another
+    birth."""
+    found: set[tuple[int, int]] = set()
+    for pid in live():
+        with contextlib.suppress(OSError, IndexError, ValueError):  # ended meanwhile
+            found.add((pid, int(stat_fields(pid)[19])))
+    return found
+
+
 def forking(timeout: float = 10) -> bool:
-    """Whether a process not there now appears within `timeout`: a chain forks on, it was not left stopped."""
-    before = live()
+    """Whether a process forks within `timeout`: a chain forks on, it was not left stopped. Read from the last pid
+    the namespace gave, else (a kernel without it) from a process seen that was not there, by pid and start."""
+    first = last_pid()
+    before = _births() if first is None else set()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if live() - before:
+        if (last_pid() != first) if first is not None else bool(_births() - before):
             return True
         time.sleep(0.01)
     return False
+
+
+def where() -> list[str]:
+    """For a failing test's message: the last pid given, then each live process of the namespace but its init and
+    this scenario as `described` gives it (name, state, parent): which one was left stopped, and whose child it is.
+    A pid above the first line's was born while the list was made."""
+    return [f"last pid {last_pid()}", *(described(pid) for pid in sorted(live()))]
 
 
 def report(facts: dict[str, Any]) -> None:

@@ -50,7 +50,7 @@ SCENARIO = textwrap.dedent(f"""
     import os, signal, sys, time
     from pathlib import Path
     from orca.control import ControlLimits, cgroups, over_cap, procs, start_run
-    from tests.control.inside import forking, report, status
+    from tests.control.inside import forking, report, status, where
     from tests.control.processes import stat_fields, wait_for_lines
 
     work, how, directory = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -76,6 +76,7 @@ SCENARIO = textwrap.dedent(f"""
     facts["forking_after_old"] = forking(timeout=2)
     facts["new"] = over_cap({{1: process.pid}}, limits)
     facts["forking"] = forking()
+    facts["where"] = [] if facts["forking"] else where()
     facts["stopped"] = stat_fields(found["stopped"])[0]
     ledger = os.path.join(os.environ["ORCA_LOG_STAGE"], ".control-frozen")
     facts["ledger"] = os.listdir(ledger) if os.path.isdir(ledger) else []
@@ -91,7 +92,7 @@ def _check(facts: dict[str, object]) -> None:
     assert facts["old"] == -9, "the old scheduler was not killed mid-reading"
     assert not facts["forking_after_old"], "the old scheduler's death did not leave the run stopped"
     assert facts["new"] == {}
-    assert facts["forking"], "the new scheduler's reading left the run stopped"
+    assert facts["forking"], f"the new scheduler's reading left the run stopped: {facts['where']}"
     assert facts["stopped"] == "T", "what the run had stopped itself was continued"
     assert facts["ledger"] == []
 
