@@ -20,7 +20,10 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from operator import itemgetter
 from typing import Any
+
+from toolz import groupby
 
 from orca.sample.shared.aws import aws_client, error_answer, reason
 from orca.sample.shared.s3_location import SCHEME, parse_prefix
@@ -78,9 +81,7 @@ def named_chunks(names: Sequence[str], chunk: int, fetches: int = FETCHES) -> li
     `chunk`, `fetches` of each bucket's fetched at once, by this process's and thread's own client (`own_client`).
     A name that is not an object's fails when it is read."""
     located = [parse_prefix(name) or ("", name) for name in names]
-    buckets: dict[str, list[str]] = {}
-    for bucket, key in located:
-        buckets.setdefault(bucket, []).append(key)
+    buckets = {bucket: [key for _, key in keys] for bucket, keys in groupby(itemgetter(0), located).items()}
     client = own_client(os.getpid(), threading.get_ident())
     fetching = {bucket: _Prefetch(client, bucket, keys, chunk, fetches) for bucket, keys in buckets.items()}
     places = {bucket: iter(range(len(keys))) for bucket, keys in buckets.items()}
