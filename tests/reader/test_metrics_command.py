@@ -246,6 +246,23 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path: Path, monkeypatch: py
     assert not (tmp_path / "run.png").exists()
 
 
+def test_a_chart_matplotlib_cannot_draw_is_one_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from orca.sample.readback.shell import plot
+
+    def refuse(*args: object) -> None:
+        raise ValueError("Image size of 90000x900 pixels is too large.\nIt must be less than 2^16 in each direction.")
+
+    monkeypatch.setattr(plot, "draw", refuse)
+    path = tmp_path / "run.jsonl"
+    path.write_text(RUN)
+    chart = tmp_path / "run.png"
+    assert metrics_main([str(path), "--plot", str(chart)]) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"orca metrics: {chart}: cannot draw the chart: ValueError: Image size of 90000x900 pixels is too large. It "
+        "must be less than 2^16 in each direction.")
+
+
 def test_orca_help_lists_the_commands() -> None:
     if not ORCA.exists():
         pytest.skip("no console script beside this interpreter")

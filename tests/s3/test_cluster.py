@@ -254,3 +254,14 @@ def test_a_scheduler_named_without_distributed(fleet: tuple[str, Path], monkeypa
     assert metrics_main([str(fleet[1] / "worker-000.jsonl")]) == 2  # named, even for a file read here
     assert capsys.readouterr().err.startswith("orca metrics: DASK_SCHEDULER_ADDRESS names a Dask scheduler ")
     assert metrics_main(["--scheduler", "", str(fleet[1])]) == 0  # '': read here
+
+
+def test_workers_of_other_versions_are_named_by_version_then_worker() -> None:
+    class Client:
+        def run(self, *args: Any, **kwargs: Any) -> dict[str, object]:
+            return {"tcp://c": "2.0", "tcp://a": "1.0", "tcp://d": OSError("gone"), "tcp://b": "2.0", "tcp://e": "0.9"}
+
+    with pytest.raises(cluster.ClusterError) as raised:
+        cluster._same_version(Client(), "1.0")
+    assert str(raised.value) == ("the Dask workers must run orca-sample 1.0, as here: 4 of 5 do not: "
+                                 "0.9 on tcp://e; 2.0 on tcp://b, tcp://c; none on tcp://d")

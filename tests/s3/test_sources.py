@@ -121,3 +121,22 @@ def test_a_prefix_of_many_objects_is_fetched_several_at_a_time_and_no_further_ah
     counts = [len(list(read_source(source, Tally()))) for source in found[1:]]
     assert rest == [] and counts == [5] * (len(names) - 1)
     assert 1 < proxy.most_in_flight("GetObject") <= FETCHES
+
+
+def test_an_object_whose_reader_was_away_is_fetched_again_from_where_it_stopped(
+    s3_server: MotoServer, bucket: str, proxied_env: dict[str, str], proxy: FaultProxy,
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each line distinct, so a chunk read twice or left out changes the bytes.
+    body = "".join(f"{n:07}\n" for n in range(2_000)).encode()
+    s3_server.client().put_object(Bucket=bucket, Key="slow.jsonl", Body=body)
+    monkeypatch.setattr(s3_objects, "IDLE_SECONDS", 0.3)
+    ((name, size, chunks),) = s3_objects.object_chunks(f"s3://{bucket}/slow.jsonl", 1_000)
+    assert (name, size) == (f"s3://{bucket}/slow.jsonl", len(body))
+    reading = chunks()
+    first = next(reading)
+    time.sleep(1.0)  # the fetch, its chunks not taken, lets go of its connection
+    assert first + b"".join(reading) == body
+    ranges = [seen.headers.get("range") for seen in proxy.seen if seen.operation == "GetObject"]
+    # Read again after the chunk it had taken and the ones waiting for it.
+    assert ranges == [None, f"bytes={(1 + s3_objects.AHEAD_CHUNKS) * 1_000}-"]

@@ -302,10 +302,10 @@ def shortest_names(names: Sequence[str]) -> dict[str, str]:
     {'a/m/x.jsonl': 'a/m/x', 'b/m/x.jsonl': 'b/m/x', 'a/n/x.jsonl': 'n/x', 'x.jsonl': 'x', 'y.jsonl': 'y'}
     """
     parts = {name: name.removesuffix(".jsonl").split("/")[::-1] for name in names}
+    from toolz import groupby  # here: toolz's import is a tenth of the start-up, and a summary names no rivals
+
     # Only names of the same file name are rivals: grouped once, so a fleet of many instances is not a square.
-    by_file: dict[str, list[str]] = {}
-    for name, mine in parts.items():
-        by_file.setdefault(mine[0], []).append(name)
+    by_file = groupby(lambda name: parts[name][0], parts)
     short: dict[str, str] = {}
     for name, mine in parts.items():
         rivals = [parts[other] for other in by_file[mine[0]] if other != name]

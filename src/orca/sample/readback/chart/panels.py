@@ -11,6 +11,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import repeat
+from operator import attrgetter
+
+from toolz import groupby
 
 from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
 from orca.sample.readback.chart.titles import elapsed_span, labels, origins, title
@@ -363,12 +366,9 @@ def _all_flat(panel: Panel, curves: Sequence[Drawn]) -> bool:
 def _note(panel: Panel, curves: Sequence[Drawn]) -> str:
     """A flat panel in one line, `net: in 0 B/s, out 2.00 KiB/s`: each measured curve's value (its range, across the
     runs, when they differ)."""
-    legends: dict[str, list[float]] = {}
-    for curve in curves:
-        if not curve.reference:
-            legends.setdefault(curve.legend, []).extend(_spread(curve))
     words = []
-    for legend, values in legends.items():
+    for legend, same in groupby(attrgetter("legend"), [curve for curve in curves if not curve.reference]).items():
+        values = [value for curve in same for value in _spread(curve)]
         low, high = _value(panel.kind, min(values)), _value(panel.kind, max(values))
         words.append(f"{legend} {low}" if low == high else f"{legend} {low} to {high}")
     return f"{panel.name}: {', '.join(words)}"

@@ -169,15 +169,15 @@ def _same_version(client: Any, version: str) -> None:
     """Every worker's orca-sample is `version`, or one message names what each has, before any task runs."""
     from importlib.metadata import version as installed
 
+    from toolz import groupby
+
     found: dict[str, object] = client.run(installed, DISTRIBUTION, on_error="return")
     has = {worker: value if isinstance(value, str) else "none" for worker, value in found.items()}
-    other = sorted((what, worker) for worker, what in has.items() if what != version)
+    other = sorted(worker for worker, what in has.items() if what != version)
     if not other:
         return
-    by_version: dict[str, list[str]] = {}
-    for what, worker in other:
-        by_version.setdefault(what, []).append(worker)
-    said = "; ".join(f"{what} on {', '.join(workers)}" for what, workers in by_version.items())
+    by_version = sorted(groupby(has.__getitem__, other).items())
+    said = "; ".join(f"{what} on {', '.join(workers)}" for what, workers in by_version)
     raise ClusterError(f"the Dask workers must run orca-sample {version}, as here: {len(other)} of {len(has)} do "
                        f"not: {said}")
 

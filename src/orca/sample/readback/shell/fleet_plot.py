@@ -11,7 +11,7 @@ from typing import Any
 from orca.sample.readback.chart.panels import BYTES, unit
 from orca.sample.readback.fleet.chart import FleetChart, fleet_chart, named
 from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
-from orca.sample.readback.shell.plot import DPI, load_plotting, plain
+from orca.sample.readback.shell.plot import CHAR_INCHES, DPI, load_plotting, plain
 from orca.sample.readback.words import cut
 
 WIDTH_INCHES, HEIGHT_INCHES = 12.0, 9.0
@@ -39,7 +39,7 @@ def fleet_figure(chart: FleetChart) -> Any:
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    notes = [wrapped for note in chart.notes for wrapped in textwrap.wrap(note, int(WIDTH_INCHES / 0.07))]
+    notes = [wrapped for note in chart.notes for wrapped in textwrap.wrap(note, int(WIDTH_INCHES / CHAR_INCHES))]
     engine = ConstrainedLayoutEngine()
     figure = Figure(figsize=(WIDTH_INCHES, HEIGHT_INCHES), dpi=DPI, layout=engine)
     grid = figure.add_gridspec(len(HEIGHTS), 2, height_ratios=HEIGHTS, width_ratios=(40, 1))

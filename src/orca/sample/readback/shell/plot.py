@@ -108,7 +108,7 @@ def chart_figure(drawing: Chart) -> Any:
     bottom.set_xlabel(drawing.ticks.axis_label)
     figure.align_ylabels(axes[:, 0])
     if drawing.runs:  # the runs' colours under the title, as one legend: the layout keeps room for both
-        handles = [Line2D([], [], color=colours[index % len(colours)]) for index in range(len(drawing.runs))]
+        handles = [Line2D([], [], color=colour(index, colours)) for index in range(len(drawing.runs))]
         figure.legend(handles, [plain(label) for label in drawing.runs], ncols=3, fontsize="small", frameon=False,
                       loc="outside upper center", title="\n".join(size.title), title_fontsize="medium")
     else:
@@ -118,13 +118,17 @@ def chart_figure(drawing: Chart) -> Any:
     return figure
 
 
+def colour(place: int, colours: Sequence[str]) -> str:
+    """A place in the colour cycle (`GREY`: grey) as matplotlib names it."""
+    return "grey" if place == GREY else colours[place % len(colours)]
+
+
 def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str]) -> None:
     """One panel: its curves, its axis in its one curve's colour, its legend beside it (with several runs, the
     curves' styles only: the runs' colours are the figure's legend)."""
     named: dict[str, Any] = {}
     for curve in panel.curves:
-        style: dict[str, Any] = {"linewidth": 1.0,
-                                 "color": "grey" if curve.colour == GREY else colours[curve.colour % len(colours)]}
+        style: dict[str, Any] = {"linewidth": 1.0, "color": colour(curve.colour, colours)}
         if sum(1 for value in curve.values if value == value) == 1 or len(curve.x) == 1:
             style |= {"marker": "o", "markersize": 3}  # a point alone: a line of one point draws nothing
         if several:
@@ -140,9 +144,8 @@ def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str])
     axis.set_ylabel(panel.label)
     axis.grid(True, alpha=0.3)
     if panel.axis_colour is not None and not several:
-        colour = colours[panel.axis_colour % len(colours)]
-        axis.yaxis.label.set_color(colour)
-        axis.tick_params(axis="y", colors=colour)
+        axis.yaxis.label.set_color(colour(panel.axis_colour, colours))
+        axis.tick_params(axis="y", colors=colour(panel.axis_colour, colours))
     if panel.shares:
         axis.set_ylim(0, 105)  # a line at 100 % stays visible above the frame
     else:  # from 0; a panel of zeros alone: 0 to 1 of its unit, not matplotlib's -0.05 to 0.05
@@ -153,7 +156,7 @@ def _draw_panel(axis: Any, panel: DrawnPanel, several: bool, colours: list[str])
                     if short and value > top]
             if over:
                 axis.plot(over, [top] * len(over), linestyle="none", marker="^", markersize=5, clip_on=False,
-                          color="grey" if curve.colour == GREY else colours[curve.colour % len(colours)])
+                          color=colour(curve.colour, colours))
     if named and (not several or len(named) > 1):
         handles = list(named.values())
         if several:  # the styles alone, in grey: the colours are the runs'

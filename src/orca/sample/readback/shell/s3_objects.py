@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import functools
 import os
+import queue
 import sys
 import threading
-import time
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from operator import itemgetter
 from typing import Any
+
+from toolz import groupby
 
 from orca.sample.shared.aws import aws_client, error_answer, reason
 from orca.sample.shared.s3_location import SCHEME, parse_prefix
@@ -79,9 +81,7 @@ def named_chunks(names: Sequence[str], chunk: int, fetches: int = FETCHES) -> li
     `chunk`, `fetches` of each bucket's fetched at once, by this process's and thread's own client (`own_client`).
     A name that is not an object's fails when it is read."""
     located = [parse_prefix(name) or ("", name) for name in names]
-    buckets: dict[str, list[str]] = {}
-    for bucket, key in located:
-        buckets.setdefault(bucket, []).append(key)
+    buckets = {bucket: [key for _, key in keys] for bucket, keys in groupby(itemgetter(0), located).items()}
     client = own_client(os.getpid(), threading.get_ident())
     fetching = {bucket: _Prefetch(client, bucket, keys, chunk, fetches) for bucket, keys in buckets.items()}
     places = {bucket: iter(range(len(keys))) for bucket, keys in buckets.items()}
@@ -139,42 +139,31 @@ _STOPPED = _Stopped()
 
 
 class _Handover:
-    """One object's chunks on their way from its fetch to its reader: at most `AHEAD_CHUNKS` waiting."""
+    """One object's chunks on their way from its fetch to its reader: at most `AHEAD_CHUNKS` waiting, as `room`
+    says; the ends (`_END`, an error, `_STOPPED`) are put without waiting."""
 
     def __init__(self) -> None:
-        self._items: deque[Any] = deque()
-        self._changed = threading.Condition()
-        self._abandoned = False
+        self.items: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.room = threading.Semaphore(AHEAD_CHUNKS)
+        self.abandoned = False
 
-    def put(self, item: Any, wait: bool = True) -> bool:
-        """Hands `item` over, waiting for room when `wait`; False when the reader is gone or did not come."""
-        with self._changed:
-            deadline = time.monotonic() + IDLE_SECONDS
-            while wait and len(self._items) >= AHEAD_CHUNKS and not self._abandoned:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    item = _STOPPED
-                    break
-                self._changed.wait(left)
-            if self._abandoned:
-                return False
-            self._items.append(item)
-            self._changed.notify_all()
-            return item is not _STOPPED
+    def put(self, data: bytes) -> bool:
+        """Hands `data` over once there is room; False when the reader is gone, or did not come (then `_STOPPED`
+        is what it finds when it does)."""
+        if not self.room.acquire(timeout=IDLE_SECONDS):
+            self.items.put(_STOPPED)
+            return False
+        self.items.put(data)
+        return not self.abandoned
 
     def take(self) -> Any:
-        with self._changed:
-            while not self._items:
-                self._changed.wait()
-            item = self._items.popleft()
-            self._changed.notify_all()
-            return item
+        item = self.items.get()
+        self.room.release()
+        return item
 
     def abandon(self) -> None:
-        with self._changed:
-            self._abandoned = True
-            self._items.clear()
-            self._changed.notify_all()
+        self.abandoned = True
+        self.room.release()  # a fetch waiting for room wakes and sees it
 
 
 class _Prefetch:
@@ -235,9 +224,9 @@ class _Prefetch:
                     if not handover.put(data):
                         return  # the generator's close lets go of the connection
             except Exception as error:
-                handover.put(error, wait=False)
+                handover.items.put(error)
                 return
-            handover.put(_END, wait=False)
+            handover.items.put(_END)
 
     def _body(self, index: int, offset: int) -> Iterator[bytes]:
         ranged = {"Range": f"bytes={offset}-"} if offset else {}

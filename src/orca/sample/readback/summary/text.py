@@ -108,6 +108,8 @@ def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
     pids peak 37 of 4,096 limit
     >>> cgroup_texts(CgroupSummary(None, 2147483648, None, 0.5, None, 0, None, None))
     [('memory', 'peak unknown of 2.00 GiB limit'), ('cpu', 'unknown of 0.5 cores')]
+    >>> cgroup_texts(CgroupSummary(None, 2147483648, None, None, None, 1234, None, None))
+    [('memory', 'peak unknown of 2.00 GiB limit, 1,234 OOM kills')]
     """
     texts = []
     if summary.mem_max is not None:
@@ -117,7 +119,7 @@ def cgroup_texts(summary: CgroupSummary) -> list[tuple[str, str]]:
             share = 100 * summary.mem_peak / summary.mem_max if summary.mem_max else 0.0
             memory = f"peak {size(summary.mem_peak)} of {size(summary.mem_max)} limit ({share:.0f}%)"
         if summary.oom_kills:
-            memory += f", {summary.oom_kills} OOM kill" + ("s" if summary.oom_kills > 1 else "")
+            memory += ", " + count(summary.oom_kills, "OOM kill")
         texts.append(("memory", memory))
     if summary.cpu_max is not None:
         used = "unknown" if summary.cpu_cores is None else f"{summary.cpu_cores:.2f}"

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 
+from orca.sample.parse.errors import reason_of
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
@@ -237,8 +238,9 @@ def _draw(series: list[Series], path: str, runs: int) -> int:
 
     try:
         draw(series, path, runs)
-    except OSError as error:
-        _say(f"orca metrics: {printable(path)}: {error.strerror or error}")
+    except Exception as error:  # a file that cannot be written, or matplotlib's own failure: said, no traceback
+        why = error.strerror or error if isinstance(error, OSError) else f"cannot draw the chart: {reason_of(error)}"
+        _say(f"orca metrics: {printable(path)}: {why}")
         return 1
     _say(f"orca metrics: drew {printable(path)}")
     return 0
