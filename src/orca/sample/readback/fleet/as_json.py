@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from orca.sample.readback.fleet import rows as kept
 from orca.sample.readback.fleet.columns import ROW, TOTALS, Figure, kind_of
-from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet, FleetRow
+from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
+from orca.sample.readback.fleet.records import Fleet, FleetRow
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.summary.as_json import Write, encoded, writer
 from orca.sample.readback.words import utc

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from operator import add
 
 from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
-from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
+from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
+from orca.sample.readback.fleet.records import Fleet
 from orca.sample.readback.fleet.usage import Buckets
 from orca.sample.readback.words import count, duration, number, percent, utc
 

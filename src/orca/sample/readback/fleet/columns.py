@@ -15,7 +15,8 @@ from typing import Annotated, Any, Generic, TypeVar
 from msgspec import Meta
 
 from orca.sample.line_format import Cores, Count, Percent, Seconds
-from orca.sample.readback.fleet.records import Flag, FleetRow, FleetTotals
+from orca.sample.readback.fleet.flags import Flag
+from orca.sample.readback.fleet.records import FleetRow, FleetTotals
 from orca.sample.readback.gather.records import ExitSummary, InstanceSummary
 from orca.sample.readback.summary.as_json import document
 from orca.sample.readback.words import (

@@ -5,12 +5,12 @@ would cost tens of times the line's own figures."""
 from __future__ import annotations
 
 from orca.sample.line_format import Sample
-from orca.sample.readback.fleet.rows import USAGE_BIT, Compact
-from orca.sample.readback.fleet.table import (
+from orca.sample.readback.fleet.flags import (
     FULL_MEMORY_PERCENT,
     IDLE_MEMORY_PERCENT,
     MEMORY_PRESSURE_PERCENT,
 )
+from orca.sample.readback.fleet.rows import USAGE_BIT, Compact
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU
 
 

@@ -5,27 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from orca.sample.readback.fleet.flags import Flag, HostFlag
 from orca.sample.readback.fleet.usage import Usage
 from orca.sample.readback.gather.records import InstanceSummary
-
-IDLE, SATURATED, FAILED, STRAGGLER, GAPS, NO_LINES = "idle", "saturated", "failed", "straggler", "gaps", "no lines"
-"""The flags, in the order a row shows them."""
 
 
 def begin(summary: InstanceSummary) -> float:
     """When a run started: its last line less its duration (its first line's `t` less that line's `dt`, the
     command's start), as the `total:` line counts it."""
     return summary.last_t - summary.duration
-
-
-@dataclass(frozen=True, slots=True)
-class Flag:
-    """Why a run stands out."""
-
-    flag: str
-    """One of `IDLE`, `SATURATED`, `FAILED`, `STRAGGLER`, `GAPS`, `NO_LINES`."""
-    why: str
-    """The figures that made it so, in a few words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,16 +45,6 @@ class FleetRow:
 def span(summary: InstanceSummary) -> float:
     """Seconds from a run's first line to its last (their `t`): the table's `span`."""
     return round(max(0.0, summary.last_t - summary.first_t), 3)
-
-
-@dataclass(frozen=True, slots=True)
-class HostFlag:
-    """A host that was itself saturated, whatever the runs on it used of it."""
-
-    host: str
-    runs: int
-    """The fleet's runs on it whose rows are their own processes' figures."""
-    why: str
 
 
 @dataclass(frozen=True, slots=True)

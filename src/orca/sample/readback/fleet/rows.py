@@ -16,23 +16,18 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from orca.sample.readback.fleet.columns import io_bytes, net_bytes, own_io, rss_peak
-from orca.sample.readback.fleet.records import (
+from orca.sample.readback.fleet.flags import (
     GAPS,
-    Flag,
-    FleetTotals,
-    HostFlag,
-)
-from orca.sample.readback.fleet.table import (
-    GIB,
     STRAGGLER_SHARE,
     STRAGGLERS_FROM,
-    Run,
+    Flag,
+    HostFlag,
     flags_of,
     hosts_saturated,
-    median,
-    shared_hosts,
     straggler_flag,
 )
+from orca.sample.readback.fleet.records import FleetTotals
+from orca.sample.readback.fleet.table import GIB, Run, median, shared_hosts
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import shortest_names, time_of_day
 
@@ -79,7 +74,7 @@ def compact(run: Run) -> Compact:
         None if summary.pressure is None else summary.pressure.memory,
         bits | (OWN_IO * own_io(summary)),
         None if ended is None else (ended.code, ended.signal, ended.error, ended.wall),
-        flags_of(run),
+        flags_of(summary, usage),
     )
 
 

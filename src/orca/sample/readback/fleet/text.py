@@ -8,18 +8,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
-from orca.sample.readback.fleet.records import (
-    FAILED,
-    GAPS,
-    IDLE,
-    NO_LINES,
-    SATURATED,
-    STRAGGLER,
-    Fleet,
-    FleetRow,
-    FleetTotals,
-    HostFlag,
-)
+from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
+from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
 from orca.sample.readback.fleet.rows import (
     BEGIN,
     CPU,

@@ -10,7 +10,8 @@ from typing import Any
 
 from orca.sample.readback.chart.panels import BYTES, unit
 from orca.sample.readback.fleet.chart import FleetChart, fleet_chart, named
-from orca.sample.readback.fleet.records import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Fleet
+from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
+from orca.sample.readback.fleet.records import Fleet
 from orca.sample.readback.shell.plot import CHAR_INCHES, DPI, load_plotting, plain
 from orca.sample.readback.words import cut
 
