@@ -120,3 +120,13 @@ def test_a_later_part_whose_only_cpu_line_covers_no_time_still_says_whose_cpus()
     later.add([limited])
     earlier.merge(later)
     assert earlier.usage().cpu_limited is folded([[bare], [limited]]).cpu_limited is True
+
+
+def test_a_line_after_one_that_makes_the_slots_longer_is_counted_in_the_longer_slots() -> None:
+    """A batch after the slots hold some: a line 8 s on makes them longer, then a line at 0.5 s lands in a slot that
+    held a value before. It is counted in the slots as they now are, not in a value the longer slots took in."""
+    early = [line(0.001 * index, dt=0.001) for index in range(1, 200)]
+    usage = folded([early, [line(8.0, dt=0.001), line(0.5, dt=0.001)]], buckets=True)
+    assert usage.buckets is not None
+    # 4 CPUs for 1 ms, 201 times.
+    assert math.fsum(usage.buckets.cores_available) == pytest.approx(4 * 0.001 * 201)

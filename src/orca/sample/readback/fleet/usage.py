@@ -12,6 +12,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import floor
 from typing import Any
 
 from orca.sample.line_format import Sample
@@ -250,16 +251,21 @@ class UsageSection:
         for used, available, dt, t in figures:
             end = t * 1000
             begin = end - dt * 1000
-            low, high = int(begin) >> slots.shift, int(end) >> slots.shift
+            # Rounded down, as the slots count: `int` would round a time before the epoch up, into the slot after its
+            # own, and lose the part of the line before that slot.
+            begin_ms, end_ms = floor(begin), floor(end)
+            low, high = begin_ms >> slots.shift, end_ms >> slots.shift
             spent = held.get(low) if low == high else None
             if spent is not None:  # the usual case: within one slot that holds some already
                 sums = spent.sums
                 sums[first] += used * dt
                 sums[first + 1] += available * dt
                 continue
-            slots.fit(int(begin), int(end))  # the slots as long as they need to be for both ends
+            slots.fit(begin_ms, end_ms)  # the slots as long as they need to be for both ends
+            # Made longer, the slots are a new dict keyed by the new slots: the one read above is no longer theirs.
+            held = slots.held
             length = 1 << slots.shift
-            low, high = int(begin) >> slots.shift, int(end) >> slots.shift
+            low, high = begin_ms >> slots.shift, end_ms >> slots.shift
             for slot in range(low, high + 1):
                 seconds = (min(end, (slot + 1) * length) - max(begin, slot * length)) / 1000 if low < high else dt
                 sums = slots.put(slot, _Spent()).sums
