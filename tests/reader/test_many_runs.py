@@ -22,12 +22,11 @@ from orca.sample.readback.fleet.text import rows_text
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.shell.cli.fleet import fleet_output
-from orca.sample.readback.shell.cli.metrics import runs_output
+from orca.sample.readback.shell.cli.metrics import aside, runs_output
 from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.parts import show_runs
-from orca.sample.readback.shell.run_rows import RowsKept, nothing, summary_document
+from orca.sample.readback.shell.run_rows import RowsKept, nothing
 from orca.sample.readback.shell.sources import sources
-from orca.sample.readback.summary.text import block_text
 from tests.lines import line, text_of
 
 START = 1796016000.0
@@ -92,7 +91,7 @@ def both(path: Path, json: bool, each: bool, sort: str) -> tuple[str, str, int]:
     kept whole prints, and how many runs there are."""
     options = argparse.Namespace(json=json, each=each, sort=sort)
     [source] = sources(str(path))
-    kept = RowsKept(block_text if each else summary_document if json else nothing, "", lambda _: None)
+    kept = RowsKept(aside(options), "", lambda _: None)
     show_runs(source, kept, parts=1, sections=(*SECTIONS, UsageSection))
     try:
         rows = "".join(runs_output(source.name, kept, options))
@@ -106,7 +105,7 @@ def both(path: Path, json: bool, each: bool, sort: str) -> tuple[str, str, int]:
 @given(lines=many_runs(), json=st.booleans(), each=st.booleans(), sort=st.sampled_from(SORT_COLUMNS))
 def test_the_table_of_many_runs_is_the_fleets_of_the_same_runs(tmp_path: Path, lines: list[lf.Sample], json: bool,
                                                                 each: bool, sort: str) -> None:
-    rows, whole, runs = both(written(tmp_path / "cron.jsonl", lines), json, each and not json, sort)
+    rows, whole, runs = both(written(tmp_path / "cron.jsonl", lines), json, each, sort)
     assume(runs > 1)  # one run prints its block (tests/reader/test_runs.py)
     assert rows == whole
 
@@ -175,7 +174,7 @@ def test_a_file_of_many_runs_read_in_parts_is_the_same_table(tmp_path: Path, jso
     printed = []
     for parts in (1, 2):
         [source] = sources(str(path))
-        kept = RowsKept(summary_document if json else nothing, "", lambda _: None)
+        kept = RowsKept(aside(options), "", lambda _: None)
         show_runs(source, kept, parts=parts, sections=(*SECTIONS, UsageSection))
         try:
             printed.append("".join(runs_output(source.name, kept, options)))

@@ -162,6 +162,17 @@ def test_hosts_of_one_source_are_instances_and_json_is_at_the_lines_precision(tm
     assert "total: 2 runs, 4 lines" in text
 
 
+def test_each_with_json_of_a_source_of_many_runs_is_the_json_alone(tmp_path: Path) -> None:
+    """Each row of the object already holds its run's summary: `--each`'s blocks are for a person, not the JSON."""
+    path = tmp_path / "pods.log"
+    path.write_text(RUN + "\n" + sample(300.0).replace('"host": "h"', '"host": "g"') + "\n")
+    alone = orca("metrics", "--json", str(path))
+    each = orca("metrics", "--json", "--each", str(path))
+    assert each.returncode == alone.returncode == 0, each.stderr
+    assert each.stdout == alone.stdout
+    assert [row["summary"]["host"] for row in json.loads(each.stdout)["rows"]] == ["g", "h"]
+
+
 def test_a_directory_is_every_jsonl_under_it_then_a_total(tmp_path: Path) -> None:
     run = tmp_path / "pipeline" / "42" / "metrics"
     run.mkdir(parents=True)

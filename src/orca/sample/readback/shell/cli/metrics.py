@@ -8,12 +8,13 @@ import contextlib
 import gc
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from orca.sample.parse.errors import reason_of
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
+from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.series import Series
 from orca.sample.readback.shell.cluster import ENVIRONMENT, cluster_installed, scheduler_named
 from orca.sample.readback.shell.parts import show_runs
@@ -132,7 +133,7 @@ def _read_and_show(options: argparse.Namespace) -> int:
             return 2
         return fleet_main(found, options, DRAWN_RUNS, len(unreadable), _say, _tell,
                           None if named is None else named[0])
-    kept = RowsKept(block_text if options.each else summary_document if options.json else nothing, "", _print)
+    kept = RowsKept(aside(options), "", _print)
     try:
         unread = len(unreadable) + _show_all(found, kept, DRAWN_RUNS if options.plot is not None else 0)
     finally:  # Ctrl-C on a stream too: what was read is shown
@@ -149,6 +150,12 @@ def _read_and_show(options: argparse.Namespace) -> int:
         if status:
             return status
     return 1 if unread else 0
+
+
+def aside(options: argparse.Namespace) -> Callable[[InstanceSummary], str]:
+    """What is written aside of each run for the output `options` ask: for `--json`, its summary's document (with
+    `--each` too: the blocks are for a person, and each row holds its run's summary); for `--each`, its block."""
+    return summary_document if options.json else block_text if options.each else nothing
 
 
 def runs_output(name: str, kept: RowsKept, options: argparse.Namespace) -> Iterator[str]:
