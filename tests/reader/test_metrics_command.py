@@ -274,6 +274,25 @@ def test_a_chart_matplotlib_cannot_draw_is_one_message(tmp_path: Path, monkeypat
         "must be less than 2^16 in each direction.")
 
 
+@pytest.mark.parametrize("files", [2, 6])  # the runs overlaid; the fleet's chart, a row per run
+def test_a_fleets_chart_matplotlib_cannot_draw_is_one_message(files: int, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from orca.sample.readback.shell import fleet_plot, plot
+
+    def refuse(*args: object) -> None:
+        raise ValueError("Image size of 90000x900 pixels is too large.")
+
+    monkeypatch.setattr(plot, "draw", refuse)
+    monkeypatch.setattr(fleet_plot, "draw_fleet", refuse)
+    for number in range(files):
+        (tmp_path / f"worker-{number}.jsonl").write_text(RUN)
+    chart = tmp_path / "fleet.png"
+    assert metrics_main([str(tmp_path), "--plot", str(chart)]) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"orca metrics: {chart}: cannot draw the chart: ValueError: Image size of 90000x900 pixels is too large.")
+
+
 def test_orca_help_lists_the_commands() -> None:
     if not ORCA.exists():
         pytest.skip("no console script beside this interpreter")

@@ -13,6 +13,7 @@ from functools import partial
 from orca.sample.readback.fleet.records import Fleet
 from orca.sample.readback.fleet.table import Run, fleet
 from orca.sample.readback.gather.series import Series
+from orca.sample.readback.shell.cli.metrics import chart_said
 from orca.sample.readback.shell.cluster import ClusterError
 from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.many import Outcome, Read, read_each
@@ -57,14 +58,8 @@ def fleet_main(found: list[Source], options: argparse.Namespace, drawn: int, unr
         return 1
     the_fleet = fleet(runs, empty, options.sort)
     _print(fleet_output(the_fleet, options))
-    if plot:
-        try:
-            _draw(the_fleet, series[:drawn], options.plot)
-        except OSError as error:
-            say(f"orca metrics: {printable(options.plot)}: {error.strerror or error}")
-            return 1
-        say(f"orca metrics: drew {printable(options.plot)}")
-    return 1 if unread else 0
+    drew = chart_said(partial(_draw, the_fleet, series[:drawn], options.plot), options.plot, say) if plot else 0
+    return 1 if unread or drew else 0
 
 
 def _read(found: list[Source], read: Read, scheduler: str | None) -> list[Outcome]:

@@ -9,6 +9,7 @@ import gc
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from functools import partial
 
 from orca.sample.parse.errors import reason_of
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
@@ -243,13 +244,18 @@ def _read(source: Source, shown: RowsKept, drawn: int) -> Tally:
 def _draw(series: list[Series], path: str, runs: int) -> int:
     from orca.sample.readback.shell.plot import draw
 
+    return chart_said(partial(draw, series, path, runs), path, _say)
+
+
+def chart_said(draw: Callable[[], None], path: str, say: Callable[[str], None]) -> int:
+    """The chart at `path` drawn (`draw`) and said: the exit status, 1 when it could not be drawn."""
     try:
-        draw(series, path, runs)
+        draw()
     except Exception as error:  # a file that cannot be written, or matplotlib's own failure: said, no traceback
         why = error.strerror or error if isinstance(error, OSError) else f"cannot draw the chart: {reason_of(error)}"
-        _say(f"orca metrics: {printable(path)}: {why}")
+        say(f"orca metrics: {printable(path)}: {why}")
         return 1
-    _say(f"orca metrics: drew {printable(path)}")
+    say(f"orca metrics: drew {printable(path)}")
     return 0
 
 
