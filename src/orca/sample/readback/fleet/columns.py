@@ -3,8 +3,9 @@ writes it, with its number type (the line's, `line_format.py`: its decimals in `
 shows, its column's header, how it is said and whose it is; for a figure the rows can be sorted by, its `--sort` name
 and order. The table's columns (`fleet/text.py`), `--sort`'s choices and keys (`SORTS`), `--json`'s rows and totals
 (`fleet/as_json.py`) and the docs' tables (held to this by tests/fleet/test_columns.py) follow `ROW` and `TOTALS`: a
-new column is one entry of `ROW`. Each column is as wide as its widest cell; the label's at least `MIN_LABEL`, and the
-flags' the rest of the row."""
+new column is one entry of `ROW`. `--json` reads each row's figures from its compact row (`Held`), whether the row is
+a fleet's or one of a file of many runs (`fleet/rows.py`): one reading, for both. Each column is as wide as its
+widest cell; the label's at least `MIN_LABEL`, and the flags' the rest of the row."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from msgspec import Meta
 from orca.sample.line_format import Cores, Count, Percent, Seconds
 from orca.sample.readback.fleet.flags import Flag
 from orca.sample.readback.fleet.records import FleetRow, FleetTotals
-from orca.sample.readback.gather.records import ExitSummary, InstanceSummary
+from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.summary.as_json import document
 from orca.sample.readback.words import (
     day_and_minute,
@@ -50,23 +51,40 @@ class Column(Generic[Record]):
     """How its cells say it when the fleet's runs started on different days."""
 
 
+def _not_shown(_: object) -> None:
+    """A figure the table neither shows nor sorts by: only `--json` has it (`held`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Figure(Generic[Record]):
     """One figure of a row (or of the totals)."""
 
     key: str
     """Its name in `--json`."""
-    of: Callable[[Record], Any]
     kind: object
     """Its type: a number's (the line's, whose `places` are its decimals in `--json`), or a record's."""
+    held: str | Callable[[Any], Any] | None = None
+    """What `--json` reads: of the totals, their attribute of this name (its key's when None), or a function of them;
+    of a row, its field of this name in `Held` (its key's), or a function of that: a fleet's rows and a file of many
+    runs' read alike."""
     json: Callable[[Any], object] | None = None
     """What `--json` writes of it, when not the figure itself (at its decimals)."""
+    of: Callable[[Record], Any] = _not_shown
+    """A fleet row's figure, for its cell in the table and `--sort` (none for a figure only `--json` has)."""
     column: Column[Record] | None = None
     """Its column in the table; None for a figure only `--json` has."""
     sort: str | None = None
     """Its `--sort` name: a figure the largest first (a row without it last), or text (by itself, then the host and
     the start: a file of several runs) or with `ascending`, the smallest first."""
     ascending: bool = False
+
+
+Ended = tuple[int | None, int | None, str | None, float | None]
+"""How a run's command ended, as a compact row holds it: its code, signal, error and wall time."""
+Held = dict[str, Any]
+"""A row as `--json` reads it (`fleet/as_json.py`): the fields of its compact row by name (`fleet/rows.py`'s `FIELDS`,
+and its `bits`: `usage`, `cpu_limited`, `cpu_own`, `memory_limited`, `memory_own`, `own_io`), with its `label`, `name`,
+`flags` (the straggler's among them) and `summary`."""
 
 
 def own_io(summary: InstanceSummary | None) -> bool:
@@ -112,8 +130,8 @@ def io_of(row: FleetRow) -> str | None:
     return None if row.summary is None else "run" if own_io(row.summary) else "host"
 
 
-def _exit(ended: Any) -> object:
-    return None if ended is None else {"code": ended.code, "signal": ended.signal, "error": ended.error}
+def _exit(ended: Ended | None) -> object:
+    return None if ended is None else {"code": ended[0], "signal": ended[1], "error": ended[2]}
 
 
 def _flag_names(flags: tuple[Flag, ...]) -> str:
@@ -124,60 +142,72 @@ def _utc(t: float | None) -> str | None:
     return None if t is None else utc(t)
 
 
+def _span(held: Held) -> float | None:
+    return None if held["first_t"] is None else round(max(0.0, held["last_t"] - held["first_t"]), 3)
+
+
+def _limited(limited: str) -> Callable[[Held], bool | None]:
+    return lambda held: held[limited] if held["usage"] else None
+
+
+def _whose(limited: str, own: str) -> Callable[[Held], str | None]:
+    return lambda held: kind_of(held[limited], held[own]) if held["usage"] else None
+
+
 ROW: tuple[Figure[FleetRow], ...] = (
-    Figure("label", lambda row: row.label, str, column=Column("instance", printable)),
-    Figure("name", lambda row: row.name, str, sort="name"),
-    Figure("host", lambda row: None if row.summary is None else row.summary.host, str | None),
-    Figure("start", lambda row: row.begin, Seconds, column=Column("start", time_of_day, over_days=day_and_minute),
-           sort="start", ascending=True),
-    Figure("start_utc", lambda row: _utc(row.begin), str | None),
-    Figure("end", lambda row: row.end, Seconds, sort="end"),
-    Figure("duration", lambda row: None if row.summary is None else row.summary.duration, Seconds),
-    Figure("span", lambda row: row.span, Seconds, column=Column("span", duration), sort="span"),
-    Figure("lines", lambda row: 0 if row.summary is None else row.summary.lines, Count,
+    Figure("label", str, of=lambda row: row.label, column=Column("instance", printable)),
+    Figure("name", str, of=lambda row: row.name, sort="name"),
+    Figure("host", str | None),
+    Figure("start", Seconds, "begin", of=lambda row: row.begin,
+           column=Column("start", time_of_day, over_days=day_and_minute), sort="start", ascending=True),
+    Figure("start_utc", str | None, lambda held: _utc(held["begin"])),
+    Figure("end", Seconds, "last_t", of=lambda row: row.end, sort="end"),
+    Figure("duration", Seconds),
+    Figure("span", Seconds, _span, of=lambda row: row.span, column=Column("span", duration), sort="span"),
+    Figure("lines", Count, of=lambda row: 0 if row.summary is None else row.summary.lines,
            column=Column("lines", "{:,}".format), sort="lines"),
-    Figure("cpus", lambda row: None if row.usage is None else row.usage.cpus, Cores),
-    Figure("cpus_limited", lambda row: None if row.usage is None else row.usage.cpu_limited, bool | None),
-    Figure("cpu_of", cpu_of, str | None),
-    Figure("cpu_percent", lambda row: None if row.usage is None else row.usage.cpu_percent, Percent,
+    Figure("cpus", Cores),
+    Figure("cpus_limited", bool | None, _limited("cpu_limited")),
+    Figure("cpu_of", str | None, _whose("cpu_limited", "cpu_own")),
+    Figure("cpu_percent", Percent, of=lambda row: None if row.usage is None else row.usage.cpu_percent,
            column=Column("cpu%", percent_cell, cpu_of), sort="cpu"),
-    Figure("cpu_p95_percent", lambda row: None if row.usage is None else row.usage.cpu_p95, Percent,
+    Figure("cpu_p95_percent", Percent, "cpu_p95", of=lambda row: None if row.usage is None else row.usage.cpu_p95,
            column=Column("p95", percent_cell), sort="p95"),
-    Figure("memory_bytes", lambda row: None if row.usage is None or row.usage.memory_bytes is None
-           else round(row.usage.memory_bytes), Count),
-    Figure("memory_limited", lambda row: None if row.usage is None else row.usage.memory_limited, bool | None),
-    Figure("memory_of", memory_of, str | None),
-    Figure("memory_percent", lambda row: None if row.usage is None else row.usage.memory_percent, Percent),
-    Figure("memory_peak_percent", lambda row: None if row.usage is None else row.usage.memory_peak_percent, Percent,
+    Figure("memory_bytes", Count, lambda held: None if held["memory_bytes"] is None else round(held["memory_bytes"])),
+    Figure("memory_limited", bool | None, _limited("memory_limited")),
+    Figure("memory_of", str | None, _whose("memory_limited", "memory_own")),
+    Figure("memory_percent", Percent),
+    Figure("memory_peak_percent", Percent, of=lambda row: None if row.usage is None else row.usage.memory_peak_percent,
            column=Column("mem%", percent_cell, memory_of), sort="mem"),
-    Figure("rss_peak", lambda row: rss_peak(row.summary), Count, column=Column("rss", size_cell), sort="rss"),
-    Figure("disk_peak_percent", lambda row: None if row.summary is None or row.summary.disk is None
-           else row.summary.disk.peak_percent, Percent, column=Column("disk%", percent_cell), sort="disk"),
-    Figure("io_bytes", lambda row: io_bytes(row.summary), Count, column=Column("io", size_cell, io_of), sort="io"),
-    Figure("io_of", io_of, str | None),
-    Figure("net_bytes", lambda row: net_bytes(row.summary), Count, column=Column("net", size_cell), sort="net"),
-    Figure("exit", lambda row: None if row.summary is None or row.summary.run is None else row.summary.run.exit,
-           ExitSummary | None, _exit, column=Column("end", exit_cell, left=True)),
-    Figure("flags", lambda row: row.flags, tuple[Flag, ...], column=Column("flags", _flag_names, left=True)),
-    Figure("summary", lambda row: row.summary, InstanceSummary | None,
-           lambda summary: None if summary is None else document(summary)),
+    Figure("rss_peak", Count, of=lambda row: rss_peak(row.summary), column=Column("rss", size_cell), sort="rss"),
+    Figure("disk_peak_percent", Percent,
+           of=lambda row: None if row.summary is None or row.summary.disk is None else row.summary.disk.peak_percent,
+           column=Column("disk%", percent_cell), sort="disk"),
+    Figure("io_bytes", Count, of=lambda row: io_bytes(row.summary), column=Column("io", size_cell, io_of), sort="io"),
+    Figure("io_of", str | None, lambda held: None if held["host"] is None else "run" if held["own_io"] else "host"),
+    Figure("net_bytes", Count, of=lambda row: net_bytes(row.summary), column=Column("net", size_cell), sort="net"),
+    Figure("exit", Ended | None, json=_exit,
+           of=lambda row: None if row.summary is None or row.summary.run is None else row.summary.run.exit,
+           column=Column("end", exit_cell, left=True)),
+    Figure("flags", tuple[Flag, ...], of=lambda row: row.flags, column=Column("flags", _flag_names, left=True)),
+    Figure("summary", InstanceSummary | None, json=lambda summary: None if summary is None else document(summary)),
 )
-"""A row's figures, in the order `--json` writes them; those with a `header` are the table's columns, in this order
+"""A row's figures, in the order `--json` writes them; those with a `column` are the table's columns, in this order
 (the label first, the flags last)."""
 
 TOTALS: tuple[Figure[FleetTotals], ...] = (
-    Figure("runs", lambda totals: totals.runs, Count),
-    Figure("instance_hours", lambda totals: totals.instance_hours, Hours),
-    Figure("cpu_hours_used", lambda totals: totals.cpu_hours_used, Hours),
-    Figure("cpu_hours_available", lambda totals: totals.cpu_hours_available, Hours),
-    Figure("cpu_percent", lambda totals: totals.cpu_percent, Percent),
-    Figure("memory_gib_hours_used", lambda totals: totals.memory_gib_hours_used, Hours),
-    Figure("memory_gib_hours_available", lambda totals: totals.memory_gib_hours_available, Hours),
-    Figure("memory_percent", lambda totals: totals.memory_percent, Percent),
-    Figure("first_start", lambda totals: totals.first_start, Seconds),
-    Figure("first_start_utc", lambda totals: _utc(totals.first_start), str | None),
-    Figure("last_end", lambda totals: totals.last_end, Seconds),
-    Figure("last_end_utc", lambda totals: _utc(totals.last_end), str | None),
+    Figure("runs", Count),
+    Figure("instance_hours", Hours),
+    Figure("cpu_hours_used", Hours),
+    Figure("cpu_hours_available", Hours),
+    Figure("cpu_percent", Percent),
+    Figure("memory_gib_hours_used", Hours),
+    Figure("memory_gib_hours_available", Hours),
+    Figure("memory_percent", Percent),
+    Figure("first_start", Seconds),
+    Figure("first_start_utc", str | None, lambda totals: _utc(totals.first_start)),
+    Figure("last_end", Seconds),
+    Figure("last_end_utc", str | None, lambda totals: _utc(totals.last_end)),
 )
 """The totals' figures, in the order `--json` writes them (the text says them in words: `fleet/text.py`)."""
 
