@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from orca.sample.readback.fleet.columns import io_bytes, net_bytes, own_io, rss_peak
+from orca.sample.readback.fleet.columns import ROW, io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.fleet.flags import (
     GAPS,
     STRAGGLER_SHARE,
@@ -28,7 +28,6 @@ from orca.sample.readback.fleet.flags import (
 )
 from orca.sample.readback.fleet.records import FleetTotals
 from orca.sample.readback.fleet.table import GIB, Run, median, shared_hosts
-from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import shortest_names, time_of_day
 
 Compact = tuple[Any, ...]
@@ -245,8 +244,8 @@ def order(rows: Rows, sort: str) -> Sequence[int]:
     if sort == "span":
         first, last = rows.floats(FIRST_T), rows.floats(LAST_T)
         return sorted(everyone, key=lambda index: -round(max(0.0, last[index] - first[index]), 3))
-    field = {"end": LAST_T, "lines": LINES, "cpu": CPU, "p95": P95, "mem": MEMORY_PEAK, "rss": RSS, "disk": DISK,
-             "io": IO, "net": NET}[sort]
+    [held] = [figure.held or figure.key for figure in ROW if figure.sort == sort]  # the field its figure is read from
+    field = FIELDS.index(held)
     if field in _INTS:
         known = [index for index in everyone if rows.value(field, index) is not None]
         return [*sorted(known, key=lambda index: -rows.value(field, index)),
@@ -368,7 +367,3 @@ class Table:
         own = [index for index in self._usages() if rows.bits[index] & (CPU_OWN | MEMORY_OWN)]
         return hosts_saturated([(rows.hosts[rows.host[index]], rows.value(HOST_CPU, index), rows.value(DURATION, index),
                                  rows.value(HOST_MEMORY, index), rows.value(PRESSURE, index)) for index in own])
-
-    def exit_summary(self, index: int) -> ExitSummary | None:
-        ended = self.rows.ends.get(index)
-        return None if ended is None else ExitSummary(*ended, None, None, None)
