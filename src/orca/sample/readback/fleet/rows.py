@@ -38,7 +38,7 @@ FIELDS = ("host", "start", "begin", "first_t", "last_t", "duration", "lines", "c
           "host_cpu_saturated_percent", "host_memory_peak_percent", "memory_pressure", "bits", "exit", "flags")
 """A compact row's fields, in order: the fleet row's figures, the usage the totals add up, what the hosts saturated
 are judged by, how the command ended (code, signal, error) and the run's flags but the straggler's (which the other
-runs decide)."""
+runs decide). `--json` reads a row's figures by these names (`fleet/columns.py`'s `held`)."""
 (HOST, START, BEGIN, FIRST_T, LAST_T, DURATION, LINES, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, RSS,
  DISK, IO, NET, CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE, BITS, EXIT,
  FLAGS) = range(len(FIELDS))
