@@ -1,12 +1,7 @@
-"""What the fleet chart of `orca metrics --plot` shows, as data (docs/metrics.md, "A fleet"): over the fleet's
-wall-clock time, cut into `COLUMNS` columns, each run's CPU and memory as a share of what it had (a row of each heat
-map, in the table's order), and the fleet's CPUs busy and memory used beside what it had. The drawing itself
-(matplotlib) is `readback/shell/fleet_plot.py`'s; its size does not depend on the number of runs: more runs make
-thinner rows.
-
-A run's buckets (`usage.Buckets`) are spread over the columns they overlap, each in proportion to the overlap, so
-every CPU-second and byte-second of a run is counted once, whatever the lengths of its slots and of the columns.
-"""
+"""What the fleet chart of `orca metrics --plot` shows, as data (docs/metrics.md, "The fleet chart"): each run's
+CPU and memory share per column of time (the heat maps' rows, in the table's order), the fleet's use beside what it
+had, the runs named, the title and notes. A run's buckets (`usage.Buckets`) are spread over the columns in proportion
+to their overlap. The drawing is `readback/shell/fleet_plot.py`'s."""
 
 from __future__ import annotations
 

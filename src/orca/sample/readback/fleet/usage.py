@@ -1,11 +1,7 @@
-"""What of its capacity one run used (docs/metrics.md, "A fleet"): its CPUs and its memory, of its own cgroup's
-limits when the lines have them and else of its host's, each line's share chosen as that page says, folded from its
-lines in one pass, in memory that does not grow with them. The host's own CPU share and memory are folded beside, to
-say whether the host itself was saturated.
-
-The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the figures of one
-fold over it all. With `buckets`, the fold also keeps, per slot of time (`gather/slots.py`), the CPU-seconds and
-byte-seconds used and available in it, each line's spread over the time it covers: what the fleet chart draws."""
+"""What of its capacity one run used (docs/metrics.md, "What each run had, and what it used"): its CPUs and memory
+against its cgroup's limits or its host's, and the host's own saturation, folded in one pass (`UsageSection`, a
+section of the gather folded only for a fleet); with buckets, per slot of time (`gather/slots.py`) the CPU-seconds and
+byte-seconds used and had, for the fleet chart."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""The points a run's chart is drawn from, thinned to at most a few thousand however long the run, in memory that
-does not grow with it.
-
-A point stands for the lines whose `t` falls in one slot of time (`slots.py`: 2^k milliseconds from the Unix epoch, k as
-small as keeps the run within `2 * MAX_POINTS` slots). It holds, per column the sections give (`section.Column`), the
-mean, the highest or the newest of its lines' values, and per keyed column (the containers', the top processes') each
-name's highest value. Means of percentages are summed in whole tenths and other means are of whole numbers, so sums are
-exact, and the points of some lines merged with the points of the lines after them are the points of all of them,
-however the lines were batched or cut (`Points.merge`): a file read in parts draws the chart one reader draws.
-"""
+"""The points a run's chart is drawn from (docs/metrics.md, "The chart"): at most `2 * MAX_POINTS` slots of time
+(`slots.py`), each holding per column (`section.Column`) its lines' mean, highest or newest, and per keyed column each
+name's highest. Means are summed in whole tenths or whole numbers, so points merged in file order (`Points.merge`) are
+one reader's, however the lines were batched or cut."""
 
 from __future__ import annotations
 
