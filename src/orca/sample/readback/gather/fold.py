@@ -11,6 +11,7 @@ bit (`RunFold.merge`), so a file can be read in parts. A new line field's figure
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 from orca.sample.line_format import Sample
@@ -147,11 +148,8 @@ class RunFold:
         """The run's values over time, to draw, under `name`; None when it is not drawn."""
         if self.points is None:
             return None
-        drawn = self.points.drawn()
         run = cast("RunSection", self.section("run"))
-        keyed = [column.name for section in self.sections if section.keyed for column in section.columns]
-        return Series(
-            name=name, t=drawn.t, values=drawn.values, keyed=dict(zip(keyed, drawn.keyed, strict=True)),
-            omitted=dict(zip(keyed, drawn.omitted, strict=True)), lines_per_point=drawn.lines_per_point,
-            host=self.host, start=self.start, first=drawn.first, last=drawn.last, lines=drawn.lines,
-            command=run.command, argc=run.argc, exit=run.exit, cores=self.cores, span=self.times.span)
+        drawn = self.points.drawn([column.name for section in self.sections if section.keyed
+                                   for column in section.columns])
+        return replace(drawn, name=name, host=self.host, start=self.start, command=run.command, argc=run.argc,
+                       exit=run.exit, cores=self.cores, span=self.times.span)

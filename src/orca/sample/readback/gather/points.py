@@ -14,6 +14,7 @@ from typing import Any
 
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.gather.slots import Slots
 
 MAX_POINTS = 500
@@ -177,8 +178,9 @@ class Points:
         for slot, point in later._slots.in_order():
             self._take(slot, point)
 
-    def drawn(self) -> Drawn:
-        """The points as series: one entry per point, a point of nothing between two too far apart to be joined."""
+    def drawn(self, keyed_names: Sequence[str]) -> Series:
+        """The points as series (unnamed: `fold.RunFold.series` says whose), one entry per point, a point of nothing
+        between two too far apart to be joined; `keyed_names` name the keyed columns."""
         points = [point for _, point in self._slots.in_order()]
         breaks = _breaks(points)
         times: list[float] = []
@@ -192,16 +194,18 @@ class Points:
             times.append((point.first + point.last) / 2)
             rows.append(self._row(point))
             keyed.append(point.keyed)
-        values = {column.name: tuple(row[index] for row in rows) for index, column in enumerate(self._columns)}
-        named: list[dict[str, tuple[float, ...]]] = []
-        omitted: list[tuple[int, bool]] = []
-        for index, kept in enumerate(self._keyed):
+        named: dict[str, dict[str, tuple[float, ...]]] = {}
+        omitted: dict[str, tuple[int, bool]] = {}
+        for index, (column, kept) in enumerate(zip(keyed_names, self._keyed, strict=True)):
             names = sorted(kept.largest())
-            named.append({name: tuple(float(each[index].get(name, math.nan)) for each in keyed) for name in names})
-            omitted.append(kept.omitted(len(names)))
-        return Drawn(tuple(times), values, named, omitted, max((point.lines for point in points), default=1),
-                     min((point.first for point in points), default=math.nan),
-                     max((point.last for point in points), default=math.nan), sum(point.lines for point in points))
+            named[column] = {name: tuple(float(each[index].get(name, math.nan)) for each in keyed) for name in names}
+            omitted[column] = kept.omitted(len(names))
+        return Series("", tuple(times), {column.name: tuple(row[index] for row in rows)
+                                         for index, column in enumerate(self._columns)},
+                      named, omitted, max((point.lines for point in points), default=1),
+                      first=min((point.first for point in points), default=math.nan),
+                      last=max((point.last for point in points), default=math.nan),
+                      lines=sum(point.lines for point in points))
 
     def _row(self, point: _Point) -> list[float]:
         """The point's value of each column, NaN where none of its lines had one."""
@@ -213,18 +217,6 @@ class Points:
         newest = iter([math.nan if value is None else float(value) for value in point.newest])
         of_kind = {MEAN: means, PEAK: peaks, NEWEST: newest}
         return [next(of_kind[column.kind]) for column in self._columns]
-
-
-class Drawn:
-    """A run's points as series, before they are named (`fold.RunFold.series`)."""
-
-    __slots__ = ("first", "keyed", "last", "lines", "lines_per_point", "omitted", "t", "values")
-
-    def __init__(self, t: tuple[float, ...], values: dict[str, tuple[float, ...]],
-                 keyed: list[dict[str, tuple[float, ...]]], omitted: list[tuple[int, bool]], lines_per_point: int,
-                 first: float, last: float, lines: int) -> None:
-        self.t, self.values, self.keyed, self.omitted = t, values, keyed, omitted
-        self.lines_per_point, self.first, self.last, self.lines = lines_per_point, first, last, lines
 
 
 def _breaks(points: Sequence[_Point]) -> set[int]:
