@@ -62,9 +62,8 @@ def _spread(executor: Executor, workers: int, found: Sequence[Source], read: Rea
     unsent: list[list[int]] = []
     for group in _groups([found[index].size for index in movable], workers):
         indices = [movable[position] for position in group]
-        places = tuple((found[index].name, found[index].place or "") for index in indices)
         try:
-            tasks[executor.submit(read_group, places, read)] = indices
+            tasks[executor.submit(read_group, _places(found, indices), read)] = indices
         except Exception:  # no process could be made, or the pool broke: read here
             unsent.append(indices)
     outcomes: dict[int, Outcome] = {}
