@@ -6,13 +6,12 @@ back to just that) is taken for a first line, and its run is two blocks when the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
 from orca.sample.readback.gather.points import MAX_POINTS
-from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import Section
 
 OPEN_RUNS = 64
@@ -173,23 +172,3 @@ class Runs:
         run.fold.merge(later.fold)
         return run
 
-
-def every_run(batches: Iterable[Sequence[Sample]], drawn: int = 0) -> list[Run]:
-    """The runs of a source's lines, given in batches in the order written, in the order they close (those open
-    at the end in the order their first lines came)."""
-    runs = Runs(drawn)
-    closed = [run for batch in batches for run in runs.add(batch)]
-    return closed + runs.close()
-
-
-def summaries(name: str, batches: Iterable[Sequence[Sample]]) -> list[InstanceSummary]:
-    """The summaries of a source's runs (see `every_run`).
-
-    >>> from orca.sample.line_format import CpuShare
-    >>> lines = [Sample(v=1, t=10.0, dt=5.0, host="a", cpu=CpuShare(10.0, 2.0, 9.0, 0.0, 30.0), self_cpu=0.1),
-    ...          Sample(v=1, t=15.0, dt=5.0, host="a", cpu=CpuShare(30.0, 4.0, 0.0, 0.0, 80.0), self_cpu=0.2)]
-    >>> [summary] = summaries("a.jsonl", [lines])
-    >>> summary.cpu.mean_all_cores_percent, summary.duration, summary.overhead_percent
-    (23.0, 10.0, 2.0)
-    """
-    return [summary for run in every_run(batches) if (summary := run.fold.summary(name)) is not None]
