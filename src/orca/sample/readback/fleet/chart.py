@@ -20,8 +20,6 @@ from orca.sample.readback.words import count, duration, number, percent, utc
 
 COLUMNS = 360
 """Columns of time: about a pixel or two each at the figure's width."""
-MOST_NAMED = 24
-"""Runs named beside the heat maps when the drawing does not say how many fit (`named`)."""
 NAMED_FIRST = (SATURATED, FAILED, STRAGGLER, NO_LINES, IDLE, GAPS)
 """Which flagged runs are named first when not every row's label fits."""
 
@@ -58,11 +56,6 @@ class FleetChart:
     @property
     def column_seconds(self) -> float:
         return self.span / COLUMNS if self.span > 0 else 1.0
-
-    @property
-    def named(self) -> tuple[tuple[int, str], ...]:
-        """The rows named when `MOST_NAMED` labels fit."""
-        return named(self, MOST_NAMED)
 
 
 def named(chart: FleetChart, fit: int) -> tuple[tuple[int, str], ...]:
