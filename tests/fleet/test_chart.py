@@ -15,13 +15,16 @@ from typing import Any
 import pytest
 
 from orca.sample.readback.chart.ticks import elapsed_ticks
-from orca.sample.readback.fleet.chart import COLUMNS, MOST_NAMED, FleetChart, fleet_chart, named
+from orca.sample.readback.fleet.chart import COLUMNS, FleetChart, fleet_chart, named
 from orca.sample.readback.fleet.records import Fleet
 from orca.sample.readback.fleet.table import fleet
 from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.sources import sources
 from tests.fleet.fleets import capture, mixed, write_fleet
 from tests.fleet.test_fleet import COUNT, IDLE, KINDS, NAMES, OOM, SATURATED, STRAGGLER, worked
+
+FIT = 24
+"""Labels that fit beside a heat map, for `named`."""
 
 
 def read_fleet(directory: Path, sort: str = "name") -> Fleet:
@@ -49,9 +52,10 @@ def test_a_row_per_run_in_the_tables_order(chart: FleetChart, tmp_path: Path) ->
     write_fleet(tmp_path, KINDS)
     by_cpu = fleet_chart(read_fleet(tmp_path, sort="cpu"))
     assert by_cpu.labels[0] == SATURATED and by_cpu.labels[-1] == IDLE
-    # Every row fewer than `MOST_NAMED`: each named, with its first flag.
-    assert [index for index, _ in chart.named] == list(range(COUNT))
-    assert dict(chart.named)[NAMES.index(OOM)] == "saturated" and dict(chart.named)[NAMES.index(IDLE)] == "idle"
+    # Every row, when they all fit: each named, with its first flag.
+    every = named(chart, FIT)
+    assert [index for index, _ in every] == list(range(COUNT))
+    assert dict(every)[NAMES.index(OOM)] == "saturated" and dict(every)[NAMES.index(IDLE)] == "idle"
     assert chart.title.startswith(f"{COUNT} runs · started 2026-12-03T16:26:21Z · ")
 
 
@@ -91,8 +95,8 @@ def test_the_fleets_totals_count_every_cpu_second_once(chart: FleetChart) -> Non
 def test_a_large_fleet_names_its_flagged_runs_only(tmp_path: Path) -> None:
     write_fleet(tmp_path, mixed(40))
     chart = fleet_chart(read_fleet(tmp_path))
-    assert len(chart.labels) == 40 > MOST_NAMED
-    assert [(chart.labels[index], flag) for index, flag in chart.named] == [
+    assert len(chart.labels) == 40 > FIT
+    assert [(chart.labels[index], flag) for index, flag in named(chart, FIT)] == [
         ("worker-008", "idle"), ("worker-016", "saturated"), ("worker-024", "saturated"), ("worker-039", "straggler")]
     assert chart.notes == ("saturated 2: worker-016, worker-024",
                            "failed 1: worker-024 (killed by SIGKILL after 7.5 s, 1 OOM kill)",

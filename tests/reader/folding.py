@@ -4,7 +4,7 @@ in parts merged in order (as `readback/shell/parts.py` merges its workers'), and
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from orca.sample.line_format import Sample
@@ -33,6 +33,26 @@ def folded(text: str, max_points: int = MAX_POINTS) -> Series:
     assert series is not None
     return series
 
+
+def every_run(batches: Iterable[Sequence[Sample]], drawn: int = 0) -> list[Run]:
+    """The runs of a source's lines, given in batches in the order written, in the order they close (those open
+    at the end in the order their first lines came), read in one pass."""
+    runs = Runs(drawn)
+    closed = [run for batch in batches for run in runs.add(batch)]
+    return closed + runs.close()
+
+
+def summaries(name: str, batches: Iterable[Sequence[Sample]]) -> list[InstanceSummary]:
+    """The summaries of a source's runs (see `every_run`).
+
+    >>> from orca.sample.line_format import CpuShare
+    >>> lines = [Sample(v=1, t=10.0, dt=5.0, host="a", cpu=CpuShare(10.0, 2.0, 9.0, 0.0, 30.0), self_cpu=0.1),
+    ...          Sample(v=1, t=15.0, dt=5.0, host="a", cpu=CpuShare(30.0, 4.0, 0.0, 0.0, 80.0), self_cpu=0.2)]
+    >>> [summary] = summaries("a.jsonl", [lines])
+    >>> summary.cpu.mean_all_cores_percent, summary.duration, summary.overhead_percent
+    (23.0, 10.0, 2.0)
+    """
+    return [summary for run in every_run(batches) if (summary := run.fold.summary(name)) is not None]
 
 def runs_in_parts(parts: Sequence[Sequence[Sequence[Sample]]], drawn: int = 0,
                   max_points: int = MAX_POINTS) -> list[Run]:

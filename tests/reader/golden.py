@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orca.sample.readback.chart.panels import chart
-from orca.sample.readback.runs import every_run
 from tests.fleet.fleets import CAPTURES, KINDS, mixed, write_fleet
-from tests.reader.folding import checked, series_of
+from tests.reader.folding import checked, every_run, series_of
 from tests.reader.hand_worked import RUN
 
 GOLDEN = Path(__file__).with_name("golden")

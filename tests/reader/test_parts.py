@@ -31,13 +31,13 @@ from orca.sample.line_format import (
     Sample,
 )
 from orca.sample.readback.lines import Batch
-from orca.sample.readback.runs import opens_run, run_key, summaries
+from orca.sample.readback.runs import opens_run, run_key
 from orca.sample.readback.shell import parts
 from orca.sample.readback.shell.cli import metrics
 from orca.sample.readback.shell.sources import descriptor_batches, part_starts, sources
 from orca.sample.shared.backwards import line_start_before
 from tests.lines import text_of
-from tests.reader.folding import runs_in_parts, shown_by, summaries_of
+from tests.reader.folding import runs_in_parts, shown_by, summaries, summaries_of
 from tests.reader.test_summary import close
 
 # Lines that meet across a cut: two hosts, the same containers and disks, counters that go back (oom_kill,

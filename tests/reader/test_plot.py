@@ -20,9 +20,8 @@ from orca.sample.readback.chart.panels import CONTAINERS, GREY, MEMORY, Chart, D
 from orca.sample.readback.chart.titles import title
 from orca.sample.readback.gather.fold import RunFold
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.runs import every_run
 from orca.sample.readback.shell.plot import chart_figure, draw, layout
-from tests.reader.folding import checked, folded, series_of
+from tests.reader.folding import checked, every_run, folded, series_of
 from tests.reader.hand_worked import RUN, cpu, mem, sample
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-"}

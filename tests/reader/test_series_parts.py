@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from orca.sample.line_format import CpuShare, Disk, IoRate, Mem, NetRate, PressureShare, Sample
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.runs import Run, every_run
+from orca.sample.readback.runs import Run
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.shown import Shown
 from orca.sample.readback.shell.sources import sources
-from tests.reader.folding import runs_in_parts, series_of, shown_by
+from tests.reader.folding import every_run, runs_in_parts, series_of, shown_by
 from tests.reader.test_parts import cgroups, containers, counting_forks, pieces, run_file, runs, small, tenths
 
 # Values with the decimals a sampler writes (percentages in tenths, bytes whole), as the exactness needs.

@@ -24,11 +24,11 @@ from orca.sample.readback.gather.records import (
     PressureSummary,
 )
 from orca.sample.readback.minute import newest_minute
-from orca.sample.readback.runs import summaries
 from orca.sample.readback.sample_line import decode_all
 from orca.sample.readback.summary.as_json import json_line
 from orca.sample.readback.summary.text import block_text
 from tests.lines import samples
+from tests.reader.folding import summaries
 from tests.reader.hand_worked import RUN
 
 

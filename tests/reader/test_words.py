@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from orca.sample.line_format import CommandExit
 from orca.sample.readback.chart.panels import chart
-from orca.sample.readback.runs import every_run
 from orca.sample.readback.words import (
     command,
     count,
@@ -37,7 +36,7 @@ from orca.sample.readback.words import (
     time_of_day,
     utc,
 )
-from tests.reader.folding import checked, series_of
+from tests.reader.folding import checked, every_run, series_of
 from tests.reader.test_metrics_command import orca
 from tests.reader.test_runs import FIRST_START, SECOND_START, line, mem
 from tests.reader.test_runs import cpu as cpu_section

@@ -1,28 +1,17 @@
-"""A source's lines into runs (docs/behaviour.md §11.1): the lines of one host and one `start` (one sampler's) are
-one run, folded on their own (`gather/fold.py`). A file or a log can hold several hosts' lines (a pod's log collected
-with others, files joined with `cat`) and many runs (a sampler started again with the same `--out`, one started by
-cron every minute); lines of an older sampler, which have no `start`, are one run per host.
-
-Memory does not grow with the number of runs: at most `OPEN_RUNS` are held open, and when one more begins, the run
-written least recently is closed and handed out to be shown, so 100,000 runs cost what 64 do. A run whose lines come
-back after it was closed is shown again, from there. Only the first `drawn` runs are folded for the chart.
-
-A part of a file read on its own (`readback/shell/parts.py`) knows a run began in it when it holds the run's first
-line (`opens_run`), and shows it when it closes; a run it closed that may have begun before is handed back rather
-than shown, and taken into the open run it goes on from (`Runs.take_part`). (A later line of a run whose `t` is its
-`start` plus its `dt` to the millisecond, a clock stepped back to just that, would be taken for its first: its run is
-then two blocks when the file is read in parts.)
-"""
+"""A source's lines into runs (docs/behaviour.md §11.1, docs/metrics.md "A file of many runs"): one host and one
+`start` are one run, folded on its own (`gather/fold.py`), at most `OPEN_RUNS` open at once. A part of a file read on
+its own knows a run began in it by its first line (`opens_run`) and hands back the others, taken into the run they go
+on from (`Runs.take_part`); a later line whose `t` is its `start` plus its `dt` to the millisecond (a clock stepped
+back to just that) is taken for a first line, and its run is two blocks when the file is read in parts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
 from orca.sample.readback.gather.points import MAX_POINTS
-from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import Section
 
 OPEN_RUNS = 64
@@ -183,23 +172,3 @@ class Runs:
         run.fold.merge(later.fold)
         return run
 
-
-def every_run(batches: Iterable[Sequence[Sample]], drawn: int = 0) -> list[Run]:
-    """The runs of a source's lines, given in batches in the order written, in the order they close (those open
-    at the end in the order their first lines came)."""
-    runs = Runs(drawn)
-    closed = [run for batch in batches for run in runs.add(batch)]
-    return closed + runs.close()
-
-
-def summaries(name: str, batches: Iterable[Sequence[Sample]]) -> list[InstanceSummary]:
-    """The summaries of a source's runs (see `every_run`).
-
-    >>> from orca.sample.line_format import CpuShare
-    >>> lines = [Sample(v=1, t=10.0, dt=5.0, host="a", cpu=CpuShare(10.0, 2.0, 9.0, 0.0, 30.0), self_cpu=0.1),
-    ...          Sample(v=1, t=15.0, dt=5.0, host="a", cpu=CpuShare(30.0, 4.0, 0.0, 0.0, 80.0), self_cpu=0.2)]
-    >>> [summary] = summaries("a.jsonl", [lines])
-    >>> summary.cpu.mean_all_cores_percent, summary.duration, summary.overhead_percent
-    (23.0, 10.0, 2.0)
-    """
-    return [summary for run in every_run(batches) if (summary := run.fold.summary(name)) is not None]

@@ -23,6 +23,8 @@ from orca.sample.readback.words import UNITS, percent, rate, size
 
 PERCENT, BYTES, RATE = "percent", "bytes", "rate"
 """What an axis shows: a share of a whole, bytes, or bytes per second."""
+SAID = {PERCENT: percent, BYTES: size, RATE: rate}
+"""How a value of each kind is said in words (a flat panel's note)."""
 TOP_DRAWN = 4
 """The run's top processes drawn in its panels: the names of the highest peak (more would hide the run's own curve)."""
 SHARE_MOST = 100.0
@@ -65,6 +67,8 @@ class Panel:
     two names or more."""
     rates: bool = False
     """Its values are over each line's `dt`: a short point's do not set its scale."""
+    optional: bool = False
+    """Shown only when some run has a value in it (the run's io, pressure, the containers)."""
 
 
 RUN_CPU = Panel("run cpu", "run CPU\n% of one core", (
@@ -74,7 +78,7 @@ RUN_MEMORY = Panel("run memory", "run memory\n{unit}", (
     Curve("mem_rss", "run's resident memory"),
     Curve("mem_limit", "memory limit (cgroup)", reference=True, of="mem_rss")), kind=BYTES, run=True, keyed="top_mem")
 RUN_IO = Panel("run io", "run io\n{unit}", (Curve("run_io_read", "run's read"), Curve("run_io_write", "run's write")),
-               kind=RATE, run=True, rates=True)
+               kind=RATE, run=True, rates=True, optional=True)
 RUN = (RUN_CPU, RUN_MEMORY, RUN_IO)
 CPU = Panel("cpu", "host CPU\n% of all cores", (Curve("cpu_user", "user"), Curve("cpu_system", "system"),
                                                Curve("cpu_iowait", "iowait"), Curve("cpu_busiest", "busiest core")),
@@ -85,8 +89,9 @@ DISK = Panel("disk", "host disk\n%", (Curve("disk_percent", "fullest file system
 IO = Panel("io", "host io\n{unit}", (Curve("io_read", "read"), Curve("io_write", "write")), kind=RATE, rates=True)
 NET = Panel("net", "host net\n{unit}", (Curve("net_in", "in"), Curve("net_out", "out")), kind=RATE, rates=True)
 PRESSURE = Panel("pressure", "host pressure\n% stalled", (
-    Curve("pressure_cpu", "cpu"), Curve("pressure_memory", "memory"), Curve("pressure_io", "io")), shares=True)
-CONTAINERS = Panel("containers", "containers'\nmemory {unit}", (), kind=BYTES)
+    Curve("pressure_cpu", "cpu"), Curve("pressure_memory", "memory"), Curve("pressure_io", "io")), shares=True,
+    optional=True)
+CONTAINERS = Panel("containers", "containers'\nmemory {unit}", (), kind=BYTES, optional=True)
 HOST = (CPU, MEMORY, DISK, IO, NET, PRESSURE, CONTAINERS)
 
 
@@ -157,17 +162,14 @@ def panels(series: Sequence[Series]) -> list[Panel]:
     >>> [panel.name for panel in panels([RunFold(drawn=True).series("empty")])]
     ['cpu', 'memory', 'disk', 'io', 'net']
     """
-    chosen = [panel for panel in RUN if panel is not RUN_IO or _measured(panel, series)] if has_run(series) else []
-    for panel in HOST:
-        if panel is CONTAINERS:
-            if any(one.keyed.get("containers") for one in series):
-                chosen.append(_containers(series))
-        elif panel is not PRESSURE or _measured(panel, series):
-            chosen.append(panel)
-    return chosen
+    run = has_run(series)
+    return [_containers(series) if panel is CONTAINERS else panel for panel in (*RUN, *HOST)
+            if (run or not panel.run) and (not panel.optional or _measured(panel, series))]
 
 
 def _measured(panel: Panel, series: Sequence[Series]) -> bool:
+    if not panel.curves:  # keyed: a name drawn
+        return any(one.keyed.get(panel.name) for one in series)
     return any(_finite(one.values[curve.field]) for curve in panel.curves for one in series)
 
 
@@ -369,10 +371,7 @@ def _note(panel: Panel, curves: Sequence[Drawn]) -> str:
     words = []
     for legend, same in groupby(attrgetter("legend"), [curve for curve in curves if not curve.reference]).items():
         values = [value for curve in same for value in _spread(curve)]
-        low, high = _value(panel.kind, min(values)), _value(panel.kind, max(values))
+        said = SAID[panel.kind]
+        low, high = said(min(values)), said(max(values))
         words.append(f"{legend} {low}" if low == high else f"{legend} {low} to {high}")
     return f"{panel.name}: {', '.join(words)}"
-
-
-def _value(kind: str, value: float) -> str:
-    return percent(value) if kind == PERCENT else rate(value) if kind == RATE else size(value)

@@ -1,12 +1,7 @@
-"""What the fleet chart of `orca metrics --plot` shows, as data (docs/metrics.md, "A fleet"): over the fleet's
-wall-clock time, cut into `COLUMNS` columns, each run's CPU and memory as a share of what it had (a row of each heat
-map, in the table's order), and the fleet's CPUs busy and memory used beside what it had. The drawing itself
-(matplotlib) is `readback/shell/fleet_plot.py`'s; its size does not depend on the number of runs: more runs make
-thinner rows.
-
-A run's buckets (`usage.Buckets`) are spread over the columns they overlap, each in proportion to the overlap, so
-every CPU-second and byte-second of a run is counted once, whatever the lengths of its slots and of the columns.
-"""
+"""What the fleet chart of `orca metrics --plot` shows, as data (docs/metrics.md, "The fleet chart"): each run's
+CPU and memory share per column of time (the heat maps' rows, in the table's order), the fleet's use beside what it
+had, the runs named, the title and notes. A run's buckets (`usage.Buckets`) are spread over the columns in proportion
+to their overlap. The drawing is `readback/shell/fleet_plot.py`'s."""
 
 from __future__ import annotations
 
@@ -25,8 +20,6 @@ from orca.sample.readback.words import count, duration, number, percent, utc
 
 COLUMNS = 360
 """Columns of time: about a pixel or two each at the figure's width."""
-MOST_NAMED = 24
-"""Runs named beside the heat maps when the drawing does not say how many fit (`named`)."""
 NAMED_FIRST = (SATURATED, FAILED, STRAGGLER, NO_LINES, IDLE, GAPS)
 """Which flagged runs are named first when not every row's label fits."""
 
@@ -63,11 +56,6 @@ class FleetChart:
     @property
     def column_seconds(self) -> float:
         return self.span / COLUMNS if self.span > 0 else 1.0
-
-    @property
-    def named(self) -> tuple[tuple[int, str], ...]:
-        """The rows named when `MOST_NAMED` labels fit."""
-        return named(self, MOST_NAMED)
 
 
 def named(chart: FleetChart, fit: int) -> tuple[tuple[int, str], ...]:

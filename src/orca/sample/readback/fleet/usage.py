@@ -1,11 +1,7 @@
-"""What of its capacity one run used (docs/metrics.md, "A fleet"): its CPUs and its memory, of its own cgroup's
-limits when the lines have them and else of its host's, each line's share chosen as that page says, folded from its
-lines in one pass, in memory that does not grow with them. The host's own CPU share and memory are folded beside, to
-say whether the host itself was saturated.
-
-The sums are taken in once per batch (`ExactSum`), so a file folded in parts and merged gives the figures of one
-fold over it all. With `buckets`, the fold also keeps, per slot of time (`gather/slots.py`), the CPU-seconds and
-byte-seconds used and available in it, each line's spread over the time it covers: what the fleet chart draws."""
+"""What of its capacity one run used (docs/metrics.md, "What each run had, and what it used"): its CPUs and memory
+against its cgroup's limits or its host's, and the host's own saturation, folded in one pass (`UsageSection`, a
+section of the gather folded only for a fleet); with buckets, per slot of time (`gather/slots.py`) the CPU-seconds and
+byte-seconds used and had, for the fleet chart."""
 
 from __future__ import annotations
 
@@ -149,15 +145,14 @@ class UsageSection:
     columns: tuple[Column, ...] = ()
     keyed = False
 
-    __slots__ = ("buckets", "cores_available", "cores_used", "cpu_above_idle_dt", "cpu_dt", "cpu_limited",
-                 "cpu_own", "cpu_saturated_dt", "cpu_shares", "host_cpu_dt", "host_memory_peak", "host_saturated_dt",
-                 "memory_available", "memory_dt", "memory_limited", "memory_own", "memory_peak", "memory_used")
+    __slots__ = ("buckets", "cpu_limited", "cpu_own", "cpu_shares", "host_memory_peak", "memory_limited",
+                 "memory_own", "memory_peak", "sums")
 
     def __init__(self, buckets: bool = False) -> None:
-        self.cores_used, self.cores_available, self.cpu_dt = ExactSum(), ExactSum(), ExactSum()
-        self.cpu_saturated_dt, self.cpu_above_idle_dt = ExactSum(), ExactSum()
-        self.memory_used, self.memory_available, self.memory_dt = ExactSum(), ExactSum(), ExactSum()
-        self.host_cpu_dt, self.host_saturated_dt = ExactSum(), ExactSum()
+        self.sums = tuple(ExactSum() for _ in range(10))
+        """Σ over the lines of: CPUs used × `dt`, CPUs available × `dt`, `dt` with a CPU share, `dt` saturated, `dt`
+        above idle; bytes used × `dt`, bytes available × `dt`, `dt` with memory; `dt` with the host's CPU share, `dt`
+        of the host saturated."""
         self.cpu_shares = Histogram(1)
         self.memory_peak = self.host_memory_peak = -1.0
         self.cpu_limited = self.memory_limited = self.cpu_own = self.memory_own = False
@@ -225,11 +220,9 @@ class UsageSection:
                 memory_peak = 100 * used / total
             if buckets:
                 memory_slots.append((used, total, dt, line.t))
-        for kept, term in ((self.cores_used, cores_used / 100), (self.cores_available, cores_available),
-                           (self.cpu_dt, cpu_dt), (self.cpu_saturated_dt, saturated_dt),
-                           (self.cpu_above_idle_dt, above_idle_dt), (self.memory_used, memory_used),
-                           (self.memory_available, memory_available), (self.memory_dt, memory_dt),
-                           (self.host_cpu_dt, host_cpu_dt), (self.host_saturated_dt, host_saturated_dt)):
+        for kept, term in zip(self.sums, (cores_used / 100, cores_available, cpu_dt, saturated_dt, above_idle_dt,
+                                          memory_used, memory_available, memory_dt, host_cpu_dt, host_saturated_dt),
+                              strict=True):
             kept.add(term)
         self.cpu_shares.add_many(shares)
         self.memory_peak, self.cpu_limited, self.memory_limited = memory_peak, cpu_limited, memory_limited
@@ -275,11 +268,7 @@ class UsageSection:
     def merge(self, later: UsageSection) -> None:
         """Take in `later`, the fold of the lines after these (another part of the same file); `later` is not to be
         used again."""
-        for kept, theirs in ((self.cores_used, later.cores_used), (self.cores_available, later.cores_available),
-                             (self.cpu_dt, later.cpu_dt), (self.cpu_saturated_dt, later.cpu_saturated_dt),
-                             (self.cpu_above_idle_dt, later.cpu_above_idle_dt), (self.memory_used, later.memory_used),
-                             (self.memory_available, later.memory_available), (self.memory_dt, later.memory_dt),
-                             (self.host_cpu_dt, later.host_cpu_dt), (self.host_saturated_dt, later.host_saturated_dt)):
+        for kept, theirs in zip(self.sums, later.sums, strict=True):
             kept.merge(theirs)
         self.cpu_shares.merge(later.cpu_shares)
         self.memory_peak = max(self.memory_peak, later.memory_peak)
@@ -300,7 +289,8 @@ class UsageSection:
         return {}
 
     def usage(self) -> Usage:
-        cpu_dt, memory_dt, host_cpu_dt = self.cpu_dt.value(), self.memory_dt.value(), self.host_cpu_dt.value()
+        (cores_used, cores_available, cpu_dt, saturated_dt, above_idle_dt, memory_used, memory_available, memory_dt,
+         host_cpu_dt, host_saturated_dt) = (each.value() for each in self.sums)
         return Usage(
             cpu_limited=self.cpu_limited,
             memory_limited=self.memory_limited,
@@ -308,16 +298,15 @@ class UsageSection:
             memory_own=self.memory_own,
             cpu_seconds=cpu_dt,
             memory_seconds=memory_dt,
-            core_seconds_used=self.cores_used.value() if cpu_dt > 0 else None,
-            core_seconds_available=self.cores_available.value() if cpu_dt > 0 else None,
+            core_seconds_used=cores_used if cpu_dt > 0 else None,
+            core_seconds_available=cores_available if cpu_dt > 0 else None,
             cpu_p95=self.cpu_shares.percentile(PERCENTILE) if self.cpu_shares.total else None,
-            cpu_saturated_percent=100 * self.cpu_saturated_dt.value() / cpu_dt if cpu_dt > 0 else None,
-            cpu_above_idle_percent=100 * self.cpu_above_idle_dt.value() / cpu_dt if cpu_dt > 0 else None,
-            byte_seconds_used=self.memory_used.value() if memory_dt > 0 else None,
-            byte_seconds_available=self.memory_available.value() if memory_dt > 0 else None,
+            cpu_saturated_percent=100 * saturated_dt / cpu_dt if cpu_dt > 0 else None,
+            cpu_above_idle_percent=100 * above_idle_dt / cpu_dt if cpu_dt > 0 else None,
+            byte_seconds_used=memory_used if memory_dt > 0 else None,
+            byte_seconds_available=memory_available if memory_dt > 0 else None,
             memory_peak_percent=self.memory_peak if self.memory_peak >= 0 else None,
-            host_cpu_saturated_percent=100 * self.host_saturated_dt.value() / host_cpu_dt if host_cpu_dt > 0
-            else None,
+            host_cpu_saturated_percent=100 * host_saturated_dt / host_cpu_dt if host_cpu_dt > 0 else None,
             host_memory_peak_percent=self.host_memory_peak if self.host_memory_peak >= 0 else None,
             buckets=None if self.buckets is None or not self.buckets.held else _buckets(self.buckets),
         )

@@ -1,16 +1,13 @@
-"""The one gather: one run's lines folded into everything `orca metrics` shows of it (docs/metrics.md): the summary
-(text and `--json`) and, when the run is drawn, the chart's points, each section of each line read by one fold.
-
-A run's fold holds its times (`times.py`), one fold per section of the line (`SECTIONS`, each in a module of its
-own: `section.py` says what one is), and the chart's points (`points.py`). Memory does not grow with the number of
-lines, and a fold of some lines merged with the fold of the lines after them is the fold of all of them, to the last
-bit (`RunFold.merge`), so a file can be read in parts. A new line field's figures are one more section in
-`SECTIONS`; the text, `--json` and the chart read the records and series the fold gives.
-"""
+"""The one gather (docs/architecture.md, "Which folder holds what"): a run's lines folded into everything `orca
+metrics` shows of it, the summary and, when the run is drawn, the chart's points. `RunFold` holds the run's times
+(`times.py`), one fold per section of the line (`SECTIONS`: a new line field's figures are one more) and the points
+(`points.py`), in memory that does not grow with the lines; a fold merged with the fold of the lines after them is
+the fold of all of them, to the last bit (`RunFold.merge`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 from orca.sample.line_format import Sample
@@ -147,11 +144,8 @@ class RunFold:
         """The run's values over time, to draw, under `name`; None when it is not drawn."""
         if self.points is None:
             return None
-        drawn = self.points.drawn()
         run = cast("RunSection", self.section("run"))
-        keyed = [column.name for section in self.sections if section.keyed for column in section.columns]
-        return Series(
-            name=name, t=drawn.t, values=drawn.values, keyed=dict(zip(keyed, drawn.keyed, strict=True)),
-            omitted=dict(zip(keyed, drawn.omitted, strict=True)), lines_per_point=drawn.lines_per_point,
-            host=self.host, start=self.start, first=drawn.first, last=drawn.last, lines=drawn.lines,
-            command=run.command, argc=run.argc, exit=run.exit, cores=self.cores, span=self.times.span)
+        drawn = self.points.drawn([column.name for section in self.sections if section.keyed
+                                   for column in section.columns])
+        return replace(drawn, name=name, host=self.host, start=self.start, command=run.command, argc=run.argc,
+                       exit=run.exit, cores=self.cores, span=self.times.span)

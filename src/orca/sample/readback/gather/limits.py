@@ -44,16 +44,16 @@ class CgroupSection:
     columns = (Column("mem_limit", NEWEST), Column("cpu_limit", NEWEST))
     """`cpu_limit` is the quota in percent of one core (100 × `cpu_max`), the unit of the run's CPU."""
     keyed = False
-    __slots__ = ("cpu_dt", "cpu_max", "cpu_used", "first_oom", "last_oom", "mem_max", "mem_peak", "oom_rise",
-                 "pids_max", "pids_peak", "throttled_dt", "throttled_sum")
+    __slots__ = ("cpu_max", "first_oom", "last_oom", "mem_max", "mem_peak", "oom_rise", "pids_max", "pids_peak",
+                 "sums")
 
     def __init__(self) -> None:
         self.mem_peak: int | None = None
         self.mem_max: int | None = None
         self.cpu_max: float | None = None
-        self.cpu_used, self.cpu_dt = ExactSum(), ExactSum()
-        """Σ `cpu` × `cpu_max` × `dt`, and Σ `dt`, over the lines with both."""
-        self.throttled_sum, self.throttled_dt = ExactSum(), ExactSum()
+        self.sums = (ExactSum(), ExactSum(), ExactSum(), ExactSum())
+        """Σ `cpu` × `cpu_max` × `dt` and Σ `dt` over the lines with both; Σ `throttled` × `dt` and Σ `dt` over the
+        lines with it."""
         self.first_oom: int | None = None
         self.last_oom: int | None = None
         self.oom_rise = 0
@@ -96,8 +96,7 @@ class CgroupSection:
                 pids_max = section.pids_max
         self.mem_peak, self.mem_max, self.cpu_max, self.pids_peak, self.pids_max = (mem_peak, mem_max, cpu_max,
                                                                                    pids_peak, pids_max)
-        for total, term in ((self.cpu_used, cpu_used), (self.cpu_dt, cpu_dt), (self.throttled_sum, throttled_sum),
-                            (self.throttled_dt, throttled_dt)):
+        for total, term in zip(self.sums, (cpu_used, cpu_dt, throttled_sum, throttled_dt), strict=True):
             total.add(term)
         if ooms:
             self._ooms(ooms)
@@ -116,8 +115,7 @@ class CgroupSection:
         self.mem_max = later.mem_max if later.mem_max is not None else self.mem_max
         self.cpu_max = later.cpu_max if later.cpu_max is not None else self.cpu_max
         self.pids_max = later.pids_max if later.pids_max is not None else self.pids_max
-        for total, theirs in ((self.cpu_used, later.cpu_used), (self.cpu_dt, later.cpu_dt),
-                              (self.throttled_sum, later.throttled_sum), (self.throttled_dt, later.throttled_dt)):
+        for total, theirs in zip(self.sums, later.sums, strict=True):
             total.merge(theirs)
         if later.first_oom is not None:
             self._ooms([later.first_oom])  # the step from this part's last count to the next part's first
@@ -127,10 +125,9 @@ class CgroupSection:
     def summary(self) -> dict[str, Any]:
         if self.mem_max is None and self.cpu_max is None:
             return {"cgroup": None}
-        covered = self.cpu_dt.value()
-        throttled = self.throttled_dt.value()
+        used, covered, throttled_sum, throttled = (total.value() for total in self.sums)
         return {"cgroup": CgroupSummary(
             mem_peak=self.mem_peak, mem_max=self.mem_max,
-            cpu_cores=self.cpu_used.value() / (100 * covered) if covered > 0 else None, cpu_max=self.cpu_max,
-            throttled=min(100.0, self.throttled_sum.value() / throttled) if throttled > 0 else None,
+            cpu_cores=used / (100 * covered) if covered > 0 else None, cpu_max=self.cpu_max,
+            throttled=min(100.0, throttled_sum / throttled) if throttled > 0 else None,
             oom_kills=self.oom_rise, pids_peak=self.pids_peak, pids_max=self.pids_max)}

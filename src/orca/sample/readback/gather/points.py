@@ -1,13 +1,7 @@
-"""The points a run's chart is drawn from, thinned to at most a few thousand however long the run, in memory that
-does not grow with it.
-
-A point stands for the lines whose `t` falls in one slot of time (`slots.py`: 2^k milliseconds from the Unix epoch, k as
-small as keeps the run within `2 * MAX_POINTS` slots). It holds, per column the sections give (`section.Column`), the
-mean, the highest or the newest of its lines' values, and per keyed column (the containers', the top processes') each
-name's highest value. Means of percentages are summed in whole tenths and other means are of whole numbers, so sums are
-exact, and the points of some lines merged with the points of the lines after them are the points of all of them,
-however the lines were batched or cut (`Points.merge`): a file read in parts draws the chart one reader draws.
-"""
+"""The points a run's chart is drawn from (docs/metrics.md, "The chart"): at most `2 * MAX_POINTS` slots of time
+(`slots.py`), each holding per column (`section.Column`) its lines' mean, highest or newest, and per keyed column each
+name's highest. Means are summed in whole tenths or whole numbers, so points merged in file order (`Points.merge`) are
+one reader's, however the lines were batched or cut."""
 
 from __future__ import annotations
 
@@ -20,6 +14,7 @@ from typing import Any
 
 from orca.sample.readback.distinct import DistinctCount
 from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column
+from orca.sample.readback.gather.series import Series
 from orca.sample.readback.gather.slots import Slots
 
 MAX_POINTS = 500
@@ -183,8 +178,9 @@ class Points:
         for slot, point in later._slots.in_order():
             self._take(slot, point)
 
-    def drawn(self) -> Drawn:
-        """The points as series: one entry per point, a point of nothing between two too far apart to be joined."""
+    def drawn(self, keyed_names: Sequence[str]) -> Series:
+        """The points as series (unnamed: `fold.RunFold.series` says whose), one entry per point, a point of nothing
+        between two too far apart to be joined; `keyed_names` name the keyed columns."""
         points = [point for _, point in self._slots.in_order()]
         breaks = _breaks(points)
         times: list[float] = []
@@ -198,16 +194,18 @@ class Points:
             times.append((point.first + point.last) / 2)
             rows.append(self._row(point))
             keyed.append(point.keyed)
-        values = {column.name: tuple(row[index] for row in rows) for index, column in enumerate(self._columns)}
-        named: list[dict[str, tuple[float, ...]]] = []
-        omitted: list[tuple[int, bool]] = []
-        for index, kept in enumerate(self._keyed):
+        named: dict[str, dict[str, tuple[float, ...]]] = {}
+        omitted: dict[str, tuple[int, bool]] = {}
+        for index, (column, kept) in enumerate(zip(keyed_names, self._keyed, strict=True)):
             names = sorted(kept.largest())
-            named.append({name: tuple(float(each[index].get(name, math.nan)) for each in keyed) for name in names})
-            omitted.append(kept.omitted(len(names)))
-        return Drawn(tuple(times), values, named, omitted, max((point.lines for point in points), default=1),
-                     min((point.first for point in points), default=math.nan),
-                     max((point.last for point in points), default=math.nan), sum(point.lines for point in points))
+            named[column] = {name: tuple(float(each[index].get(name, math.nan)) for each in keyed) for name in names}
+            omitted[column] = kept.omitted(len(names))
+        return Series("", tuple(times), {column.name: tuple(row[index] for row in rows)
+                                         for index, column in enumerate(self._columns)},
+                      named, omitted, max((point.lines for point in points), default=1),
+                      first=min((point.first for point in points), default=math.nan),
+                      last=max((point.last for point in points), default=math.nan),
+                      lines=sum(point.lines for point in points))
 
     def _row(self, point: _Point) -> list[float]:
         """The point's value of each column, NaN where none of its lines had one."""
@@ -219,18 +217,6 @@ class Points:
         newest = iter([math.nan if value is None else float(value) for value in point.newest])
         of_kind = {MEAN: means, PEAK: peaks, NEWEST: newest}
         return [next(of_kind[column.kind]) for column in self._columns]
-
-
-class Drawn:
-    """A run's points as series, before they are named (`fold.RunFold.series`)."""
-
-    __slots__ = ("first", "keyed", "last", "lines", "lines_per_point", "omitted", "t", "values")
-
-    def __init__(self, t: tuple[float, ...], values: dict[str, tuple[float, ...]],
-                 keyed: list[dict[str, tuple[float, ...]]], omitted: list[tuple[int, bool]], lines_per_point: int,
-                 first: float, last: float, lines: int) -> None:
-        self.t, self.values, self.keyed, self.omitted = t, values, keyed, omitted
-        self.lines_per_point, self.first, self.last, self.lines = lines_per_point, first, last, lines
 
 
 def _breaks(points: Sequence[_Point]) -> set[int]:

@@ -1,9 +1,6 @@
-"""How long a run lasted, counted by the sampler's monotonic clock (docs/behaviour.md §11.1): each line's `dt` is the
-time since the line before (the first line's since the sampler's start, with a COMMAND the command's), so the run's
-span is the sum of its lines' `dt` in the order written, and a gap is a `dt` after the first over twice the median.
-The wall clock (`t`) only places the run on the calendar: its last line's `t`, and the span before it. A clock stepped
-inside a run (an NTP step, a VM restored) is then neither an hour nor a gap.
-"""
+"""How long a run lasted (docs/metrics.md, "How time is counted"): the sum of its lines' `dt`, the sampler's
+monotonic clock, in the order written; a gap is a `dt` after the first over twice the median. The wall clock (`t`)
+only places the run on the calendar."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The run's top processes (`run.top`, docs/behaviour.md §3.12), gathered (`section.py`) by name: the processes of
-one name taken together (`java ×12`), as a person asks "which took the memory, which the CPU". Per name: how many
-processes (distinct pids), the most resident memory they held together at one reading, the CPU seconds and the
-bytes read and written over the run; each point's highest memory and CPU of each name (keyed series).
-
-Each line lists only the processes that used the most in it (at most eight), so a name's figures are those of the
-lines it was listed in: its memory peak is exact when its processes were listed together at their peak, and its CPU
-seconds and bytes leave out the intervals in which it was not among the top (a lower bound, close for the names that
-matter: those that used the most are listed)."""
+"""The run's top processes (`run.top`), gathered (`section.py`) by name (docs/behaviour.md, the `process` row): per
+name how many pids, the most resident memory together at one reading, CPU seconds and bytes moved, from the lines that
+listed it; each point's highest memory and CPU of each name (keyed series)."""
 
 from __future__ import annotations
 

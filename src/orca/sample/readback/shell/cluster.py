@@ -1,12 +1,7 @@
 """A fleet read on a Dask cluster (docs/metrics.md, "On a cluster"): its client is a `concurrent.futures` executor
-(`Client.get_executor`), so the fleet's sources are spread over its workers as over the local processes
-(`many.py`). Named by `--scheduler ADDRESS`, else by Dask's own setting: `DASK_SCHEDULER_ADDRESS`, or
-`scheduler-address` in Dask's configuration files. `distributed` (the `cluster` extra) is imported only when one is.
-
-Before any task: the scheduler must answer (`CONNECT_SECONDS`), have a worker (`WORKERS_SECONDS`), and every worker
-must run this orca-sample's version, or the read is one message (`ClusterError`) naming what is wrong. Each task is
-read on the worker that takes it, with that worker's settings (its environment, its instance role): a task carries
-sources' names, never this process's credentials."""
+(`Client.get_executor`), used as the local one is (`many.py`). `distributed` (the `cluster` extra) is imported only
+when a scheduler is named; before any task the scheduler must answer, have a worker and run this orca-sample's version
+on every worker, or the read is one `ClusterError`."""
 
 from __future__ import annotations
 

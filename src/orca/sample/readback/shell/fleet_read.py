@@ -5,9 +5,6 @@ source is read whole by one process: the fleet's sources are spread over the exe
 
 from __future__ import annotations
 
-import base64
-import pickle
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import cast
@@ -18,43 +15,25 @@ from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run as FoldedRun
 from orca.sample.readback.shell.parts import show_runs
-from orca.sample.readback.shell.shown import Shown, Totals
+from orca.sample.readback.shell.shown import Shown
 from orca.sample.readback.shell.sources import Source, Tally, read_failure
 
 
 @dataclass(slots=True)
 class Kept(Shown):
-    """Each run as it closes, kept: its summary and usage, and its series when drawn; nothing written. In a part of
-    a file read by another process (`elsewhere`), each run is written instead, one line each, and taken back in
-    (`follow`): the runs of a file of many runs come back from its parts to make one table."""
+    """Each run as it closes, kept: its summary and usage, and its series when drawn; nothing written. A source is
+    read whole here (`read_fleet_source`), so no part of it is shown elsewhere."""
 
     runs: list[Run] = field(default_factory=list)
-    spilled: bool = False
-    """Whether each run is written (in another process's part) rather than kept."""
 
     def show(self, name: str, run: FoldedRun) -> None:
         summary = run.fold.summary(name)
         if summary is None:
             return
         self.totals.add(summary)
-        kept = Run(summary, cast("UsageSection", run.fold.section(USAGE)).usage())
-        if self.spilled:
-            self.write(base64.b64encode(pickle.dumps(kept, pickle.HIGHEST_PROTOCOL)).decode("ascii") + "\n")
-        else:
-            self.runs.append(kept)
+        self.runs.append(Run(summary, cast("UsageSection", run.fold.section(USAGE)).usage()))
         if run.drawn is not None and (series := run.fold.series(name)) is not None:
             self.series.append((run.drawn, series))
-
-    def elsewhere(self, write: Callable[[str], None]) -> Kept:
-        return Kept(self.render, self.separator, write, spilled=True)
-
-    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
-               places: dict[int, int]) -> None:
-        """The runs another `Kept` wrote, kept after these (our own process's files: unpickled as written)."""
-        for line in "".join(written).splitlines():
-            self.runs.append(pickle.loads(base64.b64decode(line)))
-        self.totals.merge(totals)
-        self.series += [(places[order], one) for order, one in series if order in places]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,17 +1,7 @@
-"""A fleet's sources read through one `concurrent.futures` executor (docs/metrics.md, "A fleet at scale"): the local
-one over the usable cores (`pool.py`), or a Dask cluster's (`cluster.py`). The time a person waits for `orca metrics
-metrics/` over hundreds of instances is about that of one core's (or one worker's) share of them.
-
-The sources are cut into groups of consecutive ones (`_groups`), each a task: what it carries is each source's name
-and where to find it again (a file's path, an object's `s3://` name), never its lines nor this process's credentials;
-the process that takes it opens the files, or fetches the objects with its own settings, several at once, and sends
-back each source's folded runs (`SourceRuns`), or why it could not be read. They are put back in the sources' order,
-so what is printed is what one process reading them all prints. Standard input and pipes are read here.
-
-Locally, the executor is used when there is more than one usable core and the sources hold `MIN_SPREAD_BYTES`
-together; a group whose process failed costs only time: it is read here. On a cluster, Dask runs a lost worker's tasks
-again elsewhere; a task that fails for good makes its sources unread, each with why.
-"""
+"""A fleet's sources read through one `concurrent.futures` executor (docs/metrics.md, "A fleet at scale", "On a
+cluster"): the local one (`pool.py`) or a Dask cluster's (`cluster.py`). A task carries consecutive sources' names and
+places (`_groups`), never their lines nor credentials, and gives back each source's folded runs (`SourceRuns`) or why
+it could not be read, put back in the sources' order."""
 
 from __future__ import annotations
 
@@ -72,9 +62,8 @@ def _spread(executor: Executor, workers: int, found: Sequence[Source], read: Rea
     unsent: list[list[int]] = []
     for group in _groups([found[index].size for index in movable], workers):
         indices = [movable[position] for position in group]
-        places = tuple((found[index].name, found[index].place or "") for index in indices)
         try:
-            tasks[executor.submit(read_group, places, read)] = indices
+            tasks[executor.submit(read_group, _places(found, indices), read)] = indices
         except Exception:  # no process could be made, or the pool broke: read here
             unsent.append(indices)
     outcomes: dict[int, Outcome] = {}

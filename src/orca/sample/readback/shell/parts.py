@@ -1,16 +1,7 @@
-"""A source's runs read and shown (docs/metrics.md, "Large files"): a large file by several processes at once, so that
-the time a person waits for `orca metrics` is the time of one part, not of the whole file.
-
-A regular file is opened once, and every part is read from that one open file (`pread`), so a file replaced while
-it is read (`--keep`'s rename) gives the old file's runs, never a mix. With at least `MIN_PART_BYTES` per part it is
-cut at line starts into one part per usable core (at most `MAX_PARTS`): this process reads the first and shows each
-run as it closes; each other part is read by a process of the local executor (`pool.py`), forked with the file
-open, which shows the runs that begin and close in it into a file of its own (`Shown.elsewhere`), and hands back the
-rest: the runs still open at its end and those that may have
-begun before it (`runs.Runs`). They are taken in the order of the file, which gives the summaries and the chart one
-process reading it all would give (the place of a block among the others aside, for runs that cross a cut). A
-worker that cannot be started, or that fails, costs only time: its part is read here.
-"""
+"""A source's runs read and shown (docs/metrics.md, "Large files"): a large regular file cut at line starts
+(`part_starts`) and read from its one open file, the first part here, each other by a forked process of the local
+executor (`pool.py`), which shows the runs that begin and close in it into a file of its own (`Shown.elsewhere`) and
+hands back the rest (`runs.Runs`); they are taken in file order. A worker that fails costs only time."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The local executor (docs/metrics.md, "A fleet at scale"): the standard `concurrent.futures.ProcessPoolExecutor`,
-its processes forked from this one, so that they start in a few milliseconds with everything already imported and
-hold the descriptors open at the first `submit` (a large file's parts are read from the file this process opened).
-
-Its processes leave Ctrl-C to this one: a terminal sends SIGINT to the whole process group, and a worker interrupted
-while it waits for work would print a traceback. This process, leaving early for any reason, kills them rather than
-waiting for their work."""
+"""The local executor (docs/metrics.md, "A fleet at scale"): a `ProcessPoolExecutor` of processes forked from this
+one, which start at once with everything imported and the descriptors open at the first `submit`. They leave Ctrl-C
+to this process (a terminal sends SIGINT to the whole group), which kills them when it leaves early."""
 
 from __future__ import annotations
 

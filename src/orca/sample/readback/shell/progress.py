@@ -1,7 +1,5 @@
 """How far a long fleet read has come (docs/metrics.md, "A fleet at scale"): one line on standard error, written
-over in place, when standard error is a terminal and the read has taken more than `SHOW_AFTER_SECONDS`; erased when
-the read ends, before anything else is printed. Nothing at all where standard error is not a terminal (a log, a
-pipe, a test). Written here rather than with a progress-bar library: it is one line of text."""
+over in place, only at a terminal and after `SHOW_AFTER_SECONDS`; erased when the read ends."""
 
 from __future__ import annotations
 

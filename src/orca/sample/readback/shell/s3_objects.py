@@ -1,15 +1,7 @@
-"""Objects read back from S3 (docs/behaviour.md §10.2): `s3://BUCKET/KEY`, or every `*.jsonl` object under
-`s3://BUCKET/PREFIX/` (a run's hundreds of instances), each as a stream of chunks. `s3://BUCKET/PREFIX` with no
-object of that name is the prefix `PREFIX/`, as a directory is read with or without its slash.
-
-A prefix's objects are fetched several at once, so a run of hundreds of small objects costs a few round trips'
-time rather than hundreds: while one object is read, a bounded pool of requests on one boto3 client fetches the
-next `FETCHES`, and each holds at most `AHEAD_CHUNKS` chunks the reader has not taken, so memory stays bounded
-whatever the number and size of the objects. An object whose reader does not come for `IDLE_SECONDS` lets go of its
-connection and is fetched again from where it stopped when the reader does come. Objects found by a listing
-elsewhere (`named_chunks`: a process of the local executor, a cluster's worker) are fetched the same way by a client
-of that process's own, made from its own settings.
-"""
+"""Objects read back from S3 (docs/s3.md, "Reading lines back from S3"): `s3://BUCKET/KEY`, or every `*.jsonl`
+object under a prefix, each as a stream of chunks. A listing's objects are fetched `FETCHES` at once on one client,
+each at most `AHEAD_CHUNKS` ahead of its reader; one whose reader is away `IDLE_SECONDS` lets go of its connection
+and is fetched again from where it stopped. `named_chunks` fetches objects listed elsewhere with a client of its own."""
 
 from __future__ import annotations
 

@@ -25,18 +25,15 @@ class Totals:
     def add(self, summary: InstanceSummary) -> None:
         self.count(summary.lines, summary.last_t - summary.duration, summary.last_t)
 
-    def count(self, lines: int, begin: float, end: float) -> None:
-        """A run of `lines` lines from `begin` to `end`."""
-        self.runs += 1
+    def count(self, lines: int, begin: float, end: float, runs: int = 1) -> None:
+        """`runs` runs of `lines` lines in all, from `begin` to `end`."""
+        self.runs += runs
         self.lines += lines
         self.begin = min(self.begin, begin)
         self.end = max(self.end, end)
 
     def merge(self, other: Totals) -> None:
-        self.runs += other.runs
-        self.lines += other.lines
-        self.begin = min(self.begin, other.begin)
-        self.end = max(self.end, other.end)
+        self.count(other.lines, other.begin, other.end, other.runs)
 
 
 @dataclass(slots=True)
