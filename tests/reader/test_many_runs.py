@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from orca.sample import line_format as lf
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
-from orca.sample.readback.fleet.line_row import line_row
+from orca.sample.readback.fleet.line_row import plain
 from orca.sample.readback.fleet.rows import Table
 from orca.sample.readback.fleet.table import fleet
 from orca.sample.readback.fleet.text import rows_text
@@ -143,14 +143,14 @@ def msgspec_replace(sample: lf.Sample, **changes: float) -> lf.Sample:
 
 
 def test_a_line_that_may_be_flagged_or_has_a_run_is_folded_not_said_from_the_line() -> None:
-    assert line_row(cron_line(0, 30.0, 300)) is not None
-    assert line_row(cron_line(0, 5.0, 100)) is None  # idle
-    assert line_row(cron_line(0, 95.0, 300)) is None  # saturated
-    assert line_row(msgspec_replace(cron_line(0, 30.0, 300), dt=0.0)) is None  # covers no time
+    assert plain(cron_line(0, 30.0, 300))
+    assert not plain(cron_line(0, 5.0, 100))  # idle
+    assert not plain(cron_line(0, 95.0, 300))  # saturated
+    assert not plain(msgspec_replace(cron_line(0, 30.0, 300), dt=0.0))  # covers no time
     with_run = cron_line(0, 30.0, 300)
     import msgspec
 
-    assert line_row(msgspec.structs.replace(with_run, run=lf.RunSample(cpu=1.0))) is None
+    assert not plain(msgspec.structs.replace(with_run, run=lf.RunSample(cpu=1.0)))
 
 
 def test_the_table_of_many_runs_is_written_a_piece_at_a_time(tmp_path: Path) -> None:

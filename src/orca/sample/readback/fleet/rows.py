@@ -13,7 +13,7 @@ import math
 import operator
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from orca.sample.readback.fleet.columns import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.fleet.flags import (
@@ -51,6 +51,16 @@ _INTS = (LINES, RSS, IO, NET)
 _FLUSH_ROWS = 4096
 NONE = -(2**63)
 """An integer column's None (no byte count is negative)."""
+
+
+class Columns(NamedTuple):
+    """Rows given a column at a time: each row's host; each float field's values (NaN for None) and each integer
+    field's (`NONE` for None), by field; the same `bits` for every row, which have no command's end and no flags."""
+
+    host: list[str]
+    floats: dict[int, list[float]]
+    ints: dict[int, list[int]]
+    bits: int
 
 
 def compact(run: Run) -> Compact:
@@ -125,6 +135,30 @@ class Rows:
         if len(self._new) >= _FLUSH_ROWS:
             self._flush()
 
+    def extend(self, columns: Columns) -> None:
+        """Rows given in columns, after those added."""
+        if self._new:
+            self._flush()
+        index = len(self.bits)
+        for field, values in columns.floats.items():
+            self._floats[field].extend(values)
+        for field, counts in columns.ints.items():
+            self._counts(field, counts, index)
+        self.bits.extend(bytes([columns.bits]) * len(columns.host))
+        number = self._number
+        self.host.extend([number(host) for host in columns.host])
+
+    def _counts(self, field: int, counts: list[int], index: int) -> None:
+        """An integer column's values for the rows from `index` on."""
+        ints = self._ints[field]
+        try:
+            ints.extend(array("q", counts))
+        except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
+            for place, value in enumerate(counts):
+                if not -(2**63) <= value < 2**63:
+                    self._big[(field, index + place)] = value
+            ints.extend(array("q", [value if -(2**63) <= value < 2**63 else 0 for value in counts]))
+
     def pieces(self) -> Iterator[tuple[str, Any]]:
         """The rows in a few pieces, each small enough to send on its own (a column at most), to be taken in after
         another `Rows`' rows, one after the other (`take`)."""
@@ -177,15 +211,8 @@ class Rows:
         nan = math.nan
         for field, column in self._floats.items():
             column.extend([nan if (value := row[field]) is None else value for row in new])
-        for field, ints in self._ints.items():
-            counts = [NONE if (value := row[field]) is None else value for row in new]
-            try:
-                ints.extend(array("q", counts))
-            except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
-                for place, value in enumerate(counts):
-                    if not -(2**63) <= value < 2**63:
-                        self._big[(field, index + place)] = value
-                ints.extend(array("q", [value if -(2**63) <= value < 2**63 else 0 for value in counts]))
+        for field in self._ints:
+            self._counts(field, [NONE if (value := row[field]) is None else value for row in new], index)
         self.bits.extend([row[BITS] for row in new])
         number = self._number
         self.host.extend([number(row[HOST]) for row in new])
