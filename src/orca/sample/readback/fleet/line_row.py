@@ -11,8 +11,11 @@ from collections.abc import Sequence
 from orca.sample.line_format import Disk, Sample
 from orca.sample.readback.fleet.flags import (
     FULL_MEMORY_PERCENT,
+    IDLE,
     IDLE_MEMORY_PERCENT,
     MEMORY_PRESSURE_PERCENT,
+    Flag,
+    idle_said,
 )
 from orca.sample.readback.fleet.rows import (
     BEGIN,
@@ -47,8 +50,8 @@ from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU
 
 def plain(line: Sample) -> bool:
     """Whether a run of this one line can be its row without its fold: the line is of the kind most runs of one line
-    are (the host's figures: no `run`, no `cgroup`, its CPU, memory and cores, `dt` over 0) and could not be flagged
-    (neither idle, saturated, nor with an OOM kill)."""
+    are (the host's figures: no `run`, no `cgroup`, its CPU, memory and cores, `dt` over 0) and could be flagged
+    idle at most (neither saturated, under memory pressure, nor with an OOM kill)."""
     cpu, mem = line.cpu, line.mem
     if line.run is not None or line.cgroup is not None or cpu is None or mem is None or not line.cores \
             or not mem.total or not line.dt > 0 or any(container.oom_kill for container in line.containers or ()):
@@ -56,8 +59,8 @@ def plain(line: Sample) -> bool:
     share = cpu.user + cpu.system + cpu.steal
     peak = 100 * mem.used / mem.total
     pressure = None if line.pressure is None else line.pressure.memory
-    return not ((share <= IDLE_CPU and peak <= IDLE_MEMORY_PERCENT) or share >= SATURATED_CPU
-                or peak >= FULL_MEMORY_PERCENT or (pressure is not None and pressure >= MEMORY_PRESSURE_PERCENT))
+    return not (share >= SATURATED_CPU or peak >= FULL_MEMORY_PERCENT
+                or (pressure is not None and pressure >= MEMORY_PRESSURE_PERCENT))
 
 
 def _fullest(disks: Sequence[Disk] | None) -> float:
@@ -121,4 +124,9 @@ def line_rows(lines: Sequence[Sample]) -> Columns:
         NET: [NONE if net is None else round(net.received * seconds) + round(net.sent * seconds)
               for net, seconds in zip(nets, dt, strict=True)],
     }
-    return Columns([line.host for line in lines], floats, ints, USAGE_BIT)
+    # Idle: its CPU never over `IDLE_CPU` (0% of its time over it) and its memory's peak at most `IDLE_MEMORY_PERCENT`.
+    flags: dict[int, tuple[Flag, ...]] = {
+        place: (Flag(IDLE, idle_said(0.0, memory, own=False)),)
+        for place, (part, memory) in enumerate(zip(share, peak, strict=True))
+        if part <= IDLE_CPU and memory <= IDLE_MEMORY_PERCENT}
+    return Columns([line.host for line in lines], floats, ints, USAGE_BIT, flags)

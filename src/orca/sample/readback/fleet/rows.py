@@ -57,12 +57,14 @@ NONE = -(2**63)
 
 class Columns(NamedTuple):
     """Rows given a column at a time: each row's host; each float field's values (NaN for None) and each integer
-    field's (`NONE` for None), by field; the same `bits` for every row, which have no command's end and no flags."""
+    field's (`NONE` for None), by field; the same `bits` for every row, which have no command's end; the flags of
+    those flagged, by their place among them."""
 
     host: list[str]
     floats: dict[int, list[float]]
     ints: dict[int, list[int]]
     bits: int
+    flags: dict[int, tuple[Flag, ...]]
 
 
 def compact(run: Run) -> Compact:
@@ -149,6 +151,8 @@ class Rows:
         self.bits.extend(bytes([columns.bits]) * len(columns.host))
         number = self._number
         self.host.extend([number(host) for host in columns.host])
+        for place, flagged in columns.flags.items():
+            self.flags[index + place] = self._flags.setdefault(flagged, flagged)
 
     def _counts(self, field: int, counts: list[int], index: int) -> None:
         """An integer column's values for the rows from `index` on."""
