@@ -86,7 +86,9 @@ def line_rows(lines: Sequence[Sample]) -> Columns:
     mems = [line.mem for line in lines]
     used = [mem.used for mem in mems]  # type: ignore[union-attr]
     total = [mem.total for mem in mems]  # type: ignore[union-attr]
-    duration = [round(each, 3) for each in dt]
+    # `round` to some digits is slow, and the lines' `dt`s and shares are few values: each rounded once.
+    duration = list(map({each: round(each, 3) for each in set(dt)}.__getitem__, dt))  # none is 0: `plain`
+    tenths = {part: round(part, 1) for part in set(share)}
     cores_available = [each * seconds for each, seconds in zip(cores, dt, strict=True)]
     cores_used = [part * each * seconds / 100 for part, each, seconds in zip(share, cores, dt, strict=True)]
     bytes_available = [each * seconds for each, seconds in zip(total, dt, strict=True)]
@@ -101,7 +103,7 @@ def line_rows(lines: Sequence[Sample]) -> Columns:
         LAST_T: t,
         DURATION: duration,
         CPU: [100 * part / whole for part, whole in zip(cores_used, cores_available, strict=True)],
-        P95: [round(part, 1) for part in share],
+        P95: [tenths[part] if part else round(part, 1) for part in share],  # 0.0 and -0.0 are one key
         MEMORY_PEAK: peak,
         MEMORY_PERCENT: [100 * part / whole for part, whole in zip(bytes_used, bytes_available, strict=True)],
         CPUS: [whole / seconds for whole, seconds in zip(cores_available, dt, strict=True)],

@@ -258,7 +258,8 @@ class Rows:
     def counts(self, field: int, indices: Sequence[int]) -> list[int | None]:
         """An integer column's counts at `indices`, None for None."""
         ints = self.ints(field)
-        said = [None if (value := ints[index]) == NONE else value for index in indices]
+        taken = ints[indices.start : indices.stop] if isinstance(indices, range) else [ints[index] for index in indices]
+        said = [None if value == NONE else value for value in taken]
         if self._big:
             big = self._big
             said = [value if value is None else big.get((field, index), value)
@@ -312,7 +313,10 @@ class Table:
     def __init__(self, name: str, rows: Rows, sort: str) -> None:
         rows.settle()  # its columns read directly below
         self.name, self.rows, self.sorted_by = name, rows, sort
-        self.order = array("L", order(rows, sort))
+        ordered = order(rows, sort)
+        self.order = array("L", ordered)
+        self.in_order = isinstance(ordered, range)
+        """Whether the rows' order is the order they came in."""
         self.short = shortest_names([name])[name]
         self.several_hosts = len(rows.hosts) > 1
         self._runs_of_host = Counter(rows.host)
@@ -379,8 +383,9 @@ class Table:
         if len(self.rows) < STRAGGLERS_FROM:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
-        return _median(last), STRAGGLER_SHARE * _median(
-            array("d", [round(max(0.0, high - low), 3) for low, high in zip(first, last, strict=True)]))
+        lengths = [length if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True)]
+        rounded = {length: round(length, 3) for length in set(lengths)}  # most runs' are alike: each rounded once
+        return _median(last), STRAGGLER_SHARE * _median(array("d", map(rounded.__getitem__, lengths)))
 
     def _usages(self) -> Sequence[int]:
         """The rows with a usage."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
@@ -48,6 +48,7 @@ from orca.sample.readback.words import (
     utc,
 )
 
+T = TypeVar("T")
 WIDTH = 120
 """The widest a row is: a terminal's usual width."""
 MIN_LABEL = 12
@@ -244,19 +245,30 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
     bits, ends, flagged, has = rows.bits, rows.ends, table.flags, table.flagged_rows
     start = times_of_day if one_day else days_and_minutes
 
+    def pick(values: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
+        """A column's values at `indices`: a slice when they follow each other (the rows in the order they came)."""
+        if isinstance(indices, range):
+            return values[indices.start : indices.stop]
+        return [values[index] for index in indices]
+
     def sizes(field: int, indices: Sequence[int]) -> list[str]:
         return size_cells(rows.counts(field, indices))
 
     def marked(values: array[float], indices: Sequence[int], limited: int, own: int) -> list[str]:
-        return ["-" if (value := values[index]) != value else f"{value:.1f}" + (
-            LIMITED if (marks := bits[index]) & limited else "" if marks & own else HOST) for index in indices]
+        marks = [LIMITED if kind & limited else "" if kind & own else HOST for kind in range(256)]  # by `bits`
+        return ["-" if value != value else f"{value:.1f}{marks[kind]}"
+                for value, kind in zip(pick(values, indices), pick(bits, indices), strict=True)]
 
     def tenths(values: array[float], indices: Sequence[int]) -> list[str]:
-        return ["-" if (value := values[index]) != value else f"{value:.1f}" for index in indices]
+        return ["-" if value != value else f"{value:.1f}" for value in pick(values, indices)]
 
     def spans(indices: Sequence[int]) -> list[str]:
-        return [f"{span:.1f} s" if span < 60 else duration(span)  # `duration`'s of less than a minute
-                for span in [round(max(0.0, last[index] - first[index]), 3) for index in indices]]
+        # `duration`'s words of less than a minute, `max(0.0, ...)`, without a call.
+        lengths = [length if (length := high - low) > 0.0 else 0.0
+                   for low, high in zip(pick(first, indices), pick(last, indices), strict=True)]
+        said = {length: f"{span:.1f} s" if (span := round(length, 3)) < 60 else duration(span)
+                for length in set(lengths)}  # each length said once: the runs of one line are all 0
+        return list(map(said.__getitem__, lengths))
 
     def exits(indices: Sequence[int]) -> list[str]:
         if not ends:
@@ -269,16 +281,16 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
 
     def cells(indices: Sequence[int]) -> list[list[str]]:
         return [
-            start([begin[index] for index in indices]),
+            start(pick(begin, indices)),
             spans(indices),
-            [f"{lines[index]:,}" for index in indices],
+            [f"{count:,}" for count in pick(lines, indices)],
             marked(cpu, indices, CPU_LIMITED, CPU_OWN),
             tenths(p95, indices),
             marked(peak, indices, MEMORY_LIMITED, MEMORY_OWN),
             sizes(RSS, indices),
             tenths(disk, indices),
-            [cell + ("" if io[index] == NONE or bits[index] & OWN_IO else HOST)
-             for cell, index in zip(sizes(IO, indices), indices, strict=True)],
+            [cell + ("" if count == NONE or kind & OWN_IO else HOST)
+             for cell, count, kind in zip(sizes(IO, indices), pick(io, indices), pick(bits, indices), strict=True)],
             sizes(NET, indices),
             exits(indices),
             flags(indices),
@@ -303,7 +315,7 @@ def rows_text(table: Table, said: TextIO) -> Iterator[str]:
     label_length = 0
     order = table.order
     for at in range(0, len(order), _CHUNK):
-        indices = order[at : at + _CHUNK]
+        indices: Sequence[int] = range(at, min(at + _CHUNK, len(order))) if table.in_order else order[at : at + _CHUNK]
         labels = table.labels(indices)
         label_length = max(label_length, max(map(len, labels)))
         columns = cells(indices)
