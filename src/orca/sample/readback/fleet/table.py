@@ -68,7 +68,7 @@ def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
     for index in everyone:
         low, high = lows[index], highs[index]
         if high > reached:
-            total += high - max(low, reached)
+            total += high - (reached if reached > low else low)  # `max(low, reached)`, without a call a run
             reached = high
     return total
 

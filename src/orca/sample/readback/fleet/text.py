@@ -127,14 +127,15 @@ def line_template(widths: list[int], longest_label: int, left: list[bool]) -> Ca
 
 
 def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[list[str]]], list[str]]:
-    """`line_template`'s layout of many rows at once, a column at a time (each padded by one call over the column)."""
+    """`line_template`'s layout of many rows at once, given as their columns (the label's first), a column at a time
+    (each padded by one call over the column)."""
     label_width, flags_width = _widths(widths, longest_label)
     pads = [str.ljust if on_left else str.rjust for on_left in left[: len(widths) - 1]]
 
-    def lines(rows: list[list[str]]) -> list[str]:
-        labels, *cells, flags = zip(*rows, strict=True)
+    def lines(given: list[list[str]]) -> list[str]:
+        labels, *cells, flags = given
         if max(map(len, flags)) > flags_width:
-            flags = tuple(flag if len(flag) <= flags_width else cut(flag, flags_width) for flag in flags)
+            flags = [flag if len(flag) <= flags_width else cut(flag, flags_width) for flag in flags]
         columns = [
             [(label if len(label) <= label_width else cut(label, label_width)).ljust(label_width) for label in labels],
             *(map(pad, column, itertools.repeat(width, len(column)))
@@ -306,7 +307,8 @@ _CHUNK = 4096
 def rows_text(table: Table, said: TextIO) -> Iterator[str]:
     """A source's runs kept as rows (`fleet/rows.py`) as `fleet_text` prints a fleet of them, a piece at a time.
     Each row is said once, into `said` (a temporary file, empty, open to write and read), while the columns' widths
-    are found; then laid out from there."""
+    are found; then laid out from there. Each piece of rows is said a column after the other, a cell a line (no cell
+    has a line's end: `printable` escapes it), and read back so."""
     rows = table.rows
     begins = rows.floats(BEGIN)
     one_day = utc(min(begins))[:10] == utc(max(begins))[:10]  # `utc` never goes back as its time goes on
@@ -314,21 +316,25 @@ def rows_text(table: Table, said: TextIO) -> Iterator[str]:
     widths = [len(header) for header in HEADERS]
     label_length = 0
     order = table.order
+    written: list[list[int]] = []
+    """Of each piece of rows, the length of each column said."""
     for at in range(0, len(order), _CHUNK):
         indices: Sequence[int] = range(at, min(at + _CHUNK, len(order))) if table.in_order else order[at : at + _CHUNK]
         labels = table.labels(indices)
         label_length = max(label_length, max(map(len, labels)))
         columns = cells(indices)
         widths = [max(width, max(map(len, column))) for width, column in zip(widths, columns, strict=True)]
-        said.write("\n".join([*map("\t".join, zip(labels, *columns, strict=True)), ""]))
+        texts = ["\n".join(column) for column in (labels, *columns)]
+        said.write("".join(texts))
+        written.append(list(map(len, texts)))
     said.seek(0)
     (_, label_column), *shown = COLUMNS
     line = line_maker(widths, label_length, [column.left for _, column in shown])
     yield line(label_column.header, list(HEADERS)) + "\n"
     laid = lines_template(widths, label_length, [column.left for _, column in shown])
-    while chunk := list(itertools.islice(said, _CHUNK)):
-        yield "\n".join(laid([each[:-1].split("\t") for each in chunk])) + "\n"
-    bits = rows.bits
+    for lengths in written:
+        yield "\n".join(laid([said.read(length).split("\n") for length in lengths])) + "\n"
+    bits = set(rows.bits)  # each kind of row once
     used = [each for each in bits if each & USAGE_BIT]
     kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
              any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used),
