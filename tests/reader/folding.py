@@ -39,7 +39,7 @@ def every_run(batches: Iterable[Sequence[Sample]], drawn: int = 0) -> list[Run]:
     at the end in the order their first lines came), read in one pass."""
     runs = Runs(drawn)
     closed = [run for batch in batches for run in runs.add(batch)]
-    return closed + runs.close()
+    return [*map(runs.whole, closed), *runs.close()]
 
 
 def summaries(name: str, batches: Iterable[Sequence[Sample]]) -> list[InstanceSummary]:
@@ -60,18 +60,18 @@ def runs_in_parts(parts: Sequence[Sequence[Sequence[Sample]]], drawn: int = 0,
     start and each other on its own, then taken in order as `show_runs` takes its workers': every run, in the order
     shown, each drawn at its place among the source's."""
     state = Runs(drawn, max_points=max_points)
-    shown = [run for batch in parts[0] for run in state.add(batch)] if parts else []
+    shown = [state.whole(run) for batch in parts[0] for run in state.add(batch)] if parts else []
     for part in parts[1:]:
         runs = Runs(drawn, from_start=False, max_points=max_points)
         finished: list[Run] = []
         handed: list[Run] = []
         for batch in part:
-            for run in runs.add(batch):
+            for run in map(runs.whole, runs.add(batch)):
                 (finished if run.new else handed).append(run)
         taken = state.take_part(handed, [run.order for run in finished if run.drawn is not None], runs.close())
         for run in finished:
             run.drawn = taken.places.get(run.order)
-        shown += taken.handed + finished + taken.closed
+        shown += [*taken.handed, *finished, *map(state.whole, taken.closed)]
     return shown + state.close()
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from orca.sample import line_format as lf
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
-from orca.sample.readback.fleet.line_row import line_row
+from orca.sample.readback.fleet.line_row import plain
 from orca.sample.readback.fleet.rows import Table
 from orca.sample.readback.fleet.table import fleet
 from orca.sample.readback.fleet.text import rows_text
@@ -122,10 +122,10 @@ def cron_line(number: int, busy: float, used: int) -> lf.Sample:
 
 @pytest.mark.parametrize("json", [False, True])
 def test_runs_of_one_line_and_of_several_print_the_fleets_table(tmp_path: Path, json: bool) -> None:
-    """One-line runs said from their lines (but the idle, the saturated), then a run of three lines folded, then
-    more one-line runs: the same table and JSON as the fleet of them all folded."""
+    """One-line runs said from their lines (the idle among them, with its flag; but the saturated), then a run of
+    three lines folded, then more one-line runs: the same table and JSON as the fleet of them all folded."""
     lines = [cron_line(number, 20.0 + number, 300) for number in range(40)]
-    lines += [cron_line(40, 5.0, 100), cron_line(41, 95.0, 950)]  # idle, then saturated: folded to say why
+    lines += [cron_line(40, 5.0, 100), cron_line(41, 95.0, 950)]  # idle (said from its line), saturated (folded)
     three = cron_line(42, 30.0, 500)
     lines += [three, *(msgspec_replace(three, t=three.t + step, dt=1.0) for step in (1.0, 2.0))]
     lines += [cron_line(number, 50.0, 600) for number in range(43, 60)]
@@ -141,15 +141,16 @@ def msgspec_replace(sample: lf.Sample, **changes: float) -> lf.Sample:
     return msgspec.structs.replace(sample, **changes)
 
 
-def test_a_line_that_may_be_flagged_or_has_a_run_is_folded_not_said_from_the_line() -> None:
-    assert line_row(cron_line(0, 30.0, 300)) is not None
-    assert line_row(cron_line(0, 5.0, 100)) is None  # idle
-    assert line_row(cron_line(0, 95.0, 300)) is None  # saturated
-    assert line_row(msgspec_replace(cron_line(0, 30.0, 300), dt=0.0)) is None  # covers no time
+def test_a_line_that_may_be_flagged_but_idle_or_has_a_run_is_folded_not_said_from_the_line() -> None:
+    assert plain(cron_line(0, 30.0, 300))
+    assert plain(cron_line(0, 5.0, 100))  # idle: its flag said from its line too
+    assert not plain(cron_line(0, 95.0, 300))  # saturated
+    assert not plain(cron_line(0, 30.0, 950))  # memory full
+    assert not plain(msgspec_replace(cron_line(0, 30.0, 300), dt=0.0))  # covers no time
     with_run = cron_line(0, 30.0, 300)
     import msgspec
 
-    assert line_row(msgspec.structs.replace(with_run, run=lf.RunSample(cpu=1.0))) is None
+    assert not plain(msgspec.structs.replace(with_run, run=lf.RunSample(cpu=1.0)))
 
 
 def test_the_table_of_many_runs_is_written_a_piece_at_a_time(tmp_path: Path) -> None:
@@ -168,7 +169,7 @@ def test_a_file_of_many_runs_read_in_parts_is_the_same_table(tmp_path: Path, jso
     lines = [cron_line(number, 20.0 + number % 70, 300 + number % 500) for number in range(3000)]
     three = cron_line(3000, 30.0, 500)
     lines += [three, *(msgspec_replace(three, t=three.t + step, dt=1.0) for step in (1.0, 2.0))]
-    lines += [cron_line(number, 5.0, 100) for number in range(3001, 3010)]  # idle: folded
+    lines += [cron_line(number, 5.0, 100) for number in range(3001, 3010)]  # idle
     path = written(tmp_path / "cron.jsonl", lines)
     options = argparse.Namespace(json=json, each=False, sort="name")
     printed = []

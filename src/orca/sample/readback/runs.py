@@ -6,7 +6,8 @@ back to just that) is taken for a first line, and its run is two blocks when the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from orca.sample.line_format import Sample
@@ -21,6 +22,9 @@ FIRST_LINE_SECONDS = 0.002
 
 RunKey = tuple[str, float | None]
 """A run: its host and its sampler's `start` (None for the lines of a sampler older than `start`)."""
+Lone = tuple[int, Sample]
+"""A run of one line so far that began in these lines and is not drawn, held as its `order` and its line, with no
+fold made (`Runs(lone=True)`): cron's file of one-line runs makes a run a line."""
 
 
 def run_key(line: Sample) -> RunKey:
@@ -62,19 +66,22 @@ class Taken:
     """The runs it handed back, each closed after taking in what it goes on from, in the order it closed them."""
     places: dict[int, int]
     """Of the runs it closed and showed (by their `order` in it), those drawn: their places among the source's."""
-    closed: list[Run]
+    closed: list[Run | Lone]
     """The runs closed by its open runs joining these, the least recently written first."""
 
 
 class Runs:
     """The runs of a source, or of a part of it, in the order their lines come: see the module's docstring."""
 
-    __slots__ = ("_max_points", "_next", "_sections", "drawn", "from_start", "open", "was_drawn")
+    __slots__ = ("_max_points", "_next", "_sections", "drawn", "from_start", "lone", "open", "was_drawn")
 
     def __init__(self, drawn: int = 0, from_start: bool = True, max_points: int = MAX_POINTS,
-                 sections: Sequence[Callable[[], Section]] = SECTIONS) -> None:
-        self.open: dict[RunKey, Run] = {}
+                 sections: Sequence[Callable[[], Section]] = SECTIONS, lone: bool = False) -> None:
+        self.open: dict[RunKey, Run | Lone] = {}
         """The runs open, the least recently written first."""
+        self.lone = lone
+        """Whether a new run's first line, alone in its batch, is held as a `Lone` (and closed as one, unless more
+        lines came), not made a run with a fold (`whole` makes it one)."""
         self.drawn = drawn
         """How many runs are drawn: the first ones to begin, in the order their first lines came."""
         self.was_drawn = 0
@@ -86,27 +93,48 @@ class Runs:
         """What each run's fold gathers (a fleet's adds each run's usage)."""
         self._next = 0
 
-    def add(self, batch: Sequence[Sample]) -> list[Run]:
-        """The next lines, in the order written; the runs that closes, the least recently written first."""
+    def add(self, batch: Sequence[Sample]) -> list[Run | Lone]:
+        """The next lines, in the order written; the runs that closes, the least recently written first (with `lone`,
+        a run of one line as a `Lone`)."""
         if not batch:
             return []
         first = batch[0]
         hosts, starts = [line.host for line in batch], [line.start for line in batch]
-        one = hosts.count(first.host) == len(batch) and starts.count(first.start) == len(batch)
-        groups: Mapping[RunKey, Sequence[Sample]]
-        if one:
-            groups = {run_key(first): batch}
+        groups: Iterable[tuple[RunKey, Sequence[Sample]]]
+        if hosts.count(first.host) == len(batch) and starts.count(first.start) == len(batch):
+            groups = [(run_key(first), batch)]
+        elif len(set(zip(hosts, starts, strict=True))) == len(batch):  # a run a line: cron's file
+            groups = zip(zip(hosts, starts, strict=True), zip(batch), strict=True)
         else:
             from toolz import groupby  # here: toolz's import is a tenth of the start-up, and most files are one run
 
-            groups = groupby(run_key, batch)
-        for key, lines in groups.items():
-            run = self.open.pop(key, None)
-            if run is None:
-                run = self._begun(key, self.from_start or opens_run(lines[0]))
+            groups = groupby(run_key, batch).items()
+        open_runs, lone = self.open, self.lone and self.was_drawn >= self.drawn
+        for key, lines in groups:
+            held = open_runs.pop(key, None)
+            if held is None:
+                new = self.from_start or opens_run(lines[0])
+                if lone and new and len(lines) == 1:
+                    open_runs[key] = (self._next, lines[0])
+                    self._next += 1
+                    continue
+                run = self._begun(key, new)
+            else:
+                run = self.whole(held)
             run.fold.add(lines)
-            self.open[key] = run
+            open_runs[key] = run
         return self._over()
+
+    def whole(self, run: Run | Lone) -> Run:
+        """A run, made from its `Lone` if it is one: its fold holding the line, as a first batch of one line leaves
+        it."""
+        if isinstance(run, Run):
+            return run
+        order, line = run
+        whole = Run(run_key(line), RunFold(drawn=False, max_points=self._max_points, sections=self._sections), order,
+                    True, None)
+        whole.fold.add([line])
+        return whole
 
     def _begun(self, key: RunKey, new: bool) -> Run:
         """A run whose first lines come now: drawn when among the first `drawn` to begin. In a part of the source,
@@ -120,15 +148,15 @@ class Runs:
             fold.draw()
         return run
 
-    def _over(self) -> list[Run]:
-        closed = []
-        while len(self.open) > OPEN_RUNS:
-            closed.append(self.open.pop(next(iter(self.open))))
-        return closed
+    def _over(self) -> list[Run | Lone]:
+        open_runs = self.open
+        if len(open_runs) <= OPEN_RUNS:
+            return []
+        return [open_runs.pop(key) for key in list(itertools.islice(open_runs, len(open_runs) - OPEN_RUNS))]
 
     def close(self) -> list[Run]:
         """Every run still open, in the order their first lines came."""
-        runs = sorted(self.open.values(), key=lambda run: run.order)
+        runs = sorted(map(self.whole, self.open.values()), key=lambda run: run.order)
         self.open = {}
         return runs
 
@@ -168,7 +196,7 @@ class Runs:
 
     def _continued(self, later: Run) -> Run:
         """The open run here that a later part's run goes on from, taking it in."""
-        run = self.open.pop(later.key)
+        run = self.whole(self.open.pop(later.key))
         run.fold.merge(later.fold)
         return run
 

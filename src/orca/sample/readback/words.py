@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from orca.sample.line_format import CommandExit
@@ -195,6 +195,59 @@ def day_and_minute(t: float) -> str:
     """
     moment = utc(t)
     return f"{moment[5:10]} {moment[11:16]}"
+
+
+_MINUTES = [f"{hour:02d}:{minute:02d}" for hour in range(24) for minute in range(60)]
+"""Each minute of a day as `HH:MM`, by its number."""
+_SECONDS = [f":{second:02d}" for second in range(60)]
+
+
+def _seconds(moments: Sequence[float]) -> list[int | None]:
+    """Each moment's whole second as `datetime.fromtimestamp` takes it (`time_of_day`: rounded to the microsecond
+    first, half to even; only a moment within a microsecond of the next second can round up to it); None for a
+    moment `datetime` says otherwise (or refuses)."""
+    return [None if not 0 <= t < 2**53 else
+            (whole := int(t)) + (t - whole >= 0.9999994 and round((t - whole) * 1e6) >= 1_000_000) for t in moments]
+
+
+def times_of_day(moments: Sequence[float]) -> list[str]:
+    """`time_of_day` of each of `moments` (a column of a table of many runs), counted the same way.
+
+    >>> times_of_day([1796016198.738, 59.9999996, 59.9999994, -0.5])
+    ['05:23:18', '00:01:00', '00:00:59', '23:59:59']
+    """
+    return [time_of_day(t) if second is None else _MINUTES[(rest := second % 86400) // 60] + _SECONDS[rest % 60]
+            for t, second in zip(moments, _seconds(moments), strict=True)]
+
+
+def days_and_minutes(moments: Sequence[float]) -> list[str]:
+    """`day_and_minute` of each of `moments`, each day's date said once.
+
+    >>> days_and_minutes([1796016198.738, 1796016198.738 + 86400, 59.9999996, -0.5])
+    ['11-30 05:23', '12-01 05:23', '01-01 00:01', '12-31 23:59']
+    """
+    days: dict[int, str] = {}
+
+    def date(day: int) -> str:
+        said = days[day] = utc(day * 86400)[5:10] + " "
+        return said
+
+    return [day_and_minute(t) if second is None else
+            (days.get(day := second // 86400) or date(day)) + _MINUTES[second % 86400 // 60]
+            for t, second in zip(moments, _seconds(moments), strict=True)]
+
+
+def size_cells(counts: Iterable[float | None]) -> list[str]:
+    """`size_cell` of each of `counts` (a column of a table of many runs), the usual sizes counted without a call
+    each.
+
+    >>> size_cells([0, 512, 1536, 136 * 2**20, 12.4 * 2**30, None, 3 * 2**40])
+    ['0B', '512B', '1.5K', '136M', '12G', '-', '3.0T']
+    """
+    return [MISSING if count is None else f"{count:.0f}B" if count < 1024
+            else (f"{size:.1f}K" if (size := count / 1024) < 10 else f"{size:.0f}K") if count < 1024**2
+            else (f"{size:.1f}M" if (size := count / 1024 / 1024) < 10 else f"{size:.0f}M") if count < 1024**3
+            else size_cell(count) for count in counts]
 
 
 def signal_name(number: int) -> str:

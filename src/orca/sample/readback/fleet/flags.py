@@ -73,7 +73,13 @@ def idle_why(usage: Usage) -> str | None:
     above, peak = usage.cpu_above_idle_percent, usage.memory_peak_percent
     if above is None or peak is None or above > IDLE_TIME_PERCENT or peak > IDLE_MEMORY_PERCENT:
         return None
-    of = " of one core" if usage.cpu_own else ""
+    return idle_said(above, peak, usage.cpu_own)
+
+
+def idle_said(above: float, peak: float, own: bool) -> str:
+    """Why a run was idle: over `IDLE_CPU` `above` percent of the time, its memory's peak `peak` percent, its CPU its
+    own processes' (`own`) or not."""
+    of = " of one core" if own else ""
     cpu = f"cpu at most {IDLE_CPU:g}%{of} throughout" if above == 0 else \
         f"cpu over {IDLE_CPU:g}%{of} only {above:.1f}% of the time"
     return f"{cpu}, memory peak {peak:.1f}%"

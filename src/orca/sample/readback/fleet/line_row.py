@@ -1,52 +1,134 @@
-"""A run of one line as its table row (docs/metrics.md, "A file of many runs"), made from the line itself: what
-cron's `orca sample --count 1` writes is a file of such runs, and a fold of eleven sections made and read for each
-would cost tens of times the line's own figures."""
+"""Runs of one line as their table rows (docs/metrics.md, "A file of many runs"), made from the lines themselves:
+what cron's `orca sample --count 1` writes is a file of such runs, and a fold of eleven sections made and read for
+each would cost tens of times the line's own figures. The rows are made a column at a time over many lines (a
+comprehension a figure), not a row at a time."""
 
 from __future__ import annotations
 
-from orca.sample.line_format import Sample
+import math
+from collections.abc import Sequence
+
+from orca.sample.line_format import Disk, Sample
 from orca.sample.readback.fleet.flags import (
     FULL_MEMORY_PERCENT,
+    IDLE,
     IDLE_MEMORY_PERCENT,
     MEMORY_PRESSURE_PERCENT,
+    Flag,
+    idle_said,
 )
-from orca.sample.readback.fleet.rows import USAGE_BIT, Compact
+from orca.sample.readback.fleet.rows import (
+    BEGIN,
+    BYTES_AVAILABLE,
+    BYTES_USED,
+    CORES_AVAILABLE,
+    CORES_USED,
+    CPU,
+    CPUS,
+    DISK,
+    DURATION,
+    FIRST_T,
+    HOST_CPU,
+    HOST_MEMORY,
+    IO,
+    LAST_T,
+    LINES,
+    MEMORY_BYTES,
+    MEMORY_PEAK,
+    MEMORY_PERCENT,
+    NET,
+    NONE,
+    P95,
+    PRESSURE,
+    RSS,
+    START,
+    USAGE_BIT,
+    Columns,
+)
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU
 
 
-def line_row(line: Sample) -> Compact | None:
-    """The row of a run of this one line, as `compact` gives it from the line's fold, when the line is of the kind
-    most runs of one line are (the host's figures: no `run`, no `cgroup`, its CPU, memory and cores, `dt` over 0) and
-    could not be flagged (neither idle, saturated, nor with an OOM kill); else None, and the line is folded."""
-    cpu, mem, cores, dt = line.cpu, line.mem, line.cores, line.dt
-    if line.run is not None or line.cgroup is not None or cpu is None or mem is None or not cores or not mem.total \
-            or not dt > 0 or any(container.oom_kill for container in line.containers or ()):
-        return None
+def plain(line: Sample) -> bool:
+    """Whether a run of this one line can be its row without its fold: the line is of the kind most runs of one line
+    are (the host's figures: no `run`, no `cgroup`, its CPU, memory and cores, `dt` over 0) and could be flagged
+    idle at most (neither saturated, under memory pressure, nor with an OOM kill)."""
+    cpu, mem = line.cpu, line.mem
+    if line.run is not None or line.cgroup is not None or cpu is None or mem is None or not line.cores \
+            or not mem.total or not line.dt > 0 or any(container.oom_kill for container in line.containers or ()):
+        return False
     share = cpu.user + cpu.system + cpu.steal
     peak = 100 * mem.used / mem.total
     pressure = None if line.pressure is None else line.pressure.memory
-    if (share <= IDLE_CPU and peak <= IDLE_MEMORY_PERCENT) or share >= SATURATED_CPU or peak >= FULL_MEMORY_PERCENT \
-            or (pressure is not None and pressure >= MEMORY_PRESSURE_PERCENT):
-        return None  # flagged, or may be: said as the fold says it
+    return not (share >= SATURATED_CPU or peak >= FULL_MEMORY_PERCENT
+                or (pressure is not None and pressure >= MEMORY_PRESSURE_PERCENT))
+
+
+def _fullest(disks: Sequence[Disk] | None) -> float:
+    """The first fullest disk's percentage, as `gather/host.py`'s DiskSection takes it; NaN without one."""
     fullest = -1.0
-    for disk in line.disk or ():
+    for disk in disks or ():
         size = disk.used + disk.free
-        if size > 0 and 100 * disk.used / size > fullest:  # the first fullest, as `gather/host.py`'s DiskSection
+        if size > 0 and 100 * disk.used / size > fullest:
             fullest = 100 * disk.used / size
-    io, net = line.io, line.net
-    # Each figure as the line's fold computes it from this one line (`fleet/usage.py`, `gather/`): a sum of one term
-    # is that term.
-    cores_available = cores * dt
-    bytes_available = mem.total * dt
-    duration = round(dt, 3)
-    saturated = 100 * dt / dt if share >= SATURATED_CPU else 0.0
-    return (
-        line.host, line.start, line.t - duration, line.t, line.t, duration, 1,
-        100 * (share * cores * dt / 100) / cores_available, round(share, 1), peak,
-        100 * (mem.used * dt) / bytes_available, cores_available / dt, bytes_available / dt,
-        None, None if fullest < 0 else fullest,
-        None if io is None else round(io.read * dt) + round(io.write * dt),
-        None if net is None else round(net.received * dt) + round(net.sent * dt),
-        share * cores * dt / 100, cores_available, mem.used * dt, bytes_available, saturated, peak, pressure,
-        USAGE_BIT, None, (),
-    )
+    return math.nan if fullest < 0 else fullest
+
+
+def line_rows(lines: Sequence[Sample]) -> Columns:
+    """The rows of runs of these lines, one each (every one `plain`), in columns: each figure as the line's fold
+    computes it from this one line (`fleet/usage.py`, `gather/`), a sum of one term being that term. Raises
+    OverflowError or ValueError for a rate too large to round (then its run is said as the fold says it)."""
+    nan = math.nan
+    t = [line.t for line in lines]
+    dt = [line.dt for line in lines]
+    cores = [line.cores or 0 for line in lines]  # none is 0: `plain`
+    cpus = [line.cpu for line in lines]
+    share = [cpu.user + cpu.system + cpu.steal for cpu in cpus]  # type: ignore[union-attr]
+    mems = [line.mem for line in lines]
+    used = [mem.used for mem in mems]  # type: ignore[union-attr]
+    total = [mem.total for mem in mems]  # type: ignore[union-attr]
+    # `round` to some digits is slow, and the lines' `dt`s and shares are few values: each rounded once.
+    duration = list(map({each: round(each, 3) for each in set(dt)}.__getitem__, dt))  # none is 0: `plain`
+    tenths = {part: round(part, 1) for part in set(share)}
+    cores_available = [each * seconds for each, seconds in zip(cores, dt, strict=True)]
+    cores_used = [part * each * seconds / 100 for part, each, seconds in zip(share, cores, dt, strict=True)]
+    bytes_available = [each * seconds for each, seconds in zip(total, dt, strict=True)]
+    bytes_used = [each * seconds for each, seconds in zip(used, dt, strict=True)]
+    peak = [100 * part / whole for part, whole in zip(used, total, strict=True)]
+    ios = [line.io for line in lines]
+    nets = [line.net for line in lines]
+    floats = {
+        START: [nan if (start := line.start) is None else start for line in lines],
+        BEGIN: [end - length for end, length in zip(t, duration, strict=True)],
+        FIRST_T: t,
+        LAST_T: t,
+        DURATION: duration,
+        CPU: [100 * part / whole for part, whole in zip(cores_used, cores_available, strict=True)],
+        P95: [tenths[part] if part else round(part, 1) for part in share],  # 0.0 and -0.0 are one key
+        MEMORY_PEAK: peak,
+        MEMORY_PERCENT: [100 * part / whole for part, whole in zip(bytes_used, bytes_available, strict=True)],
+        CPUS: [whole / seconds for whole, seconds in zip(cores_available, dt, strict=True)],
+        MEMORY_BYTES: [whole / seconds for whole, seconds in zip(bytes_available, dt, strict=True)],
+        DISK: [_fullest(line.disk) for line in lines],
+        CORES_USED: cores_used,
+        CORES_AVAILABLE: cores_available,
+        BYTES_USED: bytes_used,
+        BYTES_AVAILABLE: bytes_available,
+        HOST_CPU: [0.0] * len(lines),  # no line at `SATURATED_CPU` or more is plain
+        HOST_MEMORY: peak,
+        PRESSURE: [nan if (pressure := line.pressure) is None or (memory := pressure.memory) is None else memory
+                   for line in lines],
+    }
+    ints = {
+        LINES: [1] * len(lines),
+        RSS: [NONE] * len(lines),
+        IO: [NONE if io is None else round(io.read * seconds) + round(io.write * seconds)
+             for io, seconds in zip(ios, dt, strict=True)],
+        NET: [NONE if net is None else round(net.received * seconds) + round(net.sent * seconds)
+              for net, seconds in zip(nets, dt, strict=True)],
+    }
+    # Idle: its CPU never over `IDLE_CPU` (0% of its time over it) and its memory's peak at most `IDLE_MEMORY_PERCENT`.
+    flags: dict[int, tuple[Flag, ...]] = {
+        place: (Flag(IDLE, idle_said(0.0, memory, own=False)),)
+        for place, (part, memory) in enumerate(zip(share, peak, strict=True))
+        if part <= IDLE_CPU and memory <= IDLE_MEMORY_PERCENT}
+    return Columns([line.host for line in lines], floats, ints, USAGE_BIT, flags)

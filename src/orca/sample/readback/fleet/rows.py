@@ -8,12 +8,14 @@ its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import operator
 from array import array
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from orca.sample.readback.fleet.columns import ROW, io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.fleet.flags import (
@@ -27,8 +29,8 @@ from orca.sample.readback.fleet.flags import (
     straggler_flag,
 )
 from orca.sample.readback.fleet.records import FleetTotals
-from orca.sample.readback.fleet.table import GIB, Run, median, shared_hosts
-from orca.sample.readback.words import shortest_names, time_of_day
+from orca.sample.readback.fleet.table import GIB, Run, host_share, median, shared_hosts
+from orca.sample.readback.words import printable, shortest_names, time_of_day, times_of_day
 
 Compact = tuple[Any, ...]
 """One run's row: see `FIELDS` (a tuple, so that a part of a file read by another process sends it back cheaply)."""
@@ -50,6 +52,18 @@ _INTS = (LINES, RSS, IO, NET)
 _FLUSH_ROWS = 4096
 NONE = -(2**63)
 """An integer column's None (no byte count is negative)."""
+
+
+class Columns(NamedTuple):
+    """Rows given a column at a time: each row's host; each float field's values (NaN for None) and each integer
+    field's (`NONE` for None), by field; the same `bits` for every row, which have no command's end; the flags of
+    those flagged, by their place among them."""
+
+    host: list[str]
+    floats: dict[int, list[float]]
+    ints: dict[int, list[int]]
+    bits: int
+    flags: dict[int, tuple[Flag, ...]]
 
 
 def compact(run: Run) -> Compact:
@@ -124,6 +138,32 @@ class Rows:
         if len(self._new) >= _FLUSH_ROWS:
             self._flush()
 
+    def extend(self, columns: Columns) -> None:
+        """Rows given in columns, after those added."""
+        if self._new:
+            self._flush()
+        index = len(self.bits)
+        for field, values in columns.floats.items():
+            self._floats[field].extend(values)
+        for field, counts in columns.ints.items():
+            self._counts(field, counts, index)
+        self.bits.extend(bytes([columns.bits]) * len(columns.host))
+        number = self._number
+        self.host.extend([number(host) for host in columns.host])
+        for place, flagged in columns.flags.items():
+            self.flags[index + place] = self._flags.setdefault(flagged, flagged)
+
+    def _counts(self, field: int, counts: list[int], index: int) -> None:
+        """An integer column's values for the rows from `index` on."""
+        ints = self._ints[field]
+        try:
+            ints.extend(array("q", counts))
+        except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
+            for place, value in enumerate(counts):
+                if not -(2**63) <= value < 2**63:
+                    self._big[(field, index + place)] = value
+            ints.extend(array("q", [value if -(2**63) <= value < 2**63 else 0 for value in counts]))
+
     def pieces(self) -> Iterator[tuple[str, Any]]:
         """The rows in a few pieces, each small enough to send on its own (a column at most), to be taken in after
         another `Rows`' rows, one after the other (`take`)."""
@@ -176,15 +216,8 @@ class Rows:
         nan = math.nan
         for field, column in self._floats.items():
             column.extend([nan if (value := row[field]) is None else value for row in new])
-        for field, ints in self._ints.items():
-            counts = [NONE if (value := row[field]) is None else value for row in new]
-            try:
-                ints.extend(array("q", counts))
-            except OverflowError:  # bytes moved past 64 bits: a rate over a long dt in a hostile line
-                for place, value in enumerate(counts):
-                    if not -(2**63) <= value < 2**63:
-                        self._big[(field, index + place)] = value
-                ints.extend(array("q", [value if -(2**63) <= value < 2**63 else 0 for value in counts]))
+        for field in self._ints:
+            self._counts(field, [NONE if (value := row[field]) is None else value for row in new], index)
         self.bits.extend([row[BITS] for row in new])
         number = self._number
         self.host.extend([number(row[HOST]) for row in new])
@@ -221,12 +254,16 @@ class Rows:
             self._flush()
         return self._ints[field]
 
-    def big(self, ints: array[int], index: int, value: int) -> int:
-        """The count at `index` of the integer column `ints`, whose value there is `value`."""
-        if not self._big:
-            return value
-        field = next(field for field, column in self._ints.items() if column is ints)
-        return self._big.get((field, index), value)
+    def counts(self, field: int, indices: Sequence[int]) -> list[int | None]:
+        """An integer column's counts at `indices`, None for None."""
+        ints = self.ints(field)
+        taken = ints[indices.start : indices.stop] if isinstance(indices, range) else [ints[index] for index in indices]
+        said = [None if value == NONE else value for value in taken]
+        if self._big:
+            big = self._big
+            said = [value if value is None else big.get((field, index), value)
+                    for value, index in zip(said, indices, strict=True)]
+        return said
 
 
 def order(rows: Rows, sort: str) -> Sequence[int]:
@@ -275,25 +312,32 @@ class Table:
     def __init__(self, name: str, rows: Rows, sort: str) -> None:
         rows.settle()  # its columns read directly below
         self.name, self.rows, self.sorted_by = name, rows, sort
-        self.order = array("L", order(rows, sort))
+        ordered = order(rows, sort)
+        self.order = array("L", ordered)
+        self.in_order = isinstance(ordered, range)
+        """Whether the rows' order is the order they came in."""
         self.short = shortest_names([name])[name]
         self.several_hosts = len(rows.hosts) > 1
-        counts: dict[int, int] = {}
-        for number in rows.host:
-            counts[number] = counts.get(number, 0) + 1
-        self._runs_of_host = counts
+        self._runs_of_host = Counter(rows.host)
+        self._kinds = set(rows.bits)
+        """The rows' `bits`, each once."""
         self.ends = self._straggler_bound()
         self._stragglers: dict[int, Flag] = {}
         if self.ends is not None:
-            durations = rows.floats(DURATION)
-            for index, ended in enumerate(rows.floats(LAST_T)):
+            durations, ends, (median_end, margin) = rows.floats(DURATION), rows.floats(LAST_T), self.ends
+            late: Iterable[int] = range(bisect.bisect_right(ends, False, key=lambda ended: ended - median_end > margin),
+                                        len(ends)) if in_order(ends) else \
+                [index for index, ended in enumerate(ends) if ended - median_end > margin]
+            for index in late:  # of those that ended late enough, those that began by the median end
+                ended = ends[index]
                 if (straggler := straggler_flag(ended - durations[index], ended, self.ends)) is not None:
                     self._stragglers[index] = straggler
+        self.flagged_rows = rows.flags.keys() | self._stragglers.keys()
+        """The rows with a flag."""
         flagged: dict[str, list[int]] = {}
-        for index in self.order:
-            if index in rows.flags or index in self._stragglers:
-                for flag in self.flags(index):
-                    flagged.setdefault(flag.flag, []).append(index)
+        for index in filter(self.flagged_rows.__contains__, self.order):
+            for flag in self.flags(index):
+                flagged.setdefault(flag.flag, []).append(index)
         self._flagged = flagged
         self.totals = self._totals()
         self.hosts_saturated = self._hosts_saturated()
@@ -308,6 +352,18 @@ class Table:
             start = rows.floats(START)[index]
             label += " " + ("before start" if start != start else time_of_day(start))
         return label
+
+    def labels(self, indices: Sequence[int]) -> list[str]:
+        """`label` of each of the rows at `indices`, printable: a column of the table."""
+        rows = self.rows
+        if self.several_hosts or len(self._runs_of_host) != 1 or len(rows) < 2:
+            return [printable(self.label(index)) for index in indices]
+        starts = rows.floats(START)
+        values = [starts[index] for index in indices]
+        prefix = printable(self.short) + " "  # `printable` escapes a character at a time
+        return [prefix + ("before start" if start != start else said)
+                for start, said in zip(values, times_of_day([0.0 if start != start else start for start in values]),
+                                       strict=True)]
 
     def flags(self, index: int) -> tuple[Flag, ...]:
         """Row `index`'s flags, the straggler's among them in its place."""
@@ -326,30 +382,47 @@ class Table:
         if len(self.rows) < STRAGGLERS_FROM:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
-        return _median(last), STRAGGLER_SHARE * _median(
-            array("d", (round(max(0.0, high - low), 3) for low, high in zip(first, last, strict=True))))
+        lengths = [length if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True)]
+        rounded = {length: round(length, 3) for length in set(lengths)}  # most runs' are alike: each rounded once
+        return _median(last), STRAGGLER_SHARE * _median(array("d", map(rounded.__getitem__, lengths)))
 
-    def _usages(self) -> Iterator[int]:
+    def _usages(self) -> Sequence[int]:
         """The rows with a usage."""
-        return (index for index, bits in enumerate(self.rows.bits) if bits & USAGE_BIT)
+        if all(kind & USAGE_BIT for kind in self._kinds):
+            return range(len(self.rows))
+        return array("L", [index for index, bits in enumerate(self.rows.bits) if bits & USAGE_BIT])
+
+    def _shares(self, placed: Sequence[int], limited: int) -> list[float]:
+        """`shared_hosts` of the rows `placed`, whose capacity is their cgroup's limit by the bit `limited`."""
+        rows = self.rows
+        begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
+        if placed and len(rows.hosts) == 1 and not any(kind & limited for kind in self._kinds):
+            # One host, whose capacity every run had: one share for all.
+            if len(placed) != len(rows):
+                begin = array("d", [begin[index] for index in placed])
+                last = array("d", [last[index] for index in placed])
+            return [host_share(begin, last)] * len(placed)
+        return shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
+                             not rows.bits[index] & limited) for index in placed)
 
     def _totals(self) -> FleetTotals:
         rows = self.rows
         begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
-        placed = array("L", self._usages())
-        cpu_shares = shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
-                                   not rows.bits[index] & CPU_LIMITED) for index in placed)
-        bits = rows.bits
+        placed = self._usages()
+        cpu_shares = self._shares(placed, CPU_LIMITED)
         # Most runs' cores and memory are both their host's, or both their cgroup's: then the shares are the same.
-        memory_shares = cpu_shares if all(bool(bits[index] & CPU_LIMITED) == bool(bits[index] & MEMORY_LIMITED)
-                                           for index in placed) else \
-            shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index], not bits[index] & MEMORY_LIMITED)
-                         for index in placed)
+        memory_shares = cpu_shares if all(bool(kind & CPU_LIMITED) == bool(kind & MEMORY_LIMITED)
+                                           for kind in self._kinds if kind & USAGE_BIT) else \
+            self._shares(placed, MEMORY_LIMITED)
+        everyone = len(placed) == len(rows)
 
         def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
             values = rows.floats(field)
-            return sum(value * (shares[position] if shares else 1.0) for position, index in enumerate(placed)
-                       if (value := values[index]) == value) / 3600 / unit
+            taken: Sequence[float] = values if everyone else [values[index] for index in placed]
+            if shares:
+                return sum([value * share for value, share in zip(taken, shares, strict=True) if value == value]) \
+                    / 3600 / unit
+            return sum([value for value in taken if value == value]) / 3600 / unit
 
         return FleetTotals(
             runs=len(rows),
@@ -364,6 +437,7 @@ class Table:
 
     def _hosts_saturated(self) -> tuple[HostFlag, ...]:
         rows = self.rows
-        own = [index for index in self._usages() if rows.bits[index] & (CPU_OWN | MEMORY_OWN)]
+        own = [index for index in self._usages() if rows.bits[index] & (CPU_OWN | MEMORY_OWN)] \
+            if any(kind & (CPU_OWN | MEMORY_OWN) for kind in self._kinds) else []
         return hosts_saturated([(rows.hosts[rows.host[index]], rows.value(HOST_CPU, index), rows.value(DURATION, index),
                                  rows.value(HOST_MEMORY, index), rows.value(PRESSURE, index)) for index in own])

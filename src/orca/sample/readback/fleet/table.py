@@ -68,7 +68,7 @@ def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
     for index in everyone:
         low, high = lows[index], highs[index]
         if high > reached:
-            total += high - max(low, reached)
+            total += high - (reached if reached > low else low)  # `max(low, reached)`, without a call a run
             reached = high
     return total
 
@@ -90,10 +90,14 @@ def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:
             lows.append(low)
             highs.append(high)
         of.append(host if of_host else None)
-    factors = {host: _covered(lows, highs) / whole
-               if (whole := sum(high - low for low, high in zip(lows, highs, strict=True))) > 0 else 1 / len(lows)
-               for host, (lows, highs) in hosts.items()}
+    factors = {host: host_share(lows, highs) for host, (lows, highs) in hosts.items()}
     return [1.0 if host is None else factors[host] for host in of]
+
+
+def host_share(lows: Sequence[float], highs: Sequence[float]) -> float:
+    """`shared_hosts`' share of each of the runs that share a host, from their begins and ends (at least one)."""
+    whole = sum([high - low for low, high in zip(lows, highs, strict=True)])
+    return _covered(lows, highs) / whole if whole > 0 else 1 / len(lows)
 
 
 def _totals(runs: Sequence[Run]) -> FleetTotals:

@@ -3,9 +3,10 @@ fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then wh
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
@@ -36,17 +37,18 @@ from orca.sample.readback.words import (
     MISSING,
     count,
     cut,
-    day_and_minute,
+    days_and_minutes,
     duration,
     exit_cell,
     number,
     percent,
     printable,
-    size_cell,
-    time_of_day,
+    size_cells,
+    times_of_day,
     utc,
 )
 
+T = TypeVar("T")
 WIDTH = 120
 """The widest a row is: a terminal's usual width."""
 MIN_LABEL = 12
@@ -98,13 +100,18 @@ def table_rows(fleet: Fleet) -> list[str]:
     return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
 
 
-def line_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[str]], str]:
-    """How a row is laid out, given each column's width (the flags' last), the longest label and which columns are
-    left-aligned: the label cut to what the other columns leave of `WIDTH`, and the flags to what is left. The line
-    takes the label and its cells as one list, laid out by one format string."""
+def _widths(widths: list[int], longest_label: int) -> tuple[int, int]:
+    """The label's width and the flags' most, given each column's width (the flags' last) and the longest label: the
+    label cut to what the other columns leave of `WIDTH`, and the flags to what is left."""
     fixed = sum(widths) + 2 * len(widths)  # two spaces before each column
     label_width = max(MIN_LABEL, min(longest_label, WIDTH - fixed))
-    flags_width = max(len(HEADERS[-1]), WIDTH - (fixed - widths[-1]) - label_width)
+    return label_width, max(len(HEADERS[-1]), WIDTH - (fixed - widths[-1]) - label_width)
+
+
+def line_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[str]], str]:
+    """How a row is laid out, given each column's width (the flags' last), the longest label and which columns are
+    left-aligned (`_widths`). The line takes the label and its cells as one list, laid out by one format string."""
+    label_width, flags_width = _widths(widths, longest_label)
     layout = "  ".join([f"{{:<{label_width}}}", *(f"{{:{'<' if on_left else '>'}{width}}}"
                                                   for width, on_left in zip(widths[:-1], left, strict=False)), "{}"])
     laid = layout.format
@@ -117,6 +124,28 @@ def line_template(widths: list[int], longest_label: int, left: list[bool]) -> Ca
         return laid(*values).rstrip()[:WIDTH]
 
     return line
+
+
+def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[list[str]]], list[str]]:
+    """`line_template`'s layout of many rows at once, given as their columns (the label's first), a column at a time
+    (each padded by one call over the column)."""
+    label_width, flags_width = _widths(widths, longest_label)
+    pads = [str.ljust if on_left else str.rjust for on_left in left[: len(widths) - 1]]
+
+    def lines(given: list[list[str]]) -> list[str]:
+        labels, *cells, flags = given
+        if max(map(len, flags)) > flags_width:
+            flags = [flag if len(flag) <= flags_width else cut(flag, flags_width) for flag in flags]
+        columns = [
+            [(label if len(label) <= label_width else cut(label, label_width)).ljust(label_width) for label in labels],
+            *(map(pad, column, itertools.repeat(width, len(column)))
+              for pad, column, width in zip(pads, cells, widths[:-1], strict=True)),
+            flags,
+        ]
+        laid = list(map(str.rstrip, map("  ".join, zip(*columns, strict=True))))
+        return laid if max(map(len, laid)) <= WIDTH else [line[:WIDTH] for line in laid]
+
+    return lines
 
 
 def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[str, list[str]], str]:
@@ -213,20 +242,34 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
     rows = table.rows
     begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
     cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
-    lines, rss, io, net = (rows.ints(field) for field in (LINES, RSS, IO, NET))
-    bits, ends, flagged = rows.bits, rows.ends, table.flags
-    start = time_of_day if one_day else day_and_minute
+    lines, io = rows.ints(LINES), rows.ints(IO)
+    bits, ends, flagged, has = rows.bits, rows.ends, table.flags, table.flagged_rows
+    start = times_of_day if one_day else days_and_minutes
 
-    def sizes(ints: array[int], indices: Sequence[int]) -> list[str]:
-        big = rows.big
-        return [size_cell(None if (value := ints[index]) == NONE else big(ints, index, value)) for index in indices]
+    def pick(values: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
+        """A column's values at `indices`: a slice when they follow each other (the rows in the order they came)."""
+        if isinstance(indices, range):
+            return values[indices.start : indices.stop]
+        return [values[index] for index in indices]
+
+    def sizes(field: int, indices: Sequence[int]) -> list[str]:
+        return size_cells(rows.counts(field, indices))
 
     def marked(values: array[float], indices: Sequence[int], limited: int, own: int) -> list[str]:
-        return ["-" if (value := values[index]) != value else f"{value:.1f}" + (
-            LIMITED if (marks := bits[index]) & limited else "" if marks & own else HOST) for index in indices]
+        marks = [LIMITED if kind & limited else "" if kind & own else HOST for kind in range(256)]  # by `bits`
+        return ["-" if value != value else f"{value:.1f}{marks[kind]}"
+                for value, kind in zip(pick(values, indices), pick(bits, indices), strict=True)]
 
     def tenths(values: array[float], indices: Sequence[int]) -> list[str]:
-        return ["-" if (value := values[index]) != value else f"{value:.1f}" for index in indices]
+        return ["-" if value != value else f"{value:.1f}" for value in pick(values, indices)]
+
+    def spans(indices: Sequence[int]) -> list[str]:
+        # `duration`'s words of less than a minute, `max(0.0, ...)`, without a call.
+        lengths = [length if (length := high - low) > 0.0 else 0.0
+                   for low, high in zip(pick(first, indices), pick(last, indices), strict=True)]
+        said = {length: f"{span:.1f} s" if (span := round(length, 3)) < 60 else duration(span)
+                for length in set(lengths)}  # each length said once: the runs of one line are all 0
+        return list(map(said.__getitem__, lengths))
 
     def exits(indices: Sequence[int]) -> list[str]:
         if not ends:
@@ -235,21 +278,21 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
                 for index in indices]
 
     def flags(indices: Sequence[int]) -> list[str]:
-        return [",".join(flag.flag for flag in each) if (each := flagged(index)) else "" for index in indices]
+        return [",".join(flag.flag for flag in flagged(index)) if index in has else "" for index in indices]
 
     def cells(indices: Sequence[int]) -> list[list[str]]:
         return [
-            [start(begin[index]) for index in indices],
-            [duration(round(max(0.0, last[index] - first[index]), 3)) for index in indices],
-            [f"{lines[index]:,}" for index in indices],
+            start(pick(begin, indices)),
+            spans(indices),
+            [f"{count:,}" for count in pick(lines, indices)],
             marked(cpu, indices, CPU_LIMITED, CPU_OWN),
             tenths(p95, indices),
             marked(peak, indices, MEMORY_LIMITED, MEMORY_OWN),
-            sizes(rss, indices),
+            sizes(RSS, indices),
             tenths(disk, indices),
-            [cell + ("" if io[index] == NONE or bits[index] & OWN_IO else HOST)
-             for cell, index in zip(sizes(io, indices), indices, strict=True)],
-            sizes(net, indices),
+            [cell + ("" if count == NONE or kind & OWN_IO else HOST)
+             for cell, count, kind in zip(sizes(IO, indices), pick(io, indices), pick(bits, indices), strict=True)],
+            sizes(NET, indices),
             exits(indices),
             flags(indices),
         ]
@@ -259,14 +302,13 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
 
 _CHUNK = 4096
 """Rows said at a time: their cells held while their widths are taken, a few MB."""
-_SAID = "\t".join(["{}"] * (1 + len(HEADERS))) + "\n"
-"""A row said into the temporary file: its label and cells, by tabs (no cell has one: `printable` escapes them)."""
 
 
 def rows_text(table: Table, said: TextIO) -> Iterator[str]:
     """A source's runs kept as rows (`fleet/rows.py`) as `fleet_text` prints a fleet of them, a piece at a time.
     Each row is said once, into `said` (a temporary file, empty, open to write and read), while the columns' widths
-    are found; then laid out from there."""
+    are found; then laid out from there. Each piece of rows is said a column after the other, a cell a line (no cell
+    has a line's end: `printable` escapes it), and read back so."""
     rows = table.rows
     begins = rows.floats(BEGIN)
     one_day = utc(min(begins))[:10] == utc(max(begins))[:10]  # `utc` never goes back as its time goes on
@@ -274,27 +316,25 @@ def rows_text(table: Table, said: TextIO) -> Iterator[str]:
     widths = [len(header) for header in HEADERS]
     label_length = 0
     order = table.order
+    written: list[list[int]] = []
+    """Of each piece of rows, the length of each column said."""
     for at in range(0, len(order), _CHUNK):
-        indices = order[at : at + _CHUNK]
-        labels = [printable(table.label(index)) for index in indices]
-        label_length = max(label_length, *map(len, labels))
+        indices: Sequence[int] = range(at, min(at + _CHUNK, len(order))) if table.in_order else order[at : at + _CHUNK]
+        labels = table.labels(indices)
+        label_length = max(label_length, max(map(len, labels)))
         columns = cells(indices)
-        widths = [max(width, *map(len, column)) for width, column in zip(widths, columns, strict=True)]
-        said.write("".join(map(_SAID.format, labels, *columns)))
+        widths = [max(width, max(map(len, column))) for width, column in zip(widths, columns, strict=True)]
+        texts = ["\n".join(column) for column in (labels, *columns)]
+        said.write("".join(texts))
+        written.append(list(map(len, texts)))
     said.seek(0)
     (_, label_column), *shown = COLUMNS
     line = line_maker(widths, label_length, [column.left for _, column in shown])
     yield line(label_column.header, list(HEADERS)) + "\n"
-    laid = line_template(widths, label_length, [column.left for _, column in shown])
-    chunk = []
-    for each in said:
-        chunk.append(laid(each[:-1].split("\t")))
-        if len(chunk) >= _CHUNK:
-            yield "\n".join(chunk) + "\n"
-            chunk = []
-    if chunk:
-        yield "\n".join(chunk) + "\n"
-    bits = rows.bits
+    laid = lines_template(widths, label_length, [column.left for _, column in shown])
+    for lengths in written:
+        yield "\n".join(laid([said.read(length).split("\n") for length in lengths])) + "\n"
+    bits = set(rows.bits)  # each kind of row once
     used = [each for each in bits if each & USAGE_BIT]
     kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
              any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used),

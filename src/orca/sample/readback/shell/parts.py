@@ -20,7 +20,7 @@ from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import Section
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.runs import Run, Runs
+from orca.sample.readback.runs import Lone, Run, Runs
 from orca.sample.readback.shell.pool import local_executor
 from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, descriptor_batches, part_starts
@@ -68,7 +68,7 @@ def show_runs(source: Source, shown: Shown, drawn: int = 0, parts: int | None = 
     A stream (standard input, a pipe) that has not ended when Ctrl-C comes (SIGINT: `KeyboardInterrupt`) has its
     runs shown as the lines read so far make them, then the interrupt goes on to the caller."""
     tally = Tally()
-    state = Runs(drawn, sections=sections)
+    state = Runs(drawn, sections=sections, lone=shown.takes_lines())
     if source.path is None:
         try:
             _read(decoded(source.batches(), tally), state, shown, source.name)
@@ -91,12 +91,28 @@ def _read(batches: Iterator[list[Sample]], runs: Runs, shown: Shown, name: str) 
     """Each batch into `runs`; the runs they close shown, but those that may have begun before (handed back)."""
     handed: list[Run] = []
     for batch in batches:
-        for run in runs.add(batch):
-            if run.new:
-                shown.show(name, run)
-            else:
-                handed.append(run)
+        for run in _shown(runs.add(batch), runs, shown, name):
+            handed.append(run)
     return handed
+
+
+def _shown(closed: list[Run | Lone], runs: Runs, shown: Shown, name: str) -> Iterator[Run]:
+    """The runs `closed` shown in their order, those of one line held as lines (`Lone`) given together; the runs
+    that may have begun before, not shown but given back."""
+    lines: list[Sample] = []
+    for run in closed:
+        if not isinstance(run, Run):
+            lines.append(run[1])
+            continue
+        if lines:
+            shown.show_lines(name, lines, lambda line: runs.whole((0, line)))
+            lines = []
+        if run.new:
+            shown.show(name, run)
+        else:
+            yield run
+    if lines:
+        shown.show_lines(name, lines, lambda line: runs.whole((0, line)))
 
 
 def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Shown, parts: int | None,
@@ -176,7 +192,7 @@ def _take(part: _Part, text: Iterable[str], state: Runs, shown: Shown, name: str
     for run in taken.handed:
         shown.show(name, run)
     shown.follow(part.totals, part.series, text, taken.places)
-    for run in taken.closed:
+    for run in _shown(taken.closed, state, shown, name):
         shown.show(name, run)
 
 
@@ -203,8 +219,8 @@ class _Part:
             spill.write(text.encode("utf-8", "surrogateescape"))
 
         tally = Tally()
-        runs = Runs(drawn, from_start=False, sections=sections)
         here = shown.elsewhere(spilled)
+        runs = Runs(drawn, from_start=False, sections=sections, lone=here.takes_lines())
         handed = _read(decoded(descriptor_batches(descriptor, start, end), tally), runs, here, name)
         here.done()
         spill.flush()

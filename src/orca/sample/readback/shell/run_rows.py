@@ -10,13 +10,13 @@ import os
 import pickle
 import tempfile
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
 from orca.sample.line_format import Sample
-from orca.sample.readback.fleet.line_row import line_row
-from orca.sample.readback.fleet.rows import BEGIN, LAST_T, Compact, Rows, compact
+from orca.sample.readback.fleet.line_row import line_rows, plain
+from orca.sample.readback.fleet.rows import BEGIN, LAST_T, Columns, Rows, compact
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.records import InstanceSummary
@@ -86,10 +86,12 @@ class RowsKept(Shown):
     def show(self, name: str, run: FoldedRun) -> None:
         held = run.fold.held
         if held is not None and self.render is nothing and run.drawn is None and (self.first or self.spilled) \
-                and (row := _line_row(held)) is not None:  # a run of one line, of the table alone
-            self.totals.count(1, row[BEGIN], row[LAST_T])
-            self.rows.add(row)
+                and plain(held):  # a run of one line, of the table alone
+            self._plain(name, [held], lambda _: run)
             return
+        self._folded(name, run)
+
+    def _folded(self, name: str, run: FoldedRun) -> None:
         usage = run.fold.section(USAGE)
         assert isinstance(usage, UsageSection)
         kept = run.fold.summary(name)
@@ -109,6 +111,42 @@ class RowsKept(Shown):
             self.aside.add(text)
         if run.drawn is not None and (series := run.fold.series(name)) is not None:
             self.series.append((run.drawn, series))
+
+    def takes_lines(self) -> bool:
+        return self.render is nothing
+
+    def show_lines(self, name: str, lines: Sequence[Sample], whole: Callable[[Sample], FoldedRun]) -> None:
+        """Each a row made from its line alone when it can be (`line_rows`), else from its run's fold; the first run
+        of the source is kept whole."""
+        if self.render is not nothing:
+            Shown.show_lines(self, name, lines, whole)
+            return
+        if self.first is None and not self.spilled:
+            self.show(name, whole(lines[0]))
+            lines = lines[1:]
+        at = 0
+        for place, ok in enumerate(list(map(plain, lines))):
+            if not ok:
+                self._plain(name, lines[at:place], whole)
+                self._folded(name, whole(lines[place]))
+                at = place + 1
+        self._plain(name, lines[at:], whole)
+
+    def _plain(self, name: str, lines: Sequence[Sample], whole: Callable[[Sample], FoldedRun]) -> None:
+        """Runs of one line each, all `plain`, kept as rows; each with a rate too large to round, from its fold."""
+        if not lines:
+            return
+        columns = _line_rows(lines)
+        if columns is None:
+            for line in lines:
+                self.show(name, whole(line))
+            return
+        totals, begins = self.totals, columns.floats[BEGIN]
+        totals.runs += len(lines)
+        totals.lines += len(lines)
+        totals.begin = min(totals.begin, min(begins))
+        totals.end = max(totals.end, max(columns.floats[LAST_T]))
+        self.rows.extend(columns)
 
     def elsewhere(self, write: Callable[[str], None]) -> RowsKept:
         return RowsKept(self.render, self.separator, write, spilled=True)
@@ -138,9 +176,9 @@ _ROWS = "rows "
 """Before each line of a part's rows (`Rows.pieces`; the others are its runs' texts, in base 64)."""
 
 
-def _line_row(line: Sample) -> Compact | None:
+def _line_rows(lines: Sequence[Sample]) -> Columns | None:
     try:
-        return line_row(line)
+        return line_rows(lines)
     except (OverflowError, ValueError):  # a rate too large to round: said as the fold says it
         return None
 

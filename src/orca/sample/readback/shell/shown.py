@@ -5,9 +5,10 @@ times the `total:` line counts; and the series of the runs drawn, for the chart.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from orca.sample.line_format import Sample
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run
@@ -55,6 +56,15 @@ class Shown:
         self.totals.add(summary)
         if run.drawn is not None and (series := run.fold.series(name)) is not None:
             self.series.append((run.drawn, series))
+
+    def takes_lines(self) -> bool:
+        """Whether runs of one line are best given as their lines (`show_lines`), with no fold made for them."""
+        return False
+
+    def show_lines(self, name: str, lines: Sequence[Sample], whole: Callable[[Sample], Run]) -> None:
+        """Runs of one line each, closed one after the other, given as their lines; `whole` makes one's run."""
+        for line in lines:
+            self.show(name, whole(line))
 
     def done(self) -> None:
         """The part read elsewhere (`elsewhere`) is at its end: nothing more to write."""
