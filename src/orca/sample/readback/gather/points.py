@@ -9,7 +9,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import chain, pairwise
-from operator import add, itemgetter, le
+from operator import add, le
 from typing import Any
 
 from orca.sample.readback.distinct import DistinctCount
@@ -115,7 +115,7 @@ class Points:
                 counts.append(at + 1)
             (peaks if column.kind == PEAK else newest if column.kind == NEWEST else []).append(at)
             at += column.width
-        self._kinds = [_Picker(where) for where in (sums, counts, peaks, newest)]
+        self._kinds = (sums, counts, peaks, newest)
         self._tenths = [column.tenths for column in self._columns if column.kind == MEAN]
 
     def cut(self, times: list[float]) -> Bounds:
@@ -135,8 +135,9 @@ class Points:
         held_rows = list(zip(*keyed, strict=True)) if keyed else [()] * len(bounds)
         for (begin, end), parts, held in zip(bounds, zip(*rows, strict=True), held_rows, strict=True):
             row = tuple(chain.from_iterable(parts))
-            values = ([round(10 * total) if tenth else total for total, tenth in zip(sums(row), tenths, strict=True)],
-                      counts(row), [-math.inf if peak is None else peak for peak in peaks(row)], newest(row))
+            values = ([round(10 * row[at]) if tenth else row[at] for at, tenth in zip(sums, tenths, strict=True)],
+                      [row[at] for at in counts], [-math.inf if row[at] is None else row[at] for at in peaks],
+                      [row[at] for at in newest])
             self._take(int(times[begin] * 1000) >> shift, _Point(end - begin, times[begin], times[end - 1], values,
                                                                   list(held)))
 
@@ -232,22 +233,3 @@ def _breaks(points: Sequence[_Point]) -> set[int]:
 def _milliseconds(t: float) -> float:
     return t * 1000
 
-
-class _Picker:
-    """What takes the values at `where` out of a row, as a list (a class, not a closure: a part's points go back
-    pickled).
-
-    >>> _Picker([0, 2])((1, 2, 3)), _Picker([1])((1, 2)), _Picker([])((1,))
-    ([1, 3], [2], [])
-    """
-
-    __slots__ = ("_one", "_pick")
-
-    def __init__(self, where: list[int]) -> None:
-        self._pick = itemgetter(*where) if where else None
-        self._one = len(where) == 1
-
-    def __call__(self, row: tuple[Any, ...]) -> list[Any]:
-        if self._pick is None:
-            return []
-        return [self._pick(row)] if self._one else list(self._pick(row))
