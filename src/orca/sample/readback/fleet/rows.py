@@ -293,6 +293,12 @@ def order(rows: Rows, sort: str) -> Sequence[int]:
             *(index for index in everyone if floats[index] != floats[index])]
 
 
+def _held_order(rows: Rows, sort: str) -> tuple[array[int], bool]:
+    """`order` as C integers (its list of Python integers not kept), and whether it is the order the rows came in."""
+    ordered = order(rows, sort)
+    return array("L", ordered), isinstance(ordered, range)
+
+
 def in_order(values: Sequence[float]) -> bool:
     """Whether `values` never go down (the runs of a file cron appends to come in the order they began)."""
     return all(map(operator.le, values, itertools.islice(values, 1, None)))
@@ -312,10 +318,7 @@ class Table:
     def __init__(self, name: str, rows: Rows, sort: str) -> None:
         rows.settle()  # its columns read directly below
         self.name, self.rows, self.sorted_by = name, rows, sort
-        ordered = order(rows, sort)
-        self.order = array("L", ordered)
-        self.in_order = isinstance(ordered, range)
-        """Whether the rows' order is the order they came in."""
+        self.order, self.in_order = _held_order(rows, sort)
         self.short = shortest_names([name])[name]
         self.several_hosts = len(rows.hosts) > 1
         self._runs_of_host = Counter(rows.host)
@@ -382,9 +385,9 @@ class Table:
         if len(self.rows) < STRAGGLERS_FROM:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
-        lengths = [length if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True)]
-        rounded = {length: round(length, 3) for length in set(lengths)}  # most runs' are alike: each rounded once
-        return _median(last), STRAGGLER_SHARE * _median(array("d", map(rounded.__getitem__, lengths)))
+        # `round` to some digits is slow: not called for a run of no length (as a run of one line is).
+        return _median(last), STRAGGLER_SHARE * _median(array("d", (
+            round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True))))
 
     def _usages(self) -> Sequence[int]:
         """The rows with a usage."""
@@ -419,10 +422,13 @@ class Table:
         def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
             values = rows.floats(field)
             taken: Sequence[float] = values if everyone else [values[index] for index in placed]
+            # Each known value (not NaN), in order, without a list of them.
             if shares:
-                return sum([value * share for value, share in zip(taken, shares, strict=True) if value == value]) \
-                    / 3600 / unit
-            return sum([value for value in taken if value == value]) / 3600 / unit
+                known: Iterable[float] = itertools.compress(map(operator.mul, taken, shares),
+                                                            map(operator.eq, taken, taken))
+            else:
+                known = itertools.filterfalse(math.isnan, taken)
+            return sum(known, 0.0) / 3600 / unit
 
         return FleetTotals(
             runs=len(rows),

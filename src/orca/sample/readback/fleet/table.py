@@ -96,7 +96,7 @@ def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:
 
 def host_share(lows: Sequence[float], highs: Sequence[float]) -> float:
     """`shared_hosts`' share of each of the runs that share a host, from their begins and ends (at least one)."""
-    whole = sum([high - low for low, high in zip(lows, highs, strict=True)])
+    whole = sum(map(operator.sub, highs, lows))
     return _covered(lows, highs) / whole if whole > 0 else 1 / len(lows)
 
 
