@@ -79,7 +79,7 @@ def test_a_chain_holding_memory_reads_over_the_cap_at_every_reading(tmp_path: Pa
         process, _ = start(work, "chain", {HOLDING_CHAIN!r}, ready=1)
         readings = [over_cap({{1: process.pid}}, CAP_64).get(1) for _ in range(20)]
         on = forking()
-        report({{"readings": readings, "forking": on, "where": [] if on else where()}})
+        report({{"readings": readings, "forking": on, "where": [] if on else where(work / "chain.log")}})
     """)
     facts = run_in_pid_namespace(scenario, str(tmp_path), reaps=reaps)
     readings = facts["readings"]
@@ -129,7 +129,7 @@ def test_a_chain_under_the_cap_runs_on(tmp_path: Path, reaps: bool) -> None:
         process, _ = start(work, "chain", {HOLDING_CHAIN!r}, ready=1)
         reasons = enforce_memory({{1: process.pid}}, ControlLimits(memory_mb=4096))
         on = forking()
-        report({{"reasons": reasons, "forking": on, "where": [] if on else where()}})
+        report({{"reasons": reasons, "forking": on, "where": [] if on else where(work / "chain.log")}})
     """)
     facts = run_in_pid_namespace(scenario, str(tmp_path), reaps=reaps)
     assert facts["reasons"] == {}
