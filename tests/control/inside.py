@@ -100,11 +100,28 @@ def forking(timeout: float = 10) -> bool:
     return False
 
 
-def where() -> list[str]:
-    """For a failing test's message: the last pid given, then each live process of the namespace but its init and
-    this scenario as `described` gives it (name, state, parent): which one was left stopped, and whose child it is.
-    A pid above the first line's was born while the list was made."""
-    return [f"last pid {last_pid()}", *(described(pid) for pid in sorted(live()))]
+def where(log: Path | None = None) -> list[str]:
+    """For a failing test's message: the last pid given and how many processes have exited unreaped (zombies, which
+    hold their pids), then each live process of the namespace but its init and this scenario as `described` gives it
+    (name, state, parent): which one was left stopped, and whose child it is; then the end of the run's `log`, where
+    a process that ended by an exception (a fork refused) wrote its traceback. A pid above the first line's was born
+    while the list was made."""
+    said = [f"last pid {last_pid()}, {len(_exited())} exited unreaped", *(described(pid) for pid in sorted(live()))]
+    if log is not None:
+        with contextlib.suppress(OSError):
+            said.append(f"log: {log.read_text(errors='replace')[-2000:]}")
+    return said
+
+
+def _exited() -> set[int]:
+    """Every process of the namespace that has exited and not been reaped (a zombie)."""
+    found: set[int] = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                if stat_fields(int(name))[0] in "ZX":
+                    found.add(int(name))
+    return found
 
 
 def report(facts: dict[str, Any]) -> None:

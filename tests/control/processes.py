@@ -25,13 +25,18 @@ def stat_fields(pid: int) -> list[str]:
 
 def described(pid: int) -> str:
     """Where a test found process `pid`, for its failure message: its name, state and parent (proc(5) fields 2, 3,
-    4), or that it is gone."""
+    4) and the signals pending for it (`SigPnd`, `ShdPnd` of its status, in hexadecimal: a stop sent and not yet
+    taken shows there), or that it is gone."""
     try:
         data = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return f"{pid} gone"
     fields = data[data.rfind(")") + 2 :].split()
-    return f"{pid} {data[data.find('(') : data.rfind(')') + 1]} state {fields[0]}, parent {fields[1]}"
+    said = f"{pid} {data[data.find('(') : data.rfind(')') + 1]} state {fields[0]}, parent {fields[1]}"
+    with contextlib.suppress(OSError):
+        pending = [line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if "Pnd:" in line]
+        said += ", " + " ".join(line.replace("\t", " ") for line in pending)
+    return said
 
 
 def in_session_or_group(ids: set[int]) -> set[int]:

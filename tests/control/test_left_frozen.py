@@ -25,8 +25,8 @@ pytestmark = needs_pid_namespace
 
 INITS = pytest.mark.parametrize("reaps", [True, False], ids=["reaping-init", "non-reaping-init"])
 
-# The root stops a child of its own, then forks a chain (a generation a millisecond, so that every reading finds the
-# run changed and freezes it) and sleeps.
+# The root stops a child of its own, then forks a chain (a generation a millisecond: its forks tell whether the run runs
+# or was left stopped) and sleeps.
 RUN = textwrap.dedent("""
     import os, signal, sys, time
     pids = sys.argv[1]
@@ -49,9 +49,9 @@ RUN = textwrap.dedent("""
 SCENARIO = textwrap.dedent(f"""
     import os, signal, sys, time
     from pathlib import Path
-    from orca.control import ControlLimits, cgroups, over_cap, procs, start_run
+    from orca.control import ControlLimits, cap, cgroups, over_cap, procs, start_run
     from tests.control.inside import forking, report, status, where
-    from tests.control.processes import stat_fields, wait_for_lines
+    from tests.control.processes import described, stat_fields, wait_for_lines
 
     work, how, directory = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     limits = ControlLimits(memory_mb=4096, cgroup=directory)
@@ -67,17 +67,24 @@ SCENARIO = textwrap.dedent(f"""
             cgroups.thaw = die
         else:
             procs.Frozen.release = die
-        # A reading that found the run unchanged over its two passes (a loaded machine may not run the chain between
-        # them) freezes nothing: read again until one freezes, and dies.
-        for _ in range(50):
-            over_cap({{1: process.pid}}, limits)
+        # Its reading freezes the run whether or not the chain forked between its two passes: on a loaded machine
+        # the run (at nice 10) can go without a fork through any number of readings, which then freeze nothing.
+        cap._read_unstopped = lambda find, proc: (False, None)
+        over_cap({{1: process.pid}}, limits)
         os._exit(3)
+    def frozen():
+        # For a failing check: what the run's cgroup says of its freezing, as the kernel has it.
+        run = Path(directory, f"run-{{process.pid}}")
+        return [(run / name).read_text().strip() for name in ("cgroup.freeze", "cgroup.events")] if directory else []
+
     facts = {{"old": os.waitstatus_to_exitcode(os.waitpid(old, 0)[1])}}
     facts["forking_after_old"] = forking(timeout=2)
+    facts["after_old"] = [*where(work / "run.log"), *frozen()] if facts["forking_after_old"] else []
     facts["new"] = over_cap({{1: process.pid}}, limits)
     facts["forking"] = forking()
-    facts["where"] = [] if facts["forking"] else where()
+    facts["where"] = [] if facts["forking"] else [*where(work / "run.log"), *frozen()]
     facts["stopped"] = stat_fields(found["stopped"])[0]
+    facts["stopped_child"] = described(found["stopped"])
     ledger = os.path.join(os.environ["ORCA_LOG_STAGE"], ".control-frozen")
     facts["ledger"] = os.listdir(ledger) if os.path.isdir(ledger) else []
     process.kill()
@@ -90,10 +97,11 @@ SCENARIO = textwrap.dedent(f"""
 
 def _check(facts: dict[str, object]) -> None:
     assert facts["old"] == -9, "the old scheduler was not killed mid-reading"
-    assert not facts["forking_after_old"], "the old scheduler's death did not leave the run stopped"
+    left = facts["after_old"]
+    assert not facts["forking_after_old"], f"the old scheduler's death did not leave the run stopped: {left}"
     assert facts["new"] == {}
     assert facts["forking"], f"the new scheduler's reading left the run stopped: {facts['where']}"
-    assert facts["stopped"] == "T", "what the run had stopped itself was continued"
+    assert facts["stopped"] == "T", f"what the run had stopped itself was continued: {facts['stopped_child']}"
     assert facts["ledger"] == []
 
 
