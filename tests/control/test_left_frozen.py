@@ -69,7 +69,7 @@ SCENARIO = textwrap.dedent(f"""
             procs.Frozen.release = die
         # Its reading freezes the run whether or not the chain forked between its two passes: on a loaded machine
         # the run (at nice 10) can go without a fork through any number of readings, which then freeze nothing.
-        cap._read_unstopped = lambda find, proc: (False, None)
+        cap.read_unstopped = lambda find, proc: (False, None)
         over_cap({{1: process.pid}}, limits)
         os._exit(3)
     def frozen():

@@ -57,7 +57,7 @@ def _known(table: Mapping[int, ProcId], found: Members) -> frozenset[tuple[int, 
     return frozenset((pid, table[pid].start, table[pid].ended) for pid in found.pids)
 
 
-def _read_unstopped(find: procs.Finder, proc: str) -> tuple[bool, _Reading | None]:
+def read_unstopped(find: procs.Finder, proc: str) -> tuple[bool, _Reading | None]:
     """The processes `find` names read as they run, between two passes over /proc: (True, the reading) when both
     passes find the same processes (by pid and start time, exited or not) and a live one among them, so nothing
     forked or left while their memory was read; (False, None) when the run changed meanwhile, or shows nothing but
@@ -84,10 +84,10 @@ def _read_processes(
     """The processes `find` names, read whole; with `enforce` killed when over the cap. None when none of them is
     left.
 
-    Read as they run when they stay the same meanwhile (`_read_unstopped`) and no kill follows: a run is not stopped
+    Read as they run when they stay the same meanwhile (`read_unstopped`) and no kill follows: a run is not stopped
     and continued at every reading, which its processes would see (a parent's SIGCHLD, a call ended by EINTR).
     Else frozen (`_read_frozen`)."""
-    settled, reading = _read_unstopped(find, proc)
+    settled, reading = read_unstopped(find, proc)
     if settled and not (enforce and reading is not None and reading.over(limits)):
         return reading
     return _read_frozen(find, limits, proc, record, enforce=enforce)
@@ -190,7 +190,7 @@ def _read_cgroup_processes(path: str, root: int, limits: ControlLimits, proc: st
     def held(table: Mapping[int, ProcId]) -> Members:
         return Members(cgroups.processes(path) & table.keys(), frozenset())
 
-    settled, reading = _read_unstopped(held, proc)
+    settled, reading = read_unstopped(held, proc)
     if settled:
         return reading
     record = ledger.Record(ledger.CGROUP, root, None, path)
