@@ -13,7 +13,7 @@ from functools import partial
 from orca.sample.readback.fleet.records import Fleet
 from orca.sample.readback.fleet.table import Run, fleet
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.shell.cli.metrics import chart_said
+from orca.sample.readback.shell.cli.drawn import chart_said
 from orca.sample.readback.shell.cluster import ClusterError
 from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.many import Outcome, Read, read_each

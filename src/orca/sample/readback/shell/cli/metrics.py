@@ -11,12 +11,12 @@ import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
 
-from orca.sample.parse.errors import reason_of
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.series import Series
+from orca.sample.readback.shell.cli.drawn import chart_said
 from orca.sample.readback.shell.cluster import ENVIRONMENT, cluster_installed, scheduler_named
 from orca.sample.readback.shell.parts import show_runs
 from orca.sample.readback.shell.run_rows import RowsKept, nothing, summary_document
@@ -245,18 +245,6 @@ def _draw(series: list[Series], path: str, runs: int) -> int:
     from orca.sample.readback.shell.plot import draw
 
     return chart_said(partial(draw, series, path, runs), path, _say)
-
-
-def chart_said(draw: Callable[[], None], path: str, say: Callable[[str], None]) -> int:
-    """The chart at `path` drawn (`draw`) and said: the exit status, 1 when it could not be drawn."""
-    try:
-        draw()
-    except Exception as error:  # a file that cannot be written, or matplotlib's own failure: said, no traceback
-        why = error.strerror or error if isinstance(error, OSError) else f"cannot draw the chart: {reason_of(error)}"
-        say(f"orca metrics: {printable(path)}: {why}")
-        return 1
-    say(f"orca metrics: drew {printable(path)}")
-    return 0
 
 
 @contextlib.contextmanager
