@@ -20,9 +20,6 @@ from orca.sample.readback.summary.as_json import Write, encoded, writer
 
 LISTS = {"idle": IDLE, "saturated": SATURATED, "stragglers": STRAGGLER, "gaps": GAPS, "no_lines": NO_LINES}
 """The keys of who stands out, and the flag each lists."""
-BITS = {"usage": kept.USAGE_BIT, "cpu_limited": kept.CPU_LIMITED, "cpu_own": kept.CPU_OWN,
-        "memory_limited": kept.MEMORY_LIMITED, "memory_own": kept.MEMORY_OWN, "own_io": kept.OWN_IO}
-"""The bits of a compact row's `bits`, by their names in `Held`."""
 NO_LINES_HELD: Held = {**dict.fromkeys(kept.FIELDS), "lines": 0, "bits": 0}
 """The fields of a row without lines: none but its 0 lines."""
 Record = TypeVar("Record")
@@ -45,7 +42,7 @@ def held(fields: Sequence[Any] | None, label: str, name: str, flags: tuple[Flag,
     """A row as `--json` reads it, from its compact row's `fields` (None: a source without lines)."""
     row = NO_LINES_HELD.copy() if fields is None else dict(zip(kept.FIELDS, fields, strict=True))
     bits = row["bits"]
-    row.update({bit: bool(bits & value) for bit, value in BITS.items()}, label=label, name=name, flags=flags,
+    row.update({bit: bool(bits & value) for bit, value in kept.BIT_NAMES.items()}, label=label, name=name, flags=flags,
                summary=summary)
     return row
 

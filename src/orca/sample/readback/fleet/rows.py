@@ -44,8 +44,10 @@ runs decide). `--json` reads a row's figures by these names (`fleet/columns.py`'
 (HOST, START, BEGIN, FIRST_T, LAST_T, DURATION, LINES, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, RSS,
  DISK, IO, NET, CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE, BITS, EXIT,
  FLAGS) = range(len(FIELDS))
-USAGE_BIT, CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO = 1, 2, 4, 8, 16, 32
-"""The bits of a row's `bits`: whether the run has a usage, and what its figures are of."""
+BIT_NAMES = {"usage": 1, "cpu_limited": 2, "cpu_own": 4, "memory_limited": 8, "memory_own": 16, "own_io": 32}
+"""The bits of a row's `bits`, by their names in `--json`'s reading of a row (`fleet/columns.py`'s `Held`): whether
+the run has a usage, and what its figures are of."""
+USAGE_BIT, CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO = BIT_NAMES.values()
 _FLOATS = (START, BEGIN, FIRST_T, LAST_T, DURATION, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, DISK,
            CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE)
 _INTS = (LINES, RSS, IO, NET)
@@ -267,7 +269,7 @@ class Rows:
 
 
 def order(rows: Rows, sort: str) -> Sequence[int]:
-    """The rows' order for `sort` (a key of `fleet.table.SORTS`), as `fleet.fleet` sorts a fleet of one source:
+    """The rows' order for `sort` (a key of `fleet.columns.SORTS`), as `fleet.fleet` sorts a fleet of one source:
     sorted by one key after another (stably), so that no key of two parts is kept a row."""
     everyone = range(len(rows))
     if sort in ("name", "start"):
