@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from orca.sample.line_format import Sample
+from orca.sample.readback.fleet.fields import BEGIN, LAST_T
 from orca.sample.readback.fleet.line_row import line_rows, plain
-from orca.sample.readback.fleet.rows import BEGIN, LAST_T, Columns, Rows, compact
+from orca.sample.readback.fleet.rows import Columns, Rows, compact
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.records import InstanceSummary
