@@ -150,7 +150,7 @@ class RowsKept(Shown):
         self.rows.extend(columns)
 
     def elsewhere(self, write: Callable[[str], None]) -> RowsKept:
-        return RowsKept(self.render, self.separator, write, spilled=True)
+        return RowsKept(self.render, write, spilled=True)
 
     def done(self) -> None:
         """In a part read by another process, its rows written after their texts, a column a line."""
