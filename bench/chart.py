@@ -172,7 +172,7 @@ from orca.sample.readback.shell.shown import Shown
 from orca.sample.readback.shell.sources import sources
 
 [source] = sources(sys.argv[1])
-shown = Shown(lambda summary: "", "", lambda text: None)
+shown = Shown(lambda summary: "", lambda text: None)
 show_runs(source, shown, 6, parts=1)
 series = [one for _, one in sorted(shown.series, key=lambda each: each[0])]
 with open(sys.argv[2], "wb") as out:

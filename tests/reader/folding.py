@@ -4,7 +4,8 @@ in parts merged in order (as `readback/shell/parts.py` merges its workers'), and
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from orca.sample.line_format import Sample
@@ -15,7 +16,7 @@ from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run, Runs
 from orca.sample.readback.sample_line import decode_all
 from orca.sample.readback.shell.parts import show_runs
-from orca.sample.readback.shell.shown import Shown
+from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally
 from orca.sample.readback.summary.as_json import json_line
 
@@ -85,12 +86,36 @@ def series_of(runs: Sequence[Run], name: str = "x") -> list[Series]:
     return [series for _, series in drawn if series is not None]
 
 
+@dataclass(slots=True)
+class Written(Shown):
+    """Writes each run's summary as it closes, through `render`, one after the other; a part read by another process
+    writes its runs' into its file, written after these (`follow`)."""
+
+    def show(self, name: str, run: Run) -> None:
+        summary = run.fold.summary(name)
+        if summary is None:
+            return
+        self.write(self.render(summary))
+        self.totals.add(summary)
+        if run.drawn is not None and (series := run.fold.series(name)) is not None:
+            self.series.append((run.drawn, series))
+
+    def elsewhere(self, write: Callable[[str], None]) -> Written:
+        return Written(self.render, write)
+
+    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
+               places: dict[int, int]) -> None:
+        for piece in written:
+            self.write(piece)
+        Shown.follow(self, totals, series, written, places)
+
+
 def shown_by(source: Source, parts: int | None = None, drawn: int = 0) -> tuple[list[dict[str, Any]], list[Series],
                                                                                Tally]:
     """What `orca metrics --json` shows of `source`, read in `parts` (other processes' text included): the summaries
     in the order printed, the series of the runs drawn, and what was passed over."""
     written: list[str] = []
-    shown = Shown(json_line, "", written.append)
+    shown = Written(json_line, written.append)
     tally = show_runs(source, shown, drawn, parts)
     documents = [json.loads(line) for line in "".join(written).splitlines()]
     return documents, [series for _, series in sorted(shown.series, key=lambda each: each[0])], tally

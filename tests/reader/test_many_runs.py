@@ -91,7 +91,7 @@ def both(path: Path, json: bool, each: bool, sort: str) -> tuple[str, str, int]:
     kept whole prints, and how many runs there are."""
     options = argparse.Namespace(json=json, each=each, sort=sort)
     [source] = sources(str(path))
-    kept = RowsKept(aside(options), "", lambda _: None)
+    kept = RowsKept(aside(options), lambda _: None)
     show_runs(source, kept, parts=1, sections=(*SECTIONS, UsageSection))
     try:
         rows = "".join(runs_output(source.name, kept, options))
@@ -156,7 +156,7 @@ def test_a_line_that_may_be_flagged_but_idle_or_has_a_run_is_folded_not_said_fro
 def test_the_table_of_many_runs_is_written_a_piece_at_a_time(tmp_path: Path) -> None:
     path = written(tmp_path / "cron.jsonl", [cron_line(number, 30.0, 300) for number in range(10_000)])
     [source] = sources(str(path))
-    kept = RowsKept(nothing, "", lambda _: None)
+    kept = RowsKept(nothing, lambda _: None)
     show_runs(source, kept, parts=1, sections=(*SECTIONS, UsageSection))
     pieces = list(rows_text(Table(source.name, kept.rows, "name"), io.StringIO()))
     assert len(pieces) > 3 and "".join(pieces).count("\n") > 10_000
@@ -175,7 +175,7 @@ def test_a_file_of_many_runs_read_in_parts_is_the_same_table(tmp_path: Path, jso
     printed = []
     for parts in (1, 2):
         [source] = sources(str(path))
-        kept = RowsKept(aside(options), "", lambda _: None)
+        kept = RowsKept(aside(options), lambda _: None)
         show_runs(source, kept, parts=parts, sections=(*SECTIONS, UsageSection))
         try:
             printed.append("".join(runs_output(source.name, kept, options)))

@@ -100,9 +100,9 @@ def test_the_drawing_is_prepared_once_this_process_has_read_its_part(tmp_path: P
     path = run_file(tmp_path / "run.jsonl", 3000)
     [source] = sources(str(path))
     calls: list[int] = []
-    show_runs(source, Shown(lambda _: "", "", lambda _: None), 6, 1, meanwhile=lambda: calls.append(1))
+    show_runs(source, Shown(lambda _: "", lambda _: None), 6, 1, meanwhile=lambda: calls.append(1))
     assert calls == []
-    tally = show_runs(source, Shown(lambda _: "", "", lambda _: None), 6, 3, meanwhile=lambda: calls.append(1))
+    tally = show_runs(source, Shown(lambda _: "", lambda _: None), 6, 3, meanwhile=lambda: calls.append(1))
     assert calls == [1] and tally.samples == 3000
 
 

@@ -13,6 +13,7 @@ from toolz import partition_all
 
 from orca.sample.readback.fleet import rows as kept
 from orca.sample.readback.fleet.columns import ROW, TOTALS, Figure, Held
+from orca.sample.readback.fleet.fields import BIT_NAMES, FIELDS
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Flag, HostFlag
 from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
 from orca.sample.readback.fleet.table import Run
@@ -20,10 +21,7 @@ from orca.sample.readback.summary.as_json import Write, encoded, writer
 
 LISTS = {"idle": IDLE, "saturated": SATURATED, "stragglers": STRAGGLER, "gaps": GAPS, "no_lines": NO_LINES}
 """The keys of who stands out, and the flag each lists."""
-BITS = {"usage": kept.USAGE_BIT, "cpu_limited": kept.CPU_LIMITED, "cpu_own": kept.CPU_OWN,
-        "memory_limited": kept.MEMORY_LIMITED, "memory_own": kept.MEMORY_OWN, "own_io": kept.OWN_IO}
-"""The bits of a compact row's `bits`, by their names in `Held`."""
-NO_LINES_HELD: Held = {**dict.fromkeys(kept.FIELDS), "lines": 0, "bits": 0}
+NO_LINES_HELD: Held = {**dict.fromkeys(FIELDS), "lines": 0, "bits": 0}
 """The fields of a row without lines: none but its 0 lines."""
 Record = TypeVar("Record")
 Flagged = Callable[[str], Iterable[tuple[str, tuple[Flag, ...]]]]
@@ -43,9 +41,9 @@ ROW_WRITERS, TOTALS_WRITERS = _writers(ROW, itemgetter), _writers(TOTALS, attrge
 
 def held(fields: Sequence[Any] | None, label: str, name: str, flags: tuple[Flag, ...], summary: object) -> Held:
     """A row as `--json` reads it, from its compact row's `fields` (None: a source without lines)."""
-    row = NO_LINES_HELD.copy() if fields is None else dict(zip(kept.FIELDS, fields, strict=True))
+    row = NO_LINES_HELD.copy() if fields is None else dict(zip(FIELDS, fields, strict=True))
     bits = row["bits"]
-    row.update({bit: bool(bits & value) for bit, value in BITS.items()}, label=label, name=name, flags=flags,
+    row.update({bit: bool(bits & value) for bit, value in BIT_NAMES.items()}, label=label, name=name, flags=flags,
                summary=summary)
     return row
 
@@ -74,7 +72,7 @@ def fleet_json(fleet: Fleet) -> str:
 def rows_json(table: kept.Table, summaries: Callable[[int], str]) -> Iterator[str]:
     """A source's runs kept as rows (`fleet/rows.py`) as `fleet_json` prints a fleet of them, a piece at a time:
     `summaries(index)` is row `index`'s summary's document, encoded."""
-    value, fields = table.rows.value, range(len(kept.FIELDS))
+    value, fields = table.rows.value, range(len(FIELDS))
 
     def row(index: int) -> str:
         document = row_document(held([value(field, index) for field in fields], table.label(index), table.name,

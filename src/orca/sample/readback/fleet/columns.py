@@ -82,7 +82,7 @@ class Figure(Generic[Record]):
 Ended = tuple[int | None, int | None, str | None, float | None]
 """How a run's command ended, as a compact row holds it: its code, signal, error and wall time."""
 Held = dict[str, Any]
-"""A row as `--json` reads it (`fleet/as_json.py`): the fields of its compact row by name (`fleet/rows.py`'s `FIELDS`,
+"""A row as `--json` reads it (`fleet/as_json.py`): the fields of its compact row by name (`fleet/fields.py`'s `FIELDS`,
 and its `bits`: `usage`, `cpu_limited`, `cpu_own`, `memory_limited`, `memory_own`, `own_io`), with its `label`, `name`,
 `flags` (the straggler's among them) and `summary`."""
 

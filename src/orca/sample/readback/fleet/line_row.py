@@ -9,15 +9,7 @@ import math
 from collections.abc import Sequence
 
 from orca.sample.line_format import Disk, Sample
-from orca.sample.readback.fleet.flags import (
-    FULL_MEMORY_PERCENT,
-    IDLE,
-    IDLE_MEMORY_PERCENT,
-    MEMORY_PRESSURE_PERCENT,
-    Flag,
-    idle_said,
-)
-from orca.sample.readback.fleet.rows import (
+from orca.sample.readback.fleet.fields import (
     BEGIN,
     BYTES_AVAILABLE,
     BYTES_USED,
@@ -37,14 +29,21 @@ from orca.sample.readback.fleet.rows import (
     MEMORY_PEAK,
     MEMORY_PERCENT,
     NET,
-    NONE,
     P95,
     PRESSURE,
     RSS,
     START,
     USAGE_BIT,
-    Columns,
 )
+from orca.sample.readback.fleet.flags import (
+    FULL_MEMORY_PERCENT,
+    IDLE,
+    IDLE_MEMORY_PERCENT,
+    MEMORY_PRESSURE_PERCENT,
+    Flag,
+    idle_said,
+)
+from orca.sample.readback.fleet.rows import NONE, Columns
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU
 
 

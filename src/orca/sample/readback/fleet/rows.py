@@ -18,6 +18,42 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from orca.sample.readback.fleet.columns import ROW, io_bytes, net_bytes, own_io, rss_peak
+from orca.sample.readback.fleet.fields import (
+    BEGIN,
+    BITS,
+    BYTES_AVAILABLE,
+    BYTES_USED,
+    CORES_AVAILABLE,
+    CORES_USED,
+    CPU,
+    CPU_LIMITED,
+    CPU_OWN,
+    CPUS,
+    DISK,
+    DURATION,
+    EXIT,
+    FIELDS,
+    FIRST_T,
+    FLAGS,
+    HOST,
+    HOST_CPU,
+    HOST_MEMORY,
+    IO,
+    LAST_T,
+    LINES,
+    MEMORY_BYTES,
+    MEMORY_LIMITED,
+    MEMORY_OWN,
+    MEMORY_PEAK,
+    MEMORY_PERCENT,
+    NET,
+    OWN_IO,
+    P95,
+    PRESSURE,
+    RSS,
+    START,
+    USAGE_BIT,
+)
 from orca.sample.readback.fleet.flags import (
     GAPS,
     STRAGGLER_SHARE,
@@ -33,19 +69,8 @@ from orca.sample.readback.fleet.table import GIB, Run, host_share, median, share
 from orca.sample.readback.words import printable, shortest_names, time_of_day, times_of_day
 
 Compact = tuple[Any, ...]
-"""One run's row: see `FIELDS` (a tuple, so that a part of a file read by another process sends it back cheaply)."""
-FIELDS = ("host", "start", "begin", "first_t", "last_t", "duration", "lines", "cpu_percent", "cpu_p95",
-          "memory_peak_percent", "memory_percent", "cpus", "memory_bytes", "rss_peak", "disk_peak_percent", "io_bytes",
-          "net_bytes", "core_seconds_used", "core_seconds_available", "byte_seconds_used", "byte_seconds_available",
-          "host_cpu_saturated_percent", "host_memory_peak_percent", "memory_pressure", "bits", "exit", "flags")
-"""A compact row's fields, in order: the fleet row's figures, the usage the totals add up, what the hosts saturated
-are judged by, how the command ended (code, signal, error) and the run's flags but the straggler's (which the other
-runs decide). `--json` reads a row's figures by these names (`fleet/columns.py`'s `held`)."""
-(HOST, START, BEGIN, FIRST_T, LAST_T, DURATION, LINES, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, RSS,
- DISK, IO, NET, CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE, BITS, EXIT,
- FLAGS) = range(len(FIELDS))
-USAGE_BIT, CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO = 1, 2, 4, 8, 16, 32
-"""The bits of a row's `bits`: whether the run has a usage, and what its figures are of."""
+"""One run's row: see `fleet/fields.py`'s `FIELDS` (a tuple, so that a part of a file read by another process sends it
+back cheaply)."""
 _FLOATS = (START, BEGIN, FIRST_T, LAST_T, DURATION, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, DISK,
            CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE)
 _INTS = (LINES, RSS, IO, NET)
@@ -267,7 +292,7 @@ class Rows:
 
 
 def order(rows: Rows, sort: str) -> Sequence[int]:
-    """The rows' order for `sort` (a key of `fleet.table.SORTS`), as `fleet.fleet` sorts a fleet of one source:
+    """The rows' order for `sort` (a key of `fleet.columns.SORTS`), as `fleet.fleet` sorts a fleet of one source:
     sorted by one key after another (stably), so that no key of two parts is kept a row."""
     everyone = range(len(rows))
     if sort in ("name", "start"):

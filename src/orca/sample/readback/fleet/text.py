@@ -9,9 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO, TypeVar
 
 from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
-from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
-from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
-from orca.sample.readback.fleet.rows import (
+from orca.sample.readback.fleet.fields import (
     BEGIN,
     CPU,
     CPU_LIMITED,
@@ -25,13 +23,14 @@ from orca.sample.readback.fleet.rows import (
     MEMORY_OWN,
     MEMORY_PEAK,
     NET,
-    NONE,
     OWN_IO,
     P95,
     RSS,
     USAGE_BIT,
-    Table,
 )
+from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
+from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
+from orca.sample.readback.fleet.rows import NONE, Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
     MISSING,

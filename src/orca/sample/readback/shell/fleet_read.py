@@ -51,7 +51,7 @@ def read_fleet_source(source: Source, drawn: int, buckets: bool) -> SourceRuns:
     runs with their series. Read whole by this process: the fleet's sources are spread over the executor's processes
     instead (`many.py`), and a part read by another process would show its runs, not keep them. Raises
     `SourceError` for a source that cannot be read."""
-    kept = Kept(lambda _: "", "", lambda _: None)
+    kept = Kept(lambda _: "", lambda _: None)
     try:
         tally = show_runs(source, kept, drawn, parts=1,
                           sections=(*SECTIONS, partial(UsageSection, buckets)))

@@ -158,7 +158,7 @@ def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[in
     for (start, end), spill in zip(ranges, spills, strict=True):
         try:
             futures.append(executor.submit(_read_part, descriptor, start, end, name, type(shown), shown.render,
-                                           shown.separator, spill.fileno(), drawn, tuple(sections)))
+                                           spill.fileno(), drawn, tuple(sections)))
         except (OSError, RuntimeError):  # no process could be made (or the pool broke): read here
             futures.append(None)
     return futures
@@ -174,12 +174,11 @@ def _result(future: Future[_Part] | None) -> _Part | None:
 
 
 def _read_part(descriptor: int, start: int, end: int | None, name: str, kind: type[Shown],
-               render: Callable[[InstanceSummary], str], separator: str, spill: int, drawn: int,
-               sections: Sections) -> _Part:
+               render: Callable[[InstanceSummary], str], spill: int, drawn: int, sections: Sections) -> _Part:
     """In a process of the pool: the part from `start` to `end` of the file open as `descriptor`, its runs shown
     into the file open as `spill` as a `kind` shows them elsewhere (as text, or kept for a table)."""
     with open(spill, "wb", closefd=False) as out:
-        return _Part.read(descriptor, start, end, name, kind(render, separator, lambda _: None), out, drawn,
+        return _Part.read(descriptor, start, end, name, kind(render, lambda _: None), out, drawn,
                           sections)
 
 

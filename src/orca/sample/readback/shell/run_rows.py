@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from orca.sample.line_format import Sample
+from orca.sample.readback.fleet.fields import BEGIN, LAST_T
 from orca.sample.readback.fleet.line_row import line_rows, plain
-from orca.sample.readback.fleet.rows import BEGIN, LAST_T, Columns, Rows, compact
+from orca.sample.readback.fleet.rows import Columns, Rows, compact
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.records import InstanceSummary
@@ -149,7 +150,7 @@ class RowsKept(Shown):
         self.rows.extend(columns)
 
     def elsewhere(self, write: Callable[[str], None]) -> RowsKept:
-        return RowsKept(self.render, self.separator, write, spilled=True)
+        return RowsKept(self.render, write, spilled=True)
 
     def done(self) -> None:
         """In a part read by another process, its rows written after their texts, a column a line."""

@@ -1,6 +1,6 @@
-"""What is shown of a source's runs, each as it closes (docs/metrics.md): its summary rendered (a text
-block or a JSON line) and written at once, so memory does not grow with the number of runs; the runs, lines and
-times the `total:` line counts; and the series of the runs drawn, for the chart."""
+"""What is shown of a source's runs, each as it closes (docs/metrics.md): the runs, lines and times the `total:`
+line counts, and the series of the runs drawn, for the chart; what more a kind of `Shown` does with each run (keeps
+it as a table's row with its text aside: `run_rows.py`; keeps it for a fleet: `fleet_read.py`) is its own."""
 
 from __future__ import annotations
 
@@ -39,11 +39,10 @@ class Totals:
 
 @dataclass(slots=True)
 class Shown:
-    """Writes each run's summary as it closes, through `render` (one block or line per run, `separator` between
-    them), and keeps the drawn runs' series, each with its place among them."""
+    """Counts each run as it closes and keeps the drawn runs' series, each with its place among them; `render` says
+    a run's summary and `write` writes, for a kind that writes (`run_rows.RowsKept`)."""
 
     render: Callable[[InstanceSummary], str]
-    separator: str
     write: Callable[[str], None]
     totals: Totals = field(default_factory=Totals)
     series: list[tuple[int, Series]] = field(default_factory=list)
@@ -52,7 +51,6 @@ class Shown:
         summary = run.fold.summary(name)
         if summary is None:
             return
-        self.write((self.separator if self.totals.runs else "") + self.render(summary))
         self.totals.add(summary)
         if run.drawn is not None and (series := run.fold.series(name)) is not None:
             self.series.append((run.drawn, series))
@@ -70,18 +68,13 @@ class Shown:
         """The part read elsewhere (`elsewhere`) is at its end: nothing more to write."""
 
     def elsewhere(self, write: Callable[[str], None]) -> Shown:
-        """The same rendering, written through `write`, from nothing shown (a part's runs, shown in its file)."""
-        return Shown(self.render, self.separator, write)
+        """The same kind of showing, written through `write`, from nothing shown (a part's runs, shown in its file)."""
+        return Shown(self.render, write)
 
     def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
                places: dict[int, int]) -> None:
-        """What another `Shown` showed of the runs after these (`totals`, `series` each with its `order`, its text
-        `written` a piece at a time), taken in: its text written after this one's, and its runs drawn at their
-        `places` among the source's (`Runs.take_part`)."""
-        separator = self.separator if self.totals.runs and totals.runs else ""
-        for piece in written:
-            if piece:
-                self.write(separator + piece)
-                separator = ""
+        """What another `Shown` showed of the runs after these (`totals`, `series` each with its `order`; what it
+        wrote, `written`, is its kind's to take in), taken in: its runs counted, and drawn at their `places` among
+        the source's (`Runs.take_part`)."""
         self.totals.merge(totals)
         self.series += [(places[order], one) for order, one in series if order in places]
