@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from orca.sample import line_format as lf
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
 from orca.sample.readback.fleet.line_row import plain
-from orca.sample.readback.fleet.rows import Table
+from orca.sample.readback.fleet.rows_table import Table
 from orca.sample.readback.fleet.table import fleet
 from orca.sample.readback.fleet.text import rows_text
 from orca.sample.readback.fleet.usage import UsageSection

@@ -16,6 +16,7 @@ from orca.sample.readback.fleet.columns import ROW, TOTALS, Figure, Held
 from orca.sample.readback.fleet.fields import BIT_NAMES, FIELDS
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Flag, HostFlag
 from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
+from orca.sample.readback.fleet.rows_table import Table
 from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.summary.as_json import Write, encoded, writer
 
@@ -69,7 +70,7 @@ def fleet_json(fleet: Fleet) -> str:
                            lambda flag: ((row.label, row.flags) for row in fleet.flagged(flag)), fleet.hosts_saturated))
 
 
-def rows_json(table: kept.Table, summaries: Callable[[int], str]) -> Iterator[str]:
+def rows_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
     """A source's runs kept as rows (`fleet/rows.py`) as `fleet_json` prints a fleet of them, a piece at a time:
     `summaries(index)` is row `index`'s summary's document, encoded."""
     value, fields = table.rows.value, range(len(FIELDS))

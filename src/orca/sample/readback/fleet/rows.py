@@ -1,23 +1,19 @@
 """The runs of one source as a fleet's table (docs/metrics.md, "A file of many runs"), in memory that does not hold
 their summaries: each run, as it closes, is one compact row of the figures the table, its totals and who stands out
 read (`compact`), kept in columns of C numbers (`Rows`), 200 bytes or so a run where its records take kilobytes. The
-table, the totals and the lists are made from the columns, to the same text and JSON as `fleet.py`'s of the runs
-themselves (a test holds them to it); what only `--json` and `--each` print of each run (its summary's document,
-its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
+table, the totals and the lists are made from the columns (`rows_table.py`), to the same text and JSON as
+`fleet.py`'s of the runs themselves (a test holds them to it); what only `--json` and `--each` print of each run (its
+summary's document, its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
-import operator
 from array import array
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
-from orca.sample.readback.fleet.columns import ROW, io_bytes, net_bytes, own_io, rss_peak
+from orca.sample.readback.fleet.columns import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.fleet.fields import (
     BEGIN,
     BITS,
@@ -32,7 +28,6 @@ from orca.sample.readback.fleet.fields import (
     DISK,
     DURATION,
     EXIT,
-    FIELDS,
     FIRST_T,
     FLAGS,
     HOST,
@@ -55,25 +50,18 @@ from orca.sample.readback.fleet.fields import (
     USAGE_BIT,
 )
 from orca.sample.readback.fleet.flags import (
-    GAPS,
-    STRAGGLER_SHARE,
-    STRAGGLERS_FROM,
     Flag,
-    HostFlag,
     flags_of,
-    hosts_saturated,
-    straggler_flag,
 )
-from orca.sample.readback.fleet.records import FleetTotals
-from orca.sample.readback.fleet.table import GIB, Run, host_share, median, shared_hosts
-from orca.sample.readback.words import printable, shortest_names, time_of_day, times_of_day
+from orca.sample.readback.fleet.table import Run
 
 Compact = tuple[Any, ...]
 """One run's row: see `fleet/fields.py`'s `FIELDS` (a tuple, so that a part of a file read by another process sends it
 back cheaply)."""
 _FLOATS = (START, BEGIN, FIRST_T, LAST_T, DURATION, CPU, P95, MEMORY_PEAK, MEMORY_PERCENT, CPUS, MEMORY_BYTES, DISK,
            CORES_USED, CORES_AVAILABLE, BYTES_USED, BYTES_AVAILABLE, HOST_CPU, HOST_MEMORY, PRESSURE)
-_INTS = (LINES, RSS, IO, NET)
+INTS = (LINES, RSS, IO, NET)
+"""The fields held as C integers; the others are floats."""
 _FLUSH_ROWS = 4096
 NONE = -(2**63)
 """An integer column's None (no byte count is negative)."""
@@ -138,7 +126,7 @@ class Rows:
 
     def __init__(self) -> None:
         self._floats = {field: array("d") for field in _FLOATS}
-        self._ints = {field: array("q") for field in _INTS}
+        self._ints = {field: array("q") for field in INTS}
         self._big: dict[tuple[int, int], int] = {}
         self._new: list[Compact] = []
         self.bits = array("B")
@@ -290,185 +278,3 @@ class Rows:
                     for value, index in zip(said, indices, strict=True)]
         return said
 
-
-def order(rows: Rows, sort: str) -> Sequence[int]:
-    """The rows' order for `sort` (a key of `fleet.columns.SORTS`), as `fleet.fleet` sorts a fleet of one source:
-    sorted by one key after another (stably), so that no key of two parts is kept a row."""
-    everyone = range(len(rows))
-    if sort in ("name", "start"):
-        begins = rows.floats(BEGIN)
-        by_begin: Sequence[int] = everyone if in_order(begins) else sorted(everyone, key=begins.__getitem__)
-        if sort == "start" or len(rows.hosts) == 1:
-            return by_begin
-        rank = {number: place for place, number in enumerate(sorted(range(len(rows.hosts)),
-                                                                     key=rows.hosts.__getitem__))}
-        return sorted(by_begin, key=lambda index: rank[rows.host[index]])
-    if sort == "span":
-        first, last = rows.floats(FIRST_T), rows.floats(LAST_T)
-        return sorted(everyone, key=lambda index: -round(max(0.0, last[index] - first[index]), 3))
-    [held] = [figure.held or figure.key for figure in ROW if figure.sort == sort]  # the field its figure is read from
-    field = FIELDS.index(held)
-    if field in _INTS:
-        known = [index for index in everyone if rows.value(field, index) is not None]
-        return [*sorted(known, key=lambda index: -rows.value(field, index)),
-                *(index for index in everyone if rows.value(field, index) is None)]
-    floats = rows.floats(field)
-    known = [index for index in everyone if floats[index] == floats[index]]
-    return [*sorted(known, key=lambda index: -floats[index]),
-            *(index for index in everyone if floats[index] != floats[index])]
-
-
-def _held_order(rows: Rows, sort: str) -> tuple[array[int], bool]:
-    """`order` as C integers (its list of Python integers not kept), and whether it is the order the rows came in."""
-    ordered = order(rows, sort)
-    return array("L", ordered), isinstance(ordered, range)
-
-
-def in_order(values: Sequence[float]) -> bool:
-    """Whether `values` never go down (the runs of a file cron appends to come in the order they began)."""
-    return all(map(operator.le, values, itertools.islice(values, 1, None)))
-
-
-def _median(values: array[float]) -> float:
-    """`table.median` of `values`, without a sorted copy of them when they are in order already."""
-    if not in_order(values):
-        return median(list(values))
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
-
-
-class Table:
-    """A source's runs as a fleet: each row's label and flags, the totals and the hosts saturated, from `Rows`."""
-
-    def __init__(self, name: str, rows: Rows, sort: str) -> None:
-        rows.settle()  # its columns read directly below
-        self.name, self.rows, self.sorted_by = name, rows, sort
-        self.order, self.in_order = _held_order(rows, sort)
-        self.short = shortest_names([name])[name]
-        self.several_hosts = len(rows.hosts) > 1
-        self._runs_of_host = Counter(rows.host)
-        self._kinds = set(rows.bits)
-        """The rows' `bits`, each once."""
-        self.ends = self._straggler_bound()
-        self._stragglers: dict[int, Flag] = {}
-        if self.ends is not None:
-            durations, ends, (median_end, margin) = rows.floats(DURATION), rows.floats(LAST_T), self.ends
-            late: Iterable[int] = range(bisect.bisect_right(ends, False, key=lambda ended: ended - median_end > margin),
-                                        len(ends)) if in_order(ends) else \
-                [index for index, ended in enumerate(ends) if ended - median_end > margin]
-            for index in late:  # of those that ended late enough, those that began by the median end
-                ended = ends[index]
-                if (straggler := straggler_flag(ended - durations[index], ended, self.ends)) is not None:
-                    self._stragglers[index] = straggler
-        self.flagged_rows = rows.flags.keys() | self._stragglers.keys()
-        """The rows with a flag."""
-        flagged: dict[str, list[int]] = {}
-        for index in filter(self.flagged_rows.__contains__, self.order):
-            for flag in self.flags(index):
-                flagged.setdefault(flag.flag, []).append(index)
-        self._flagged = flagged
-        self.totals = self._totals()
-        self.hosts_saturated = self._hosts_saturated()
-
-    def label(self, index: int) -> str:
-        """As `labels.run_labels` calls a run of one source."""
-        rows = self.rows
-        label = self.short
-        if self.several_hosts:
-            label += f" ({rows.hosts[rows.host[index]]})"
-        if self._runs_of_host[rows.host[index]] > 1:
-            start = rows.floats(START)[index]
-            label += " " + ("before start" if start != start else time_of_day(start))
-        return label
-
-    def labels(self, indices: Sequence[int]) -> list[str]:
-        """`label` of each of the rows at `indices`, printable: a column of the table."""
-        rows = self.rows
-        if self.several_hosts or len(self._runs_of_host) != 1 or len(rows) < 2:
-            return [printable(self.label(index)) for index in indices]
-        starts = rows.floats(START)
-        values = [starts[index] for index in indices]
-        prefix = printable(self.short) + " "  # `printable` escapes a character at a time
-        return [prefix + ("before start" if start != start else said)
-                for start, said in zip(values, times_of_day([0.0 if start != start else start for start in values]),
-                                       strict=True)]
-
-    def flags(self, index: int) -> tuple[Flag, ...]:
-        """Row `index`'s flags, the straggler's among them in its place."""
-        flags = self.rows.flags.get(index, ())
-        straggler = self._stragglers.get(index)
-        if straggler is None:
-            return flags
-        at = len(flags) - (bool(flags) and flags[-1].flag == GAPS)
-        return (*flags[:at], straggler, *flags[at:])
-
-    def flagged(self, flag: str) -> list[int]:
-        """The rows with `flag`, in the table's order."""
-        return self._flagged.get(flag, [])
-
-    def _straggler_bound(self) -> tuple[float, float] | None:
-        if len(self.rows) < STRAGGLERS_FROM:
-            return None
-        first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
-        # `round` to some digits is slow: not called for a run of no length (as a run of one line is).
-        return _median(last), STRAGGLER_SHARE * _median(array("d", (
-            round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True))))
-
-    def _usages(self) -> Sequence[int]:
-        """The rows with a usage."""
-        if all(kind & USAGE_BIT for kind in self._kinds):
-            return range(len(self.rows))
-        return array("L", [index for index, bits in enumerate(self.rows.bits) if bits & USAGE_BIT])
-
-    def _shares(self, placed: Sequence[int], limited: int) -> list[float]:
-        """`shared_hosts` of the rows `placed`, whose capacity is their cgroup's limit by the bit `limited`."""
-        rows = self.rows
-        begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
-        if placed and len(rows.hosts) == 1 and not any(kind & limited for kind in self._kinds):
-            # One host, whose capacity every run had: one share for all.
-            if len(placed) != len(rows):
-                begin = array("d", [begin[index] for index in placed])
-                last = array("d", [last[index] for index in placed])
-            return [host_share(begin, last)] * len(placed)
-        return shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
-                             not rows.bits[index] & limited) for index in placed)
-
-    def _totals(self) -> FleetTotals:
-        rows = self.rows
-        begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
-        placed = self._usages()
-        cpu_shares = self._shares(placed, CPU_LIMITED)
-        # Most runs' cores and memory are both their host's, or both their cgroup's: then the shares are the same.
-        memory_shares = cpu_shares if all(bool(kind & CPU_LIMITED) == bool(kind & MEMORY_LIMITED)
-                                           for kind in self._kinds if kind & USAGE_BIT) else \
-            self._shares(placed, MEMORY_LIMITED)
-        everyone = len(placed) == len(rows)
-
-        def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
-            values = rows.floats(field)
-            taken: Sequence[float] = values if everyone else [values[index] for index in placed]
-            # Each known value (not NaN), in order, without a list of them.
-            if shares:
-                known: Iterable[float] = itertools.compress(map(operator.mul, taken, shares),
-                                                            map(operator.eq, taken, taken))
-            else:
-                known = itertools.filterfalse(math.isnan, taken)
-            return sum(known, 0.0) / 3600 / unit
-
-        return FleetTotals(
-            runs=len(rows),
-            instance_hours=sum(rows.floats(DURATION)) / 3600,
-            cpu_hours_used=hours(CORES_USED),
-            cpu_hours_available=hours(CORES_AVAILABLE, shares=cpu_shares),
-            memory_gib_hours_used=hours(BYTES_USED, GIB),
-            memory_gib_hours_available=hours(BYTES_AVAILABLE, GIB, memory_shares),
-            first_start=min(begin, default=None),
-            last_end=max(last, default=None),
-        )
-
-    def _hosts_saturated(self) -> tuple[HostFlag, ...]:
-        rows = self.rows
-        own = [index for index in self._usages() if rows.bits[index] & (CPU_OWN | MEMORY_OWN)] \
-            if any(kind & (CPU_OWN | MEMORY_OWN) for kind in self._kinds) else []
-        return hosts_saturated([(rows.hosts[rows.host[index]], rows.value(HOST_CPU, index), rows.value(DURATION, index),
-                                 rows.value(HOST_MEMORY, index), rows.value(PRESSURE, index)) for index in own])

@@ -30,7 +30,8 @@ from orca.sample.readback.fleet.fields import (
 )
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
 from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
-from orca.sample.readback.fleet.rows import NONE, Table
+from orca.sample.readback.fleet.rows import NONE
+from orca.sample.readback.fleet.rows_table import Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
     MISSING,

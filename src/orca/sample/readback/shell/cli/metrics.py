@@ -170,7 +170,7 @@ def runs_output(name: str, kept: RowsKept, options: argparse.Namespace) -> Itera
         else:
             yield block_text(kept.first.summary)
         return
-    from orca.sample.readback.fleet.rows import Table
+    from orca.sample.readback.fleet.rows_table import Table
     from orca.sample.readback.fleet.text import rows_text
 
     table = Table(name, kept.rows, options.sort)
