@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from orca.sample.readback.fleet.columns import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.fleet.fields import (
@@ -65,6 +65,7 @@ INTS = (LINES, RSS, IO, NET)
 _FLUSH_ROWS = 4096
 NONE = -(2**63)
 """An integer column's None (no byte count is negative)."""
+T = TypeVar("T")
 
 
 class Columns(NamedTuple):
@@ -269,12 +270,16 @@ class Rows:
 
     def counts(self, field: int, indices: Sequence[int]) -> list[int | None]:
         """An integer column's counts at `indices`, None for None."""
-        ints = self.ints(field)
-        taken = ints[indices.start : indices.stop] if isinstance(indices, range) else [ints[index] for index in indices]
-        said = [None if value == NONE else value for value in taken]
+        said = [None if value == NONE else value for value in pick(self.ints(field), indices)]
         if self._big:
             big = self._big
             said = [value if value is None else big.get((field, index), value)
                     for value, index in zip(said, indices, strict=True)]
         return said
 
+
+def pick(values: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
+    """A column's values at `indices`: a slice when they follow each other (the rows in the order they came)."""
+    if isinstance(indices, range):
+        return values[indices.start : indices.stop]
+    return [values[index] for index in indices]
