@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from typing import TextIO, TypeVar
+from typing import TextIO
 
 from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
 from orca.sample.readback.fleet.fields import (
@@ -30,7 +30,7 @@ from orca.sample.readback.fleet.fields import (
 )
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
 from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
-from orca.sample.readback.fleet.rows import NONE
+from orca.sample.readback.fleet.rows import NONE, pick
 from orca.sample.readback.fleet.rows_table import Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
@@ -48,7 +48,6 @@ from orca.sample.readback.words import (
     utc,
 )
 
-T = TypeVar("T")
 WIDTH = 120
 """The widest a row is: a terminal's usual width."""
 MIN_LABEL = 12
@@ -108,27 +107,10 @@ def _widths(widths: list[int], longest_label: int) -> tuple[int, int]:
     return label_width, max(len(HEADERS[-1]), WIDTH - (fixed - widths[-1]) - label_width)
 
 
-def line_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[str]], str]:
-    """How a row is laid out, given each column's width (the flags' last), the longest label and which columns are
-    left-aligned (`_widths`). The line takes the label and its cells as one list, laid out by one format string."""
-    label_width, flags_width = _widths(widths, longest_label)
-    layout = "  ".join([f"{{:<{label_width}}}", *(f"{{:{'<' if on_left else '>'}{width}}}"
-                                                  for width, on_left in zip(widths[:-1], left, strict=False)), "{}"])
-    laid = layout.format
-
-    def line(values: list[str]) -> str:
-        if len(values[0]) > label_width:
-            values[0] = cut(values[0], label_width)
-        if len(values[-1]) > flags_width:
-            values[-1] = cut(values[-1], flags_width)
-        return laid(*values).rstrip()[:WIDTH]
-
-    return line
-
-
 def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[list[str]]], list[str]]:
-    """`line_template`'s layout of many rows at once, given as their columns (the label's first), a column at a time
-    (each padded by one call over the column)."""
+    """How rows are laid out, given each column's width (the flags' last), the longest label and which columns are
+    left-aligned (`_widths`): the rows given as their columns (the label's first), laid out a column at a time (each
+    padded by one call over the column)."""
     label_width, flags_width = _widths(widths, longest_label)
     pads = [str.ljust if on_left else str.rjust for on_left in left[: len(widths) - 1]]
 
@@ -149,9 +131,9 @@ def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> C
 
 
 def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[str, list[str]], str]:
-    """`line_template`'s layout for a label and its cells given apart."""
-    line = line_template(widths, longest_label, left)
-    return lambda label, values: line([label, *values])
+    """`lines_template`'s layout of one row, its label and its cells given apart."""
+    lines = lines_template(widths, longest_label, left)
+    return lambda label, values: lines([[label], *([value] for value in values)])[0]
 
 
 def totals_rows(totals: FleetTotals) -> list[str]:
@@ -246,12 +228,6 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
     bits, ends, flagged, has = rows.bits, rows.ends, table.flags, table.flagged_rows
     start = times_of_day if one_day else days_and_minutes
 
-    def pick(values: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
-        """A column's values at `indices`: a slice when they follow each other (the rows in the order they came)."""
-        if isinstance(indices, range):
-            return values[indices.start : indices.stop]
-        return [values[index] for index in indices]
-
     def sizes(field: int, indices: Sequence[int]) -> list[str]:
         return size_cells(rows.counts(field, indices))
 
@@ -264,11 +240,10 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
         return ["-" if value != value else f"{value:.1f}" for value in pick(values, indices)]
 
     def spans(indices: Sequence[int]) -> list[str]:
-        # `duration`'s words of less than a minute, `max(0.0, ...)`, without a call.
+        # `max(0.0, ...)` without a call a row.
         lengths = [length if (length := high - low) > 0.0 else 0.0
                    for low, high in zip(pick(first, indices), pick(last, indices), strict=True)]
-        said = {length: f"{span:.1f} s" if (span := round(length, 3)) < 60 else duration(span)
-                for length in set(lengths)}  # each length said once: the runs of one line are all 0
+        said = {length: duration(round(length, 3)) for length in set(lengths)}  # once each: one-line runs' are all 0
         return list(map(said.__getitem__, lengths))
 
     def exits(indices: Sequence[int]) -> list[str]:
