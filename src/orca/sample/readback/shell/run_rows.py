@@ -142,11 +142,7 @@ class RowsKept(Shown):
             for line in lines:
                 self.show(name, whole(line))
             return
-        totals, begins = self.totals, columns.floats[BEGIN]
-        totals.runs += len(lines)
-        totals.lines += len(lines)
-        totals.begin = min(totals.begin, min(begins))
-        totals.end = max(totals.end, max(columns.floats[LAST_T]))
+        self.totals.count(len(lines), min(columns.floats[BEGIN]), max(columns.floats[LAST_T]), runs=len(lines))
         self.rows.extend(columns)
 
     def elsewhere(self, write: Callable[[str], None]) -> RowsKept:
