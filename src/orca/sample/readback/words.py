@@ -174,17 +174,14 @@ def utc(t: float) -> str:
 
 
 def time_of_day(t: float) -> str:
-    """A moment's time of day, UTC, to the second: `utc(t)`'s, counted without a datetime (a table of many runs says
-    one a row), its second rounded as `datetime.fromtimestamp` rounds it, to the microsecond, half to even.
+    """A moment's time of day, UTC, to the second: `utc(t)`'s, counted without a datetime as `times_of_day` counts a
+    column, its second rounded as `datetime.fromtimestamp` rounds it, to the microsecond, half to even.
 
     >>> time_of_day(1796016198.738), time_of_day(59.9999996), time_of_day(59.9999994), time_of_day(-0.5)
     ('05:23:18', '00:01:00', '00:00:59', '23:59:59')
     """
-    if not 0 <= t < 2**53:  # as `datetime` says it (or refuses it)
-        return utc(t)[11:19]
-    whole = math.floor(t)
-    rest = (whole + (round((t - whole) * 1e6) >= 1_000_000)) % 86400
-    return f"{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    [said] = times_of_day([t])
+    return said
 
 
 def day_and_minute(t: float) -> str:
@@ -203,8 +200,8 @@ _SECONDS = [f":{second:02d}" for second in range(60)]
 
 
 def _seconds(moments: Sequence[float]) -> list[int | None]:
-    """Each moment's whole second as `datetime.fromtimestamp` takes it (`time_of_day`: rounded to the microsecond
-    first, half to even; only a moment within a microsecond of the next second can round up to it); None for a
+    """Each moment's whole second as `datetime.fromtimestamp` takes it (rounded to the microsecond first, half to
+    even; only a moment within a microsecond of the next second can round up to it); None for a
     moment `datetime` says otherwise (or refuses)."""
     return [None if not 0 <= t < 2**53 else
             (whole := int(t)) + (t - whole >= 0.9999994 and round((t - whole) * 1e6) >= 1_000_000) for t in moments]
@@ -216,7 +213,7 @@ def times_of_day(moments: Sequence[float]) -> list[str]:
     >>> times_of_day([1796016198.738, 59.9999996, 59.9999994, -0.5])
     ['05:23:18', '00:01:00', '00:00:59', '23:59:59']
     """
-    return [time_of_day(t) if second is None else _MINUTES[(rest := second % 86400) // 60] + _SECONDS[rest % 60]
+    return [utc(t)[11:19] if second is None else _MINUTES[(rest := second % 86400) // 60] + _SECONDS[rest % 60]
             for t, second in zip(moments, _seconds(moments), strict=True)]
 
 
