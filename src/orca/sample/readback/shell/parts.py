@@ -91,8 +91,7 @@ def _read(batches: Iterator[list[Sample]], runs: Runs, shown: Shown, name: str) 
     """Each batch into `runs`; the runs they close shown, but those that may have begun before (handed back)."""
     handed: list[Run] = []
     for batch in batches:
-        for run in _shown(runs.add(batch), runs, shown, name):
-            handed.append(run)
+        handed.extend(_shown(runs.add(batch), runs, shown, name))
     return handed
 
 
