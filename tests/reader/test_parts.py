@@ -34,7 +34,7 @@ from orca.sample.readback.lines import Batch
 from orca.sample.readback.runs import opens_run, run_key
 from orca.sample.readback.shell import parts
 from orca.sample.readback.shell.cli import metrics
-from orca.sample.readback.shell.sources import descriptor_batches, part_starts, sources
+from orca.sample.readback.shell.sources import Tally, descriptor_batches, part_starts, sources
 from orca.sample.shared.backwards import line_start_before
 from tests.lines import text_of
 from tests.reader.folding import runs_in_parts, shown_by, summaries, summaries_of
@@ -281,6 +281,53 @@ def test_a_worker_that_fails_has_its_part_read_here(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(parts, "descriptor_batches", fails_elsewhere)
     documents, _, tally = shown_by(source, 3)
     assert documents == expected and tally.samples == 500
+
+
+WHY = {
+    "raises": "ZeroDivisionError: a bug in a worker, raised in fails_elsewhere (test_parts.py:",
+    "dies": "BrokenProcessPool: A process in the process pool was terminated abruptly",
+    "comes back unreadable": "BrokenProcessPool: A process in the process pool was terminated abruptly while the "
+    "future was running or pending. (ValueError: not taken), raised in not_taken (test_parts.py:",
+}
+
+
+@pytest.mark.parametrize("fails", sorted(WHY))
+def test_a_worker_that_fails_says_why_and_the_output_is_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   fails: str) -> None:
+    """A worker's failure costs only time, and says itself on standard error, naming the file: what it raised and
+    where, that it died, or why its part could not be taken back. A bug in a worker, or a worker killed, shows as
+    what it is, not as a slower read."""
+    path = run_file(tmp_path / "run.jsonl", 2000)
+    monkeypatch.setattr(parts, "MIN_PART_BYTES", path.stat().st_size // 3)
+    monkeypatch.setattr(parts, "usable_cores", lambda: 1)
+    assert metrics.metrics_main([str(path), "--json"]) == 0
+    alone = capsys.readouterr()
+    here = os.getpid()
+    real = descriptor_batches
+
+    def fails_elsewhere(descriptor: int, start: int = 0, end: int | None = None) -> Any:
+        if os.getpid() != here and fails == "dies":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if os.getpid() != here and fails == "raises":
+            raise ZeroDivisionError("a bug  in a worker")
+        return real(descriptor, start, end)
+
+    def not_taken(self: object, state: object) -> None:  # the part's tally, as this process takes it from the pipe
+        raise ValueError("not taken")
+
+    monkeypatch.setattr(parts, "descriptor_batches", fails_elsewhere)
+    if fails == "comes back unreadable":
+        monkeypatch.setattr(Tally, "__setstate__", not_taken, raising=False)
+    monkeypatch.setattr(parts, "usable_cores", lambda: 2)
+    assert metrics.metrics_main([str(path), "--json"]) == 0
+    both = capsys.readouterr()
+    assert both.out == alone.out
+    said, rest = both.err.split("\n", 1)
+    assert rest == alone.err
+    start = part_starts(lambda at, length: path.read_bytes()[at:at + length], path.stat().st_size, 2)[1]
+    assert said.startswith(f"orca metrics: {path}: a worker failed reading its part (from byte {start}): {WHY[fails]}")
+    assert said.endswith("; its part was read here"), said
 
 
 def test_a_file_replaced_while_read_in_parts_is_read_whole_from_the_first(tmp_path: Path,

@@ -9,13 +9,17 @@ import codecs
 import contextlib
 import math
 import os
+import re
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import IO
 
 from orca.sample.line_format import Sample
+from orca.sample.parse.errors import reason_of
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import Section
@@ -24,6 +28,7 @@ from orca.sample.readback.runs import Lone, Run, Runs
 from orca.sample.readback.shell.pool import local_executor
 from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, descriptor_batches, part_starts
+from orca.sample.readback.words import printable
 from orca.sample.shared.own_cgroup import own_cpu_limit
 
 MIN_PART_BYTES = 4 * 2**20
@@ -138,7 +143,7 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
         if meanwhile is not None and len(ranges) > 1:
             meanwhile()
         for (start, end), spill, future in zip(ranges[1:], spills, futures, strict=True):
-            part = _result(future)
+            part = _result(future, name, start)
             text = spill
             if part is None:  # its process failed: the part read here, into a file of its own as the process would
                 text = stack.enter_context(tempfile.TemporaryFile())
@@ -163,13 +168,41 @@ def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[in
     return futures
 
 
-def _result(future: Future[_Part] | None) -> _Part | None:
+def _result(future: Future[_Part] | None, name: str, start: int) -> _Part | None:
+    """A worker's part; None when no process took it, or when the worker failed, which is said: its part is then
+    read here, so a failure costs only time, yet a bug in a worker or a worker killed shows as what it is."""
     if future is None:
         return None
     try:
         return future.result()
-    except Exception:  # the process died (BrokenProcessPool), or its part could not come back
+    except Exception as error:  # it raised, it died (BrokenProcessPool), or its part could not come back
+        with contextlib.suppress(Exception):  # said if it can be: the summary matters more than the message
+            sys.stdout.flush()  # what was printed before comes before the message
+            print(f"orca metrics: {printable(name)}: a worker failed reading its part (from byte {start}): "
+                  f"{printable(_failure(error))}; its part was read here", file=sys.stderr, flush=True)
         return None
+
+
+_FRAME = re.compile(r'File "([^"]*)", line (\d+), in (\S+)')
+
+
+def _failure(error: Exception) -> str:
+    """A worker's failure in one line: the exception's type and text, then from the traceback `concurrent.futures`
+    hands on as its cause's text, where it was raised and, when the part could not come back (BrokenProcessPool
+    with a cause), what that was.
+
+    >>> _failure(BrokenProcessPool("A process died."))
+    'BrokenProcessPool: A process died.'
+    """
+    said = reason_of(error)
+    told = [line.strip() for line in str(error.__cause__ or "").splitlines() if line.strip(" \"'")]
+    frames = _FRAME.findall("\n".join(told))
+    if not frames:
+        return said
+    if isinstance(error, BrokenProcessPool):
+        said = f"{said} ({told[-1]})"
+    path, line, function = frames[-1]
+    return f"{said}, raised in {function} ({os.path.basename(path)}:{line})"
 
 
 def _read_part(descriptor: int, start: int, end: int | None, name: str, kind: type[Shown],
