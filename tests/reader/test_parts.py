@@ -406,7 +406,8 @@ def test_a_file_too_small_to_cut_does_not_ask_for_the_cores(tmp_path: Path, monk
     assert shown_by(source)[2].samples == 50
 
 
-def test_the_workers_parts_are_not_read_again_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_workers_parts_are_not_read_again_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """Each worker reads its part and hands it back whole: this process reads only the first part (a worker whose
     result could not come back would have its part read here again, as a failed one)."""
     path = run_file(tmp_path / "run.jsonl", 3000)
@@ -421,7 +422,11 @@ def test_the_workers_parts_are_not_read_again_here(tmp_path: Path, monkeypatch: 
         return real(descriptor, start, end)
 
     monkeypatch.setattr(parts, "descriptor_batches", counted)
+    forks = counting_forks(monkeypatch)
     for drawn in (0, 6):
         read_here.clear()
+        forks.clear()
         documents, _, tally = shown_by(source, 3, drawn=drawn)
-        assert read_here == [0] and tally.samples == 3000 and len(documents) == 4
+        # A part read here again says why: no worker could be forked, or what the failed one said.
+        assert read_here == [0], f"{len(forks)} of 2 workers forked; {capsys.readouterr().err or 'nothing said'}"
+        assert tally.samples == 3000 and len(documents) == 4
