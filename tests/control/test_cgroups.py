@@ -12,11 +12,22 @@ import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from orca.control import ControlLimits, cgroups, enforce_memory, kernel_cap_reason, over_cap, start_run
-from tests.control.processes import MIB, Runs, ended, stat_fields
+from orca.control import (
+    ControlLimits,
+    cap,
+    cgroups,
+    enforce_memory,
+    kernel_cap_reason,
+    over_cap,
+    procs,
+    start_run,
+)
+from orca.sample import tree_usage
+from tests.control.processes import MIB, Runs, described, ended, stat_fields
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and cgroups")
 
@@ -143,6 +154,95 @@ def test_without_the_memory_controller_the_processes_are_measured(tmp_path: Path
     # Measured by the cgroup's processes, not the session: a process listed nowhere else counts.
     (directory / f"run-{root}" / "cgroup.procs").write_text("")
     assert over_cap({7: root}, limits) == {}
+
+
+# The root stops a child of its own; another child leaves the root's session and holds 100 MB: only the cgroup says
+# it is the run's.
+STOPPED_AND_LEFT = textwrap.dedent("""
+    import os, signal, sys, time
+    stopped = os.fork()
+    if stopped == 0:
+        time.sleep(300)
+        os._exit(0)
+    os.kill(stopped, signal.SIGSTOP)
+    if os.fork() == 0:
+        os.setsid()
+        hold = bytearray(b"\\x01") * (100 << 20)
+        with open(sys.argv[1], "a") as f:
+            f.write(f"left {os.getpid()}\\n")
+        time.sleep(300)
+        os._exit(0)
+    with open(sys.argv[1], "a") as f:
+        f.write(f"stopped {stopped}\\nroot {os.getpid()}\\n")
+    time.sleep(300)
+""")
+
+
+def test_a_freeze_that_does_not_settle_stops_each_process_by_signal_and_continues_them(
+    tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cgroup without the memory controller whose run forks as it is read is frozen for the reading; where
+    `cgroup.freeze` does not say frozen in time (a loaded machine), the cgroup is thawed and its processes are
+    stopped by signals, each on its own (a cgroup's processes come with no process group of the run's: one left its
+    session). They are read stopped, entered in the ledger meanwhile, then continued, but the one the run had stopped
+    itself; and killed, every one, when over the cap."""
+    monkeypatch.setenv("ORCA_LOG_STAGE", str(tmp_path / "stage"))
+    monkeypatch.setattr(cgroups, "FREEZE_SECONDS", 0.05)
+    directory = _delegated(tmp_path, subtree="")
+    limits = ControlLimits(memory_mb=64, cgroup=str(directory))
+    root, found = runs.start("run", [sys.executable, "-c", STOPPED_AND_LEFT], ready=3, limits=limits)
+    deadline = time.monotonic() + 20
+    while stat_fields(found["stopped"])[0] != "T":
+        assert time.monotonic() < deadline, described(found["stopped"])
+        time.sleep(0.01)
+    cgroup = directory / f"run-{root}"
+    (cgroup / "cgroup.procs").write_text(f"{root}\n{found['left']}\n")
+    (cgroup / "cgroup.freeze").write_text("0\n")
+    (cgroup / "cgroup.events").write_text("populated 1\nfrozen 0\n")  # never frozen
+    ledger_directory = tmp_path / "stage" / ".control-frozen"
+    measured: list[tuple[dict[str, str], list[str]]] = []
+    real = tree_usage
+
+    def measure(heads: frozenset[int], proc: str = "/proc") -> Any:
+        if not measured:  # the run forks while it is read as it runs: its stopped child is in its cgroup now
+            (cgroup / "cgroup.procs").write_text(f"{root}\n{found['left']}\n{found['stopped']}\n")
+        entries = [path.read_text() for path in ledger_directory.iterdir()] if ledger_directory.exists() else []
+        measured.append(({role: stat_fields(pid)[0] for role, pid in found.items()}, entries))
+        return real(heads, proc=proc)
+
+    real_freeze = cgroups.freeze
+    frozen: list[tuple[bool, str]] = []
+
+    def freeze(path: str) -> bool:
+        frozen.append((real_freeze(path), (cgroup / "cgroup.freeze").read_text()))
+        return frozen[-1][0]
+
+    monkeypatch.setattr(cap, "tree_usage", measure)
+    monkeypatch.setattr(cgroups, "freeze", freeze)
+    over = over_cap({7: root}, limits)
+    assert over[7] > 100 * MIB
+    assert frozen == [(False, "0")]  # asked, not settled in time, and thawed again before the signals
+    [(_, unfrozen), (states, entries)] = measured
+    assert not unfrozen
+    assert states == {"root": "T", "left": "T", "stopped": "T"}, [described(pid) for pid in found.values()]
+    [entry] = entries
+    assert entry.split("\n")[0].split()[2:4] == ["signals", str(root)] and entry.split("\n")[2] == str(cgroup)
+    assert entry.split("\n")[1] == f"{found['stopped']}:{stat_fields(found['stopped'])[19]}"
+    # Continued: each process the reading stopped runs again (its stop not pending either); the run's own stays so.
+    assert (cgroup / "cgroup.freeze").read_text() == "0"
+    assert not list(ledger_directory.iterdir())
+    running = {role: stat_fields(pid)[0] for role, pid in found.items() if role != "stopped"}
+    assert set(running.values()) <= set("RS"), [described(pid) for pid in found.values()]
+    assert not any(procs.stop_pending(pid) for pid in found.values() if pid != found["stopped"])
+    assert stat_fields(found["stopped"])[0] == "T"
+    watched = [os.pidfd_open(pid) for pid in found.values()]
+    try:
+        [reason] = enforce_memory({7: root}, limits).values()
+        assert reason.startswith("resident memory ") and reason.endswith(" MiB over the 64 MB cap")
+        assert all(ended(pidfd) for pidfd in watched), [described(pid) for pid in found.values()]
+    finally:
+        for pidfd in watched:
+            os.close(pidfd)
 
 
 # --- on this machine's cgroup v2 hierarchy --------------------------------------------------------------------------
