@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -243,6 +244,40 @@ def test_a_freeze_that_does_not_settle_stops_each_process_by_signal_and_continue
     finally:
         for pidfd in watched:
             os.close(pidfd)
+
+
+def test_a_cgroup_stopped_by_signals_by_a_scheduler_now_gone_is_continued_by_the_next(
+    tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the test above enters in the ledger, left by a scheduler that ended before it continued the run: the
+    next reading continues each process of the cgroup the freeze stopped, not the one the run had stopped itself."""
+    monkeypatch.setenv("ORCA_LOG_STAGE", str(tmp_path / "stage"))
+    directory = _delegated(tmp_path, subtree="")
+    limits = ControlLimits(memory_mb=4096, cgroup=str(directory))
+    root, found = runs.start("run", [sys.executable, "-c", STOPPED_AND_LEFT], ready=3, limits=limits)
+    cgroup = directory / f"run-{root}"
+    (cgroup / "cgroup.procs").write_text(f"{root}\n{found['left']}\n{found['stopped']}\n")
+    gone = subprocess.Popen(["true"])
+    writer = (gone.pid, stat_fields(gone.pid)[19])  # read while it is a zombie, not yet waited for
+    gone.wait()
+    deadline = time.monotonic() + 20
+    while stat_fields(found["stopped"])[0] != "T":
+        assert time.monotonic() < deadline, described(found["stopped"])
+        time.sleep(0.01)
+    stopped = (found["stopped"], int(stat_fields(found["stopped"])[19]))
+    entries = tmp_path / "stage" / ".control-frozen"
+    entries.mkdir(parents=True, mode=0o700)
+    (entries / "left").write_text(f"{writer[0]} {writer[1]} signals {root} -\n{stopped[0]}:{stopped[1]}\n{cgroup}\n\n")
+    for pid in (root, found["left"]):
+        os.kill(pid, signal.SIGSTOP)
+    while {stat_fields(pid)[0] for pid in (root, found["left"])} != {"T"}:
+        assert time.monotonic() < deadline, [described(pid) for pid in found.values()]
+        time.sleep(0.01)
+    assert over_cap({7: root}, limits) == {}
+    assert {role: stat_fields(pid)[0] in "RS" for role, pid in found.items()} == {
+        "root": True, "left": True, "stopped": False
+    }, [described(pid) for pid in found.values()]
+    assert not list(entries.iterdir())
 
 
 # --- on this machine's cgroup v2 hierarchy --------------------------------------------------------------------------
