@@ -18,15 +18,17 @@ MAX_CONTAINERS = 1000
 
 @dataclass(frozen=True, slots=True)
 class ContainerSummary:
+    """One container: each field as docs/metrics.md's `--json` says it (`containers`)."""
+
     name: str
     mem_peak: Count
     oom_kills: Count
     """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
     mem_max: Count | None = None
-    """The newest memory limit seen (`mem_max`); None when no line had one."""
+    """The newest memory limit seen."""
     pids_peak: Count | None = None
     throttled_mean: Percent | None = None
-    """The mean of `throttled` over the lines that have it."""
+    """Over the lines that have it."""
 
 
 class ContainerFold:

@@ -15,18 +15,16 @@ from orca.sample.readback.gather.section import NEWEST, Bounds, Column, present
 
 @dataclass(frozen=True, slots=True)
 class CgroupSummary:
-    """The run against its cgroup's limits."""
+    """The run against its cgroup's limits: each field as docs/metrics.md's `--json` says it; a limit the newest
+    line's, a peak the most of any line."""
 
     mem_peak: Count | None
-    """The most `mem` of any line; None when no line could read it."""
     mem_max: Count | None
-    """The newest memory limit (`mem_max`); None when no line had one."""
     cpu_cores: Cores | None
-    """The CPUs used on average over the lines with a CPU limit (`cpu` × `cpu_max`, weighted by `dt`)."""
+    """Over the lines with a CPU limit (`cpu` × `cpu_max`, weighted by `dt`)."""
     cpu_max: Cores | None
-    """The newest CPU limit in CPUs."""
     throttled: Percent | None
-    """The percent of periods throttled on average over the lines that have it, weighted by `dt`."""
+    """Over the lines that have it, weighted by `dt`."""
     oom_kills: Count
     """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
     pids_peak: Count | None
