@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from msgspec.structs import astuple
+
 from orca.sample.line_format import CommandExit, Count, CpuSeconds, Percent, Sample, Seconds
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column
@@ -22,7 +24,7 @@ handful of them and can read far over what ran. Its share still counts in the me
 
 @dataclass(frozen=True, slots=True)
 class ExitSummary:
-    """How `-- COMMAND` ended, from its last line's `run.exit` (docs/line.md)."""
+    """How `-- COMMAND` ended: its last line's `run.exit` (docs/line.md), its fields in the same order."""
 
     code: Count | None
     signal: Count | None
@@ -172,8 +174,7 @@ class RunSection:
         return {"run": RunSummary(
             command=self.command,
             argc=self.argc,
-            exit=None if ended is None else ExitSummary(ended.code, ended.signal, ended.error, ended.wall,
-                                                        ended.user, ended.system, ended.max_rss),
+            exit=None if ended is None else ExitSummary(*astuple(ended)),
             cpu_mean_core_percent=mean,
             cpu_peak_core_percent=peak if peak >= 0 else None,
             procs_peak=self.procs_peak if self.procs_peak >= 0 else None,
