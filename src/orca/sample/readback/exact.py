@@ -138,6 +138,8 @@ class Rise:
     >>> whole.add([0, 1, 3, 3, 1, 2]); first.add([0, 1, 3]); second.add([3, 1, 2]); first.merge(second)
     >>> whole.count(), first.count(), (first.first, first.last)
     (5, 5, (0, 2))
+    >>> big = Rise(); big.add([2**62 + 1, 2**63 - 1]); big.count() == 2**62 - 2
+    True
     """
 
     __slots__ = ("first", "last", "terms")
