@@ -76,10 +76,9 @@ class ContainerFold:
 
 
 class ContainersSection:
-    """Each container's figures, by name, in bounded memory: past twice `MAX_CONTAINERS` names the folds of all but
-    the `MAX_CONTAINERS` with the highest memory peak are let go (only their names are counted, in `let_go`), so
-    400,000 containers of one line each cost what 2,000 do. A container let go whose name comes back counts from
-    there. Up to that many names, nothing is let go and the figures are exact."""
+    """Each container's figures, by name, in bounded memory (docs/metrics.md, "Many containers"): past twice
+    `MAX_CONTAINERS` names the folds of all but the `MAX_CONTAINERS` with the highest memory peak are let go, only
+    their names counted (`let_go`), so 400,000 containers of one line each cost what 2,000 do."""
 
     key = "containers"
     columns = (Column("containers", PEAK),)
