@@ -129,17 +129,47 @@ def rise_terms(start: _T, values: Sequence[_T]) -> list[_T]:
     return terms
 
 
-def rise(start: _T, values: Sequence[_T]) -> _T:
-    """How far a counter went over `values` from `start` (`rise_terms`).
+class Rise:
+    """How far a counter rose (`rise_terms`), its values taken batch by batch, or over parts of a file folded apart
+    and merged: the step from one batch's or part's last value to the next one's first is taken as any other step,
+    and the terms are summed exactly, so the rise is the same however the values were cut.
 
-    >>> rise(0, [1, 3, 3, 1, 2]), rise(5, [5, 6])
-    (5, 1)
+    >>> whole, first, second = Rise(), Rise(), Rise()
+    >>> whole.add([0, 1, 3, 3, 1, 2]); first.add([0, 1, 3]); second.add([3, 1, 2]); first.merge(second)
+    >>> whole.count(), first.count(), (first.first, first.last)
+    (5, 5, (0, 2))
+    >>> big = Rise(); big.add([2**62 + 1, 2**63 - 1]); big.count() == 2**62 - 2
+    True
     """
-    return sum(rise_terms(start, values), start - start)
 
+    __slots__ = ("first", "last", "terms")
 
-def add_rise(total: ExactSum, start: float, values: Sequence[float]) -> None:
-    """`rise(start, values)` added to `total` as the terms it is made of, so that a rise split in two at any value
-    (the end of one part of a file, the start of the next) adds up to exactly the rise taken whole."""
-    for term in rise_terms(start, values):
-        total.add(term)
+    def __init__(self) -> None:
+        self.first: float | None = None
+        """The first value: a rise of the values before these would go on from it."""
+        self.last: float | None = None
+        self.terms = ExactSum()
+
+    def add(self, values: Sequence[float]) -> None:
+        """The values that follow those taken in so far."""
+        if values:
+            if self.first is None:
+                self.first = values[0]
+            for term in rise_terms(values[0] if self.last is None else self.last, values):
+                self.terms.add(term)
+            self.last = values[-1]
+
+    def merge(self, later: Rise) -> None:
+        """`later`'s rise (of the values after these) taken in; `later` is not used again."""
+        if later.first is not None:
+            self.add([later.first])
+            self.terms.merge(later.terms)
+            self.last = later.last
+
+    def value(self) -> float:
+        return self.terms.value()
+
+    def count(self) -> int:
+        """The rise of a counter of ints, exactly however large: ints add without error, so `ExactSum` keeps their
+        sum as its one partial."""
+        return int(sum(self.terms.partials))

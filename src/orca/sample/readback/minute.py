@@ -21,11 +21,13 @@ class Now:
     memory_percent: float | None
     """Mean over the window of 100 × `mem.used` / `mem.total`; None when no line in it had `mem`."""
     disk_percent: float | None
-    """The fullest file system in the window: the largest 100 × `used` / (`used` + `free`); None without `disk`."""
+    """The fullest file system in the window: the largest 100 × `used` / (`used` + `free`), as `df` counts Use%
+    (`free` is what an unprivileged process may use); None without `disk`."""
     disk_path: str
     """That file system's `path`; "" when `disk_percent` is None."""
     cpu_percent: float | None
-    """Mean over the window of `cpu.user` + `cpu.system` + `cpu.steal`; None when no line in it had `cpu`."""
+    """Mean over the window of `cpu.user` + `cpu.system` + `cpu.steal`, all `busiest` counts as busy; None when no
+    line in it had `cpu`."""
     lines: int
     """How many lines the window holds."""
 
@@ -56,11 +58,7 @@ def newest_window(samples_newest_first: Iterable[Sample]) -> list[Sample]:
 
 def newest_minute(samples: Iterable[Sample], now: float) -> Now | None:
     """The newest minute of one instance's lines, as seen at Unix time `now`; None when there is no line or the
-    newest is more than two minutes old (samples that are old or missing hold nothing).
-
-    Memory is the window's mean of 100 × `used` / `total`; the disk is the fullest file system, 100 × `used` /
-    (`used` + `free`) as `df` counts Use% (`free` is what an unprivileged process may use); CPU is the mean of
-    `user` + `system` + `steal`, everything `busiest` counts as busy.
+    newest is more than two minutes old (samples that are old or missing hold nothing). Each figure as `Now` says.
 
     >>> from orca.sample.line_format import Disk, Mem
     >>> lines = [Sample(v=1, t=100.0, dt=5.0, host="h", mem=Mem(200, 50, 150, 0, 0, 0, 0)),

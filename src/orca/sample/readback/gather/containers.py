@@ -9,7 +9,7 @@ from typing import Any
 
 from orca.sample.line_format import Count, Percent, Sample
 from orca.sample.readback.distinct import DistinctCount
-from orca.sample.readback.exact import ExactSum, rise
+from orca.sample.readback.exact import ExactSum, Rise
 from orca.sample.readback.gather.section import PEAK, Bounds, Column, merge_by_name
 
 MAX_CONTAINERS = 1000
@@ -18,31 +18,30 @@ MAX_CONTAINERS = 1000
 
 @dataclass(frozen=True, slots=True)
 class ContainerSummary:
+    """One container: each field as docs/metrics.md's `--json` says it (`containers`)."""
+
     name: str
     mem_peak: Count
     oom_kills: Count
     """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
     mem_max: Count | None = None
-    """The newest memory limit seen (`mem_max`); None when no line had one."""
+    """The newest memory limit seen."""
     pids_peak: Count | None = None
     throttled_mean: Percent | None = None
-    """The mean of `throttled` over the lines that have it."""
+    """Over the lines that have it."""
 
 
 class ContainerFold:
     """One container's figures so far."""
 
-    __slots__ = ("first_oom_kill", "mem_max", "mem_peak", "oom_kills", "oom_rise", "pids_peak", "throttled",
-                 "throttled_count", "throttled_sum")
+    __slots__ = ("mem_max", "mem_peak", "oom_kills", "oom_rise", "pids_peak", "throttled", "throttled_count",
+                 "throttled_sum")
 
     def __init__(self) -> None:
         self.mem_peak = 0
         self.oom_kills: list[int] = []
-        """The `oom_kill` values of the batch being read, then only the last one."""
-        self.oom_rise = 0
-        """How far `oom_kill` rose over the batches taken in."""
-        self.first_oom_kill: int | None = None
-        """The first `oom_kill` value: where a fold of the lines before these would take the count up."""
+        """The `oom_kill` values of the batch being read."""
+        self.oom_rise = Rise()
         self.mem_max: int | None = None
         self.pids_peak = -1
         self.throttled: list[float] = []
@@ -53,11 +52,8 @@ class ContainerFold:
     def settle(self) -> None:
         """The batch's values taken in."""
         if self.oom_kills:
-            counts = self.oom_kills
-            if self.first_oom_kill is None:
-                self.first_oom_kill = counts[0]
-            self.oom_rise += rise(counts[0], counts)
-            self.oom_kills = [counts[-1]]
+            self.oom_rise.add(self.oom_kills)
+            self.oom_kills = []
         if self.throttled:
             self.throttled_sum.add(sum(self.throttled))
             self.throttled_count += len(self.throttled)
@@ -65,14 +61,8 @@ class ContainerFold:
 
     def merge(self, later: ContainerFold) -> None:
         """`later`'s figures (of the lines after these) taken in."""
-        if self.oom_kills and later.first_oom_kill is not None:
-            self.oom_rise += rise(self.oom_kills[-1], [later.first_oom_kill])  # across the cut
-        self.oom_rise += later.oom_rise
+        self.oom_rise.merge(later.oom_rise)
         self.mem_peak = max(self.mem_peak, later.mem_peak)
-        if later.oom_kills:
-            self.oom_kills = later.oom_kills
-        if self.first_oom_kill is None:
-            self.first_oom_kill = later.first_oom_kill
         if later.mem_max is not None:
             self.mem_max = later.mem_max
         self.pids_peak = max(self.pids_peak, later.pids_peak)
@@ -81,15 +71,14 @@ class ContainerFold:
 
     def summary(self, name: str) -> ContainerSummary:
         throttled = self.throttled_sum.value() / self.throttled_count if self.throttled_count else None
-        return ContainerSummary(name, self.mem_peak, self.oom_rise, self.mem_max,
+        return ContainerSummary(name, self.mem_peak, self.oom_rise.count(), self.mem_max,
                                 None if self.pids_peak < 0 else self.pids_peak, throttled)
 
 
 class ContainersSection:
-    """Each container's figures, by name, in bounded memory: past twice `MAX_CONTAINERS` names the folds of all but
-    the `MAX_CONTAINERS` with the highest memory peak are let go (only their names are counted, in `let_go`), so
-    400,000 containers of one line each cost what 2,000 do. A container let go whose name comes back counts from
-    there. Up to that many names, nothing is let go and the figures are exact."""
+    """Each container's figures, by name, in bounded memory (docs/metrics.md, "Many containers"): past twice
+    `MAX_CONTAINERS` names the folds of all but the `MAX_CONTAINERS` with the highest memory peak are let go, only
+    their names counted (`let_go`), so 400,000 containers of one line each cost what 2,000 do."""
 
     key = "containers"
     columns = (Column("containers", PEAK),)

@@ -9,24 +9,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from orca.sample.line_format import CgroupSample, Cores, Count, Percent, Sample
-from orca.sample.readback.exact import ExactSum, rise
+from orca.sample.readback.exact import ExactSum, Rise
 from orca.sample.readback.gather.section import NEWEST, Bounds, Column, present
 
 
 @dataclass(frozen=True, slots=True)
 class CgroupSummary:
-    """The run against its cgroup's limits."""
+    """The run against its cgroup's limits: each field as docs/metrics.md's `--json` says it; a limit the newest
+    line's, a peak the most of any line."""
 
     mem_peak: Count | None
-    """The most `mem` of any line; None when no line could read it."""
     mem_max: Count | None
-    """The newest memory limit (`mem_max`); None when no line had one."""
     cpu_cores: Cores | None
-    """The CPUs used on average over the lines with a CPU limit (`cpu` × `cpu_max`, weighted by `dt`)."""
+    """Over the lines with a CPU limit (`cpu` × `cpu_max`, weighted by `dt`)."""
     cpu_max: Cores | None
-    """The newest CPU limit in CPUs."""
     throttled: Percent | None
-    """The percent of periods throttled on average over the lines that have it, weighted by `dt`."""
+    """Over the lines that have it, weighted by `dt`."""
     oom_kills: Count
     """How much `oom_kill` rose during the run (a counter that goes back counts from its new value)."""
     pids_peak: Count | None
@@ -44,8 +42,7 @@ class CgroupSection:
     columns = (Column("mem_limit", NEWEST), Column("cpu_limit", NEWEST))
     """`cpu_limit` is the quota in percent of one core (100 × `cpu_max`), the unit of the run's CPU."""
     keyed = False
-    __slots__ = ("cpu_max", "first_oom", "last_oom", "mem_max", "mem_peak", "oom_rise", "pids_max", "pids_peak",
-                 "sums")
+    __slots__ = ("cpu_max", "mem_max", "mem_peak", "oom_rise", "pids_max", "pids_peak", "sums")
 
     def __init__(self) -> None:
         self.mem_peak: int | None = None
@@ -54,9 +51,7 @@ class CgroupSection:
         self.sums = (ExactSum(), ExactSum(), ExactSum(), ExactSum())
         """Σ `cpu` × `cpu_max` × `dt` and Σ `dt` over the lines with both; Σ `throttled` × `dt` and Σ `dt` over the
         lines with it."""
-        self.first_oom: int | None = None
-        self.last_oom: int | None = None
-        self.oom_rise = 0
+        self.oom_rise = Rise()
         self.pids_peak: int | None = None
         self.pids_max: int | None = None
 
@@ -98,14 +93,7 @@ class CgroupSection:
                                                                                    pids_peak, pids_max)
         for total, term in zip(self.sums, (cpu_used, cpu_dt, throttled_sum, throttled_dt), strict=True):
             total.add(term)
-        if ooms:
-            self._ooms(ooms)
-
-    def _ooms(self, counts: list[int]) -> None:
-        if self.last_oom is None:
-            self.first_oom = counts[0]
-        self.oom_rise += rise(counts[0] if self.last_oom is None else self.last_oom, counts)
-        self.last_oom = counts[-1]
+        self.oom_rise.add(ooms)
 
     def merge(self, later: CgroupSection) -> None:
         if later.mem_peak is not None:
@@ -117,10 +105,7 @@ class CgroupSection:
         self.pids_max = later.pids_max if later.pids_max is not None else self.pids_max
         for total, theirs in zip(self.sums, later.sums, strict=True):
             total.merge(theirs)
-        if later.first_oom is not None:
-            self._ooms([later.first_oom])  # the step from this part's last count to the next part's first
-            self.oom_rise += later.oom_rise
-            self.last_oom = later.last_oom
+        self.oom_rise.merge(later.oom_rise)
 
     def summary(self) -> dict[str, Any]:
         if self.mem_max is None and self.cpu_max is None:
@@ -130,4 +115,4 @@ class CgroupSection:
             mem_peak=self.mem_peak, mem_max=self.mem_max,
             cpu_cores=used / (100 * covered) if covered > 0 else None, cpu_max=self.cpu_max,
             throttled=min(100.0, throttled_sum / throttled) if throttled > 0 else None,
-            oom_kills=self.oom_rise, pids_peak=self.pids_peak, pids_max=self.pids_max)}
+            oom_kills=self.oom_rise.count(), pids_peak=self.pids_peak, pids_max=self.pids_max)}

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from msgspec.structs import astuple
+
 from orca.sample.line_format import CommandExit, Count, CpuSeconds, Percent, Sample, Seconds
 from orca.sample.readback.exact import ExactSum
 from orca.sample.readback.gather.section import MEAN, Bounds, Column
@@ -22,8 +24,7 @@ handful of them and can read far over what ran. Its share still counts in the me
 
 @dataclass(frozen=True, slots=True)
 class ExitSummary:
-    """How `-- COMMAND` ended, from its last line's `run.exit`: `code` or `signal`; `error` when it could not be
-    started; `wall`, `user`, `system` and `max_rss` as `wait4` reported them for it and what it waited for."""
+    """How `-- COMMAND` ended: its last line's `run.exit` (docs/line.md), its fields in the same order."""
 
     code: Count | None
     signal: Count | None
@@ -36,28 +37,20 @@ class ExitSummary:
 
 @dataclass(frozen=True, slots=True)
 class RunSummary:
-    """The run's own processes (`--pid`, `--match`, `-- COMMAND`), from the lines' `run` sections."""
+    """The run's own processes (`--pid`, `--match`, `-- COMMAND`), from the lines' `run` sections: each field as
+    docs/metrics.md's `--json` says it."""
 
     command: tuple[str, ...] | None
-    """COMMAND's arguments as the first line holds them (bounded); None without a `-- COMMAND` first line."""
     argc: Count | None
-    """How many arguments COMMAND had, when `command` holds fewer."""
     exit: ExitSummary | None
-    """None when no line says how it ended (not a `-- COMMAND`, or its last line not written yet)."""
     cpu_mean_core_percent: Percent | None
-    """Percent of one core (100 is one core busy), over the time the lines with a `run.cpu` and `cores` cover (each
-    weighted by its `dt`); None when they cover none."""
+    """Over the time the lines with a `run.cpu` and `cores` cover, each weighted by its `dt`."""
     cpu_peak_core_percent: Percent | None
     """The highest of a line covering at least `PEAK_DT` (of any line, when none does)."""
     procs_peak: Count | None
-    """The most processes the run had at a reading."""
     io: IoSummary | None = None
-    """The run's own disk I/O (`run.io`): bytes its processes read and wrote, and the highest rates; None when no
-    line had it. Only of the lines that had it: `io_unknown_lines` says how many lacked it."""
     io_lines: Count = 0
-    """The lines that had a `run.cpu` (both readings of the run's processes): those `run.io` could be in."""
     io_unknown_lines: Count = 0
-    """Of `io_lines`, those whose `run.io` was null (a process's `io` could not be read): the bytes leave them out."""
 
 
 class RunSection:
@@ -181,8 +174,7 @@ class RunSection:
         return {"run": RunSummary(
             command=self.command,
             argc=self.argc,
-            exit=None if ended is None else ExitSummary(ended.code, ended.signal, ended.error, ended.wall,
-                                                        ended.user, ended.system, ended.max_rss),
+            exit=None if ended is None else ExitSummary(*astuple(ended)),
             cpu_mean_core_percent=mean,
             cpu_peak_core_percent=peak if peak >= 0 else None,
             procs_peak=self.procs_peak if self.procs_peak >= 0 else None,

@@ -23,24 +23,20 @@ from there)."""
 
 @dataclass(frozen=True, slots=True)
 class ProcessSummary:
-    """The run's processes of one name, from the lines' `run.top`."""
+    """The run's processes of one name, from the lines' `run.top`: each field as docs/metrics.md's `--json` says
+    it (`top`)."""
 
     name: str
     count: Count
-    """How many processes (distinct pids) of that name the lines listed."""
     mem_peak: Count | None
-    """The most resident bytes they held together at one reading; None when no line could read theirs."""
     cpu_seconds: CpuSeconds
-    """CPU seconds they used (each line's `cpu` × `cores` × `dt`), with the children they waited for."""
+    """Each line's `cpu` × `cores` × `dt`, with the children they waited for."""
     read: Count
-    """Bytes they read from storage (each line's `read` × `dt`), and wrote (`write` × `dt`)."""
+    """Each line's `read` × `dt`, and `write` × `dt`."""
     write: Count
     largest_pid: Count | None = None
-    """Of several processes of the name, the one that held the most resident memory at one reading, and that most
-    (`largest_rss`); None when no line could read one's."""
     largest_rss: Count | None = None
     busiest_core_percent: Percent | None = None
-    """The most CPU one process of the name used in a line, in percent of one core; None without `cores`."""
 
 
 class _NameFold:

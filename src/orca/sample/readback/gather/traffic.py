@@ -19,8 +19,7 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class IoSummary:
-    """The host's disk io: bytes moved over the run (rate × `dt`, line by line) and the highest rates, in bytes per
-    second."""
+    """The host's disk io (and the run's own, `run.io`), as `Moved` counts it."""
 
     read: Count
     write: Count
@@ -73,9 +72,8 @@ class Moved:
 
 
 class TrafficSection:
-    """A section of two rates (`io`: read and write; `net`: in and out, as its record declares them): bytes moved
-    each way and the highest rates. One loop reads either: the line's section by its key, and its two rates in the
-    order of its fields."""
+    """A section of two rates (`io`: read and write; `net`: in and out, as its record declares them), as `Moved`
+    counts them. One loop reads either: the line's section by its key, and its two rates in the order of its fields."""
 
     keyed = False
     __slots__ = ("columns", "key", "make", "moved")

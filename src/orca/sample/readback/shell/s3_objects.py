@@ -122,12 +122,9 @@ def _why(error: BaseException) -> str:
     return reason(error)
 
 
-class _Stopped:
-    """The fetch let go of its connection, its reader having been away `IDLE_SECONDS`."""
-
-
 _END = object()
-_STOPPED = _Stopped()
+_STOPPED = object()
+"""The fetch let go of its connection, its reader having been away `IDLE_SECONDS`."""
 
 
 class _Handover:

@@ -11,6 +11,7 @@ from orca.sample.readback.gather.records import (
     ExitSummary,
     InstanceSummary,
     IoSummary,
+    NetSummary,
     ProcessSummary,
     RunSummary,
 )
@@ -50,14 +51,16 @@ def run_cpu_text(run: RunSummary) -> str:
     return f"mean {percent(run.cpu_mean_core_percent)}  max {percent(run.cpu_peak_core_percent)} of one core"
 
 
-def io_text(io: IoSummary) -> str:
-    """Bytes read and written, and the highest rates.
+def moved_text(moved: IoSummary | NetSummary, ways: tuple[str, str] = ("read", "write")) -> str:
+    """Bytes moved each way, and the highest rates: read and written (`io`), or in and out (`net`).
 
-    >>> io_text(IoSummary(3 * 2**20, 200 * 10**6, 2**20, 50 * 2**20))
+    >>> moved_text(IoSummary(3 * 2**20, 200 * 10**6, 2**20, 50 * 2**20))
     'read 3.00 MiB (peak 1.00 MiB/s)  write 190.73 MiB (peak 50.00 MiB/s)'
+    >>> moved_text(NetSummary(2**10, 0, 2**10, 0), ("in", "out"))
+    'in 1.00 KiB (peak 1.00 KiB/s)  out 0 B (peak 0 B/s)'
     """
-    return (f"read {size(io.read)} (peak {rate(io.read_peak)})  "
-            f"write {size(io.write)} (peak {rate(io.write_peak)})")
+    first, second, first_peak, second_peak = [getattr(moved, name) for name in moved.__match_args__]  # its fields
+    return f"{ways[0]} {size(first)} (peak {rate(first_peak)})  {ways[1]} {size(second)} (peak {rate(second_peak)})"
 
 
 def run_io_text(io: IoSummary, run: RunSummary) -> str:
@@ -69,7 +72,7 @@ def run_io_text(io: IoSummary, run: RunSummary) -> str:
     'read 0 B (peak 0 B/s)  write 83.00 MiB (peak 50.00 MiB/s)  (unknown in 5 of 7 lines)'
     """
     unknown = run.io_unknown_lines
-    return io_text(io) + (f"  (unknown in {unknown:,} of {run.io_lines:,} lines)" if unknown else "")
+    return moved_text(io) + (f"  (unknown in {unknown:,} of {run.io_lines:,} lines)" if unknown else "")
 
 
 def process_text(process: ProcessSummary) -> str:
@@ -173,11 +176,9 @@ def _host_rows(summary: InstanceSummary) -> list[tuple[str, str]]:
     if summary.disk is not None:
         rows.append(("host disk", f"fullest {printable(summary.disk.path)} at {percent(summary.disk.peak_percent)}"))
     if summary.io is not None:
-        rows.append(("host io", io_text(summary.io)))
+        rows.append(("host io", moved_text(summary.io)))
     if summary.net is not None:
-        net = summary.net
-        rows.append(("host net", f"in {size(net.received)} (peak {rate(net.received_peak)})  "
-                                 f"out {size(net.sent)} (peak {rate(net.sent_peak)})"))
+        rows.append(("host net", moved_text(summary.net, ("in", "out"))))
     if summary.pressure is not None:
         pressure = summary.pressure
         rows.append(("host pressure", f"cpu {percent(pressure.cpu)}  memory {percent(pressure.memory)}"

@@ -77,8 +77,7 @@ def _parser(orca: str) -> _Parser:
 
 
 def _say(message: str) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdout.flush()  # what was printed before comes before the message
+    _flush()  # what was printed before comes before the message
     with contextlib.suppress(OSError, ValueError):
         print(message, file=sys.stderr, flush=True)
 
