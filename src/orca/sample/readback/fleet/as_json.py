@@ -7,29 +7,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter, itemgetter
-from typing import Any, TypeVar
+from typing import Any
 
 from toolz import partition_all
 
-from orca.sample.readback.fleet import rows as kept
 from orca.sample.readback.fleet.columns import ROW, TOTALS, Figure, Held
 from orca.sample.readback.fleet.fields import BIT_NAMES, FIELDS
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Flag, HostFlag
-from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
-from orca.sample.readback.fleet.rows_table import Table
-from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.records import FleetTotals
+from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.summary.as_json import Write, encoded, writer
 
 LISTS = {"idle": IDLE, "saturated": SATURATED, "stragglers": STRAGGLER, "gaps": GAPS, "no_lines": NO_LINES}
 """The keys of who stands out, and the flag each lists."""
 NO_LINES_HELD: Held = {**dict.fromkeys(FIELDS), "lines": 0, "bits": 0}
 """The fields of a row without lines: none but its 0 lines."""
-Record = TypeVar("Record")
 Flagged = Callable[[str], Iterable[tuple[str, tuple[Flag, ...]]]]
 """The rows with a flag, in the table's order: each one's label and flags."""
 
 
-def _writers(figures: Sequence[Figure[Record]], named: Callable[[str], Callable[[Any], Any]],
+def _writers(figures: Sequence[Figure], named: Callable[[str], Callable[[Any], Any]],
              ) -> tuple[tuple[str, Callable[[Any], Any], Write], ...]:
     """Each of `figures`: its key, how it is read (`named`: by a name), and how `--json` writes it (as its type
     says: `writer`)."""
@@ -59,26 +56,15 @@ def totals_document(totals: FleetTotals) -> dict[str, object]:
     return {key: write(read(totals)) for key, read, write in TOTALS_WRITERS}
 
 
-def fleet_json(fleet: Fleet) -> str:
-    """The fleet as one line of JSON."""
-
-    def row(each: FleetRow) -> str:
-        fields = None if each.summary is None else kept.compact(Run(each.summary, each.usage))
-        return encoded(row_document(held(fields, each.label, each.name, each.flags, each.summary)))
-
-    return "".join(_pieces(map(row, fleet.rows), fleet.sorted_by, fleet.totals,
-                           lambda flag: ((row.label, row.flags) for row in fleet.flagged(flag)), fleet.hosts_saturated))
-
-
 def rows_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
-    """A source's runs kept as rows (`fleet/rows.py`) as `fleet_json` prints a fleet of them, a piece at a time:
-    `summaries(index)` is row `index`'s summary's document, encoded."""
-    value, fields = table.rows.value, range(len(FIELDS))
+    """A table as one line of JSON for a script (a fleet's, or of a source's runs), a piece at a time:
+    `summaries(index)` is row `index`'s summary's document, encoded (a row of a source without runs has none)."""
+    value, fields, runs = table.rows.value, range(len(FIELDS)), len(table.rows)
 
     def row(index: int) -> str:
-        document = row_document(held([value(field, index) for field in fields], table.label(index), table.name,
-                                     table.flags(index), None))
-        return encoded(document)[: -len("null}")] + summaries(index) + "}"  # its summary, last, written aside
+        document = encoded(row_document(held([value(field, index) for field in fields] if index < runs else None,
+                                             table.label(index), table.name_of(index), table.flags(index), None)))
+        return document if index >= runs else document[: -len("null}")] + summaries(index) + "}"  # written aside
 
     yield from _pieces(map(row, table.order), table.sorted_by, table.totals,
                        lambda flag: ((table.label(index), table.flags(index)) for index in table.flagged(flag)),

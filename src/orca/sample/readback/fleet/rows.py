@@ -1,9 +1,9 @@
-"""The runs of one source as a fleet's table (docs/metrics.md, "A file of many runs"), in memory that does not hold
-their summaries: each run, as it closes, is one compact row of the figures the table, its totals and who stands out
-read (`compact`), kept in columns of C numbers (`Rows`), 200 bytes or so a run where its records take kilobytes. The
-table, the totals and the lists are made from the columns (`rows_table.py`), to the same text and JSON as
-`fleet.py`'s of the runs themselves (a test holds them to it); what only `--json` and `--each` print of each run (its
-summary's document, its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
+"""Runs as a table's rows (docs/metrics.md, "A fleet", "A file of many runs"), in memory that does not hold their
+summaries: each run, as it closes (or each folded run of a fleet), is one compact row of the figures the table, its
+totals and who stands out read (`compact`), kept in columns of C numbers (`Rows`), 200 bytes or so a run where its
+records take kilobytes. The table, the totals and the lists are made from the columns (`table.py`); what only
+`--json` and `--each` print of each run (its summary's document, its block) is written aside as the run closes
+(`shell/run_rows.py`), not kept, or taken from a fleet's runs.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from orca.sample.readback.fleet.flags import (
     Flag,
     flags_of,
 )
-from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.records import Run
 
 Compact = tuple[Any, ...]
 """One run's row: see `fleet/fields.py`'s `FIELDS` (a tuple, so that a part of a file read by another process sends it

@@ -8,7 +8,7 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
+from orca.sample.readback.fleet.columns import COLUMNS
 from orca.sample.readback.fleet.fields import (
     BEGIN,
     CPU,
@@ -29,9 +29,9 @@ from orca.sample.readback.fleet.fields import (
     USAGE_BIT,
 )
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
-from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
+from orca.sample.readback.fleet.records import FleetTotals
 from orca.sample.readback.fleet.rows import NONE, pick
-from orca.sample.readback.fleet.rows_table import Table
+from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
     MISSING,
@@ -62,41 +62,8 @@ HOST = "^"
 """After a figure of the host as a whole, in a row whose lines have no run (or a run without `run.io`, for io)."""
 
 
-MARKS = {"cgroup": LIMITED, "run": "", "host": HOST}
-"""After a figure, by whose it is (`Column.whose`)."""
-
-
-def _cell(figure: Figure[FleetRow], column: Column[FleetRow], over_days: bool) -> Callable[[FleetRow], str]:
-    """A column's cell of a row: its figure as the column says it (`-` without it), marked by whose it is."""
-    of, whose = figure.of, column.whose
-    said = column.over_days if over_days and column.over_days is not None else column.said
-
-    def cell(row: FleetRow) -> str:
-        value = of(row)
-        if value is None:
-            return MISSING
-        mark = None if whose is None else whose(row)
-        return said(value) + ("" if mark is None else MARKS[mark])
-
-    return cell
-
-
 HEADERS = tuple(column.header for _, column in COLUMNS[1:])
 """The headers of the columns after the label, as `COLUMNS` declares them."""
-
-
-def table_rows(fleet: Fleet) -> list[str]:
-    """The header and one row per run, each at most `WIDTH` characters: the columns `COLUMNS` declares."""
-    (label, label_column), *shown = COLUMNS
-    columns = [column for _, column in shown]
-    over_days = len({utc(row.begin)[:10] for row in fleet.rows if row.begin is not None}) > 1
-    each = [_cell(figure, column, over_days) for figure, column in shown]
-    cells = [[cell(row) for cell in each] for row in fleet.rows]
-    widths = [max(len(column.header), *(len(row[index]) for row in cells)) for index, column in enumerate(columns)]
-    labels = list(map(_cell(label, label_column, over_days), fleet.rows))
-    line = line_maker(widths, max(map(len, labels), default=0), [column.left for column in columns])
-    header = line(label_column.header, [column.header for column in columns])
-    return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
 
 
 def _widths(widths: list[int], longest_label: int) -> tuple[int, int]:
@@ -151,16 +118,6 @@ def totals_rows(totals: FleetTotals) -> list[str]:
     ]
 
 
-def of_what(fleet: Fleet) -> list[str]:
-    """What the figures of cpu%, mem% and io are of, for the kinds of row the fleet has (`kinds_said`)."""
-    usages = [row.usage for row in fleet.rows if row.usage is not None]
-    summaries = [row.summary for row in fleet.rows if row.summary is not None]
-    return kinds_said(any(usage.cpu_own or usage.memory_own for usage in usages),
-                      any(usage.cpu_limited or usage.memory_limited for usage in usages),
-                      any(not (usage.cpu_own or usage.cpu_limited) or not (usage.memory_own or usage.memory_limited)
-                          for usage in usages) or any(not own_io(summary) for summary in summaries))
-
-
 def kinds_said(own: bool, limited: bool, host: bool) -> list[str]:
     """What the figures of cpu%, mem% and io are of, when some rows are the run's own processes' (`own`), some of
     their cgroup's limits (`LIMITED`), some the host's as a whole (`HOST`)."""
@@ -185,16 +142,6 @@ def hosts_rows(hosts: tuple[HostFlag, ...]) -> list[str]:
                   WIDTH) for host in hosts)]
 
 
-def stand_out_rows(fleet: Fleet) -> list[str]:
-    """Who stands out (`stand_out_text`)."""
-    named = []
-    for flag, title in LISTS:
-        flagged = fleet.flagged(flag)
-        named.append((title, len(flagged), [(printable(row.label), why) for row in flagged[:MOST_NAMED]
-                                            for why in (each.why for each in row.flags if each.flag == flag)]))
-    return stand_out_text(named, fleet.hosts_saturated)
-
-
 def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: tuple[HostFlag, ...]) -> list[str]:
     """Who stands out: under each way (its title, how many, and the first `MOST_NAMED` labels with why), how many,
     then those by name and why, each on a row of its own cut at `WIDTH`, and how many more; then the hosts
@@ -212,15 +159,10 @@ def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: t
     return rows or ["none stands out: no run idle, saturated, failed, straggling, with gaps or without lines"]
 
 
-def fleet_text(fleet: Fleet) -> str:
-    rows = [*table_rows(fleet), *totals_rows(fleet.totals), *of_what(fleet)]
-    return "\n".join([*rows, "", *stand_out_rows(fleet)]) + "\n"
-
-
 def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[list[str]]]:
-    """How rows of `rows.Rows` are said after their labels, as `_cells` says a fleet row's: of the rows at some
-    indices, each column's cells (a column at a time: a few thousand rows cost a comprehension a column, not a call a
-    row)."""
+    """How a table's rows are said after their labels, the columns `COLUMNS` declares: of the rows at some indices,
+    each column's cells (a column at a time: a few thousand rows cost a comprehension a column, not a call a row).
+    A source without runs is a row of `-` but its 0 lines and its flag."""
     rows = table.rows
     begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
     cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
@@ -256,6 +198,8 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
         return [",".join(flag.flag for flag in flagged(index)) if index in has else "" for index in indices]
 
     def cells(indices: Sequence[int]) -> list[list[str]]:
+        if indices and max(indices) >= len(rows):
+            return with_empty(indices)
         return [
             start(pick(begin, indices)),
             spans(indices),
@@ -272,6 +216,13 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
             flags(indices),
         ]
 
+    def with_empty(indices: Sequence[int]) -> list[list[str]]:
+        runs = cells([index for index in indices if index < len(rows)])
+        said = iter(zip(*runs, strict=True))
+        empty = (MISSING, MISSING, "0", *[MISSING] * (len(runs) - 4))
+        return [list(column) for column in zip(*(next(said) if index < len(rows) else (*empty, *flags([index]))
+                                                 for index in indices), strict=True)]
+
     return cells
 
 
@@ -280,7 +231,7 @@ _CHUNK = 4096
 
 
 def rows_text(table: Table, said: TextIO) -> Iterator[str]:
-    """A source's runs kept as rows (`fleet/rows.py`) as `fleet_text` prints a fleet of them, a piece at a time.
+    """A table as text for a person (a fleet's, or of a source's runs), a piece at a time.
     Each row is said once, into `said` (a temporary file, empty, open to write and read), while the columns' widths
     are found; then laid out from there. Each piece of rows is said a column after the other, a cell a line (no cell
     has a line's end: `printable` escapes it), and read back so."""
@@ -317,8 +268,6 @@ def rows_text(table: Table, said: TextIO) -> Iterator[str]:
              or any(not each & OWN_IO for each in bits))
     named = []
     for flag, title in LISTS:
-        if flag == NO_LINES:
-            continue
         flagged = table.flagged(flag)
         named.append((title, len(flagged), [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
                                             for each in table.flags(index) if each.flag == flag]))
