@@ -18,7 +18,7 @@ from orca.sample import line_format as lf
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
 from orca.sample.readback.fleet.line_row import plain
 from orca.sample.readback.fleet.table import Table, fleet_table
-from orca.sample.readback.fleet.text import rows_text
+from orca.sample.readback.fleet.text import table_text
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.shell.cli.fleet import fleet_output
@@ -158,7 +158,7 @@ def test_the_table_of_many_runs_is_written_a_piece_at_a_time(tmp_path: Path) -> 
     [source] = sources(str(path))
     kept = RowsKept(nothing, lambda _: None)
     show_runs(source, kept, parts=1, sections=(*SECTIONS, UsageSection))
-    pieces = list(rows_text(Table(source.name, kept.rows, "name"), io.StringIO()))
+    pieces = list(table_text(Table(source.name, kept.rows, "name"), io.StringIO()))
     assert len(pieces) > 3 and "".join(pieces).count("\n") > 10_000
 
 

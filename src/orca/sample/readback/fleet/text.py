@@ -97,12 +97,6 @@ def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> C
     return lines
 
 
-def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[str, list[str]], str]:
-    """`lines_template`'s layout of one row, its label and its cells given apart."""
-    lines = lines_template(widths, longest_label, left)
-    return lambda label, values: lines([[label], *([value] for value in values)])[0]
-
-
 def totals_rows(totals: FleetTotals) -> list[str]:
     when = ""
     if totals.first_start is not None and totals.last_end is not None:
@@ -230,7 +224,7 @@ _CHUNK = 4096
 """Rows said at a time: their cells held while their widths are taken, a few MB."""
 
 
-def rows_text(table: Table, said: TextIO) -> Iterator[str]:
+def table_text(table: Table, said: TextIO) -> Iterator[str]:
     """A table as text for a person (a fleet's, or of a source's runs), a piece at a time.
     Each row is said once, into `said` (a temporary file, empty, open to write and read), while the columns' widths
     are found; then laid out from there. Each piece of rows is said a column after the other, a cell a line (no cell
@@ -255,9 +249,8 @@ def rows_text(table: Table, said: TextIO) -> Iterator[str]:
         written.append(list(map(len, texts)))
     said.seek(0)
     (_, label_column), *shown = COLUMNS
-    line = line_maker(widths, label_length, [column.left for _, column in shown])
-    yield line(label_column.header, list(HEADERS)) + "\n"
     laid = lines_template(widths, label_length, [column.left for _, column in shown])
+    yield laid([[label_column.header], *([header] for header in HEADERS)])[0] + "\n"
     for lengths in written:
         yield "\n".join(laid([said.read(length).split("\n") for length in lengths])) + "\n"
     bits = set(rows.bits)  # each kind of row once

@@ -100,14 +100,14 @@ def table_output(table: Table, aside: Callable[[int], str], lines: int, options:
     run's summary's document `aside(index)`; or its text, and with `--each` each run's block `aside(index)` after it
     and the `total:` line of their `lines`."""
     if options.json:
-        from orca.sample.readback.fleet.as_json import rows_json
+        from orca.sample.readback.fleet.as_json import table_json
 
-        yield from rows_json(table, aside)
+        yield from table_json(table, aside)
         return
-    from orca.sample.readback.fleet.text import rows_text
+    from orca.sample.readback.fleet.text import table_text
 
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
-        yield from rows_text(table, said)
+        yield from table_text(table, said)
     if options.each:
         from orca.sample.readback.summary.text import total_text
 
