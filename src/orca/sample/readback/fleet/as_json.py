@@ -34,10 +34,10 @@ def _writers(figures: Sequence[Figure], named: Callable[[str], Callable[[Any], A
 ROW_WRITERS, TOTALS_WRITERS = _writers(ROW, itemgetter), _writers(TOTALS, attrgetter)
 
 
-def held(fields: Sequence[Any] | None, label: str, name: str, flags: tuple[Flag, ...]) -> Held:
-    """A row as `--json` reads it, from its compact row's `fields` (None: a source without lines); its summary is
-    written aside (`table_json`)."""
-    row = NO_LINES_HELD.copy() if fields is None else dict(zip(FIELDS, fields, strict=True))
+def held(fields: Held | None, label: str, name: str, flags: tuple[Flag, ...]) -> Held:
+    """A row as `--json` reads it, from its compact row's `fields` by name (`Rows.named`; None: a source without
+    lines); its summary is written aside (`table_json`)."""
+    row = NO_LINES_HELD.copy() if fields is None else fields
     bits = row["bits"]
     row.update({bit: bool(bits & value) for bit, value in BIT_NAMES.items()}, label=label, name=name, flags=flags,
                summary=None)
@@ -53,11 +53,11 @@ def table_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
     """A table (a fleet's, or of a source's runs) as one JSON object for a script, a piece at a time: its rows (each
     run's summary in its row: `summaries(index)`, row `index`'s summary's document encoded; a source without runs has
     none), how they are sorted, the totals, and who stands out."""
-    value, fields, runs, label, flags = table.rows.value, range(len(FIELDS)), len(table.rows), table.label, table.flags
+    named, runs, label, flags = table.rows.named, len(table.rows), table.label, table.flags
 
     def row(index: int) -> str:
-        document = encoded(row_document(held([value(field, index) for field in fields] if index < runs else None,
-                                             label(index), table.name_of(index), flags(index))))
+        document = encoded(row_document(held(named(index) if index < runs else None, label(index),
+                                             table.name_of(index), flags(index))))
         return document if index >= runs else document[: -len("null}")] + summaries(index) + "}"  # written aside
 
     yield '{"rows":['
