@@ -26,15 +26,6 @@ Hours = Annotated[float, Meta(ge=0, extra={"places": 6})]
 
 
 @dataclass(frozen=True, slots=True)
-class Column:
-    """A figure's column in the table (its cells said by `fleet/text.py`'s `row_cells`, in this order)."""
-
-    header: str
-    left: bool = False
-    """Its cells flush left."""
-
-
-@dataclass(frozen=True, slots=True)
 class Figure:
     """One figure of a row (or of the totals)."""
 
@@ -48,8 +39,11 @@ class Figure:
     runs' read alike."""
     json: Callable[[Any], object] | None = None
     """What `--json` writes of it, when not the figure itself (at its decimals)."""
-    column: Column | None = None
-    """Its column in the table; None for a figure only `--json` has."""
+    header: str | None = None
+    """Its column's header in the table (its cells said by `fleet/text.py`'s `row_cells`, in this order); None for a
+    figure only `--json` has."""
+    left: bool = False
+    """Its column's cells flush left."""
     sort: str | None = None
     """Its `--sort` name (`fleet/table.py`'s `order`): the name (then the host and the start), the start (the
     earliest first), or a figure (the largest first, a row without it last)."""
@@ -61,36 +55,6 @@ Held = dict[str, Any]
 """A row as `--json` reads it (`fleet/as_json.py`): the fields of its compact row by name (`fleet/fields.py`'s `FIELDS`,
 and its `bits`: `usage`, `cpu_limited`, `cpu_own`, `memory_limited`, `memory_own`, `own_io`), with its `label`, `name`,
 `flags` (the straggler's among them) and `summary`."""
-
-
-def own_io(summary: InstanceSummary | None) -> bool:
-    """Whether a row's io is its run's own processes' (`run.io`), not the host's disks'."""
-    return summary is not None and summary.run is not None and summary.run.io is not None
-
-
-def rss_peak(summary: InstanceSummary | None) -> int | None:
-    """The run's own processes' resident memory at its largest, when the lines have a run."""
-    if summary is None or summary.run is None or summary.memory is None:
-        return None
-    return summary.memory.rss_peak
-
-
-def io_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes read and written over the run: by its own processes when the lines have `run.io`, else by the host's
-    disks."""
-    if summary is not None and summary.run is not None and summary.run.io is not None:
-        return summary.run.io.read + summary.run.io.write
-    return None if summary is None or summary.io is None else summary.io.read + summary.io.write
-
-
-def net_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes received and sent by the host over the run."""
-    return None if summary is None or summary.net is None else summary.net.received + summary.net.sent
-
-
-def kind_of(limited: bool, own: bool) -> str:
-    """Whose a figure is, by whether it is its cgroup's limit's (`limited`) or its run's own processes' (`own`)."""
-    return "cgroup" if limited else "run" if own else "host"
 
 
 def _exit(ended: Ended | None) -> object:
@@ -110,36 +74,37 @@ def _limited(limited: str) -> Callable[[Held], bool | None]:
 
 
 def _whose(limited: str, own: str) -> Callable[[Held], str | None]:
-    return lambda held: kind_of(held[limited], held[own]) if held["usage"] else None
+    """Whose a figure is: its cgroup's limit's, its run's own processes' or its host's."""
+    return lambda held: ("cgroup" if held[limited] else "run" if held[own] else "host") if held["usage"] else None
 
 
 ROW: tuple[Figure, ...] = (
-    Figure("label", str, column=Column("instance")),
+    Figure("label", str, header="instance"),
     Figure("name", str, sort="name"),
     Figure("host", str | None),
-    Figure("start", Seconds, "begin", column=Column("start"), sort="start"),
+    Figure("start", Seconds, "begin", header="start", sort="start"),
     Figure("start_utc", str | None, lambda held: _utc(held["begin"])),
     Figure("end", Seconds, "last_t", sort="end"),
     Figure("duration", Seconds),
-    Figure("span", Seconds, _span, column=Column("span"), sort="span"),
-    Figure("lines", Count, column=Column("lines"), sort="lines"),
+    Figure("span", Seconds, _span, header="span", sort="span"),
+    Figure("lines", Count, header="lines", sort="lines"),
     Figure("cpus", Cores),
     Figure("cpus_limited", bool | None, _limited("cpu_limited")),
     Figure("cpu_of", str | None, _whose("cpu_limited", "cpu_own")),
-    Figure("cpu_percent", Percent, column=Column("cpu%"), sort="cpu"),
-    Figure("cpu_p95_percent", Percent, "cpu_p95", column=Column("p95"), sort="p95"),
+    Figure("cpu_percent", Percent, header="cpu%", sort="cpu"),
+    Figure("cpu_p95_percent", Percent, "cpu_p95", header="p95", sort="p95"),
     Figure("memory_bytes", Count, lambda held: None if held["memory_bytes"] is None else round(held["memory_bytes"])),
     Figure("memory_limited", bool | None, _limited("memory_limited")),
     Figure("memory_of", str | None, _whose("memory_limited", "memory_own")),
     Figure("memory_percent", Percent),
-    Figure("memory_peak_percent", Percent, column=Column("mem%"), sort="mem"),
-    Figure("rss_peak", Count, column=Column("rss"), sort="rss"),
-    Figure("disk_peak_percent", Percent, column=Column("disk%"), sort="disk"),
-    Figure("io_bytes", Count, column=Column("io"), sort="io"),
+    Figure("memory_peak_percent", Percent, header="mem%", sort="mem"),
+    Figure("rss_peak", Count, header="rss", sort="rss"),
+    Figure("disk_peak_percent", Percent, header="disk%", sort="disk"),
+    Figure("io_bytes", Count, header="io", sort="io"),
     Figure("io_of", str | None, lambda held: None if held["host"] is None else "run" if held["own_io"] else "host"),
-    Figure("net_bytes", Count, column=Column("net"), sort="net"),
-    Figure("exit", Ended | None, json=_exit, column=Column("end", left=True)),
-    Figure("flags", tuple[Flag, ...], column=Column("flags", left=True)),
+    Figure("net_bytes", Count, header="net", sort="net"),
+    Figure("exit", Ended | None, json=_exit, header="end", left=True),
+    Figure("flags", tuple[Flag, ...], header="flags", left=True),
     Figure("summary", InstanceSummary | None, json=lambda summary: None if summary is None else document(summary)),
 )
 """A row's figures, in the order `--json` writes them; those with a `column` are the table's columns, in this order
@@ -161,8 +126,8 @@ TOTALS: tuple[Figure, ...] = (
 )
 """The totals' figures, in the order `--json` writes them (the text says them in words: `fleet/text.py`)."""
 
-COLUMNS = tuple((figure, figure.column) for figure in ROW if figure.column is not None)
-"""The table's columns, each with its figure: the label, the figures, the flags."""
+COLUMNS = tuple(figure for figure in ROW if figure.header is not None)
+"""The table's columns: the label, the figures, the flags."""
 
 SORT_COLUMNS = tuple(figure.sort for figure in ROW if figure.sort is not None)
 """What a table's rows can be sorted by (`--sort`)."""

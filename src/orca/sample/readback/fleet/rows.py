@@ -13,7 +13,6 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from orca.sample.readback.fleet.columns import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.fleet.fields import (
     BEGIN,
     BITS,
@@ -82,9 +81,12 @@ class Columns(NamedTuple):
 
 
 def compact(run: Run) -> Compact:
-    """A run's row, from its summary and usage."""
+    """A run's row, from its summary and usage. Its io is its own processes' when the lines have `run.io`, else its
+    host's disks'; its rss, its own processes' when the lines have a run."""
     summary, usage = run.summary, run.usage
     ended = None if summary.run is None else summary.run.exit
+    own_io = summary.run is not None and summary.run.io is not None
+    moved = summary.run.io if summary.run is not None and summary.run.io is not None else summary.io
     bits = 0 if usage is None else USAGE_BIT | (CPU_LIMITED * usage.cpu_limited) | (CPU_OWN * usage.cpu_own) | (
         MEMORY_LIMITED * usage.memory_limited) | (MEMORY_OWN * usage.memory_own)
     return (
@@ -93,14 +95,16 @@ def compact(run: Run) -> Compact:
         None if usage is None else usage.cpu_percent, None if usage is None else usage.cpu_p95,
         None if usage is None else usage.memory_peak_percent, None if usage is None else usage.memory_percent,
         None if usage is None else usage.cpus, None if usage is None else usage.memory_bytes,
-        rss_peak(summary), None if summary.disk is None else summary.disk.peak_percent, io_bytes(summary),
-        net_bytes(summary),
+        None if summary.run is None or summary.memory is None else summary.memory.rss_peak,
+        None if summary.disk is None else summary.disk.peak_percent,
+        None if moved is None else moved.read + moved.write,
+        None if summary.net is None else summary.net.received + summary.net.sent,
         None if usage is None else usage.core_seconds_used, None if usage is None else usage.core_seconds_available,
         None if usage is None else usage.byte_seconds_used, None if usage is None else usage.byte_seconds_available,
         None if usage is None else usage.host_cpu_saturated_percent,
         None if usage is None else usage.host_memory_peak_percent,
         None if summary.pressure is None else summary.pressure.memory,
-        bits | (OWN_IO * own_io(summary)),
+        bits | (OWN_IO * own_io),
         None if ended is None else (ended.code, ended.signal, ended.error, ended.wall),
         flags_of(summary, usage),
     )

@@ -62,7 +62,7 @@ HOST = "^"
 """After a figure of the host as a whole, in a row whose lines have no run (or a run without `run.io`, for io)."""
 
 
-HEADERS = tuple(column.header for _, column in COLUMNS[1:])
+HEADERS = tuple(str(column.header) for column in COLUMNS[1:])
 """The headers of the columns after the label, as `COLUMNS` declares them."""
 
 
@@ -248,9 +248,8 @@ def table_text(table: Table, said: TextIO) -> Iterator[str]:
         said.write("".join(texts))
         written.append(list(map(len, texts)))
     said.seek(0)
-    (_, label_column), *shown = COLUMNS
-    laid = lines_template(widths, label_length, [column.left for _, column in shown])
-    yield laid([[label_column.header], *([header] for header in HEADERS)])[0] + "\n"
+    laid = lines_template(widths, label_length, [column.left for column in COLUMNS[1:]])
+    yield laid([[str(COLUMNS[0].header)], *([header] for header in HEADERS)])[0] + "\n"
     for lengths in written:
         yield "\n".join(laid([said.read(length).split("\n") for length in lengths])) + "\n"
     bits = set(rows.bits)  # each kind of row once
