@@ -122,18 +122,6 @@ def host_share(lows: Sequence[float], highs: Sequence[float]) -> float:
     return _covered(lows, highs) / whole if whole > 0 else 1 / len(lows)
 
 
-def median(values: list[float]) -> float:
-    """The middle value (the mean of the two in the middle of an even count): `statistics.median`, whose import
-    (fractions, decimal) would cost a fleet's table more than these three lines.
-
-    >>> median([3.0, 1.0, 2.0]), median([4.0, 1.0, 2.0, 3.0])
-    (2.0, 2.5)
-    """
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def order(rows: Rows, sort: str) -> Sequence[int]:
     """The rows' order for `sort` (one of `columns.SORT_COLUMNS`): by name, their host then their start; by start,
     the earliest first; by a figure, the largest first, the rows without it last. Sorted by one key after another
@@ -182,12 +170,17 @@ def in_order(values: Sequence[float]) -> bool:
     return all(map(operator.le, values, itertools.islice(values, 1, None)))
 
 
-def _median(values: array[float]) -> float:
-    """`table.median` of `values`, without a sorted copy of them when they are in order already."""
-    if not in_order(values):
-        return median(list(values))
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+def median(values: Sequence[float]) -> float:
+    """The middle value (the mean of the two in the middle of an even count), without a sorted copy of `values` when
+    they are in order already: `statistics.median`, whose import (fractions, decimal) would cost a table more than
+    these lines.
+
+    >>> median([3.0, 1.0, 2.0]), median([4.0, 1.0, 2.0, 3.0])
+    (2.0, 2.5)
+    """
+    ordered = values if in_order(values) else sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 class Table:
@@ -276,7 +269,7 @@ class Table:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
         # `round` to some digits is slow: not called for a run of no length (as a run of one line is).
-        return _median(last), STRAGGLER_SHARE * _median(array("d", (
+        return median(last), STRAGGLER_SHARE * median(array("d", (
             round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True))))
 
     def _usages(self) -> Sequence[int]:
