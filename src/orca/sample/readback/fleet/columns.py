@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from msgspec import Meta
 
 from orca.sample.line_format import Cores, Count, Percent, Seconds
+from orca.sample.readback.fleet.fields import CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO
 from orca.sample.readback.fleet.flags import Flag
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.summary.as_json import document
@@ -40,8 +41,14 @@ class Figure:
     json: Callable[[Any], object] | None = None
     """What `--json` writes of it, when not the figure itself (at its decimals)."""
     header: str | None = None
-    """Its column's header in the table (its cells said by `fleet/text.py`'s `row_cells`, in this order); None for a
-    figure only `--json` has."""
+    """Its column's header in the table, in this order; None for a figure only `--json` has."""
+    said: str = ""
+    """How its column's cells say it (`fleet/text.py`'s `row_cells`): `start` (the time of day, or the day and
+    minute when the runs began on several days), `span`, `count`, `tenths`, `size`, `exit`, `flags`; `-` for a row
+    without it."""
+    whose: tuple[int, int] | None = None
+    """The bits of a row's `bits` (`fleet/fields.py`) that say whose the figure is: its cgroup's limit's, or else its
+    run's own processes', or else its host's (the table marks a cgroup's and a host's after it)."""
     left: bool = False
     """Its column's cells flush left."""
     sort: str | None = None
@@ -82,29 +89,30 @@ ROW: tuple[Figure, ...] = (
     Figure("label", str, header="instance"),
     Figure("name", str, sort="name"),
     Figure("host", str | None),
-    Figure("start", Seconds, "begin", header="start", sort="start"),
+    Figure("start", Seconds, "begin", header="start", said="start", sort="start"),
     Figure("start_utc", str | None, lambda held: _utc(held["begin"])),
     Figure("end", Seconds, "last_t", sort="end"),
     Figure("duration", Seconds),
-    Figure("span", Seconds, _span, header="span", sort="span"),
-    Figure("lines", Count, header="lines", sort="lines"),
+    Figure("span", Seconds, _span, header="span", said="span", sort="span"),
+    Figure("lines", Count, header="lines", said="count", sort="lines"),
     Figure("cpus", Cores),
     Figure("cpus_limited", bool | None, _limited("cpu_limited")),
     Figure("cpu_of", str | None, _whose("cpu_limited", "cpu_own")),
-    Figure("cpu_percent", Percent, header="cpu%", sort="cpu"),
-    Figure("cpu_p95_percent", Percent, "cpu_p95", header="p95", sort="p95"),
+    Figure("cpu_percent", Percent, header="cpu%", said="tenths", whose=(CPU_LIMITED, CPU_OWN), sort="cpu"),
+    Figure("cpu_p95_percent", Percent, "cpu_p95", header="p95", said="tenths", sort="p95"),
     Figure("memory_bytes", Count, lambda held: None if held["memory_bytes"] is None else round(held["memory_bytes"])),
     Figure("memory_limited", bool | None, _limited("memory_limited")),
     Figure("memory_of", str | None, _whose("memory_limited", "memory_own")),
     Figure("memory_percent", Percent),
-    Figure("memory_peak_percent", Percent, header="mem%", sort="mem"),
-    Figure("rss_peak", Count, header="rss", sort="rss"),
-    Figure("disk_peak_percent", Percent, header="disk%", sort="disk"),
-    Figure("io_bytes", Count, header="io", sort="io"),
+    Figure("memory_peak_percent", Percent, header="mem%", said="tenths", whose=(MEMORY_LIMITED, MEMORY_OWN),
+           sort="mem"),
+    Figure("rss_peak", Count, header="rss", said="size", sort="rss"),
+    Figure("disk_peak_percent", Percent, header="disk%", said="tenths", sort="disk"),
+    Figure("io_bytes", Count, header="io", said="size", whose=(0, OWN_IO), sort="io"),
     Figure("io_of", str | None, lambda held: None if held["host"] is None else "run" if held["own_io"] else "host"),
-    Figure("net_bytes", Count, header="net", sort="net"),
-    Figure("exit", Ended | None, json=_exit, header="end", left=True),
-    Figure("flags", tuple[Flag, ...], header="flags", left=True),
+    Figure("net_bytes", Count, header="net", said="size", sort="net"),
+    Figure("exit", Ended | None, json=_exit, header="end", said="exit", left=True),
+    Figure("flags", tuple[Flag, ...], header="flags", said="flags", left=True),
     Figure("summary", InstanceSummary | None, json=lambda summary: None if summary is None else document(summary)),
 )
 """A row's figures, in the order `--json` writes them; those with a `column` are the table's columns, in this order

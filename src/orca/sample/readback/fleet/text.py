@@ -4,33 +4,25 @@ fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then wh
 from __future__ import annotations
 
 import itertools
-from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from orca.sample.readback.fleet.columns import COLUMNS
 from orca.sample.readback.fleet.fields import (
     BEGIN,
-    CPU,
     CPU_LIMITED,
     CPU_OWN,
-    DISK,
+    FIELDS,
     FIRST_T,
-    IO,
     LAST_T,
-    LINES,
     MEMORY_LIMITED,
     MEMORY_OWN,
-    MEMORY_PEAK,
-    NET,
     OWN_IO,
-    P95,
-    RSS,
     USAGE_BIT,
 )
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
 from orca.sample.readback.fleet.records import FleetTotals
-from orca.sample.readback.fleet.rows import NONE, pick
+from orca.sample.readback.fleet.rows import pick
 from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
@@ -154,70 +146,72 @@ def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: t
 
 
 def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[list[str]]]:
-    """How a table's rows are said after their labels, the columns `COLUMNS` declares: of the rows at some indices,
-    each column's cells (a column at a time: a few thousand rows cost a comprehension a column, not a call a row).
-    A source without runs is a row of `-` but its 0 lines and its flag."""
+    """How a table's rows are said after their labels, each column as `COLUMNS` declares (`Figure.said`, marked by
+    `Figure.whose`): of the rows at some indices, each column's cells (a column at a time: a few thousand rows cost a
+    comprehension a column, not a call a row). A source without runs is a row of `-` but its 0 lines and its flag."""
     rows = table.rows
-    begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
-    cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
-    lines, io = rows.ints(LINES), rows.ints(IO)
-    bits, ends, flagged, has = rows.bits, rows.ends, table.flags, table.flagged_rows
+    first, last, bits, ends, flagged, has = (rows.floats(FIRST_T), rows.floats(LAST_T), rows.bits, rows.ends,
+                                             table.flags, table.flagged_rows)
     start = times_of_day if one_day else days_and_minutes
 
-    def sizes(field: int, indices: Sequence[int]) -> list[str]:
-        return size_cells(rows.counts(field, indices))
+    def starts(field: int, indices: Sequence[int], _: list[str] | None) -> list[str]:
+        return start(pick(rows.floats(field), indices))
 
-    def marked(values: array[float], indices: Sequence[int], limited: int, own: int) -> list[str]:
-        marks = [LIMITED if kind & limited else "" if kind & own else HOST for kind in range(256)]  # by `bits`
-        return ["-" if value != value else f"{value:.1f}{marks[kind]}"
-                for value, kind in zip(pick(values, indices), pick(bits, indices), strict=True)]
-
-    def tenths(values: array[float], indices: Sequence[int]) -> list[str]:
-        return ["-" if value != value else f"{value:.1f}" for value in pick(values, indices)]
-
-    def spans(indices: Sequence[int]) -> list[str]:
+    def spans(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         # `max(0.0, ...)` without a call a row.
         lengths = [length if (length := high - low) > 0.0 else 0.0
                    for low, high in zip(pick(first, indices), pick(last, indices), strict=True)]
         said = {length: duration(round(length, 3)) for length in set(lengths)}  # once each: one-line runs' are all 0
         return list(map(said.__getitem__, lengths))
 
-    def exits(indices: Sequence[int]) -> list[str]:
+    def counts(field: int, indices: Sequence[int], _: list[str] | None) -> list[str]:
+        return [f"{count:,}" for count in pick(rows.ints(field), indices)]
+
+    def tenths(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
+        values = pick(rows.floats(field), indices)
+        if marks is None:
+            return [MISSING if value != value else f"{value:.1f}" for value in values]
+        return [MISSING if value != value else f"{value:.1f}{marks[kind]}"
+                for value, kind in zip(values, pick(bits, indices), strict=True)]
+
+    def sizes(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
+        cells = size_cells(rows.counts(field, indices))
+        if marks is None:
+            return cells
+        return [cell if cell == MISSING else cell + marks[kind] for cell, kind in zip(cells, pick(bits, indices),
+                                                                                      strict=True)]
+
+    def exits(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         if not ends:
-            return ["-"] * len(indices)
-        return ["-" if (ended := ends.get(index)) is None else exit_cell(ExitSummary(*ended, None, None, None))
+            return [MISSING] * len(indices)
+        return [MISSING if (ended := ends.get(index)) is None else exit_cell(ExitSummary(*ended, None, None, None))
                 for index in indices]
 
-    def flags(indices: Sequence[int]) -> list[str]:
+    def flags(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         return [",".join(flag.flag for flag in flagged(index)) if index in has else "" for index in indices]
+
+    ways = {"start": starts, "span": spans, "count": counts, "tenths": tenths, "size": sizes, "exit": exits,
+            "flags": flags}
+    said = [(ways[figure.said], FIELDS.index(held) if isinstance(held := figure.held or figure.key, str) else -1,
+             None if figure.whose is None else _marks(*figure.whose)) for figure in COLUMNS[1:]]
+    # A source without runs: no figure but its 0 lines (the only count shown).
+    empty = [f"{0:,}" if figure.said == "count" else MISSING for figure in COLUMNS[1:-1]]
 
     def cells(indices: Sequence[int]) -> list[list[str]]:
         if indices and max(indices) >= len(rows):
-            return with_empty(indices)
-        return [
-            start(pick(begin, indices)),
-            spans(indices),
-            [f"{count:,}" for count in pick(lines, indices)],
-            marked(cpu, indices, CPU_LIMITED, CPU_OWN),
-            tenths(p95, indices),
-            marked(peak, indices, MEMORY_LIMITED, MEMORY_OWN),
-            sizes(RSS, indices),
-            tenths(disk, indices),
-            [cell + ("" if count == NONE or kind & OWN_IO else HOST)
-             for cell, count, kind in zip(sizes(IO, indices), pick(io, indices), pick(bits, indices), strict=True)],
-            sizes(NET, indices),
-            exits(indices),
-            flags(indices),
-        ]
-
-    def with_empty(indices: Sequence[int]) -> list[list[str]]:
-        runs = cells([index for index in indices if index < len(rows)])
-        said = iter(zip(*runs, strict=True))
-        empty = (MISSING, MISSING, "0", *[MISSING] * (len(runs) - 4))
-        return [list(column) for column in zip(*(next(said) if index < len(rows) else (*empty, *flags([index]))
-                                                 for index in indices), strict=True)]
+            runs = iter(zip(*cells([index for index in indices if index < len(rows)]), strict=True))
+            return [list(column) for column in zip(*(next(runs) if index < len(rows) else
+                                                     (*empty, *flags(-1, [index], None)) for index in indices),
+                                                   strict=True)]
+        return [say(field, indices, marks) for say, field, marks in said]
 
     return cells
+
+
+def _marks(limited: int, own: int) -> list[str]:
+    """What is said after a figure, by a row's `bits`: `LIMITED` for its cgroup's limit's, nothing for its run's own
+    processes', else `HOST`."""
+    return [LIMITED if kind & limited else "" if kind & own else HOST for kind in range(256)]
 
 
 _CHUNK = 4096
