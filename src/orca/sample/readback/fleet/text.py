@@ -20,7 +20,7 @@ from orca.sample.readback.fleet.fields import (
     OWN_IO,
     USAGE_BIT,
 )
-from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
+from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
 from orca.sample.readback.fleet.records import FleetTotals
 from orca.sample.readback.fleet.rows import pick
 from orca.sample.readback.fleet.table import Table
@@ -104,44 +104,43 @@ def totals_rows(totals: FleetTotals) -> list[str]:
     ]
 
 
-def kinds_said(own: bool, limited: bool, host: bool) -> list[str]:
-    """What the figures of cpu%, mem% and io are of, when some rows are the run's own processes' (`own`), some of
-    their cgroup's limits (`LIMITED`), some the host's as a whole (`HOST`)."""
+def kinds_said(table: Table) -> list[str]:
+    """What the figures of cpu%, mem% and io are of, when some rows are the run's own processes', some of their
+    cgroup's limits (`LIMITED`), some the host's as a whole (`HOST`)."""
+    bits = set(table.rows.bits)  # each kind of row once
+    used = [each for each in bits if each & USAGE_BIT]
     kinds = []
-    if own:
+    if any(each & (CPU_OWN | MEMORY_OWN) for each in used):
         kinds.append("cpu%, mem% and io are the run's own processes', of its host's cores and memory (net is the "
                      "host's)")
-    if limited:
+    if any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used):
         kinds.append(f"{LIMITED}: of the run's cgroup limit")
-    if host:
+    if any(not each & (CPU_OWN | CPU_LIMITED) or not each & (MEMORY_OWN | MEMORY_LIMITED) for each in used) or \
+            any(not each & OWN_IO for each in bits):
         kinds.append(f"{HOST}: the host's as a whole (lines without a run; io, without its run's io)")
     return [f"  ({'; '.join(kinds)})"] if kinds else []
 
 
-def hosts_rows(hosts: tuple[HostFlag, ...]) -> list[str]:
-    """The hosts that were themselves saturated, apart from the runs on them."""
-    if not hosts:
-        return []
-    width = min(max(len(printable(host.host)) for host in hosts), WIDTH // 3)
-    return [f"hosts saturated ({len(hosts):,}), apart from the runs on them:",
-            *(cut(f"  {cut(printable(host.host), width).ljust(width)}  {host.why} (under {count(host.runs, 'run')})",
-                  WIDTH) for host in hosts)]
-
-
-def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: tuple[HostFlag, ...]) -> list[str]:
-    """Who stands out: under each way (its title, how many, and the first `MOST_NAMED` labels with why), how many,
-    then those by name and why, each on a row of its own cut at `WIDTH`, and how many more; then the hosts
-    saturated."""
+def stand_out_rows(table: Table) -> list[str]:
+    """Who stands out: under each way, how many, then the first `MOST_NAMED` by name and why, each on a row of its own
+    cut at `WIDTH`, and how many more; then the hosts that were themselves saturated, apart from the runs on them."""
     rows: list[str] = []
-    for title, how_many, firsts in named:
-        if not how_many:
+    for flag, title in LISTS:
+        flagged = table.flagged(flag)
+        if not flagged:
             continue
-        rows.append(f"{title} ({how_many:,}):")
+        firsts = [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
+                  for each in table.flags(index) if each.flag == flag]
+        rows.append(f"{title} ({len(flagged):,}):")
         width = min(max(len(label) for label, _ in firsts), WIDTH // 3)
         rows += [cut(f"  {cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in firsts]
-        if how_many > MOST_NAMED:
-            rows.append(f"  and {how_many - MOST_NAMED:,} more (--json lists them all)")
-    rows += hosts_rows(hosts)
+        if len(flagged) > MOST_NAMED:
+            rows.append(f"  and {len(flagged) - MOST_NAMED:,} more (--json lists them all)")
+    if hosts := table.hosts_saturated:
+        width = min(max(len(printable(host.host)) for host in hosts), WIDTH // 3)
+        rows += [f"hosts saturated ({len(hosts):,}), apart from the runs on them:",
+                 *(cut(f"  {cut(printable(host.host), width).ljust(width)}  {host.why} "
+                       f"(under {count(host.runs, 'run')})", WIDTH) for host in hosts)]
     return rows or ["none stands out: no run idle, saturated, failed, straggling, with gaps or without lines"]
 
 
@@ -246,16 +245,4 @@ def table_text(table: Table, said: TextIO) -> Iterator[str]:
     yield laid([[str(COLUMNS[0].header)], *([header] for header in HEADERS)])[0] + "\n"
     for lengths in written:
         yield "\n".join(laid([said.read(length).split("\n") for length in lengths])) + "\n"
-    bits = set(rows.bits)  # each kind of row once
-    used = [each for each in bits if each & USAGE_BIT]
-    kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
-             any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used),
-             any(not each & (CPU_OWN | CPU_LIMITED) or not each & (MEMORY_OWN | MEMORY_LIMITED) for each in used)
-             or any(not each & OWN_IO for each in bits))
-    named = []
-    for flag, title in LISTS:
-        flagged = table.flagged(flag)
-        named.append((title, len(flagged), [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
-                                            for each in table.flags(index) if each.flag == flag]))
-    yield "\n".join([*totals_rows(table.totals), *kinds_said(*kinds), "",
-                     *stand_out_text(named, table.hosts_saturated)]) + "\n"
+    yield "\n".join([*totals_rows(table.totals), *kinds_said(table), "", *stand_out_rows(table)]) + "\n"
