@@ -8,9 +8,9 @@ that came back) per instance, and the peak memory of the client and of its large
     .venv/bin/python -m bench.cluster [--instances 1000] [--lines 1728] [--only files,s3]
 
 Each reading runs in a process of its own that goes through `orca metrics --json`'s steps timed apart (the listing,
-`many.read_each` on the executor, `fleet` and `fleet_json`). The instances' files are one instance's lines with the
-host and start changed (`bench/fleet.py`); the objects are the same bytes put under a prefix. The default is a tenth
-of a day a instance (1,728 lines at 5 s): 1,000 day-long instances are 12.6 GiB, more than this shared machine's
+`many.read_each` on the executor, `fleet_table` and `table_json`). The instances' files are one instance's lines with
+the host and start changed (`bench/fleet.py`); the objects are the same bytes put under a prefix. The default is a
+tenth of a day a instance (1,728 lines at 5 s): 1,000 day-long instances are 12.6 GiB, more than this shared machine's
 moto server should hold in memory; bench/README.md scales the figures.
 """
 
@@ -40,8 +40,9 @@ DASK = Path(sys.executable).with_name("dask")
 DRIVER = r"""
 import json, resource, sys, time
 from functools import partial
-from orca.sample.readback.fleet.as_json import fleet_json
-from orca.sample.readback.fleet.table import fleet
+from orca.sample.readback.fleet.as_json import table_json
+from orca.sample.readback.fleet.table import fleet_table
+from orca.sample.readback.summary.as_json import document, encoded
 from orca.sample.readback.shell.fleet_read import SourceRuns, read_fleet_source
 from orca.sample.readback.shell.many import read_each
 from orca.sample.readback.shell.sources import sources
@@ -65,7 +66,7 @@ else:
     done = closed = time.perf_counter()
 runs = [run for outcome in outcomes if isinstance(outcome, SourceRuns) for run in outcome.runs]
 lines = sum(outcome.tally.samples for outcome in outcomes if isinstance(outcome, SourceRuns))
-text = fleet_json(fleet(runs, [], "name"))
+text = "".join(table_json(fleet_table(runs), lambda index: encoded(document(runs[index].summary))))
 merged = time.perf_counter()
 peak = lambda who: resource.getrusage(who).ru_maxrss / 1024
 print(json.dumps({"list": listed - started, "connect": ready - listed, "read": done - ready, "merge": merged - closed,

@@ -16,8 +16,7 @@ import pytest
 
 from orca.sample.readback.chart.ticks import elapsed_ticks
 from orca.sample.readback.fleet.chart import COLUMNS, FleetChart, fleet_chart, named
-from orca.sample.readback.fleet.records import Fleet
-from orca.sample.readback.fleet.table import fleet
+from orca.sample.readback.fleet.table import fleet_table
 from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.sources import sources
 from tests.fleet.fleets import capture, mixed, write_fleet
@@ -27,18 +26,19 @@ FIT = 24
 """Labels that fit beside a heat map, for `named`."""
 
 
-def read_fleet(directory: Path, sort: str = "name") -> Fleet:
-    """The fleet at `directory`, read as `orca metrics --plot` reads it: each run's usage with its buckets."""
+def chart_of(directory: Path, sort: str = "name") -> FleetChart:
+    """The chart of the fleet at `directory`, read as `orca metrics --plot` reads it: each run's usage with its
+    buckets."""
     runs = [run for source in sources(str(directory))
             for run in read_fleet_source(source, drawn=0, buckets=True).runs]
-    return fleet(runs, sort=sort)
+    return fleet_chart(fleet_table(runs, sort=sort), [run.usage for run in runs])
 
 
 @pytest.fixture(scope="module")
 def chart(tmp_path_factory: pytest.TempPathFactory) -> FleetChart:
     directory = tmp_path_factory.mktemp("fleet")
     write_fleet(directory, KINDS)
-    return fleet_chart(read_fleet(directory))
+    return chart_of(directory)
 
 
 def column_at(chart: FleetChart, seconds: float) -> int:
@@ -50,7 +50,7 @@ def test_a_row_per_run_in_the_tables_order(chart: FleetChart, tmp_path: Path) ->
     assert len(chart.cpu) == len(chart.memory) == COUNT
     assert all(len(row) == COLUMNS for row in (*chart.cpu, *chart.memory))
     write_fleet(tmp_path, KINDS)
-    by_cpu = fleet_chart(read_fleet(tmp_path, sort="cpu"))
+    by_cpu = chart_of(tmp_path, sort="cpu")
     assert by_cpu.labels[0] == SATURATED and by_cpu.labels[-1] == IDLE
     # Every row, when they all fit: each named, with its first flag.
     every = named(chart, FIT)
@@ -94,7 +94,7 @@ def test_the_fleets_totals_count_every_cpu_second_once(chart: FleetChart) -> Non
 
 def test_a_large_fleet_names_its_flagged_runs_only(tmp_path: Path) -> None:
     write_fleet(tmp_path, mixed(40))
-    chart = fleet_chart(read_fleet(tmp_path))
+    chart = chart_of(tmp_path)
     assert len(chart.labels) == 40 > FIT
     assert [(chart.labels[index], flag) for index, flag in named(chart, FIT)] == [
         ("worker-008", "idle"), ("worker-016", "saturated"), ("worker-024", "saturated"), ("worker-039", "straggler")]
@@ -167,7 +167,7 @@ def test_every_legend_label_and_note_is_inside_the_figure(tmp_path: Path) -> Non
     from orca.sample.readback.shell.fleet_plot import fleet_figure
 
     write_fleet(tmp_path, mixed(60))
-    figure = fleet_figure(fleet_chart(read_fleet(tmp_path)))
+    figure = fleet_figure(chart_of(tmp_path))
     canvas: Any = FigureCanvasAgg(figure)  # matplotlib declares no types for its drawing
     canvas.draw()
     renderer = canvas.get_renderer()

@@ -236,3 +236,20 @@ def test_a_fleet_is_of_several_sources_one_of_them_with_two_runs(tmp_path: Path)
     assert alone.startswith("instance ") and f"{joined}  (host" not in alone
     assert [row.split()[:2] for row in alone.splitlines()[1:3]] == [["worker-000", "(worker-000)"],
                                                                      ["worker-000", "(worker-001)"]]
+
+
+def test_a_source_without_lines_is_a_row_of_dashes_last_by_any_figure(tmp_path: Path) -> None:
+    """docs/metrics.md: rows by name (file, host, start), or by a figure with a run without it last; a source without
+    sample lines is a row of its own, of 0 lines, flagged `no lines`."""
+    write_fleet(tmp_path, ["busy", "busy", "idle"])
+    (tmp_path / "a-empty.jsonl").write_text("not a sample\n")
+    by_name = orca(str(tmp_path)).stdout.splitlines()
+    assert by_name[1].split() == ["a-empty", "-", "-", "0", *["-"] * 8, "no", "lines"]
+    assert [line.split()[0] for line in by_name[2:5]] == ["worker-000", "worker-001", "worker-002"]
+    assert by_name[by_name.index("no lines (1):") + 1] == "  a-empty  no sample line"
+    for sort in ("start", "cpu", "lines", "io"):
+        rows = orca("--sort", sort, str(tmp_path)).stdout.splitlines()[1:5]
+        assert rows[-1].startswith("a-empty "), sort
+    document = json.loads(orca("--json", "--sort", "span", str(tmp_path)).stdout)
+    assert [row["label"] for row in document["rows"]][-1] == "a-empty" and document["no_lines"] == ["a-empty"]
+    assert document["rows"][-1]["lines"] == 0 and document["rows"][-1]["host"] is None

@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 from orca.sample.readback.chart.panels import RUN_CPU, RUN_MEMORY, chart, drawn, name_colours
-from orca.sample.readback.fleet.chart import fleet_chart
 from orca.sample.readback.gather.series import Series
-from tests.fleet.test_chart import read_fleet
+from tests.fleet.test_chart import chart_of
 from tests.fleet.test_fleet import orca
 from tests.reader.folding import folded
 
@@ -164,7 +163,7 @@ def test_a_process_name_has_one_colour_in_the_runs_panels() -> None:
 
 
 def test_the_fleet_chart_counts_the_host_once_and_says_it_was_saturated() -> None:
-    drawing = fleet_chart(read_fleet(CAPTURES))
+    drawing = chart_of(CAPTURES)
     cores = {line["cores"] for kind in KINDS for line in lines(kind)}
     assert cores == {2}
     assert 1.9 < max(drawing.cores_available) < 2.1  # its 2 cores, once; not 2 per run (20)

@@ -1,6 +1,7 @@
-"""A file of many runs as a table (docs/metrics.md, "A file of many runs"): its rows kept compact, a run of one line
-said from the line alone, and the table, `--json` and `--each` made from the rows, held to what a fleet of the same
-runs, each folded and kept whole, prints (`fleet/table.py`'s `fleet` of the runs `read_fleet_source` gives)."""
+"""A file of many runs as a table (docs/metrics.md, "A file of many runs"): its rows kept compact as each run closes,
+a run of one line said from the line alone (`fleet/line_row.py`), held to what the same runs each folded and kept
+whole (`read_fleet_source`, each made a compact row by `rows.compact`) print as a fleet of one source: the labels
+said a run at a time against `words.run_labels`, the rows said from a line against the fold's."""
 
 from __future__ import annotations
 
@@ -16,9 +17,8 @@ from hypothesis import strategies as st
 from orca.sample import line_format as lf
 from orca.sample.readback.fleet.columns import SORT_COLUMNS
 from orca.sample.readback.fleet.line_row import plain
-from orca.sample.readback.fleet.rows_table import Table
-from orca.sample.readback.fleet.table import fleet
-from orca.sample.readback.fleet.text import rows_text
+from orca.sample.readback.fleet.table import Table, fleet_table
+from orca.sample.readback.fleet.text import table_text
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.shell.cli.fleet import fleet_output
@@ -87,8 +87,8 @@ def written(path: Path, lines: list[lf.Sample]) -> Path:
 
 
 def both(path: Path, json: bool, each: bool, sort: str) -> tuple[str, str, int]:
-    """What `orca metrics` prints of the file at `path` (its runs kept as rows), what the fleet of the same runs
-    kept whole prints, and how many runs there are."""
+    """What `orca metrics` prints of the file at `path` (its runs kept as rows as they close), what the fleet of the
+    same runs folded and kept whole prints, and how many runs there are."""
     options = argparse.Namespace(json=json, each=each, sort=sort)
     [source] = sources(str(path))
     kept = RowsKept(aside(options), lambda _: None)
@@ -98,7 +98,7 @@ def both(path: Path, json: bool, each: bool, sort: str) -> tuple[str, str, int]:
     finally:
         kept.aside.close()
     whole = read_fleet_source(source, drawn=0, buckets=False)
-    return rows, fleet_output(fleet(whole.runs, (), sort), options), len(whole.runs)
+    return rows, "".join(fleet_output(fleet_table(whole.runs, (), sort), whole.runs, options)), len(whole.runs)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -158,7 +158,7 @@ def test_the_table_of_many_runs_is_written_a_piece_at_a_time(tmp_path: Path) -> 
     [source] = sources(str(path))
     kept = RowsKept(nothing, lambda _: None)
     show_runs(source, kept, parts=1, sections=(*SECTIONS, UsageSection))
-    pieces = list(rows_text(Table(source.name, kept.rows, "name"), io.StringIO()))
+    pieces = list(table_text(Table(source.name, kept.rows, "name"), io.StringIO()))
     assert len(pieces) > 3 and "".join(pieces).count("\n") > 10_000
 
 

@@ -5,31 +5,25 @@ their types, the lines' precision, as for one run's summary."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from operator import attrgetter, itemgetter
-from typing import Any, TypeVar
+from typing import Any
 
 from toolz import partition_all
 
-from orca.sample.readback.fleet import rows as kept
 from orca.sample.readback.fleet.columns import ROW, TOTALS, Figure, Held
 from orca.sample.readback.fleet.fields import BIT_NAMES, FIELDS
-from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Flag, HostFlag
-from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
-from orca.sample.readback.fleet.rows_table import Table
-from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, Flag
+from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.summary.as_json import Write, encoded, writer
 
 LISTS = {"idle": IDLE, "saturated": SATURATED, "stragglers": STRAGGLER, "gaps": GAPS, "no_lines": NO_LINES}
 """The keys of who stands out, and the flag each lists."""
 NO_LINES_HELD: Held = {**dict.fromkeys(FIELDS), "lines": 0, "bits": 0}
 """The fields of a row without lines: none but its 0 lines."""
-Record = TypeVar("Record")
-Flagged = Callable[[str], Iterable[tuple[str, tuple[Flag, ...]]]]
-"""The rows with a flag, in the table's order: each one's label and flags."""
 
 
-def _writers(figures: Sequence[Figure[Record]], named: Callable[[str], Callable[[Any], Any]],
+def _writers(figures: Sequence[Figure], named: Callable[[str], Callable[[Any], Any]],
              ) -> tuple[tuple[str, Callable[[Any], Any], Write], ...]:
     """Each of `figures`: its key, how it is read (`named`: by a name), and how `--json` writes it (as its type
     says: `writer`)."""
@@ -40,12 +34,13 @@ def _writers(figures: Sequence[Figure[Record]], named: Callable[[str], Callable[
 ROW_WRITERS, TOTALS_WRITERS = _writers(ROW, itemgetter), _writers(TOTALS, attrgetter)
 
 
-def held(fields: Sequence[Any] | None, label: str, name: str, flags: tuple[Flag, ...], summary: object) -> Held:
-    """A row as `--json` reads it, from its compact row's `fields` (None: a source without lines)."""
-    row = NO_LINES_HELD.copy() if fields is None else dict(zip(FIELDS, fields, strict=True))
+def held(fields: Held | None, label: str, name: str, flags: tuple[Flag, ...]) -> Held:
+    """A row as `--json` reads it, from its compact row's `fields` by name (`Rows.named`; None: a source without
+    lines); its summary is written aside (`table_json`)."""
+    row = NO_LINES_HELD.copy() if fields is None else fields
     bits = row["bits"]
     row.update({bit: bool(bits & value) for bit, value in BIT_NAMES.items()}, label=label, name=name, flags=flags,
-               summary=summary)
+               summary=None)
     return row
 
 
@@ -54,48 +49,27 @@ def row_document(row: Held) -> dict[str, object]:
     return {key: write(read(row)) for key, read, write in ROW_WRITERS}
 
 
-def totals_document(totals: FleetTotals) -> dict[str, object]:
-    """The totals' object: their figures as `TOTALS` declares them."""
-    return {key: write(read(totals)) for key, read, write in TOTALS_WRITERS}
-
-
-def fleet_json(fleet: Fleet) -> str:
-    """The fleet as one line of JSON."""
-
-    def row(each: FleetRow) -> str:
-        fields = None if each.summary is None else kept.compact(Run(each.summary, each.usage))
-        return encoded(row_document(held(fields, each.label, each.name, each.flags, each.summary)))
-
-    return "".join(_pieces(map(row, fleet.rows), fleet.sorted_by, fleet.totals,
-                           lambda flag: ((row.label, row.flags) for row in fleet.flagged(flag)), fleet.hosts_saturated))
-
-
-def rows_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
-    """A source's runs kept as rows (`fleet/rows.py`) as `fleet_json` prints a fleet of them, a piece at a time:
-    `summaries(index)` is row `index`'s summary's document, encoded."""
-    value, fields = table.rows.value, range(len(FIELDS))
+def table_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
+    """A table (a fleet's, or of a source's runs) as one JSON object for a script, a piece at a time: its rows (each
+    run's summary in its row: `summaries(index)`, row `index`'s summary's document encoded; a source without runs has
+    none), how they are sorted, the totals, and who stands out."""
+    named, runs, label, flags = table.rows.named, len(table.rows), table.label, table.flags
 
     def row(index: int) -> str:
-        document = row_document(held([value(field, index) for field in fields], table.label(index), table.name,
-                                     table.flags(index), None))
-        return encoded(document)[: -len("null}")] + summaries(index) + "}"  # its summary, last, written aside
+        document = encoded(row_document(held(named(index) if index < runs else None, label(index),
+                                             table.name_of(index), flags(index))))
+        return document if index >= runs else document[: -len("null}")] + summaries(index) + "}"  # written aside
 
-    yield from _pieces(map(row, table.order), table.sorted_by, table.totals,
-                       lambda flag: ((table.label(index), table.flags(index)) for index in table.flagged(flag)),
-                       table.hosts_saturated)
-
-
-def _pieces(rows: Iterable[str], sorted_by: str, totals: FleetTotals, flagged: Flagged,
-            hosts_saturated: Sequence[HostFlag]) -> Iterator[str]:
-    """A fleet's object, a few pieces at a time: its `rows` (each encoded), how they are sorted, the totals, and who
-    stands out (`flagged`)."""
     yield '{"rows":['
-    for at, chunk in enumerate(partition_all(1024, rows)):
+    for at, chunk in enumerate(partition_all(1024, map(row, table.order))):
         yield ("," if at else "") + ",".join(chunk)
-    rest: dict[str, object] = {"sorted_by": sorted_by, "totals": totals_document(totals)}
+    totals = table.totals
+    rest: dict[str, object] = {"sorted_by": table.sorted_by,
+                               "totals": {key: write(read(totals)) for key, read, write in TOTALS_WRITERS}}
     for key, flag in LISTS.items():
-        rest[key] = [label for label, _ in flagged(flag)]
-    rest["failed"] = [{"label": label, "how": each.why} for label, flags in flagged(FAILED)
-                      for each in flags if each.flag == FAILED]
-    rest["hosts_saturated"] = [{"host": host.host, "runs": host.runs, "why": host.why} for host in hosts_saturated]
+        rest[key] = [label(index) for index in table.flagged(flag)]
+    rest["failed"] = [{"label": label(index), "how": each.why} for index in table.flagged(FAILED)
+                      for each in flags(index) if each.flag == FAILED]
+    rest["hosts_saturated"] = [{"host": host.host, "runs": host.runs, "why": host.why}
+                               for host in table.hosts_saturated]
     yield "]," + encoded(rest)[1:] + "\n"

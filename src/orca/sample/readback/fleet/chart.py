@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from operator import add
 
 from orca.sample.readback.chart.ticks import Ticks, elapsed_ticks
+from orca.sample.readback.fleet.fields import HOST
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
-from orca.sample.readback.fleet.records import Fleet
-from orca.sample.readback.fleet.usage import Buckets
+from orca.sample.readback.fleet.table import Table
+from orca.sample.readback.fleet.usage import Buckets, Usage
 from orca.sample.readback.words import count, duration, number, percent, utc
 
 COLUMNS = 360
@@ -116,8 +117,9 @@ def _percents(used: list[float], available: list[float]) -> Sequence[float]:
     return floats
 
 
-def fleet_chart(fleet: Fleet) -> FleetChart:
-    totals = fleet.totals
+def fleet_chart(table: Table, usages: Sequence[Usage | None]) -> FleetChart:
+    """The chart of a fleet's `table`, whose runs' usages are `usages` (by row, as the table's rows are)."""
+    totals = table.totals
     origin = totals.first_start or 0.0
     span = max(0.0, (totals.last_end or origin) - origin)
     width = span / COLUMNS if span > 0 else 1.0 / COLUMNS
@@ -127,17 +129,17 @@ def fleet_chart(fleet: Fleet) -> FleetChart:
     hosts: dict[tuple[str, int], list[float]] = {}
     """Per host and sum of what was had (CPUs, memory) that its runs share (not their cgroups' limits), per column,
     the most any of them had: a host counted once, however many runs it held."""
-    for row in fleet.rows:
+    for row in table.order:
         sums = [[0.0] * COLUMNS for _ in range(4)]
-        usage = row.usage
+        usage = usages[row] if row < len(usages) else None
         if usage is not None and usage.buckets is not None:
             _spread(usage.buckets, origin, width, sums)
         cpu.append(_percents(sums[0], sums[1]))
         memory.append(_percents(sums[2], sums[3]))
         for index, (total, run) in enumerate(zip(fleet_sums, sums, strict=True)):
             limited = usage is None or (usage.cpu_limited if index == 1 else usage.memory_limited)
-            if index in (1, 3) and row.summary is not None and not limited:
-                most = hosts.setdefault((row.summary.host, index), [0.0] * COLUMNS)
+            if index in (1, 3) and not limited:
+                most = hosts.setdefault((table.rows.value(HOST, row), index), [0.0] * COLUMNS)
                 most[:] = map(max, most, run)
                 continue
             for column, value in enumerate(run):
@@ -149,34 +151,34 @@ def fleet_chart(fleet: Fleet) -> FleetChart:
     return FleetChart(
         origin=origin,
         span=span,
-        labels=tuple(row.label for row in fleet.rows),
+        labels=tuple(map(table.label, table.order)),
         cpu=tuple(cpu),
         memory=tuple(memory),
         cores_busy=averaged[0],
         cores_available=averaged[1],
         memory_used=averaged[2],
         memory_available=averaged[3],
-        candidates=_candidates(fleet),
-        title=_title(fleet, origin, span),
-        notes=_notes(fleet),
+        candidates=_candidates(table),
+        title=_title(table, origin, span),
+        notes=_notes(table),
         ticks=elapsed_ticks(span),
     )
 
 
-def _candidates(fleet: Fleet) -> tuple[tuple[int, str], ...]:
+def _candidates(table: Table) -> tuple[tuple[int, str], ...]:
     """Every row, with the flag it would be named for: the flagged ones by `NAMED_FIRST` (each under its first flag
     in that order), top first within a flag, then the rest top first with ""."""
     chosen: dict[int, str] = {}
     for flag in NAMED_FIRST:
-        for index, row in enumerate(fleet.rows):
-            if index not in chosen and any(each.flag == flag for each in row.flags):
+        for index, row in enumerate(table.order):
+            if index not in chosen and any(each.flag == flag for each in table.flags(row)):
                 chosen[index] = flag
-    rest = [(index, "") for index in range(len(fleet.rows)) if index not in chosen]
+    rest = [(index, "") for index in range(len(table.order)) if index not in chosen]
     return (*chosen.items(), *rest)
 
 
-def _title(fleet: Fleet, origin: float, span: float) -> str:
-    totals = fleet.totals
+def _title(table: Table, origin: float, span: float) -> str:
+    totals = table.totals
     facts = [count(totals.runs, "run"), f"started {utc(origin)}", duration(span)]
     if totals.cpu_percent is not None:
         facts.append(f"CPU {percent(totals.cpu_percent)} used of {number(totals.cpu_hours_available)} CPU-hours")
@@ -186,16 +188,16 @@ def _title(fleet: Fleet, origin: float, span: float) -> str:
     return " · ".join(facts)
 
 
-def _notes(fleet: Fleet, shown: int = 5) -> tuple[str, ...]:
+def _notes(table: Table, shown: int = 5) -> tuple[str, ...]:
     notes = []
     for flag in NAMED_FIRST:
-        flagged = fleet.flagged(flag)
+        flagged = table.flagged(flag)
         if flagged:
-            names = ", ".join(row.label + "".join(f" ({each.why})" for each in row.flags
-                                                  if flag == FAILED and each.flag == FAILED)
+            names = ", ".join(table.label(row) + "".join(f" ({each.why})" for each in table.flags(row)
+                                                         if flag == FAILED and each.flag == FAILED)
                               for row in flagged[:shown])
             more = f" and {len(flagged) - shown:,} more" if len(flagged) > shown else ""
             notes.append(f"{flag} {len(flagged):,}: {names}{more}")
     notes += [f"host {host.host} saturated, apart from its {count(host.runs, 'run')}: "
-              f"{host.why}" for host in fleet.hosts_saturated[:shown]]
+              f"{host.why}" for host in table.hosts_saturated[:shown]]
     return tuple(notes)

@@ -1,62 +1,33 @@
 """What a fleet's row and totals hold, declared once (docs/metrics.md, "A fleet"): each figure in the order `--json`
 writes it, with its number type (the line's, `line_format.py`: its decimals in `--json`) and, for a figure the table
-shows, its column's header, how it is said and whose it is; for a figure the rows can be sorted by, its `--sort` name
-and order. The table's columns (`fleet/text.py`), `--sort`'s choices and keys (`SORTS`), `--json`'s rows and totals
-(`fleet/as_json.py`) and the docs' tables (held to this by tests/fleet/test_columns.py) follow `ROW` and `TOTALS`: a
-new column is one entry of `ROW`. `--json` reads each row's figures from its compact row (`Held`), whether the row is
-a fleet's or one of a file of many runs (`fleet/rows.py`): one reading, for both. Each column is as wide as its
-widest cell; the label's at least `MIN_LABEL`, and the flags' the rest of the row."""
+shows, its column's header; for a figure the rows can be sorted by, its `--sort` name. The table's columns
+(`fleet/text.py`), `--sort`'s choices (`SORT_COLUMNS`) and keys (`fleet/table.py`'s `order`), `--json`'s rows and
+totals (`fleet/as_json.py`) and the docs' tables (held to this by tests/fleet/test_columns.py) follow `ROW` and
+`TOTALS`. `--json` reads each row's figures from its compact row (`Held`), whether the row is a fleet's or one of a
+file of many runs (`fleet/rows.py`): one table for both. Each column is as wide as its widest cell; the label's at
+least `MIN_LABEL`, and the flags' the rest of the row."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any
 
 from msgspec import Meta
 
 from orca.sample.line_format import Cores, Count, Percent, Seconds
+from orca.sample.readback.fleet.fields import CPU_LIMITED, CPU_OWN, MEMORY_LIMITED, MEMORY_OWN, OWN_IO
 from orca.sample.readback.fleet.flags import Flag
-from orca.sample.readback.fleet.records import FleetRow, FleetTotals
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.summary.as_json import document
-from orca.sample.readback.words import (
-    day_and_minute,
-    duration,
-    exit_cell,
-    percent_cell,
-    printable,
-    size_cell,
-    time_of_day,
-    utc,
-)
+from orca.sample.readback.words import utc
 
 Hours = Annotated[float, Meta(ge=0, extra={"places": 6})]
 """Hours of a fleet, to the millionth (3.6 ms: a short fleet's hours are small)."""
-Record = TypeVar("Record")
 
 
 @dataclass(frozen=True, slots=True)
-class Column(Generic[Record]):
-    """A figure's column in the table."""
-
-    header: str
-    said: Callable[[Any], str]
-    """How its cells say the figure (a function of `readback/words.py`); `-` for a row without it."""
-    whose: Callable[[Record], str | None] | None = None
-    """Whose the figure is (`run`, `cgroup`, `host`): the table marks a cgroup's and a host's after it."""
-    left: bool = False
-    """Its cells flush left."""
-    over_days: Callable[[Any], str] | None = None
-    """How its cells say it when the fleet's runs started on different days."""
-
-
-def _not_shown(_: object) -> None:
-    """A figure the table neither shows nor sorts by: only `--json` has it (`held`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Figure(Generic[Record]):
+class Figure:
     """One figure of a row (or of the totals)."""
 
     key: str
@@ -69,14 +40,20 @@ class Figure(Generic[Record]):
     runs' read alike."""
     json: Callable[[Any], object] | None = None
     """What `--json` writes of it, when not the figure itself (at its decimals)."""
-    of: Callable[[Record], Any] = _not_shown
-    """A fleet row's figure, for its cell in the table and `--sort` (none for a figure only `--json` has)."""
-    column: Column[Record] | None = None
-    """Its column in the table; None for a figure only `--json` has."""
+    header: str | None = None
+    """Its column's header in the table, in this order; None for a figure only `--json` has."""
+    said: str = ""
+    """How its column's cells say it (`fleet/text.py`'s `row_cells`): `start` (the time of day, or the day and
+    minute when the runs began on several days), `span`, `count`, `tenths`, `size`, `exit`, `flags`; `-` for a row
+    without it."""
+    whose: tuple[int, int] | None = None
+    """The bits of a row's `bits` (`fleet/fields.py`) that say whose the figure is: its cgroup's limit's, or else its
+    run's own processes', or else its host's (the table marks a cgroup's and a host's after it)."""
+    left: bool = False
+    """Its column's cells flush left."""
     sort: str | None = None
-    """Its `--sort` name: a figure the largest first (a row without it last), or text (by itself, then the host and
-    the start: a file of several runs) or with `ascending`, the smallest first."""
-    ascending: bool = False
+    """Its `--sort` name (`fleet/table.py`'s `order`): the name (then the host and the start), the start (the
+    earliest first), or a figure (the largest first, a row without it last)."""
 
 
 Ended = tuple[int | None, int | None, str | None, float | None]
@@ -87,55 +64,8 @@ and its `bits`: `usage`, `cpu_limited`, `cpu_own`, `memory_limited`, `memory_own
 `flags` (the straggler's among them) and `summary`."""
 
 
-def own_io(summary: InstanceSummary | None) -> bool:
-    """Whether a row's io is its run's own processes' (`run.io`), not the host's disks'."""
-    return summary is not None and summary.run is not None and summary.run.io is not None
-
-
-def rss_peak(summary: InstanceSummary | None) -> int | None:
-    """The run's own processes' resident memory at its largest, when the lines have a run."""
-    if summary is None or summary.run is None or summary.memory is None:
-        return None
-    return summary.memory.rss_peak
-
-
-def io_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes read and written over the run: by its own processes when the lines have `run.io`, else by the host's
-    disks."""
-    if summary is not None and summary.run is not None and summary.run.io is not None:
-        return summary.run.io.read + summary.run.io.write
-    return None if summary is None or summary.io is None else summary.io.read + summary.io.write
-
-
-def net_bytes(summary: InstanceSummary | None) -> int | None:
-    """Bytes received and sent by the host over the run."""
-    return None if summary is None or summary.net is None else summary.net.received + summary.net.sent
-
-
-def kind_of(limited: bool, own: bool) -> str:
-    """Whose a figure is, by whether it is its cgroup's limit's (`limited`) or its run's own processes' (`own`)."""
-    return "cgroup" if limited else "run" if own else "host"
-
-
-def cpu_of(row: FleetRow) -> str | None:
-    """Whose the row's CPU figures are: its run's own processes', its cgroup's limit's, or its host's."""
-    return None if row.usage is None else kind_of(row.usage.cpu_limited, row.usage.cpu_own)
-
-
-def memory_of(row: FleetRow) -> str | None:
-    return None if row.usage is None else kind_of(row.usage.memory_limited, row.usage.memory_own)
-
-
-def io_of(row: FleetRow) -> str | None:
-    return None if row.summary is None else "run" if own_io(row.summary) else "host"
-
-
 def _exit(ended: Ended | None) -> object:
     return None if ended is None else {"code": ended[0], "signal": ended[1], "error": ended[2]}
-
-
-def _flag_names(flags: tuple[Flag, ...]) -> str:
-    return ",".join(flag.flag for flag in flags)
 
 
 def _utc(t: float | None) -> str | None:
@@ -151,51 +81,44 @@ def _limited(limited: str) -> Callable[[Held], bool | None]:
 
 
 def _whose(limited: str, own: str) -> Callable[[Held], str | None]:
-    return lambda held: kind_of(held[limited], held[own]) if held["usage"] else None
+    """Whose a figure is: its cgroup's limit's, its run's own processes' or its host's."""
+    return lambda held: ("cgroup" if held[limited] else "run" if held[own] else "host") if held["usage"] else None
 
 
-ROW: tuple[Figure[FleetRow], ...] = (
-    Figure("label", str, of=lambda row: row.label, column=Column("instance", printable)),
-    Figure("name", str, of=lambda row: row.name, sort="name"),
+ROW: tuple[Figure, ...] = (
+    Figure("label", str, header="instance"),
+    Figure("name", str, sort="name"),
     Figure("host", str | None),
-    Figure("start", Seconds, "begin", of=lambda row: row.begin,
-           column=Column("start", time_of_day, over_days=day_and_minute), sort="start", ascending=True),
+    Figure("start", Seconds, "begin", header="start", said="start", sort="start"),
     Figure("start_utc", str | None, lambda held: _utc(held["begin"])),
-    Figure("end", Seconds, "last_t", of=lambda row: row.end, sort="end"),
+    Figure("end", Seconds, "last_t", sort="end"),
     Figure("duration", Seconds),
-    Figure("span", Seconds, _span, of=lambda row: row.span, column=Column("span", duration), sort="span"),
-    Figure("lines", Count, of=lambda row: 0 if row.summary is None else row.summary.lines,
-           column=Column("lines", "{:,}".format), sort="lines"),
+    Figure("span", Seconds, _span, header="span", said="span", sort="span"),
+    Figure("lines", Count, header="lines", said="count", sort="lines"),
     Figure("cpus", Cores),
     Figure("cpus_limited", bool | None, _limited("cpu_limited")),
     Figure("cpu_of", str | None, _whose("cpu_limited", "cpu_own")),
-    Figure("cpu_percent", Percent, of=lambda row: None if row.usage is None else row.usage.cpu_percent,
-           column=Column("cpu%", percent_cell, cpu_of), sort="cpu"),
-    Figure("cpu_p95_percent", Percent, "cpu_p95", of=lambda row: None if row.usage is None else row.usage.cpu_p95,
-           column=Column("p95", percent_cell), sort="p95"),
+    Figure("cpu_percent", Percent, header="cpu%", said="tenths", whose=(CPU_LIMITED, CPU_OWN), sort="cpu"),
+    Figure("cpu_p95_percent", Percent, "cpu_p95", header="p95", said="tenths", sort="p95"),
     Figure("memory_bytes", Count, lambda held: None if held["memory_bytes"] is None else round(held["memory_bytes"])),
     Figure("memory_limited", bool | None, _limited("memory_limited")),
     Figure("memory_of", str | None, _whose("memory_limited", "memory_own")),
     Figure("memory_percent", Percent),
-    Figure("memory_peak_percent", Percent, of=lambda row: None if row.usage is None else row.usage.memory_peak_percent,
-           column=Column("mem%", percent_cell, memory_of), sort="mem"),
-    Figure("rss_peak", Count, of=lambda row: rss_peak(row.summary), column=Column("rss", size_cell), sort="rss"),
-    Figure("disk_peak_percent", Percent,
-           of=lambda row: None if row.summary is None or row.summary.disk is None else row.summary.disk.peak_percent,
-           column=Column("disk%", percent_cell), sort="disk"),
-    Figure("io_bytes", Count, of=lambda row: io_bytes(row.summary), column=Column("io", size_cell, io_of), sort="io"),
+    Figure("memory_peak_percent", Percent, header="mem%", said="tenths", whose=(MEMORY_LIMITED, MEMORY_OWN),
+           sort="mem"),
+    Figure("rss_peak", Count, header="rss", said="size", sort="rss"),
+    Figure("disk_peak_percent", Percent, header="disk%", said="tenths", sort="disk"),
+    Figure("io_bytes", Count, header="io", said="size", whose=(0, OWN_IO), sort="io"),
     Figure("io_of", str | None, lambda held: None if held["host"] is None else "run" if held["own_io"] else "host"),
-    Figure("net_bytes", Count, of=lambda row: net_bytes(row.summary), column=Column("net", size_cell), sort="net"),
-    Figure("exit", Ended | None, json=_exit,
-           of=lambda row: None if row.summary is None or row.summary.run is None else row.summary.run.exit,
-           column=Column("end", exit_cell, left=True)),
-    Figure("flags", tuple[Flag, ...], of=lambda row: row.flags, column=Column("flags", _flag_names, left=True)),
+    Figure("net_bytes", Count, header="net", said="size", sort="net"),
+    Figure("exit", Ended | None, json=_exit, header="end", said="exit", left=True),
+    Figure("flags", tuple[Flag, ...], header="flags", said="flags", left=True),
     Figure("summary", InstanceSummary | None, json=lambda summary: None if summary is None else document(summary)),
 )
 """A row's figures, in the order `--json` writes them; those with a `column` are the table's columns, in this order
 (the label first, the flags last)."""
 
-TOTALS: tuple[Figure[FleetTotals], ...] = (
+TOTALS: tuple[Figure, ...] = (
     Figure("runs", Count),
     Figure("instance_hours", Hours),
     Figure("cpu_hours_used", Hours),
@@ -211,31 +134,8 @@ TOTALS: tuple[Figure[FleetTotals], ...] = (
 )
 """The totals' figures, in the order `--json` writes them (the text says them in words: `fleet/text.py`)."""
 
-COLUMNS = tuple((figure, figure.column) for figure in ROW if figure.column is not None)
-"""The table's columns, each with its figure: the label, the figures, the flags."""
+COLUMNS = tuple(figure for figure in ROW if figure.header is not None)
+"""The table's columns: the label, the figures, the flags."""
 
-SortKey = tuple[bool, float] | tuple[str, str, float]
-
-
-def _optional_key(value: float | None, descending: bool = True) -> tuple[bool, float]:
-    """A sort key: Nones last, the rest largest first (or smallest first)."""
-    if value is None:
-        return (True, 0.0)
-    return (False, -value if descending else value)
-
-
-def _sort_key(figure: Figure[FleetRow]) -> Callable[[FleetRow], SortKey]:
-    def key(row: FleetRow) -> SortKey:
-        value = figure.of(row)
-        if isinstance(value, str):
-            return (value, "" if row.summary is None else row.summary.host, row.begin or 0.0)
-        return _optional_key(value, descending=not figure.ascending)
-
-    return key
-
-
-SORTS: dict[str, Callable[[FleetRow], SortKey]] = {figure.sort: _sort_key(figure) for figure in ROW
-                                                   if figure.sort is not None}
-"""What a fleet's rows can be sorted by (`--sort`), each with its key: by name; by start (earliest first); or by a
-figure, the largest first."""
-SORT_COLUMNS = tuple(SORTS)
+SORT_COLUMNS = tuple(figure.sort for figure in ROW if figure.sort is not None)
+"""What a table's rows can be sorted by (`--sort`)."""

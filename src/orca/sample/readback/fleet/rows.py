@@ -1,9 +1,9 @@
-"""The runs of one source as a fleet's table (docs/metrics.md, "A file of many runs"), in memory that does not hold
-their summaries: each run, as it closes, is one compact row of the figures the table, its totals and who stands out
-read (`compact`), kept in columns of C numbers (`Rows`), 200 bytes or so a run where its records take kilobytes. The
-table, the totals and the lists are made from the columns (`rows_table.py`), to the same text and JSON as
-`fleet.py`'s of the runs themselves (a test holds them to it); what only `--json` and `--each` print of each run (its
-summary's document, its block) is written aside as the run closes (`shell/run_rows.py`), not kept.
+"""Runs as a table's rows (docs/metrics.md, "A fleet", "A file of many runs"), in memory that does not hold their
+summaries: each run, as it closes (or each folded run of a fleet), is one compact row of the figures the table, its
+totals and who stands out read (`compact`), kept in columns of C numbers (`Rows`), 200 bytes or so a run where its
+records take kilobytes. The table, the totals and the lists are made from the columns (`table.py`); what only
+`--json` and `--each` print of each run (its summary's document, its block) is written aside as the run closes
+(`shell/run_rows.py`), not kept, or taken from a fleet's runs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from orca.sample.readback.fleet.columns import io_bytes, net_bytes, own_io, rss_peak
 from orca.sample.readback.fleet.fields import (
     BEGIN,
     BITS,
@@ -28,6 +27,7 @@ from orca.sample.readback.fleet.fields import (
     DISK,
     DURATION,
     EXIT,
+    FIELDS,
     FIRST_T,
     FLAGS,
     HOST,
@@ -53,7 +53,7 @@ from orca.sample.readback.fleet.flags import (
     Flag,
     flags_of,
 )
-from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.records import Run
 
 Compact = tuple[Any, ...]
 """One run's row: see `fleet/fields.py`'s `FIELDS` (a tuple, so that a part of a file read by another process sends it
@@ -81,9 +81,12 @@ class Columns(NamedTuple):
 
 
 def compact(run: Run) -> Compact:
-    """A run's row, from its summary and usage."""
+    """A run's row, from its summary and usage. Its io is its own processes' when the lines have `run.io`, else its
+    host's disks'; its rss, its own processes' when the lines have a run."""
     summary, usage = run.summary, run.usage
     ended = None if summary.run is None else summary.run.exit
+    own_io = summary.run is not None and summary.run.io is not None
+    moved = summary.run.io if summary.run is not None and summary.run.io is not None else summary.io
     bits = 0 if usage is None else USAGE_BIT | (CPU_LIMITED * usage.cpu_limited) | (CPU_OWN * usage.cpu_own) | (
         MEMORY_LIMITED * usage.memory_limited) | (MEMORY_OWN * usage.memory_own)
     return (
@@ -92,14 +95,16 @@ def compact(run: Run) -> Compact:
         None if usage is None else usage.cpu_percent, None if usage is None else usage.cpu_p95,
         None if usage is None else usage.memory_peak_percent, None if usage is None else usage.memory_percent,
         None if usage is None else usage.cpus, None if usage is None else usage.memory_bytes,
-        rss_peak(summary), None if summary.disk is None else summary.disk.peak_percent, io_bytes(summary),
-        net_bytes(summary),
+        None if summary.run is None or summary.memory is None else summary.memory.rss_peak,
+        None if summary.disk is None else summary.disk.peak_percent,
+        None if moved is None else moved.read + moved.write,
+        None if summary.net is None else summary.net.received + summary.net.sent,
         None if usage is None else usage.core_seconds_used, None if usage is None else usage.core_seconds_available,
         None if usage is None else usage.byte_seconds_used, None if usage is None else usage.byte_seconds_available,
         None if usage is None else usage.host_cpu_saturated_percent,
         None if usage is None else usage.host_memory_peak_percent,
         None if summary.pressure is None else summary.pressure.memory,
-        bits | (OWN_IO * own_io(summary)),
+        bits | (OWN_IO * own_io),
         None if ended is None else (ended.code, ended.signal, ended.error, ended.wall),
         flags_of(summary, usage),
     )
@@ -261,6 +266,19 @@ class Rows:
         if field == BITS:
             return self.bits[index]
         return self.ends.get(index) if field == EXIT else self.flags.get(index, ())
+
+    def named(self, index: int) -> dict[str, Any]:
+        """Row `index`'s fields by their names (`FIELDS`), as `compact` gave them: `--json`'s reading of a row."""
+        if self._new:
+            self._flush()
+        big = self._big
+        row: dict[str, Any] = {FIELDS[field]: None if (value := column[index]) != value else value
+                               for field, column in self._floats.items()}
+        row.update({FIELDS[field]: None if (value := column[index]) == NONE else big.get((field, index), value)
+                    for field, column in self._ints.items()})
+        row.update(host=self.hosts[self.host[index]], bits=self.bits[index], exit=self.ends.get(index),
+                   flags=self.flags.get(index, ()))
+        return row
 
     def ints(self, field: int) -> array[int]:
         """An integer column: `NONE` for None, and a count that does not fit read with `big`."""

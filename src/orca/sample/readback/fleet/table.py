@@ -1,16 +1,40 @@
-"""A fleet from its runs' summaries and usages (docs/metrics.md, "A fleet"): the rows in order, the totals, and each
-run's flags (`fleet/flags.py`)."""
+"""A fleet's table (docs/metrics.md, "A fleet", "A file of many runs"), made from its runs' compact rows
+(`fleet/rows.py`): the order `--sort` asks, each row's label and flags, the totals and who stands out. One table for
+both: a fleet of several sources (`fleet_table`: a folded run becomes a compact row, a source that gave no run a row
+of its own) and the runs of one source, which may be too many to keep whole."""
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import operator
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from orca.sample.readback.fleet.columns import SORTS
+from orca.sample.readback.fleet.columns import ROW
+from orca.sample.readback.fleet.fields import (
+    BEGIN,
+    BYTES_AVAILABLE,
+    BYTES_USED,
+    CORES_AVAILABLE,
+    CORES_USED,
+    CPU_LIMITED,
+    CPU_OWN,
+    DURATION,
+    FIELDS,
+    FIRST_T,
+    HOST_CPU,
+    HOST_MEMORY,
+    LAST_T,
+    MEMORY_LIMITED,
+    MEMORY_OWN,
+    PRESSURE,
+    START,
+    USAGE_BIT,
+)
 from orca.sample.readback.fleet.flags import (
     GAPS,
     NO_LINES,
@@ -18,39 +42,37 @@ from orca.sample.readback.fleet.flags import (
     STRAGGLERS_FROM,
     Flag,
     HostFlag,
-    flags_of,
     hosts_saturated,
     straggler_flag,
 )
-from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals, begin, span
-from orca.sample.readback.fleet.usage import Usage
-from orca.sample.readback.gather.records import InstanceSummary
-from orca.sample.readback.words import run_labels
+from orca.sample.readback.fleet.records import FleetTotals, Run
+from orca.sample.readback.fleet.rows import INTS, Rows, compact
+from orca.sample.readback.words import printable, run_labels, shortest_names, time_of_day, times_of_day
 
 GIB = 2**30
 
 
 @dataclass(frozen=True, slots=True)
-class Run:
-    """One run read: its summary and its usage."""
+class Sources:
+    """Whose a fleet's rows are: each run's source's name and each row's label (`words.run_labels`), and the sources
+    that gave no run (each with why: it had no sample line, it could not be read), rows after the runs'."""
 
-    summary: InstanceSummary
-    usage: Usage | None
+    names: Sequence[str]
+    labels: Sequence[str]
+    empty: Sequence[tuple[str, str]]
 
 
-def fleet(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort: str = "name") -> Fleet:
-    """The fleet of `runs`, and of the sources in `empty` that gave none (each with why: it had no sample line, it
-    could not be read), its rows sorted by `sort` (a key of `SORTS`)."""
-    names = [run.summary.name for run in runs] + [name for name, _ in empty]
-    labels = run_labels([(run.summary.name, run.summary.host, run.summary.start) for run in runs], names)
-    ends = _straggler_bound(runs)
-    rows = [FleetRow(label, run.summary, run.usage, _flags(run, ends), run.summary.name)
-            for label, run in zip(labels, runs, strict=True)]
-    rows += [FleetRow(label, None, None, (Flag(NO_LINES, why),), name)
-             for label, (name, why) in zip(run_labels([(name, "", None) for name, _ in empty], names), empty,
-                                           strict=True)]
-    rows.sort(key=SORTS[sort])
-    return Fleet(tuple(rows), _totals(runs), sort, _hosts_saturated(runs))
+def fleet_table(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort: str = "name") -> Table:
+    """The table of a fleet's `runs`, and of the sources in `empty` that gave none, its rows sorted by `sort` (one of
+    `columns.SORT_COLUMNS`)."""
+    rows = Rows()
+    for run in runs:
+        rows.add(compact(run))
+    names = [run.summary.name for run in runs]
+    every = [*names, *(name for name, _ in empty)]
+    labels = [*run_labels([(run.summary.name, run.summary.host, run.summary.start) for run in runs], every),
+              *run_labels([(name, "", None) for name, _ in empty], every)]
+    return Table("", rows, sort, Sources(names, labels, empty))
 
 
 def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
@@ -100,64 +122,211 @@ def host_share(lows: Sequence[float], highs: Sequence[float]) -> float:
     return _covered(lows, highs) / whole if whole > 0 else 1 / len(lows)
 
 
-def _totals(runs: Sequence[Run]) -> FleetTotals:
-    usages = [run.usage for run in runs if run.usage is not None]
-    placed = [run.summary for run in runs if run.usage is not None]
-    cpu_shares = shared_hosts([(summary.host, begin(summary), summary.last_t, not usage.cpu_limited)
-                               for summary, usage in zip(placed, usages, strict=True)])
-    memory_shares = shared_hosts([(summary.host, begin(summary), summary.last_t, not usage.memory_limited)
-                                  for summary, usage in zip(placed, usages, strict=True)])
-
-    def hours(figure: Callable[[Usage], float | None], unit: float = 1.0, shares: Sequence[float] = ()) -> float:
-        return sum(value * (shares[index] if shares else 1.0) for index, usage in enumerate(usages)
-                   if (value := figure(usage)) is not None) / 3600 / unit
-
-    begins = [begin(run.summary) for run in runs]
-    return FleetTotals(
-        runs=len(runs),
-        instance_hours=sum(run.summary.duration for run in runs) / 3600,
-        cpu_hours_used=hours(lambda usage: usage.core_seconds_used),
-        cpu_hours_available=hours(lambda usage: usage.core_seconds_available, shares=cpu_shares),
-        memory_gib_hours_used=hours(lambda usage: usage.byte_seconds_used, GIB),
-        memory_gib_hours_available=hours(lambda usage: usage.byte_seconds_available, GIB, memory_shares),
-        first_start=min(begins, default=None),
-        last_end=max((run.summary.last_t for run in runs), default=None),
-    )
-
-
-def _straggler_bound(runs: Sequence[Run]) -> tuple[float, float] | None:
-    """The median end, and how much later a run that started before it must end to be a straggler; None for a fleet
-    too small to say."""
-    if len(runs) < STRAGGLERS_FROM:
-        return None
-    return median([run.summary.last_t for run in runs]), STRAGGLER_SHARE * median([span(run.summary)
-                                                                                    for run in runs])
+def order(rows: Rows, sort: str) -> Sequence[int]:
+    """The rows' order for `sort` (one of `columns.SORT_COLUMNS`): by name, their host then their start; by start,
+    the earliest first; by a figure, the largest first, the rows without it last. Sorted by one key after another
+    (stably), so that no key of two parts is kept a row."""
+    everyone = range(len(rows))
+    if sort in ("name", "start"):
+        begins = rows.floats(BEGIN)
+        by_begin: Sequence[int] = everyone if in_order(begins) else sorted(everyone, key=begins.__getitem__)
+        if sort == "start" or len(rows.hosts) == 1:
+            return by_begin
+        rank = {number: place for place, number in enumerate(sorted(range(len(rows.hosts)),
+                                                                     key=rows.hosts.__getitem__))}
+        return sorted(by_begin, key=lambda index: rank[rows.host[index]])
+    if sort == "span":
+        first, last = rows.floats(FIRST_T), rows.floats(LAST_T)
+        return sorted(everyone, key=lambda index: -round(max(0.0, last[index] - first[index]), 3))
+    [held] = [figure.held or figure.key for figure in ROW if figure.sort == sort]  # the field its figure is read from
+    field = FIELDS.index(held)
+    if field in INTS:
+        known = [index for index in everyone if rows.value(field, index) is not None]
+        return [*sorted(known, key=lambda index: -rows.value(field, index)),
+                *(index for index in everyone if rows.value(field, index) is None)]
+    floats = rows.floats(field)
+    known = [index for index in everyone if floats[index] == floats[index]]
+    return [*sorted(known, key=lambda index: -floats[index]),
+            *(index for index in everyone if floats[index] != floats[index])]
 
 
-def median(values: list[float]) -> float:
-    """The middle value (the mean of the two in the middle of an even count): `statistics.median`, whose import
-    (fractions, decimal) would cost a fleet's table more than these three lines.
+def _held_order(rows: Rows, sort: str, sources: Sources | None) -> tuple[array[int], bool]:
+    """`order` as C integers (its list of Python integers not kept), and whether it is the order the rows came in.
+    A fleet's rows by name are by their source's name first, a source without runs by its name among them; by
+    anything else, the sources without runs come last."""
+    if sources is not None and sort == "name":
+        hosts, host, begins = rows.hosts, rows.host, rows.floats(BEGIN)
+        keys = [(name, hosts[host[index]], begins[index]) for index, name in enumerate(sources.names)]
+        keys += [(name, "", 0.0) for name, _ in sources.empty]
+        return array("L", sorted(range(len(keys)), key=keys.__getitem__)), False
+    ordered = order(rows, sort)
+    if sources is not None and sources.empty:
+        return array("L", [*ordered, *range(len(rows), len(rows) + len(sources.empty))]), isinstance(ordered, range)
+    return array("L", ordered), isinstance(ordered, range)
+
+
+def in_order(values: Sequence[float]) -> bool:
+    """Whether `values` never go down (the runs of a file cron appends to come in the order they began)."""
+    return all(map(operator.le, values, itertools.islice(values, 1, None)))
+
+
+def median(values: Sequence[float]) -> float:
+    """The middle value (the mean of the two in the middle of an even count), without a sorted copy of `values` when
+    they are in order already: `statistics.median`, whose import (fractions, decimal) would cost a table more than
+    these lines.
 
     >>> median([3.0, 1.0, 2.0]), median([4.0, 1.0, 2.0, 3.0])
     (2.0, 2.5)
     """
-    ordered = sorted(values)
+    ordered = values if in_order(values) else sorted(values)
     middle = len(ordered) // 2
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def _flags(run: Run, ends: tuple[float, float] | None) -> tuple[Flag, ...]:
-    flags = flags_of(run.summary, run.usage)
-    if ends is None or (straggler := straggler_flag(begin(run.summary), run.summary.last_t, ends)) is None:
-        return flags
-    at = len(flags) - (bool(flags) and flags[-1].flag == GAPS)
-    return (*flags[:at], straggler, *flags[at:])
+class Table:
+    """Runs as a fleet: each row's label and flags, the totals and the hosts saturated, from `Rows`: the runs of the
+    source `name`, or a fleet's (`sources`: their sources, and those without runs, rows after the runs')."""
 
+    def __init__(self, name: str, rows: Rows, sort: str, sources: Sources | None = None) -> None:
+        rows.settle()  # its columns read directly below
+        self.name, self.rows, self.sorted_by, self.sources = name, rows, sort, sources
+        self.order, self.in_order = _held_order(rows, sort, sources)
+        self.short = shortest_names([name])[name]
+        self.several_hosts = len(rows.hosts) > 1
+        self._runs_of_host = Counter(rows.host)
+        self._kinds = set(rows.bits)
+        """The rows' `bits`, each once."""
+        self.ends = self._straggler_bound()
+        self._stragglers: dict[int, Flag] = {}
+        if self.ends is not None:
+            durations, ends, (median_end, margin) = rows.floats(DURATION), rows.floats(LAST_T), self.ends
+            late: Iterable[int] = range(bisect.bisect_right(ends, False, key=lambda ended: ended - median_end > margin),
+                                        len(ends)) if in_order(ends) else \
+                [index for index, ended in enumerate(ends) if ended - median_end > margin]
+            for index in late:  # of those that ended late enough, those that began by the median end
+                ended = ends[index]
+                if (straggler := straggler_flag(ended - durations[index], ended, self.ends)) is not None:
+                    self._stragglers[index] = straggler
+        self.flagged_rows = rows.flags.keys() | self._stragglers.keys() | set(range(len(rows), len(self.order)))
+        """The rows with a flag."""
+        flagged: dict[str, list[int]] = {}
+        for index in filter(self.flagged_rows.__contains__, self.order):
+            for flag in self.flags(index):
+                flagged.setdefault(flag.flag, []).append(index)
+        self._flagged = flagged
+        self.totals = self._totals()
+        self.hosts_saturated = self._hosts_saturated()
 
-def _hosts_saturated(runs: Sequence[Run]) -> tuple[HostFlag, ...]:
-    """The hosts of runs judged by their own processes whose own figures say they were at their capacity: see
-    `hosts_saturated`."""
-    return hosts_saturated([
-        (run.summary.host, usage.host_cpu_saturated_percent, run.summary.duration, usage.host_memory_peak_percent,
-         None if run.summary.pressure is None else run.summary.pressure.memory)
-        for run in runs if (usage := run.usage) is not None and (usage.cpu_own or usage.memory_own)])
+    def label(self, index: int) -> str:
+        """What the table, the lists, the chart and `--json` call row `index`: `words.run_labels`'."""
+        if self.sources is not None:
+            return self.sources.labels[index]
+        rows = self.rows
+        label = self.short
+        if self.several_hosts:
+            label += f" ({rows.hosts[rows.host[index]]})"
+        if self._runs_of_host[rows.host[index]] > 1:
+            start = rows.floats(START)[index]
+            label += " " + ("before start" if start != start else time_of_day(start))
+        return label
+
+    def labels(self, indices: Sequence[int]) -> list[str]:
+        """`label` of each of the rows at `indices`, printable: a column of the table."""
+        rows = self.rows
+        if self.sources is not None or self.several_hosts or len(self._runs_of_host) != 1 or len(rows) < 2:
+            return [printable(self.label(index)) for index in indices]
+        starts = rows.floats(START)
+        values = [starts[index] for index in indices]
+        prefix = printable(self.short) + " "  # `printable` escapes a character at a time
+        return [prefix + ("before start" if start != start else said)
+                for start, said in zip(values, times_of_day([0.0 if start != start else start for start in values]),
+                                       strict=True)]
+
+    def name_of(self, index: int) -> str:
+        """The file, `-` or object row `index` was read from."""
+        sources = self.sources
+        if sources is None:
+            return self.name
+        return sources.names[index] if index < len(self.rows) else sources.empty[index - len(self.rows)][0]
+
+    def flags(self, index: int) -> tuple[Flag, ...]:
+        """Row `index`'s flags, the straggler's among them in its place."""
+        if index >= len(self.rows) and self.sources is not None:
+            return (Flag(NO_LINES, self.sources.empty[index - len(self.rows)][1]),)
+        flags = self.rows.flags.get(index, ())
+        straggler = self._stragglers.get(index)
+        if straggler is None:
+            return flags
+        at = len(flags) - (bool(flags) and flags[-1].flag == GAPS)
+        return (*flags[:at], straggler, *flags[at:])
+
+    def flagged(self, flag: str) -> list[int]:
+        """The rows with `flag`, in the table's order."""
+        return self._flagged.get(flag, [])
+
+    def _straggler_bound(self) -> tuple[float, float] | None:
+        if len(self.rows) < STRAGGLERS_FROM:
+            return None
+        first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
+        # `round` to some digits is slow: not called for a run of no length (as a run of one line is).
+        return median(last), STRAGGLER_SHARE * median(array("d", (
+            round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True))))
+
+    def _usages(self) -> Sequence[int]:
+        """The rows with a usage."""
+        if all(kind & USAGE_BIT for kind in self._kinds):
+            return range(len(self.rows))
+        return array("L", [index for index, bits in enumerate(self.rows.bits) if bits & USAGE_BIT])
+
+    def _shares(self, placed: Sequence[int], limited: int) -> list[float]:
+        """`shared_hosts` of the rows `placed`, whose capacity is their cgroup's limit by the bit `limited`."""
+        rows = self.rows
+        begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
+        if placed and len(rows.hosts) == 1 and not any(kind & limited for kind in self._kinds):
+            # One host, whose capacity every run had: one share for all.
+            if len(placed) != len(rows):
+                begin = array("d", [begin[index] for index in placed])
+                last = array("d", [last[index] for index in placed])
+            return [host_share(begin, last)] * len(placed)
+        return shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
+                             not rows.bits[index] & limited) for index in placed)
+
+    def _totals(self) -> FleetTotals:
+        rows = self.rows
+        begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
+        placed = self._usages()
+        cpu_shares = self._shares(placed, CPU_LIMITED)
+        # Most runs' cores and memory are both their host's, or both their cgroup's: then the shares are the same.
+        memory_shares = cpu_shares if all(bool(kind & CPU_LIMITED) == bool(kind & MEMORY_LIMITED)
+                                           for kind in self._kinds if kind & USAGE_BIT) else \
+            self._shares(placed, MEMORY_LIMITED)
+        everyone = len(placed) == len(rows)
+
+        def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
+            values = rows.floats(field)
+            taken: Sequence[float] = values if everyone else [values[index] for index in placed]
+            # Each known value (not NaN), in order, without a list of them.
+            if shares:
+                known: Iterable[float] = itertools.compress(map(operator.mul, taken, shares),
+                                                            map(operator.eq, taken, taken))
+            else:
+                known = itertools.filterfalse(math.isnan, taken)
+            return sum(known, 0.0) / 3600 / unit
+
+        return FleetTotals(
+            runs=len(rows),
+            instance_hours=sum(rows.floats(DURATION)) / 3600,
+            cpu_hours_used=hours(CORES_USED),
+            cpu_hours_available=hours(CORES_AVAILABLE, shares=cpu_shares),
+            memory_gib_hours_used=hours(BYTES_USED, GIB),
+            memory_gib_hours_available=hours(BYTES_AVAILABLE, GIB, memory_shares),
+            first_start=min(begin, default=None),
+            last_end=max(last, default=None),
+        )
+
+    def _hosts_saturated(self) -> tuple[HostFlag, ...]:
+        rows = self.rows
+        own = [index for index in self._usages() if rows.bits[index] & (CPU_OWN | MEMORY_OWN)] \
+            if any(kind & (CPU_OWN | MEMORY_OWN) for kind in self._kinds) else []
+        return hosts_saturated([(rows.hosts[rows.host[index]], rows.value(HOST_CPU, index), rows.value(DURATION, index),
+                                 rows.value(HOST_MEMORY, index), rows.value(PRESSURE, index)) for index in own])

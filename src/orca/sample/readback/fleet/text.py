@@ -4,34 +4,26 @@ fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then wh
 from __future__ import annotations
 
 import itertools
-from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from orca.sample.readback.fleet.columns import COLUMNS, Column, Figure, own_io
+from orca.sample.readback.fleet.columns import COLUMNS
 from orca.sample.readback.fleet.fields import (
     BEGIN,
-    CPU,
     CPU_LIMITED,
     CPU_OWN,
-    DISK,
+    FIELDS,
     FIRST_T,
-    IO,
     LAST_T,
-    LINES,
     MEMORY_LIMITED,
     MEMORY_OWN,
-    MEMORY_PEAK,
-    NET,
     OWN_IO,
-    P95,
-    RSS,
     USAGE_BIT,
 )
-from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER, HostFlag
-from orca.sample.readback.fleet.records import Fleet, FleetRow, FleetTotals
-from orca.sample.readback.fleet.rows import NONE, pick
-from orca.sample.readback.fleet.rows_table import Table
+from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
+from orca.sample.readback.fleet.records import FleetTotals
+from orca.sample.readback.fleet.rows import pick
+from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
     MISSING,
@@ -62,41 +54,8 @@ HOST = "^"
 """After a figure of the host as a whole, in a row whose lines have no run (or a run without `run.io`, for io)."""
 
 
-MARKS = {"cgroup": LIMITED, "run": "", "host": HOST}
-"""After a figure, by whose it is (`Column.whose`)."""
-
-
-def _cell(figure: Figure[FleetRow], column: Column[FleetRow], over_days: bool) -> Callable[[FleetRow], str]:
-    """A column's cell of a row: its figure as the column says it (`-` without it), marked by whose it is."""
-    of, whose = figure.of, column.whose
-    said = column.over_days if over_days and column.over_days is not None else column.said
-
-    def cell(row: FleetRow) -> str:
-        value = of(row)
-        if value is None:
-            return MISSING
-        mark = None if whose is None else whose(row)
-        return said(value) + ("" if mark is None else MARKS[mark])
-
-    return cell
-
-
-HEADERS = tuple(column.header for _, column in COLUMNS[1:])
+HEADERS = tuple(str(column.header) for column in COLUMNS[1:])
 """The headers of the columns after the label, as `COLUMNS` declares them."""
-
-
-def table_rows(fleet: Fleet) -> list[str]:
-    """The header and one row per run, each at most `WIDTH` characters: the columns `COLUMNS` declares."""
-    (label, label_column), *shown = COLUMNS
-    columns = [column for _, column in shown]
-    over_days = len({utc(row.begin)[:10] for row in fleet.rows if row.begin is not None}) > 1
-    each = [_cell(figure, column, over_days) for figure, column in shown]
-    cells = [[cell(row) for cell in each] for row in fleet.rows]
-    widths = [max(len(column.header), *(len(row[index]) for row in cells)) for index, column in enumerate(columns)]
-    labels = list(map(_cell(label, label_column, over_days), fleet.rows))
-    line = line_maker(widths, max(map(len, labels), default=0), [column.left for column in columns])
-    header = line(label_column.header, [column.header for column in columns])
-    return [header, *(line(label, row) for label, row in zip(labels, cells, strict=True))]
 
 
 def _widths(widths: list[int], longest_label: int) -> tuple[int, int]:
@@ -130,12 +89,6 @@ def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> C
     return lines
 
 
-def line_maker(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[str, list[str]], str]:
-    """`lines_template`'s layout of one row, its label and its cells given apart."""
-    lines = lines_template(widths, longest_label, left)
-    return lambda label, values: lines([[label], *([value] for value in values)])[0]
-
-
 def totals_rows(totals: FleetTotals) -> list[str]:
     when = ""
     if totals.first_start is not None and totals.last_end is not None:
@@ -151,136 +104,121 @@ def totals_rows(totals: FleetTotals) -> list[str]:
     ]
 
 
-def of_what(fleet: Fleet) -> list[str]:
-    """What the figures of cpu%, mem% and io are of, for the kinds of row the fleet has (`kinds_said`)."""
-    usages = [row.usage for row in fleet.rows if row.usage is not None]
-    summaries = [row.summary for row in fleet.rows if row.summary is not None]
-    return kinds_said(any(usage.cpu_own or usage.memory_own for usage in usages),
-                      any(usage.cpu_limited or usage.memory_limited for usage in usages),
-                      any(not (usage.cpu_own or usage.cpu_limited) or not (usage.memory_own or usage.memory_limited)
-                          for usage in usages) or any(not own_io(summary) for summary in summaries))
-
-
-def kinds_said(own: bool, limited: bool, host: bool) -> list[str]:
-    """What the figures of cpu%, mem% and io are of, when some rows are the run's own processes' (`own`), some of
-    their cgroup's limits (`LIMITED`), some the host's as a whole (`HOST`)."""
+def kinds_said(table: Table) -> list[str]:
+    """What the figures of cpu%, mem% and io are of, when some rows are the run's own processes', some of their
+    cgroup's limits (`LIMITED`), some the host's as a whole (`HOST`)."""
+    bits = set(table.rows.bits)  # each kind of row once
+    used = [each for each in bits if each & USAGE_BIT]
     kinds = []
-    if own:
+    if any(each & (CPU_OWN | MEMORY_OWN) for each in used):
         kinds.append("cpu%, mem% and io are the run's own processes', of its host's cores and memory (net is the "
                      "host's)")
-    if limited:
+    if any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used):
         kinds.append(f"{LIMITED}: of the run's cgroup limit")
-    if host:
+    if any(not each & (CPU_OWN | CPU_LIMITED) or not each & (MEMORY_OWN | MEMORY_LIMITED) for each in used) or \
+            any(not each & OWN_IO for each in bits):
         kinds.append(f"{HOST}: the host's as a whole (lines without a run; io, without its run's io)")
     return [f"  ({'; '.join(kinds)})"] if kinds else []
 
 
-def hosts_rows(hosts: tuple[HostFlag, ...]) -> list[str]:
-    """The hosts that were themselves saturated, apart from the runs on them."""
-    if not hosts:
-        return []
-    width = min(max(len(printable(host.host)) for host in hosts), WIDTH // 3)
-    return [f"hosts saturated ({len(hosts):,}), apart from the runs on them:",
-            *(cut(f"  {cut(printable(host.host), width).ljust(width)}  {host.why} (under {count(host.runs, 'run')})",
-                  WIDTH) for host in hosts)]
-
-
-def stand_out_rows(fleet: Fleet) -> list[str]:
-    """Who stands out (`stand_out_text`)."""
-    named = []
-    for flag, title in LISTS:
-        flagged = fleet.flagged(flag)
-        named.append((title, len(flagged), [(printable(row.label), why) for row in flagged[:MOST_NAMED]
-                                            for why in (each.why for each in row.flags if each.flag == flag)]))
-    return stand_out_text(named, fleet.hosts_saturated)
-
-
-def stand_out_text(named: list[tuple[str, int, list[tuple[str, str]]]], hosts: tuple[HostFlag, ...]) -> list[str]:
-    """Who stands out: under each way (its title, how many, and the first `MOST_NAMED` labels with why), how many,
-    then those by name and why, each on a row of its own cut at `WIDTH`, and how many more; then the hosts
-    saturated."""
+def stand_out_rows(table: Table) -> list[str]:
+    """Who stands out: under each way, how many, then the first `MOST_NAMED` by name and why, each on a row of its own
+    cut at `WIDTH`, and how many more; then the hosts that were themselves saturated, apart from the runs on them."""
     rows: list[str] = []
-    for title, how_many, firsts in named:
-        if not how_many:
+    for flag, title in LISTS:
+        flagged = table.flagged(flag)
+        if not flagged:
             continue
-        rows.append(f"{title} ({how_many:,}):")
+        firsts = [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
+                  for each in table.flags(index) if each.flag == flag]
+        rows.append(f"{title} ({len(flagged):,}):")
         width = min(max(len(label) for label, _ in firsts), WIDTH // 3)
         rows += [cut(f"  {cut(label, width).ljust(width)}  {why}", WIDTH) for label, why in firsts]
-        if how_many > MOST_NAMED:
-            rows.append(f"  and {how_many - MOST_NAMED:,} more (--json lists them all)")
-    rows += hosts_rows(hosts)
+        if len(flagged) > MOST_NAMED:
+            rows.append(f"  and {len(flagged) - MOST_NAMED:,} more (--json lists them all)")
+    if hosts := table.hosts_saturated:
+        width = min(max(len(printable(host.host)) for host in hosts), WIDTH // 3)
+        rows += [f"hosts saturated ({len(hosts):,}), apart from the runs on them:",
+                 *(cut(f"  {cut(printable(host.host), width).ljust(width)}  {host.why} "
+                       f"(under {count(host.runs, 'run')})", WIDTH) for host in hosts)]
     return rows or ["none stands out: no run idle, saturated, failed, straggling, with gaps or without lines"]
 
 
-def fleet_text(fleet: Fleet) -> str:
-    rows = [*table_rows(fleet), *totals_rows(fleet.totals), *of_what(fleet)]
-    return "\n".join([*rows, "", *stand_out_rows(fleet)]) + "\n"
-
-
 def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[list[str]]]:
-    """How rows of `rows.Rows` are said after their labels, as `_cells` says a fleet row's: of the rows at some
-    indices, each column's cells (a column at a time: a few thousand rows cost a comprehension a column, not a call a
-    row)."""
+    """How a table's rows are said after their labels, each column as `COLUMNS` declares (`Figure.said`, marked by
+    `Figure.whose`): of the rows at some indices, each column's cells (a column at a time: a few thousand rows cost a
+    comprehension a column, not a call a row). A source without runs is a row of `-` but its 0 lines and its flag."""
     rows = table.rows
-    begin, first, last = rows.floats(BEGIN), rows.floats(FIRST_T), rows.floats(LAST_T)
-    cpu, p95, peak, disk = rows.floats(CPU), rows.floats(P95), rows.floats(MEMORY_PEAK), rows.floats(DISK)
-    lines, io = rows.ints(LINES), rows.ints(IO)
-    bits, ends, flagged, has = rows.bits, rows.ends, table.flags, table.flagged_rows
+    first, last, bits, ends, flagged, has = (rows.floats(FIRST_T), rows.floats(LAST_T), rows.bits, rows.ends,
+                                             table.flags, table.flagged_rows)
     start = times_of_day if one_day else days_and_minutes
 
-    def sizes(field: int, indices: Sequence[int]) -> list[str]:
-        return size_cells(rows.counts(field, indices))
+    def starts(field: int, indices: Sequence[int], _: list[str] | None) -> list[str]:
+        return start(pick(rows.floats(field), indices))
 
-    def marked(values: array[float], indices: Sequence[int], limited: int, own: int) -> list[str]:
-        marks = [LIMITED if kind & limited else "" if kind & own else HOST for kind in range(256)]  # by `bits`
-        return ["-" if value != value else f"{value:.1f}{marks[kind]}"
-                for value, kind in zip(pick(values, indices), pick(bits, indices), strict=True)]
-
-    def tenths(values: array[float], indices: Sequence[int]) -> list[str]:
-        return ["-" if value != value else f"{value:.1f}" for value in pick(values, indices)]
-
-    def spans(indices: Sequence[int]) -> list[str]:
+    def spans(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         # `max(0.0, ...)` without a call a row.
         lengths = [length if (length := high - low) > 0.0 else 0.0
                    for low, high in zip(pick(first, indices), pick(last, indices), strict=True)]
         said = {length: duration(round(length, 3)) for length in set(lengths)}  # once each: one-line runs' are all 0
         return list(map(said.__getitem__, lengths))
 
-    def exits(indices: Sequence[int]) -> list[str]:
+    def counts(field: int, indices: Sequence[int], _: list[str] | None) -> list[str]:
+        return [f"{count:,}" for count in pick(rows.ints(field), indices)]
+
+    def tenths(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
+        values = pick(rows.floats(field), indices)
+        if marks is None:
+            return [MISSING if value != value else f"{value:.1f}" for value in values]
+        return [MISSING if value != value else f"{value:.1f}{marks[kind]}"
+                for value, kind in zip(values, pick(bits, indices), strict=True)]
+
+    def sizes(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
+        cells = size_cells(rows.counts(field, indices))
+        if marks is None:
+            return cells
+        return [cell if cell == MISSING else cell + marks[kind] for cell, kind in zip(cells, pick(bits, indices),
+                                                                                      strict=True)]
+
+    def exits(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         if not ends:
-            return ["-"] * len(indices)
-        return ["-" if (ended := ends.get(index)) is None else exit_cell(ExitSummary(*ended, None, None, None))
+            return [MISSING] * len(indices)
+        return [MISSING if (ended := ends.get(index)) is None else exit_cell(ExitSummary(*ended, None, None, None))
                 for index in indices]
 
-    def flags(indices: Sequence[int]) -> list[str]:
+    def flags(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         return [",".join(flag.flag for flag in flagged(index)) if index in has else "" for index in indices]
 
+    ways = {"start": starts, "span": spans, "count": counts, "tenths": tenths, "size": sizes, "exit": exits,
+            "flags": flags}
+    said = [(ways[figure.said], FIELDS.index(held) if isinstance(held := figure.held or figure.key, str) else -1,
+             None if figure.whose is None else _marks(*figure.whose)) for figure in COLUMNS[1:]]
+    # A source without runs: no figure but its 0 lines (the only count shown).
+    empty = [f"{0:,}" if figure.said == "count" else MISSING for figure in COLUMNS[1:-1]]
+
     def cells(indices: Sequence[int]) -> list[list[str]]:
-        return [
-            start(pick(begin, indices)),
-            spans(indices),
-            [f"{count:,}" for count in pick(lines, indices)],
-            marked(cpu, indices, CPU_LIMITED, CPU_OWN),
-            tenths(p95, indices),
-            marked(peak, indices, MEMORY_LIMITED, MEMORY_OWN),
-            sizes(RSS, indices),
-            tenths(disk, indices),
-            [cell + ("" if count == NONE or kind & OWN_IO else HOST)
-             for cell, count, kind in zip(sizes(IO, indices), pick(io, indices), pick(bits, indices), strict=True)],
-            sizes(NET, indices),
-            exits(indices),
-            flags(indices),
-        ]
+        if indices and max(indices) >= len(rows):
+            runs = iter(zip(*cells([index for index in indices if index < len(rows)]), strict=True))
+            return [list(column) for column in zip(*(next(runs) if index < len(rows) else
+                                                     (*empty, *flags(-1, [index], None)) for index in indices),
+                                                   strict=True)]
+        return [say(field, indices, marks) for say, field, marks in said]
 
     return cells
+
+
+def _marks(limited: int, own: int) -> list[str]:
+    """What is said after a figure, by a row's `bits`: `LIMITED` for its cgroup's limit's, nothing for its run's own
+    processes', else `HOST`."""
+    return [LIMITED if kind & limited else "" if kind & own else HOST for kind in range(256)]
 
 
 _CHUNK = 4096
 """Rows said at a time: their cells held while their widths are taken, a few MB."""
 
 
-def rows_text(table: Table, said: TextIO) -> Iterator[str]:
-    """A source's runs kept as rows (`fleet/rows.py`) as `fleet_text` prints a fleet of them, a piece at a time.
+def table_text(table: Table, said: TextIO) -> Iterator[str]:
+    """A table as text for a person (a fleet's, or of a source's runs), a piece at a time.
     Each row is said once, into `said` (a temporary file, empty, open to write and read), while the columns' widths
     are found; then laid out from there. Each piece of rows is said a column after the other, a cell a line (no cell
     has a line's end: `printable` escapes it), and read back so."""
@@ -303,24 +241,8 @@ def rows_text(table: Table, said: TextIO) -> Iterator[str]:
         said.write("".join(texts))
         written.append(list(map(len, texts)))
     said.seek(0)
-    (_, label_column), *shown = COLUMNS
-    line = line_maker(widths, label_length, [column.left for _, column in shown])
-    yield line(label_column.header, list(HEADERS)) + "\n"
-    laid = lines_template(widths, label_length, [column.left for _, column in shown])
+    laid = lines_template(widths, label_length, [column.left for column in COLUMNS[1:]])
+    yield laid([[str(COLUMNS[0].header)], *([header] for header in HEADERS)])[0] + "\n"
     for lengths in written:
         yield "\n".join(laid([said.read(length).split("\n") for length in lengths])) + "\n"
-    bits = set(rows.bits)  # each kind of row once
-    used = [each for each in bits if each & USAGE_BIT]
-    kinds = (any(each & (CPU_OWN | MEMORY_OWN) for each in used),
-             any(each & (CPU_LIMITED | MEMORY_LIMITED) for each in used),
-             any(not each & (CPU_OWN | CPU_LIMITED) or not each & (MEMORY_OWN | MEMORY_LIMITED) for each in used)
-             or any(not each & OWN_IO for each in bits))
-    named = []
-    for flag, title in LISTS:
-        if flag == NO_LINES:
-            continue
-        flagged = table.flagged(flag)
-        named.append((title, len(flagged), [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
-                                            for each in table.flags(index) if each.flag == flag]))
-    yield "\n".join([*totals_rows(table.totals), *kinds_said(*kinds), "",
-                     *stand_out_text(named, table.hosts_saturated)]) + "\n"
+    yield "\n".join([*totals_rows(table.totals), *kinds_said(table), "", *stand_out_rows(table)]) + "\n"

@@ -11,7 +11,8 @@ from typing import Any
 from orca.sample.readback.chart.panels import BYTES, unit
 from orca.sample.readback.fleet.chart import FleetChart, fleet_chart, named
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
-from orca.sample.readback.fleet.records import Fleet
+from orca.sample.readback.fleet.table import Table
+from orca.sample.readback.fleet.usage import Usage
 from orca.sample.readback.shell.plot import CHAR_INCHES, DPI, load_plotting, plain
 from orca.sample.readback.words import cut
 
@@ -28,10 +29,10 @@ LABEL_POINTS = 11.0
 """The height a label takes beside a heat map (x-small type and the space between two): so many fit, and no more."""
 
 
-def draw_fleet(fleet: Fleet, path: str) -> None:
-    """The fleet's chart to `path`; the format follows its suffix."""
+def draw_fleet(table: Table, usages: Sequence[Usage | None], path: str) -> None:
+    """The chart of a fleet's `table` (its runs' `usages`, by row) to `path`; the format follows its suffix."""
     load_plotting()
-    fleet_figure(fleet_chart(fleet)).savefig(path)
+    fleet_figure(fleet_chart(table, usages)).savefig(path)
 
 
 def fleet_figure(chart: FleetChart) -> Any:

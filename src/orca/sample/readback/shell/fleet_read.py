@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import cast
 
-from orca.sample.readback.fleet.table import Run
+from orca.sample.readback.fleet.records import Run
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.series import Series

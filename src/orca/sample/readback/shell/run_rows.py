@@ -17,8 +17,8 @@ from typing import IO
 from orca.sample.line_format import Sample
 from orca.sample.readback.fleet.fields import BEGIN, LAST_T
 from orca.sample.readback.fleet.line_row import line_rows, plain
+from orca.sample.readback.fleet.records import Run
 from orca.sample.readback.fleet.rows import Columns, Rows, compact
-from orca.sample.readback.fleet.table import Run
 from orca.sample.readback.fleet.usage import USAGE, UsageSection
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.series import Series

@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
-from orca.sample.readback.fleet.records import Fleet
-from orca.sample.readback.fleet.table import Run, fleet
+from orca.sample.readback.fleet.records import Run
+from orca.sample.readback.fleet.table import Table, fleet_table
 from orca.sample.readback.gather.series import Series
 from orca.sample.readback.shell.cli.drawn import chart_said
 from orca.sample.readback.shell.cluster import ClusterError
@@ -19,7 +20,7 @@ from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.many import Outcome, Read, read_each
 from orca.sample.readback.shell.progress import Progress
 from orca.sample.readback.shell.sources import Source, SourceError, Tally
-from orca.sample.readback.summary.text import block_text, total_text
+from orca.sample.readback.summary.text import block_text
 from orca.sample.readback.words import printable
 
 FLEET_CHART_RUNS = 5
@@ -56,9 +57,9 @@ def fleet_main(found: list[Source], options: argparse.Namespace, drawn: int, unr
         series += outcome.series
     if not runs:
         return 1
-    the_fleet = fleet(runs, empty, options.sort)
-    _print(fleet_output(the_fleet, options))
-    drew = chart_said(partial(_draw, the_fleet, series[:drawn], options.plot), options.plot, say) if plot else 0
+    table = fleet_table(runs, empty, options.sort)
+    _print(fleet_output(table, runs, options))
+    drew = chart_said(partial(_draw, table, runs, series[:drawn], options.plot), options.plot, say) if plot else 0
     return 1 if unread or drew else 0
 
 
@@ -82,44 +83,56 @@ def _read(found: list[Source], read: Read, scheduler: str | None) -> list[Outcom
             progress.end()
 
 
-def fleet_output(the_fleet: Fleet, options: argparse.Namespace) -> str:
-    """The fleet as `options` ask: its `--json` object, or its table (with `--each`, every run's block after it)."""
-    return _json(the_fleet) if options.json else _text(the_fleet, options.each)
+def fleet_output(table: Table, runs: Sequence[Run], options: argparse.Namespace) -> Iterator[str]:
+    """The fleet of `runs` (`table`) as `options` ask: its `--json` object, or its table (with `--each`, every run's
+    block after it), a piece at a time."""
+    if options.json:
+        from orca.sample.readback.summary.as_json import document, encoded  # here: a table as text does without it
+
+        return table_output(table, lambda index: encoded(document(runs[index].summary)), 0, options)
+    return table_output(table, lambda index: block_text(runs[index].summary), sum(run.summary.lines for run in runs),
+                        options)
 
 
-def _text(the_fleet: Fleet, each: bool) -> str:
-    """The fleet's table, and with `each` every run's block after it, then the `total:` line."""
-    from orca.sample.readback.fleet.text import fleet_text
+def table_output(table: Table, aside: Callable[[int], str], lines: int, options: argparse.Namespace,
+                 ) -> Iterator[str]:
+    """A table (a fleet's, or of a source's runs) as `options` ask, a piece at a time: its `--json` object, each
+    run's summary's document `aside(index)`; or its text, and with `--each` each run's block `aside(index)` after it
+    and the `total:` line of their `lines`."""
+    if options.json:
+        from orca.sample.readback.fleet.as_json import table_json
 
-    text = fleet_text(the_fleet)
-    summaries = [row.summary for row in the_fleet.rows if row.summary is not None]
-    if each and summaries:
-        begin = min(summary.last_t - summary.duration for summary in summaries)
-        text += "".join(f"\n{block_text(summary)}" for summary in summaries) + "\n" + total_text(
-            len(summaries), sum(summary.lines for summary in summaries), begin,
-            max(summary.last_t for summary in summaries))
-    return text
+        yield from table_json(table, aside)
+        return
+    from orca.sample.readback.fleet.text import table_text
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
+        yield from table_text(table, said)
+    if options.each:
+        from orca.sample.readback.summary.text import total_text
+
+        runs = len(table.rows)
+        for index in table.order:
+            if index < runs:
+                yield "\n" + aside(index)
+        totals = table.totals
+        yield "\n" + total_text(totals.runs, lines, totals.first_start or 0.0, totals.last_end or 0.0)
 
 
-def _json(the_fleet: Fleet) -> str:
-    from orca.sample.readback.fleet.as_json import fleet_json  # here: a fleet printed as text does without it
-
-    return fleet_json(the_fleet)
-
-
-def _draw(the_fleet: Fleet, series: list[Series], path: str) -> None:
+def _draw(table: Table, runs: Sequence[Run], series: list[Series], path: str) -> None:
     """The fleet's chart to `path` when it has more than `FLEET_CHART_RUNS` runs, else its runs overlaid."""
-    if the_fleet.totals.runs > FLEET_CHART_RUNS or not series:
+    if len(runs) > FLEET_CHART_RUNS or not series:
         from orca.sample.readback.shell.fleet_plot import draw_fleet
 
-        draw_fleet(the_fleet, path)
+        draw_fleet(table, [run.usage for run in runs], path)
         return
     from orca.sample.readback.shell.plot import draw
 
-    draw(series, path, the_fleet.totals.runs)
+    draw(series, path, len(runs))
 
 
-def _print(text: str) -> None:
+def _print(pieces: Iterator[str]) -> None:
     with contextlib.suppress(BrokenPipeError):
-        sys.stdout.write(text)
+        for piece in pieces:
+            sys.stdout.write(piece)
         sys.stdout.flush()

@@ -7,7 +7,6 @@ import argparse
 import contextlib
 import gc
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
 
@@ -169,24 +168,10 @@ def runs_output(name: str, kept: RowsKept, options: argparse.Namespace) -> Itera
         else:
             yield block_text(kept.first.summary)
         return
-    from orca.sample.readback.fleet.rows_table import Table
-    from orca.sample.readback.fleet.text import rows_text
+    from orca.sample.readback.fleet.table import Table
+    from orca.sample.readback.shell.cli.fleet import table_output
 
-    table = Table(name, kept.rows, options.sort)
-    if options.json:
-        from orca.sample.readback.fleet.as_json import rows_json
-
-        yield from rows_json(table, kept.aside.__getitem__)
-        return
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
-        yield from rows_text(table, said)
-    if options.each:
-        from orca.sample.readback.summary.text import total_text
-
-        for index in table.order:
-            yield "\n" + kept.aside[index]
-        totals = table.totals
-        yield "\n" + total_text(totals.runs, kept.totals.lines, totals.first_start or 0.0, totals.last_end or 0.0)
+    yield from table_output(Table(name, kept.rows, options.sort), kept.aside.__getitem__, kept.totals.lines, options)
 
 
 def _cluster_missing(named: tuple[str, str] | None) -> bool:
