@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.gather.fold import RunFold
@@ -95,18 +95,17 @@ class Written(Shown):
         summary = run.fold.summary(name)
         if summary is None:
             return
-        self.write(self.render(summary))
+        self.write(self.render(summary).encode("utf-8", "surrogateescape"))
         self.totals.add(summary)
         if run.drawn is not None and (series := run.fold.series(name)) is not None:
             self.series.append((run.drawn, series))
 
-    def elsewhere(self, write: Callable[[str], None]) -> Written:
+    def elsewhere(self, write: Callable[[bytes], None]) -> Written:
         return Written(self.render, write)
 
-    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
+    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: IO[bytes],
                places: dict[int, int]) -> None:
-        for piece in written:
-            self.write(piece)
+        self.write(written.read())
         Shown.follow(self, totals, series, written, places)
 
 
@@ -114,8 +113,8 @@ def shown_by(source: Source, parts: int | None = None, drawn: int = 0) -> tuple[
                                                                                Tally]:
     """What `orca metrics --json` shows of `source`, read in `parts` (other processes' text included): the summaries
     in the order printed, the series of the runs drawn, and what was passed over."""
-    written: list[str] = []
+    written: list[bytes] = []
     shown = Written(json_line, written.append)
     tally = show_runs(source, shown, drawn, parts)
-    documents = [json.loads(line) for line in "".join(written).splitlines()]
+    documents = [json.loads(line) for line in b"".join(written).decode("utf-8", "surrogateescape").splitlines()]
     return documents, [series for _, series in sorted(shown.series, key=lambda each: each[0])], tally

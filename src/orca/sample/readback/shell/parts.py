@@ -5,14 +5,13 @@ hands back the rest (`runs.Runs`); they are taken in file order. A worker that f
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import math
 import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -37,7 +36,6 @@ MAX_PARTS = 4
 DRAWING_HEAD_START_BYTES = 32 * 2**20
 """For `--plot`, how much shorter the part of the process that draws is: about what a process reads in the time
 matplotlib takes to import, which it does while the others still read theirs (both scale with the machine's speed)."""
-COPY_BYTES = 2**20
 Sections = Sequence[Callable[[], Section]]
 
 
@@ -148,7 +146,8 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
             if part is None:  # its process failed: the part read here, into a file of its own as the process would
                 text = stack.enter_context(tempfile.TemporaryFile())
                 part = _Part.read(descriptor, start, end, name, shown, text, state.drawn, sections)
-            _take(part, _text(text), state, shown, name, tally)
+            text.seek(0)  # what another process wrote by the same open file: read from its start
+            _take(part, text, state, shown, name, tally)
 
 
 def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[int, int | None]], name: str,
@@ -214,7 +213,7 @@ def _read_part(descriptor: int, start: int, end: int | None, name: str, kind: ty
                           sections)
 
 
-def _take(part: _Part, text: Iterable[str], state: Runs, shown: Shown, name: str, tally: Tally) -> None:
+def _take(part: _Part, text: IO[bytes], state: Runs, shown: Shown, name: str, tally: Tally) -> None:
     """A later part's runs taken in, in the order of the file: those it handed back (closed, and may have begun
     before it) go on from the open run of theirs and are shown; then what it showed; then its open runs join these,
     the least recently written closing past `OPEN_RUNS`."""
@@ -246,8 +245,8 @@ class _Part:
              drawn: int, sections: Sections) -> _Part:
         """The part from `start` to `end` of the open file; the runs that begin and close in it shown as `shown`
         shows them, into `spill`."""
-        def spilled(text: str) -> None:
-            spill.write(text.encode("utf-8", "surrogateescape"))
+        def spilled(data: bytes) -> None:
+            spill.write(data)
 
         tally = Tally()
         here = shown.elsewhere(spilled)
@@ -256,13 +255,3 @@ class _Part:
         here.done()
         spill.flush()
         return cls(tally, handed, runs.close(), here.totals, here.series)
-
-
-def _text(spill: IO[bytes]) -> Iterator[str]:
-    """What a worker wrote to its file, a piece at a time."""
-    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
-    position = 0
-    while chunk := os.pread(spill.fileno(), COPY_BYTES, position):
-        position += len(chunk)
-        yield decoder.decode(chunk)
-    yield decoder.decode(b"", final=True)

@@ -5,12 +5,12 @@ kept whole too: a source of one run prints its block, not a table."""
 
 from __future__ import annotations
 
-import base64
 import os
 import pickle
+import struct
 import tempfile
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -104,7 +104,7 @@ class RowsKept(Shown):
         if self.spilled:
             self.rows.add(compact(whole))
             if text:
-                self.write(base64.b64encode(text.encode("utf-8", "surrogateescape")).decode("ascii") + "\n")
+                self.write(_record(_TEXT, text.encode("utf-8", "surrogateescape")))
         else:
             if self.first is None:
                 self.first = whole
@@ -145,32 +145,40 @@ class RowsKept(Shown):
         self.totals.count(len(lines), min(columns.floats[BEGIN]), max(columns.floats[LAST_T]), runs=len(lines))
         self.rows.extend(columns)
 
-    def elsewhere(self, write: Callable[[str], None]) -> RowsKept:
+    def elsewhere(self, write: Callable[[bytes], None]) -> RowsKept:
         return RowsKept(self.render, write, spilled=True)
 
     def done(self) -> None:
-        """In a part read by another process, its rows written after their texts, a column a line."""
+        """In a part read by another process, its rows written after their texts, a piece of them a record."""
         if self.spilled:
             for piece in self.rows.pieces():
-                self.write(_ROWS + base64.b64encode(pickle.dumps(piece, pickle.HIGHEST_PROTOCOL)).decode("ascii")
-                           + "\n")
+                self.write(_record(_ROWS, pickle.dumps(piece, pickle.HIGHEST_PROTOCOL)))
 
-    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
+    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: IO[bytes],
                places: dict[int, int]) -> None:
         """The runs another `RowsKept` wrote (each run's text, then the rows), kept after these (our own process's
         files: unpickled as written)."""
         offset = len(self.rows)
-        for line in _lines(written):
-            if line.startswith(_ROWS):
-                self.rows.take(pickle.loads(base64.b64decode(line[len(_ROWS):])), offset)
+        while header := written.read(_HEADER.size):
+            kind, length = _HEADER.unpack(header)
+            data = written.read(length)
+            if kind == _ROWS:
+                self.rows.take(pickle.loads(data), offset)
             else:
-                self.aside.add(base64.b64decode(line).decode("utf-8", "surrogateescape"))
+                self.aside.add(data.decode("utf-8", "surrogateescape"))
         self.totals.merge(totals)
         self.series += [(places[order], one) for order, one in series if order in places]
 
 
-_ROWS = "rows "
-"""Before each line of a part's rows (`Rows.pieces`; the others are its runs' texts, in base 64)."""
+_HEADER = struct.Struct("<cQ")
+"""Before each record of a part's file: its kind and its length in bytes. The records are bytes as they are: C
+arrays pickled, not said in text."""
+_TEXT, _ROWS = b"t", b"r"
+"""A run's text (UTF-8); a piece of the rows (`Rows.pieces`, pickled)."""
+
+
+def _record(kind: bytes, data: bytes) -> bytes:
+    return _HEADER.pack(kind, len(data)) + data
 
 
 def _line_rows(lines: Sequence[Sample]) -> Columns | None:
@@ -178,14 +186,3 @@ def _line_rows(lines: Sequence[Sample]) -> Columns | None:
         return line_rows(lines)
     except (OverflowError, ValueError):  # a rate too large to round: said as the fold says it
         return None
-
-
-def _lines(written: Iterable[str]) -> Iterator[str]:
-    """The lines of the pieces `written`, a line at a time (a part's rows are tens of MB as text)."""
-    rest = ""
-    for piece in written:
-        rest += piece
-        *lines, rest = rest.split("\n")
-        yield from lines
-    if rest:
-        yield rest

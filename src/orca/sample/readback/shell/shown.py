@@ -5,8 +5,9 @@ it as a table's row with its text aside: `run_rows.py`; keeps it for a fleet: `f
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import IO
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.gather.records import InstanceSummary
@@ -43,7 +44,7 @@ class Shown:
     a run's summary and `write` writes, for a kind that writes (`run_rows.RowsKept`)."""
 
     render: Callable[[InstanceSummary], str]
-    write: Callable[[str], None]
+    write: Callable[[bytes], None]
     totals: Totals = field(default_factory=Totals)
     series: list[tuple[int, Series]] = field(default_factory=list)
 
@@ -67,11 +68,11 @@ class Shown:
     def done(self) -> None:
         """The part read elsewhere (`elsewhere`) is at its end: nothing more to write."""
 
-    def elsewhere(self, write: Callable[[str], None]) -> Shown:
+    def elsewhere(self, write: Callable[[bytes], None]) -> Shown:
         """The same kind of showing, written through `write`, from nothing shown (a part's runs, shown in its file)."""
         return Shown(self.render, write)
 
-    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: Iterable[str],
+    def follow(self, totals: Totals, series: list[tuple[int, Series]], written: IO[bytes],
                places: dict[int, int]) -> None:
         """What another `Shown` showed of the runs after these (`totals`, `series` each with its `order`; what it
         wrote, `written`, is its kind's to take in), taken in: its runs counted, and drawn at their `places` among

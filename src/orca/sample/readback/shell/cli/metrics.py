@@ -132,7 +132,7 @@ def _read_and_show(options: argparse.Namespace) -> int:
             return 2
         return fleet_main(found, options, DRAWN_RUNS, len(unreadable), _say, _tell,
                           None if named is None else named[0])
-    kept = RowsKept(aside(options), _print)
+    kept = RowsKept(aside(options), lambda _: None)  # writes only in another process, of a part of a file
     try:
         unread = len(unreadable) + _show_all(found, kept, DRAWN_RUNS if options.plot is not None else 0)
     finally:  # Ctrl-C on a stream too: what was read is shown
