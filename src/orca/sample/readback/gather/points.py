@@ -128,7 +128,7 @@ class Points:
     def take(self, times: list[float], bounds: Bounds, rows: Sequence[Sequence[Any]],
              keyed: Sequence[Sequence[dict[str, float]]]) -> None:
         """The stretches (`bounds`, as `cut` gave them) of lines at `times` as points: per section, its rows (one per
-        stretch, as `Section.add` gives them), and per keyed column, its dicts."""
+        stretch, `Section.rows`), and per keyed column, its dicts."""
         sums, counts, peaks, newest = self._kinds
         tenths = self._tenths
         shift = self._slots.shift
