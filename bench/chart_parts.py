@@ -1,7 +1,7 @@
 """Where the CPU of `orca metrics --plot` goes on one run's lines, each part timed in this one process as `orca metrics`
 reads: each batch decoded and checked (the chart's floor decodes them too), then folded at once, as `RunFold.add` folds
-it, with each section's `add` (the summary's figures and the chart's values per point, in one pass) and the points'
-cutting and taking timed apart; then the summary and the series. The collector is off, as `orca metrics` reads.
+it, with each section's `add` (the summary's figures), each section's `rows` (the chart's values per point) and the
+points' cutting and taking timed apart; then the summary and the series. The collector is off, as `orca metrics` reads.
 
 With `--halves`, what reading in two processes costs: the file cut in two as `orca metrics` cuts it, each half read
 (decoded and folded, as a part is) alone here, then the second by a forked worker while this process waits, then both
@@ -60,6 +60,10 @@ def parts(path: Path) -> tuple[float, dict[str, float]]:
         started = clock()
         fold.times.add(lines)
         spent["times.add"] += clock() - started
+        for section in fold.sections:
+            started = clock()
+            section.add(lines)
+            spent[f"{section.key}.add"] += clock() - started
         started = clock()
         times = [line.t for line in lines]
         bounds = points.cut(times)
@@ -67,8 +71,8 @@ def parts(path: Path) -> tuple[float, dict[str, float]]:
         rows: list[tuple[bool, list[Any]]] = []
         for section in fold.sections:
             started = clock()
-            rows.append((section.keyed, section.add(lines, bounds)))
-            spent[f"{section.key}.add"] += clock() - started
+            rows.append((section.keyed, section.rows(lines, bounds)))
+            spent[f"{section.key}.rows"] += clock() - started
         started = clock()
         points.take(times, bounds, [row for keyed, row in rows if not keyed],
                     [list(column) for keyed, row in rows if keyed for column in zip(*row, strict=True)])

@@ -25,7 +25,7 @@ def line(t: float, dt: float = 5.0, busy: float = 50.0, used: int = GIB, group: 
 def folded(batches: list[list[Sample]], buckets: bool = False) -> Usage:
     fold = UsageSection(buckets)
     for batch in batches:
-        fold.add(batch, [(0, len(batch))])
+        fold.add(batch)
     return fold.usage()
 
 
@@ -84,7 +84,7 @@ def test_folded_in_two_and_merged_is_folded_whole(lines: list[Sample], cut: int,
     earlier, later = UsageSection(True), UsageSection(True)
     for part, fold in ((batches[:cut], earlier), (batches[cut:], later)):
         for each in part:
-            fold.add(each, [(0, len(each))])
+            fold.add(each)
     earlier.merge(later)
     merged = earlier.usage()
     figures = ("core_seconds_used", "core_seconds_available", "cpu_p95", "cpu_saturated_percent",
@@ -116,8 +116,8 @@ def test_a_later_part_whose_only_cpu_line_covers_no_time_still_says_whose_cpus()
     bare = Sample(v=1, t=1.0, dt=0.0, host="h")
     limited = Sample(v=1, t=1.0, dt=0.0, host="h", cgroup=CgroupSample(cpu=0.0, cpu_max=0.001))
     earlier, later = UsageSection(), UsageSection()
-    earlier.add([bare], [(0, 1)])
-    later.add([limited], [(0, 1)])
+    earlier.add([bare])
+    later.add([limited])
     earlier.merge(later)
     assert earlier.usage().cpu_limited is folded([[bare], [limited]]).cpu_limited is True
 

@@ -20,7 +20,7 @@ class Folded:
     def __init__(self, sections: list[tuple[CgroupSample, float]]) -> None:
         self.fold = CgroupSection()
         for section, dt in sections:
-            self.fold.add([Sample(v=1, t=0.0, dt=dt, host="h", cgroup=section)], [(0, 1)])
+            self.fold.add([Sample(v=1, t=0.0, dt=dt, host="h", cgroup=section)])
 
     def merge(self, later: Folded) -> None:
         self.fold.merge(later.fold)

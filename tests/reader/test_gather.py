@@ -43,13 +43,16 @@ class GpuSection:
         self.total = 0.0
         self.count = 0
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+    def add(self, lines: Sequence[Sample]) -> None:
+        shares = present([getattr(line, "gpu", None) for line in lines])
+        self.total += sum(gpu.busy for gpu in shares)
+        self.count += len(shares)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []
         for begin, end in bounds:
             shares = present([getattr(line, "gpu", None) for line in lines[begin:end]])
             rows.append((sum(gpu.busy for gpu in shares), len(shares)))
-            self.total += rows[-1][0]
-            self.count += len(shares)
         return rows
 
     def merge(self, later: GpuSection) -> None:

@@ -158,10 +158,9 @@ class UsageSection:
         self.cpu_limited = self.memory_limited = self.cpu_own = self.memory_own = False
         self.buckets: Slots[_Spent] | None = Slots(2 * MAX_BUCKETS - 1) if buckets else None
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:  # one loop, on purpose
+    def add(self, lines: Sequence[Sample]) -> None:  # one loop, on purpose
         """The next lines of the run: each line's CPU and memory against its capacity read once, into locals, in one
-        plain loop (a call per line would cost as much again); the sums taken in once per batch. No column for any
-        stretch: the fleet chart draws the buckets."""
+        plain loop (a call per line would cost as much again); the sums taken in once per batch."""
         cores_used = cores_available = cpu_dt = saturated_dt = above_idle_dt = 0.0
         memory_used = memory_available = memory_dt = host_cpu_dt = host_saturated_dt = 0.0
         memory_peak, host_memory_peak = self.memory_peak, self.host_memory_peak
@@ -231,6 +230,9 @@ class UsageSection:
         if buckets:
             self._bucket(cpu_slots, 0)
             self._bucket(memory_slots, 2)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """No column for any stretch: the fleet chart draws the buckets."""
         return [()] * len(bounds)
 
     def _bucket(self, figures: Sequence[tuple[float, float, float, float]], first: int) -> None:

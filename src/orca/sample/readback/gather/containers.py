@@ -90,34 +90,37 @@ class ContainersSection:
         self.folds: dict[str, ContainerFold] = {}
         self.let_go = DistinctCount()
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        """Each container's figures; for the chart, each stretch's highest `mem` of each container."""
+    def add(self, lines: Sequence[Sample]) -> None:
         folds = self.folds
+        for line in lines:
+            for entry in line.containers or ():
+                kept = folds.get(entry.name)
+                if kept is None:
+                    kept = folds[entry.name] = ContainerFold()
+                if entry.mem > kept.mem_peak:
+                    kept.mem_peak = entry.mem
+                if entry.oom_kill is not None:
+                    kept.oom_kills.append(entry.oom_kill)
+                if entry.throttled is not None:
+                    kept.throttled.append(entry.throttled)
+                if entry.mem_max is not None:
+                    kept.mem_max = entry.mem_max
+                if entry.pids is not None and entry.pids > kept.pids_peak:
+                    kept.pids_peak = entry.pids
+        for fold in folds.values():
+            fold.settle()
+        self._bound(2 * MAX_CONTAINERS)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's highest `mem` of each container."""
         rows = []
         for begin, end in bounds:
             highest: dict[str, float] = {}
             for line in lines[begin:end]:
                 for entry in line.containers or ():
-                    name, mem = entry.name, entry.mem
-                    if mem > highest.get(name, -1):
-                        highest[name] = mem
-                    kept = folds.get(name)
-                    if kept is None:
-                        kept = folds[name] = ContainerFold()
-                    if mem > kept.mem_peak:
-                        kept.mem_peak = mem
-                    if entry.oom_kill is not None:
-                        kept.oom_kills.append(entry.oom_kill)
-                    if entry.throttled is not None:
-                        kept.throttled.append(entry.throttled)
-                    if entry.mem_max is not None:
-                        kept.mem_max = entry.mem_max
-                    if entry.pids is not None and entry.pids > kept.pids_peak:
-                        kept.pids_peak = entry.pids
+                    if entry.mem > highest.get(entry.name, -1):
+                        highest[entry.name] = entry.mem
             rows.append((highest,))
-        for fold in folds.values():
-            fold.settle()
-        self._bound(2 * MAX_CONTAINERS)
         return rows
 
     def merge(self, later: ContainersSection) -> None:

@@ -95,17 +95,15 @@ class RunFold:
         self.times.add(lines)
         self.host, self.start = lines[-1].host, lines[-1].start
         self.cores = next((line.cores for line in reversed(lines) if line.cores is not None), self.cores)
+        for section in sections:
+            section.add(lines)
         points = self.points
-        if points is None:
-            for section in sections:
-                section.add(lines, ((0, len(lines)),))
-            return
-        times = [line.t for line in lines]
-        bounds = points.cut(times)
-        rows = [section.add(lines, bounds) for section in sections]
-        points.take(times, bounds, [row for section, row in zip(sections, rows, strict=True) if not section.keyed],
-                    [list(column) for section, row in zip(sections, rows, strict=True) if section.keyed
-                     for column in zip(*row, strict=True)])
+        if points is not None:
+            times = [line.t for line in lines]
+            bounds = points.cut(times)
+            points.take(times, bounds, [section.rows(lines, bounds) for section in sections if not section.keyed],
+                        [list(column) for section in sections if section.keyed
+                         for column in zip(*section.rows(lines, bounds), strict=True)])
 
     def merge(self, later: RunFold) -> None:
         """Take in the fold of the lines that came after these, folded on their own: this fold becomes the fold of

@@ -9,7 +9,7 @@ from typing import Any
 
 from orca.sample.line_format import Count, Percent, Sample
 from orca.sample.readback.exact import Histogram
-from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column
+from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column, present
 
 PERCENTILE = 95
 
@@ -40,12 +40,15 @@ class CpuSection:
         self.busy = Histogram(1)
         self.busiest = Histogram(1)
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        busy: list[float] = []
-        busiest: list[float] = []
+    def add(self, lines: Sequence[Sample]) -> None:
+        shares = present([line.cpu for line in lines])
+        self.busy.add_many([cpu.user + cpu.system + cpu.steal for cpu in shares])
+        self.busiest.add_many([cpu.busiest for cpu in shares])
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []
         for begin, end in bounds:
-            user = system = iowait = most = 0.0
+            user = system = iowait = busiest = 0.0
             count = 0
             for line in lines[begin:end]:
                 cpu = line.cpu
@@ -53,13 +56,9 @@ class CpuSection:
                     user += cpu.user
                     system += cpu.system
                     iowait += cpu.iowait
-                    most += cpu.busiest
+                    busiest += cpu.busiest
                     count += 1
-                    busy.append(cpu.user + cpu.system + cpu.steal)
-                    busiest.append(cpu.busiest)
-            rows.append((user, count, system, count, iowait, count, most, count))
-        self.busy.add_many(busy)
-        self.busiest.add_many(busiest)
+            rows.append((user, count, system, count, iowait, count, busiest, count))
         return rows
 
     def merge(self, later: CpuSection) -> None:
@@ -101,9 +100,23 @@ class MemorySection:
         self.share_peak = 0.0
         self.swap_peak = self.rss_peak = 0
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        most, total = self.used_peak or (-1, 0)
-        share_peak, swap_peak, rss_peak = self.share_peak, self.swap_peak, self.rss_peak
+    def add(self, lines: Sequence[Sample]) -> None:
+        known = present([line.mem for line in lines])
+        if known:
+            used = [mem.used for mem in known]
+            most = max(used)
+            if self.used_peak is None or most > self.used_peak[0]:
+                self.used_peak = (most, known[used.index(most)].total)  # the first line with the most used
+            totals = [mem.total for mem in known]
+            if totals.count(totals[0]) == len(totals):  # one total (the usual case): the most used is the highest share
+                shares = [100.0 * most / totals[0]] if totals[0] > 0 else []
+            else:
+                shares = [100.0 * part / total for part, total in zip(used, totals, strict=True) if total > 0]
+            self.share_peak = max([self.share_peak, *shares])
+            self.swap_peak = max(self.swap_peak, max([mem.swap_used for mem in known]))
+            self.rss_peak = max(self.rss_peak, max([mem.rss for mem in known]))
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []
         for begin, end in bounds:
             used = cache = rss = -1
@@ -112,24 +125,13 @@ class MemorySection:
                 if mem is not None:
                     if mem.used > used:
                         used = mem.used
-                        if used > most:
-                            most, total = used, mem.total  # the first line with the most used
-                    if mem.total > 0 and 100.0 * mem.used / mem.total > share_peak:
-                        share_peak = 100.0 * mem.used / mem.total
                     if mem.cache > cache:
                         cache = mem.cache
                     if mem.rss > rss:
                         rss = mem.rss
-                    if mem.swap_used > swap_peak:
-                        swap_peak = mem.swap_used
-            if rss > rss_peak:
-                rss_peak = rss
             newest = lines[end - 1].mem
             rows.append((None if used < 0 else used, None if cache < 0 else cache, None if rss < 0 else rss,
                          None if newest is None else newest.total))
-        if most >= 0:
-            self.used_peak = (most, total)
-        self.share_peak, self.swap_peak, self.rss_peak = share_peak, swap_peak, rss_peak
         return rows
 
     def merge(self, later: MemorySection) -> None:
@@ -169,7 +171,7 @@ class DiskSection:
     def __init__(self) -> None:
         self.fullest: DiskSummary | None = None
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+    def add(self, lines: Sequence[Sample]) -> None:
         peak = -1.0 if self.fullest is None else self.fullest.peak_percent
         path = None
         for line in lines:
@@ -183,6 +185,8 @@ class DiskSection:
                         peak, path = 100 * used / size, disk.path
         if path is not None:
             self.fullest = DiskSummary(path, peak)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         return [(_fullest(lines[end - 1]),) for _, end in bounds]
 
     def merge(self, later: DiskSection) -> None:

@@ -55,12 +55,13 @@ class CgroupSection:
         self.pids_peak: int | None = None
         self.pids_max: int | None = None
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        """The figures; for the chart, each stretch's newest line's limits: memory in bytes, CPU in percent of one
-        core (the run's CPU's unit)."""
+    def add(self, lines: Sequence[Sample]) -> None:
         sections = [line.cgroup for line in lines]
         if sections.count(None) < len(sections):
             self._add(present(sections), [line.dt for line in lines if line.cgroup is not None])
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's newest line's limits: memory in bytes, CPU in percent of one core (the run's CPU's unit)."""
         return [_limits(lines[end - 1].cgroup) for _, end in bounds]
 
     def _add(self, sections: list[CgroupSample], dts: list[float]) -> None:

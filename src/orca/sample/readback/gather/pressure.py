@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orca.sample.line_format import Percent, Sample
+from orca.sample.line_format import Percent, PressureShare, Sample
 from orca.sample.readback.exact import ExactSum
-from orca.sample.readback.gather.section import MEAN, Bounds, Column
+from orca.sample.readback.gather.section import MEAN, Bounds, Column, present
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,12 @@ class PressureSummary:
     cpu: Percent | None
     memory: Percent | None
     io: Percent | None
+
+
+def _shares(pressures: list[PressureShare]) -> tuple[list[float], list[float], list[float]]:
+    """The shares of time stalled on cpu, memory and io that the lines have."""
+    return (present([pressure.cpu for pressure in pressures]), present([pressure.memory for pressure in pressures]),
+            present([pressure.io for pressure in pressures]))
 
 
 class PressureSection:
@@ -32,10 +38,14 @@ class PressureSection:
         self.sums = (ExactSum(), ExactSum(), ExactSum())
         self.counts = [0, 0, 0]
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        totals = [0.0, 0.0, 0.0]
-        """The batch's sum of each share, in the order of the lines (as the stretches' sums start again)."""
-        counts = self.counts
+    def add(self, lines: Sequence[Sample]) -> None:
+        known = present([line.pressure for line in lines])
+        if known:
+            for index, (total, shares) in enumerate(zip(self.sums, _shares(known), strict=True)):
+                total.add(sum(shares))
+                self.counts[index] += len(shares)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []
         for begin, end in bounds:
             cpu = memory = io = 0.0
@@ -45,22 +55,14 @@ class PressureSection:
                 if pressure is not None:
                     if pressure.cpu is not None:
                         cpu += pressure.cpu
-                        totals[0] += pressure.cpu
                         cpus += 1
                     if pressure.memory is not None:
                         memory += pressure.memory
-                        totals[1] += pressure.memory
                         memories += 1
                     if pressure.io is not None:
                         io += pressure.io
-                        totals[2] += pressure.io
                         ios += 1
             rows.append((cpu, cpus, memory, memories, io, ios))
-            counts[0] += cpus
-            counts[1] += memories
-            counts[2] += ios
-        for total, term in zip(self.sums, totals, strict=True):
-            total.add(term)
         return rows
 
     def merge(self, later: PressureSection) -> None:

@@ -75,58 +75,46 @@ class RunSection:
         self.io_lines = self.io_unknown = 0
         """The lines with a `run.cpu`, and those of them without a `run.io`."""
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        """The figures; for the chart, each stretch's CPU in percent of one core, and its read and write rates, where
-        the lines say them."""
+    def add(self, lines: Sequence[Sample]) -> None:
         command, argc, ended, procs_peak = self.command, self.argc, self.exit, self.procs_peak
         peak, short_peak = self.peak, self.short_peak
         read_peak, write_peak = self.io.first_peak, self.io.second_peak
         used = covered = read_total = write_total = 0.0
         seen = io_seen = False
         io_lines = io_unknown = 0
-        rows = []
-        for begin, end in bounds:
-            total = 0.0
-            count = read = write = moved = 0
-            for line in lines[begin:end]:
-                run = line.run
-                if run is None:
-                    continue
-                seen = True
-                if run.command is not None and command is None:
-                    command, argc = run.command, run.argc
-                if run.exit is not None:
-                    ended = run.exit
-                if run.procs is not None and run.procs > procs_peak:
-                    procs_peak = run.procs
-                io = run.io
-                if run.cpu is not None:
-                    io_lines += 1
-                    io_unknown += io is None
-                if io is not None:
-                    io_seen = True
-                    read += io.read
-                    write += io.write
-                    moved += 1
-                    read_total += io.read * line.dt
-                    write_total += io.write * line.dt
-                    if io.read > read_peak:
-                        read_peak = io.read
-                    if io.write > write_peak:
-                        write_peak = io.write
-                if run.cpu is None or line.cores is None:
-                    continue
-                share, dt = run.cpu * line.cores, line.dt
-                total += share
-                count += 1
-                used += share * dt
-                covered += dt
-                if dt >= PEAK_DT:
-                    if share > peak:
-                        peak = share
-                elif share > short_peak:
-                    short_peak = share
-            rows.append((total, count, read, moved, write, moved))
+        for line in lines:
+            run = line.run
+            if run is None:
+                continue
+            seen = True
+            if run.command is not None and command is None:
+                command, argc = run.command, run.argc
+            if run.exit is not None:
+                ended = run.exit
+            if run.procs is not None and run.procs > procs_peak:
+                procs_peak = run.procs
+            io = run.io
+            if run.cpu is not None:
+                io_lines += 1
+                io_unknown += io is None
+            if io is not None:
+                io_seen = True
+                read_total += io.read * line.dt
+                write_total += io.write * line.dt
+                if io.read > read_peak:
+                    read_peak = io.read
+                if io.write > write_peak:
+                    write_peak = io.write
+            if run.cpu is None or line.cores is None:
+                continue
+            share, dt = run.cpu * line.cores, line.dt
+            used += share * dt
+            covered += dt
+            if dt >= PEAK_DT:
+                if share > peak:
+                    peak = share
+            elif share > short_peak:
+                short_peak = share
         self.io_lines += io_lines
         self.io_unknown += io_unknown
         if seen:
@@ -136,6 +124,25 @@ class RunSection:
             self.covered.add(covered)
         if io_seen:
             self.io.took(read_total, write_total, read_peak, write_peak)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's CPU in percent of one core, and its read and write rates, where the lines say them."""
+        rows = []
+        for begin, end in bounds:
+            total = 0.0
+            count = read = write = moved = 0
+            for line in lines[begin:end]:
+                run = line.run
+                if run is None:
+                    continue
+                if run.cpu is not None and line.cores is not None:
+                    total += run.cpu * line.cores
+                    count += 1
+                if run.io is not None:
+                    read += run.io.read
+                    write += run.io.write
+                    moved += 1
+            rows.append((total, count, read, moved, write, moved))
         return rows
 
     def merge(self, later: RunSection) -> None:

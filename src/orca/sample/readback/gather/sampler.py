@@ -23,8 +23,10 @@ class SamplerSection:
         self.rise = Rise()
         """How far `self_cpu` rose after the first value, which is all new CPU too (a sampler counts from 0)."""
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+    def add(self, lines: Sequence[Sample]) -> None:
         self.rise.add(present([line.self_cpu for line in lines]))
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         return [(max(line.dt for line in lines[begin:end]),) for begin, end in bounds]
 
     def merge(self, later: SamplerSection) -> None:

@@ -1,7 +1,7 @@
 """What every section of the one gather is: the figures of one section of the line (`io`, `run`, `cgroup`, ...),
 folded from a run's lines, for the summary and the chart alike.
 
-A section is one class in one module, as `Section` below says (`points.py` keeps the points its `add` gives). The
+A section is one class in one module, as `Section` below says (`points.py` keeps the points its `rows` give). The
 run's fold (`fold.py`) calls each section of its `SECTIONS` in turn; nothing else reads a line's sections.
 """
 
@@ -60,14 +60,16 @@ class Section(Protocol):
         name a series of its own: the chart's keyed series, named after the columns."""
         ...
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        """A batch of a run's lines, in the order written, into the summary's figures; and for the chart, per stretch
-        of `lines` (`bounds`, which cover the batch: one stretch when the run is not drawn), the values of `columns`
-        in order: a `MEAN` as its sum and its count, a `PEAK` as the highest, a `NEWEST` as the stretch's last line's,
-        None where no line had one; for a keyed section, per column a dict of each name's highest value.
+    def add(self, lines: Sequence[Sample]) -> None:
+        """A batch of a run's lines, in the order written, into the summary's figures. A million-line file is read at
+        the pace of these: one plain loop or comprehension over the batch, the figures in locals (a method called
+        per line, even `list.append`, costs more than the loop)."""
+        ...
 
-        A million-line file is read at the pace of this: one plain loop over each stretch's lines giving both, the
-        figures in locals (a second pass over the batch, or a method called per line, costs more than the loop)."""
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """For the chart, per stretch of `lines` (`bounds`), the values of `columns` in order: a `MEAN` as its sum and
+        its count, a `PEAK` as the highest, a `NEWEST` as the stretch's last line's, None where no line had one; for a
+        keyed section, per column a dict of each name's highest value. One plain loop over each stretch's lines."""
         ...
 
     def merge(self, later: Self) -> None:

@@ -102,55 +102,60 @@ class TopSection:
         self.seen = False
         self.folds: dict[str, _NameFold] = {}
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        """The figures of each name; for the chart, each stretch's highest memory and CPU of each name at one
-        reading."""
+    def add(self, lines: Sequence[Sample]) -> None:
         folds = self.folds
         batch: dict[str, list[float]] = {}
         """Per name, the batch's CPU seconds, bytes read and bytes written (summed exactly once per batch)."""
-        rows = []
-        for begin, end in bounds:
-            memory: dict[str, float] = {}
-            busy: dict[str, float] = {}
-            for line in lines[begin:end]:
-                run = line.run
-                if run is None or run.top is None:
-                    continue
-                self.seen = True
-                dt = line.dt
-                cores = line.cores
-                for entry in run.top:
-                    fold = folds.get(entry.name)
-                    if fold is None:
-                        fold = folds[entry.name] = _NameFold()
-                    if entry.rss is not None and entry.rss > fold.largest:
-                        fold.largest, fold.largest_pid = entry.rss, entry.pid
-                    if cores is not None and entry.cpu * cores > fold.busiest:
-                        fold.busiest = entry.cpu * cores
-                for name, (rss, cpu, read, write, pids) in by_name(run, cores).items():
-                    fold = folds[name]
-                    fold.pids.add_all(pids)
-                    if rss is not None:
-                        if rss > fold.mem_peak:
-                            fold.mem_peak = rss
-                        if rss > memory.get(name, -1):
-                            memory[name] = rss
-                    moved = batch.get(name)
-                    if moved is None:
-                        moved = batch[name] = [0.0, 0.0, 0.0]
-                    if cpu is not None:
-                        moved[0] += cpu * dt / 100
-                        if cpu > busy.get(name, -1):
-                            busy[name] = cpu
-                    moved[1] += read * dt
-                    moved[2] += write * dt
-            rows.append((memory, busy))
+        for line in lines:
+            run = line.run
+            if run is None or run.top is None:
+                continue
+            self.seen = True
+            dt = line.dt
+            cores = line.cores
+            for entry in run.top:
+                fold = folds.get(entry.name)
+                if fold is None:
+                    fold = folds[entry.name] = _NameFold()
+                if entry.rss is not None and entry.rss > fold.largest:
+                    fold.largest, fold.largest_pid = entry.rss, entry.pid
+                if cores is not None and entry.cpu * cores > fold.busiest:
+                    fold.busiest = entry.cpu * cores
+            for name, (rss, cpu, read, write, pids) in by_name(run, cores).items():
+                fold = folds[name]
+                fold.pids.add_all(pids)
+                if rss is not None and rss > fold.mem_peak:
+                    fold.mem_peak = rss
+                moved = batch.get(name)
+                if moved is None:
+                    moved = batch[name] = [0.0, 0.0, 0.0]
+                if cpu is not None:
+                    moved[0] += cpu * dt / 100
+                moved[1] += read * dt
+                moved[2] += write * dt
         for name, (cpu_seconds, read_bytes, write_bytes) in batch.items():
             fold = folds[name]
             fold.cpu.add(cpu_seconds)
             fold.read.add(read_bytes)
             fold.write.add(write_bytes)
         self._bound()
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        """Each stretch's highest memory and CPU of each name at one reading."""
+        rows = []
+        for begin, end in bounds:
+            memory: dict[str, float] = {}
+            cpu: dict[str, float] = {}
+            for line in lines[begin:end]:
+                run = line.run
+                if run is None or run.top is None:
+                    continue
+                for name, (rss, share, _, _, _) in by_name(run, line.cores).items():
+                    if rss is not None and rss > memory.get(name, -1):
+                        memory[name] = rss
+                    if share is not None and share > cpu.get(name, -1):
+                        cpu[name] = share
+            rows.append((memory, cpu))
         return rows
 
     def merge(self, later: TopSection) -> None:

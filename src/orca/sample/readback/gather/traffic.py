@@ -84,30 +84,36 @@ class TrafficSection:
         self.make = make
         self.moved = Moved()
 
-    def add(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+    def add(self, lines: Sequence[Sample]) -> None:
         key, first_total, second_total = self.key, 0.0, 0.0
-        first_peak, second_peak, seen = self.moved.first_peak, self.moved.second_peak, False
-        rows = []
+        first_peak, second_peak, count = self.moved.first_peak, self.moved.second_peak, 0
+        for line in lines:
+            rates = getattr(line, key)
+            if rates is not None:
+                first, second = astuple(rates)
+                dt = line.dt
+                first_total += first * dt
+                second_total += second * dt
+                count += 1
+                if first > first_peak:
+                    first_peak = first
+                if second > second_peak:
+                    second_peak = second
+        if count:
+            self.moved.took(first_total, second_total, first_peak, second_peak)
+
+    def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
+        key, rows = self.key, []
         for begin, end in bounds:
             first_sum = second_sum = count = 0
             for line in lines[begin:end]:
                 rates = getattr(line, key)
                 if rates is not None:
                     first, second = astuple(rates)
-                    dt = line.dt
-                    first_total += first * dt
-                    second_total += second * dt
                     first_sum += first
                     second_sum += second
                     count += 1
-                    if first > first_peak:
-                        first_peak = first
-                    if second > second_peak:
-                        second_peak = second
             rows.append((first_sum, count, second_sum, count))
-            seen = seen or count > 0
-        if seen:
-            self.moved.took(first_total, second_total, first_peak, second_peak)
         return rows
 
     def merge(self, later: TrafficSection) -> None:
