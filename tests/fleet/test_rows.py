@@ -1,0 +1,27 @@
+"""Runs' rows in columns (`fleet/rows.py`): rows given a column at a time read back as they were given."""
+
+from __future__ import annotations
+
+import math
+
+from orca.sample.readback.fleet.fields import CPU, HOST, IO, NET
+from orca.sample.readback.fleet.rows import NONE, Columns, Rows
+
+
+def _columns(hosts: list[str], cpu: list[float], io: list[int]) -> Columns:
+    return Columns(hosts, {CPU: cpu}, {IO: io, NET: [NONE] * len(hosts)}, 1, {})
+
+
+def test_columns_read_back_with_hosts_numbered_as_they_come_and_a_count_past_64_bits_kept() -> None:
+    rows = Rows()
+    rows.extend(_columns(["a", "b", "a"], [1.5, math.nan, 3.0], [10, NONE, 2**70]))
+    rows.extend(_columns(["b", "c"], [4.0, 5.0], [-(2**63) - 1, 7]))
+
+    assert [rows.value(HOST, index) for index in range(5)] == ["a", "b", "a", "b", "c"]
+    assert rows.hosts == ["a", "b", "c"]
+    assert list(rows.host) == [0, 1, 0, 1, 2]
+    assert [rows.value(CPU, index) for index in range(5)] == [1.5, None, 3.0, 4.0, 5.0]
+    assert [rows.value(IO, index) for index in range(5)] == [10, None, 2**70, -(2**63) - 1, 7]
+    assert rows.counts(IO, range(5)) == [10, None, 2**70, -(2**63) - 1, 7]
+    assert [rows.value(NET, index) for index in range(5)] == [None] * 5
+    assert len(rows) == len(rows.ints(IO)) == len(rows.bits) == 5
