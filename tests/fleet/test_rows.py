@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from array import array
 
 from orca.sample.readback.fleet.fields import CPU, HOST, IO, NET
-from orca.sample.readback.fleet.rows import NONE, Columns, Rows
+from orca.sample.readback.fleet.rows import NONE, Columns, Rows, pick
 
 
 def _columns(hosts: list[str], cpu: list[float], io: list[int]) -> Columns:
@@ -25,3 +26,18 @@ def test_columns_read_back_with_hosts_numbered_as_they_come_and_a_count_past_64_
     assert rows.counts(IO, range(5)) == [10, None, 2**70, -(2**63) - 1, 7]
     assert [rows.value(NET, index) for index in range(5)] == [None] * 5
     assert len(rows) == len(rows.ints(IO)) == len(rows.bits) == 5
+
+
+def test_pick_takes_the_values_at_the_indices_whether_they_follow_each_other_or_not() -> None:
+    values = array("d", [10.0, 11.0, 12.0, 13.0, 14.0, 15.0])
+
+    assert list(pick(values, range(2, 5))) == [12.0, 13.0, 14.0]
+    assert list(pick(values, array("L", [2, 3, 4]))) == [12.0, 13.0, 14.0]
+    assert list(pick(values, array("L", [0]))) == [10.0]
+    assert list(pick(values, array("L", [5]))) == [15.0]
+    assert list(pick(values, array("L", [2, 4, 3, 5]))) == [12.0, 14.0, 13.0, 15.0]  # a span of 4, not in order
+    assert list(pick(values, array("L", [4, 2, 3]))) == [14.0, 12.0, 13.0]
+    assert list(pick(values, array("L", [1, 2, 4]))) == [11.0, 12.0, 14.0]
+    assert list(pick(values, array("L", []))) == []
+    assert list(pick(values, [5, 0])) == [15.0, 10.0]
+    assert list(pick(values, array("L", [1, 2, 3, 4, 5]))) == [11.0, 12.0, 13.0, 14.0, 15.0]

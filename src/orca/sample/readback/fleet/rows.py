@@ -8,6 +8,7 @@ records take kilobytes. The table, the totals and the lists are made from the co
 
 from __future__ import annotations
 
+import functools
 import math
 from array import array
 from collections.abc import Iterator, Sequence
@@ -303,7 +304,26 @@ class Rows:
 
 
 def pick(values: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
-    """A column's values at `indices`: a slice when they follow each other (the rows in the order they came)."""
+    """A column's values at `indices`: a slice when they follow each other (the rows in the order they came, or a
+    stretch of them in an order that is mostly theirs)."""
     if isinstance(indices, range):
         return values[indices.start : indices.stop]
+    if isinstance(indices, array) and indices and _following(indices):
+        return values[indices[0] : indices[-1] + 1]
     return [values[index] for index in indices]
+
+
+def _following(indices: array[int]) -> bool:
+    """Whether each of `indices` is the one before it plus 1: compared with a stretch of the numbers from 0 by one
+    comparison of C arrays, where a comparison a value would cost what picking them does."""
+    first, last = indices[0], indices[-1]
+    if last - first != len(indices) - 1 or first < 0:
+        return False
+    return indices == _counting(indices.typecode, 1 << last.bit_length())[first : last + 1]
+
+
+@functools.lru_cache(maxsize=1)
+def _counting(typecode: str, stop: int) -> array[int]:
+    """The numbers from 0 to `stop`, a power of 2: kept for the next stretches of a table's order (made again only
+    each time it doubles; the last is at most twice the table's length, 8 bytes a number)."""
+    return array(typecode, range(stop))
