@@ -103,7 +103,18 @@ class Runs:
         groups: Iterable[tuple[RunKey, Sequence[Sample]]]
         if hosts.count(first.host) == len(batch) and starts.count(first.start) == len(batch):
             groups = [(run_key(first), batch)]
-        elif len(set(zip(hosts, starts, strict=True))) == len(batch):  # a run a line: cron's file
+        elif len(keys := set(zip(hosts, starts, strict=True))) == len(batch):  # a run a line: cron's file
+            if self.lone and self.was_drawn >= self.drawn and self.open.keys().isdisjoint(keys) \
+                    and (self.from_start or all(map(opens_run, batch))):
+                # Every line a new run held as its line: the runs open after them and those they close made
+                # together, as the loop below would one at a time.
+                orders = range(self._next, self._next + len(batch))
+                self._next += len(batch)
+                items = [*self.open.items(), *zip(zip(hosts, starts, strict=True), zip(orders, batch, strict=True),
+                                                  strict=True)]
+                closing = max(0, len(items) - OPEN_RUNS)
+                self.open = dict(items[closing:])
+                return [run for _, run in items[:closing]]
             groups = zip(zip(hosts, starts, strict=True), zip(batch), strict=True)
         else:
             from toolz import groupby  # here: toolz's import is a tenth of the start-up, and most files are one run

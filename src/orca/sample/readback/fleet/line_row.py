@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from operator import attrgetter
 
-from orca.sample.line_format import Disk, Sample
+from orca.sample.line_format import Sample
 from orca.sample.readback.fleet.fields import (
     BEGIN,
     BYTES_AVAILABLE,
@@ -46,14 +47,17 @@ from orca.sample.readback.fleet.flags import (
 from orca.sample.readback.fleet.rows import NONE, Columns
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU
 
+_OOM_KILL = attrgetter("oom_kill")
+"""A container's OOM kills: `map` of it over a line's containers makes no frame a container, as a generator does."""
+
 
 def plain(line: Sample) -> bool:
     """Whether a run of this one line can be its row without its fold: the line is of the kind most runs of one line
     are (the host's figures: no `run`, no `cgroup`, its CPU, memory and cores, `dt` over 0) and could be flagged
     idle at most (neither saturated, under memory pressure, nor with an OOM kill)."""
-    cpu, mem = line.cpu, line.mem
+    cpu, mem, containers = line.cpu, line.mem, line.containers
     if line.run is not None or line.cgroup is not None or cpu is None or mem is None or not line.cores \
-            or not mem.total or not line.dt > 0 or any(container.oom_kill for container in line.containers or ()):
+            or not mem.total or not line.dt > 0 or (containers and any(map(_OOM_KILL, containers))):
         return False
     share = cpu.user + cpu.system + cpu.steal
     peak = 100 * mem.used / mem.total
@@ -62,14 +66,19 @@ def plain(line: Sample) -> bool:
                 or (pressure is not None and pressure >= MEMORY_PRESSURE_PERCENT))
 
 
-def _fullest(disks: Sequence[Disk] | None) -> float:
-    """The first fullest disk's percentage, as `gather/host.py`'s DiskSection takes it; NaN without one."""
-    fullest = -1.0
-    for disk in disks or ():
-        size = disk.used + disk.free
-        if size > 0 and 100 * disk.used / size > fullest:
-            fullest = 100 * disk.used / size
-    return math.nan if fullest < 0 else fullest
+def _fullest(lines: Sequence[Sample]) -> list[float]:
+    """Each line's first fullest disk's percentage, as `gather/host.py`'s DiskSection takes it; NaN without one (a
+    loop over all the lines' disks, not a call a line)."""
+    nan = math.nan
+    each = []
+    for line in lines:
+        fullest = -1.0
+        for disk in line.disk or ():
+            used = disk.used
+            if (size := used + disk.free) > 0 and (percent := 100 * used / size) > fullest:
+                fullest = percent
+        each.append(nan if fullest < 0 else fullest)
+    return each
 
 
 def line_rows(lines: Sequence[Sample]) -> Columns:
@@ -107,7 +116,7 @@ def line_rows(lines: Sequence[Sample]) -> Columns:
         MEMORY_PERCENT: [100 * part / whole for part, whole in zip(bytes_used, bytes_available, strict=True)],
         CPUS: [whole / seconds for whole, seconds in zip(cores_available, dt, strict=True)],
         MEMORY_BYTES: [whole / seconds for whole, seconds in zip(bytes_available, dt, strict=True)],
-        DISK: [_fullest(line.disk) for line in lines],
+        DISK: _fullest(lines),
         CORES_USED: cores_used,
         CORES_AVAILABLE: cores_available,
         BYTES_USED: bytes_used,
