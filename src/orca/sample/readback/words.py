@@ -1,8 +1,9 @@
 """The read side's words, each said one way (docs/metrics.md, "Words"): every function here takes a figure, a name
 or a record's few fields and returns the text a person reads for it, the same in the summary, the fleet's table and
 lists, `--json`'s sentences and the chart's titles, legends and notes. `-` stands for a figure the lines do not
-give. The fleet's table says sizes and shares in shorter cells (`size_cell`, `percent_cell`, `exit_cell`): its
-columns share a terminal's width."""
+give. The fleet's table says sizes, shares and how a command ended in shorter cells (`size_cells`, `percent_cells`,
+`exit_cell`), its columns a whole column at a time (a table of many runs has many cells): they share a terminal's
+width."""
 
 from __future__ import annotations
 
@@ -140,13 +141,6 @@ def percent(share: float | None) -> str:
     return MISSING if share is None else f"{share:.1f}%"
 
 
-def percent_cell(share: float | None) -> str:
-    """A percentage in a table's cell, under a header that says `%`.
-
-    >>> percent_cell(26.94), percent_cell(None)
-    ('26.9', '-')
-    """
-    return MISSING if share is None else f"{share:.1f}"
 
 
 def duration(seconds: float | None) -> str:
@@ -245,6 +239,16 @@ def size_cells(counts: Iterable[float | None]) -> list[str]:
             else (f"{size:.1f}K" if (size := count / 1024) < 10 else f"{size:.0f}K") if count < 1024**2
             else (f"{size:.1f}M" if (size := count / 1024 / 1024) < 10 else f"{size:.0f}M") if count < 1024**3
             else size_cell(count) for count in counts]
+
+
+def percent_cells(shares: Iterable[float | None]) -> list[str]:
+    """`percent` of each of `shares` in a table's cell, under a header that says `%`; `-` for None or NaN (a table's
+    column of floats holds a missing figure as NaN).
+
+    >>> percent_cells([26.94, 199.0, None, math.nan])
+    ['26.9', '199.0', '-', '-']
+    """
+    return [MISSING if share is None or share != share else f"{share:.1f}" for share in shares]
 
 
 def signal_name(number: int) -> str:

@@ -44,7 +44,7 @@ class Figure:
     """Its column's header in the table, in this order; None for a figure only `--json` has."""
     said: str = ""
     """How its column's cells say it (`fleet/text.py`'s `row_cells`): `start` (the time of day, or the day and
-    minute when the runs began on several days), `span`, `count`, `tenths`, `size`, `exit`, `flags`; `-` for a row
+    minute when the runs began on several days), `span`, `count`, `percent`, `size`, `exit`, `flags`; `-` for a row
     without it."""
     whose: tuple[int, int] | None = None
     """The bits of a row's `bits` (`fleet/fields.py`) that say whose the figure is: its cgroup's limit's, or else its
@@ -98,16 +98,16 @@ ROW: tuple[Figure, ...] = (
     Figure("cpus", Cores),
     Figure("cpus_limited", bool | None, _limited("cpu_limited")),
     Figure("cpu_of", str | None, _whose("cpu_limited", "cpu_own")),
-    Figure("cpu_percent", Percent, header="cpu%", said="tenths", whose=(CPU_LIMITED, CPU_OWN), sort="cpu"),
-    Figure("cpu_p95_percent", Percent, "cpu_p95", header="p95", said="tenths", sort="p95"),
+    Figure("cpu_percent", Percent, header="cpu%", said="percent", whose=(CPU_LIMITED, CPU_OWN), sort="cpu"),
+    Figure("cpu_p95_percent", Percent, "cpu_p95", header="p95", said="percent", sort="p95"),
     Figure("memory_bytes", Count, lambda held: None if held["memory_bytes"] is None else round(held["memory_bytes"])),
     Figure("memory_limited", bool | None, _limited("memory_limited")),
     Figure("memory_of", str | None, _whose("memory_limited", "memory_own")),
     Figure("memory_percent", Percent),
-    Figure("memory_peak_percent", Percent, header="mem%", said="tenths", whose=(MEMORY_LIMITED, MEMORY_OWN),
+    Figure("memory_peak_percent", Percent, header="mem%", said="percent", whose=(MEMORY_LIMITED, MEMORY_OWN),
            sort="mem"),
     Figure("rss_peak", Count, header="rss", said="size", sort="rss"),
-    Figure("disk_peak_percent", Percent, header="disk%", said="tenths", sort="disk"),
+    Figure("disk_peak_percent", Percent, header="disk%", said="percent", sort="disk"),
     Figure("io_bytes", Count, header="io", said="size", whose=(0, OWN_IO), sort="io"),
     Figure("io_of", str | None, lambda held: None if held["host"] is None else "run" if held["own_io"] else "host"),
     Figure("net_bytes", Count, header="net", said="size", sort="net"),
