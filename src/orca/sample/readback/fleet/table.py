@@ -152,17 +152,16 @@ def order(rows: Rows, sort: str) -> Sequence[int]:
 
 def _held_order(rows: Rows, sort: str, sources: Sources | None) -> tuple[array[int], bool]:
     """`order` as C integers (its list of Python integers not kept), and whether it is the order the rows came in.
-    A fleet's rows by name are by their source's name first, a source without runs by its name among them; by
-    anything else, the sources without runs come last."""
-    if sources is not None and sort == "name":
-        hosts, host, begins = rows.hosts, rows.host, rows.floats(BEGIN)
-        keys = [(name, hosts[host[index]], begins[index]) for index, name in enumerate(sources.names)]
-        keys += [(name, "", 0.0) for name, _ in sources.empty]
-        return array("L", sorted(range(len(keys)), key=keys.__getitem__)), False
+    A fleet's rows by name are then by their source's name (stably: then by host and start, as `order` put them), a
+    source without runs by its name among them; by anything else, the sources without runs come last."""
     ordered = order(rows, sort)
-    if sources is not None and sources.empty:
-        return array("L", [*ordered, *range(len(rows), len(rows) + len(sources.empty))]), isinstance(ordered, range)
-    return array("L", ordered), isinstance(ordered, range)
+    if sources is None or not (sources.empty or sort == "name"):
+        return array("L", ordered), isinstance(ordered, range)
+    everyone = [*ordered, *range(len(rows), len(rows) + len(sources.empty))]
+    if sort != "name":
+        return array("L", everyone), isinstance(ordered, range)
+    names = [*sources.names, *(name for name, _ in sources.empty)]
+    return array("L", sorted(everyone, key=names.__getitem__)), False
 
 
 def in_order(values: Sequence[float]) -> bool:
