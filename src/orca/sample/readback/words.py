@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import shlex
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from orca.sample.line_format import CommandExit
@@ -318,10 +318,12 @@ def command(argv: Sequence[str], argc: int | None = None, most: int | None = Non
     return text
 
 
-def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[str] = ()) -> list[str]:
+def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[str] = (),
+               runs_of_host: Mapping[tuple[str, str], int] | None = None) -> list[str]:
     """Each run's label, from its source's name, host and start: the shortest end of its source's path that tells
     the sources (`names` too) apart, then its host where one source holds several hosts' runs, and its start's time
-    of day where one source holds several runs of a host.
+    of day where one source holds several runs of a host. `runs_of_host` counts each source's host's runs when `runs`
+    are a few of them (a file of many runs is labelled a piece at a time).
 
     >>> run_labels([("m/a.jsonl", "h", 1.0), ("m/b.jsonl", "h", 1.0)])
     ['a', 'b']
@@ -329,20 +331,22 @@ def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[st
     ['x/a', 'y/a']
     >>> run_labels([("s3://l/n/7/metrics/w-3.jsonl", "h", 1.0), ("s3://l/n/8/metrics/w-3.jsonl", "h", 1.0)])
     ['7/w-3', '8/w-3']
-    >>> run_labels([("a.jsonl", "h1", 1.0), ("a.jsonl", "h2", 1.0), ("a.jsonl", "h2", 3600.0)])
-    ['a (h1)', 'a (h2) 00:00:01', 'a (h2) 01:00:00']
+    >>> run_labels([("a.jsonl", "h1", 1.0), ("a.jsonl", "h2", 1.0), ("a.jsonl", "h2", None)])
+    ['a (h1)', 'a (h2) 00:00:01', 'a (h2) before start']
+    >>> run_labels([("a.jsonl", "h2", 3600.0)], runs_of_host={("a.jsonl", "h1"): 1, ("a.jsonl", "h2"): 2})
+    ['a (h2) 01:00:00']
     """
     short = shortest_names(sorted({*names, *(name for name, _, _ in runs)}))
-    starts = Counter((name, host) for name, host, _ in runs)
+    starts = Counter((name, host) for name, host, _ in runs) if runs_of_host is None else runs_of_host
     hosts = Counter(name for name, _ in starts)  # each source's distinct hosts
+    # Each source's host's label but the start, and whether the start is said: once each, not once a run.
+    heads = {(name, host): (short[name] + (f" ({host})" if hosts[name] > 1 else ""), runs > 1)
+             for (name, host), runs in starts.items() if name in short}
+    times = times_of_day([0.0 if start is None else start for _, _, start in runs])
     labels = []
-    for name, host, start in runs:
-        label = short[name]
-        if hosts[name] > 1:
-            label += f" ({host})"
-        if starts[(name, host)] > 1:
-            label += " " + ("before start" if start is None else time_of_day(start))
-        labels.append(label)
+    for (name, host, start), time in zip(runs, times, strict=True):
+        head, timed = heads[(name, host)]
+        labels.append(head + " " + ("before start" if start is None else time) if timed else head)
     return labels
 
 

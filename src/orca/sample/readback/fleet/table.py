@@ -46,8 +46,8 @@ from orca.sample.readback.fleet.flags import (
     straggler_flag,
 )
 from orca.sample.readback.fleet.records import FleetTotals, Run
-from orca.sample.readback.fleet.rows import INTS, Rows, compact
-from orca.sample.readback.words import printable, run_labels, shortest_names, time_of_day, times_of_day
+from orca.sample.readback.fleet.rows import INTS, Rows, compact, pick
+from orca.sample.readback.words import printable, run_labels
 
 GIB = 2**30
 
@@ -190,9 +190,7 @@ class Table:
         rows.settle()  # its columns read directly below
         self.name, self.rows, self.sorted_by, self.sources = name, rows, sort, sources
         self.order, self.in_order = _held_order(rows, sort, sources)
-        self.short = shortest_names([name])[name]
-        self.several_hosts = len(rows.hosts) > 1
-        self._runs_of_host = Counter(rows.host)
+        self._runs_of_host = {(name, rows.hosts[host]): runs for host, runs in Counter(rows.host).items()}
         self._kinds = set(rows.bits)
         """The rows' `bits`, each once."""
         self.ends = self._straggler_bound()
@@ -220,26 +218,22 @@ class Table:
         """What the table, the lists, the chart and `--json` call row `index`: `words.run_labels`'."""
         if self.sources is not None:
             return self.sources.labels[index]
-        rows = self.rows
-        label = self.short
-        if self.several_hosts:
-            label += f" ({rows.hosts[rows.host[index]]})"
-        if self._runs_of_host[rows.host[index]] > 1:
-            start = rows.floats(START)[index]
-            label += " " + ("before start" if start != start else time_of_day(start))
+        [label] = self._labels([index])
         return label
 
     def labels(self, indices: Sequence[int]) -> list[str]:
         """`label` of each of the rows at `indices`, printable: a column of the table."""
-        rows = self.rows
-        if self.sources is not None or self.several_hosts or len(self._runs_of_host) != 1 or len(rows) < 2:
-            return [printable(self.label(index)) for index in indices]
-        starts = rows.floats(START)
-        values = [starts[index] for index in indices]
-        prefix = printable(self.short) + " "  # `printable` escapes a character at a time
-        return [prefix + ("before start" if start != start else said)
-                for start, said in zip(values, times_of_day([0.0 if start != start else start for start in values]),
-                                       strict=True)]
+        if self.sources is not None:
+            return [printable(self.sources.labels[index]) for index in indices]
+        return list(map(printable, self._labels(indices)))
+
+    def _labels(self, indices: Sequence[int]) -> list[str]:
+        """A source's runs' labels, those at `indices`, each run counted among all of the source's."""
+        rows, name = self.rows, self.name
+        hosts, host = rows.hosts, rows.host
+        runs = [(name, hosts[host[index]], None if start != start else start)
+                for index, start in zip(indices, pick(rows.floats(START), indices), strict=True)]
+        return run_labels(runs, runs_of_host=self._runs_of_host)
 
     def name_of(self, index: int) -> str:
         """The file, `-` or object row `index` was read from."""
