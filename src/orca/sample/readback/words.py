@@ -339,15 +339,15 @@ def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[st
     short = shortest_names(sorted({*names, *(name for name, _, _ in runs)}))
     starts = Counter((name, host) for name, host, _ in runs) if runs_of_host is None else runs_of_host
     hosts = Counter(name for name, _ in starts)  # each source's distinct hosts
-    # Each source's host's label but the start, and whether the start is said: once each, not once a run.
-    heads = {(name, host): (short[name] + (f" ({host})" if hosts[name] > 1 else ""), runs > 1)
-             for (name, host), runs in starts.items() if name in short}
+    # Each source's host's label but the start, and whether the start is said: once each, not once a run (by name,
+    # then host: no pair made a run).
+    heads: dict[str, dict[str, tuple[str, bool]]] = {}
+    for (name, host), runs_of_it in starts.items():
+        if name in short:
+            heads.setdefault(name, {})[host] = (short[name] + (f" ({host})" if hosts[name] > 1 else ""), runs_of_it > 1)
     times = times_of_day([0.0 if start is None else start for _, _, start in runs])
-    labels = []
-    for (name, host, start), time in zip(runs, times, strict=True):
-        head, timed = heads[(name, host)]
-        labels.append(head + " " + ("before start" if start is None else time) if timed else head)
-    return labels
+    return [head + " " + ("before start" if start is None else time) if timed else head
+            for (name, host, start), time in zip(runs, times, strict=True) for head, timed in (heads[name][host],)]
 
 
 def shortest_names(names: Sequence[str]) -> dict[str, str]:

@@ -47,7 +47,7 @@ from orca.sample.readback.fleet.flags import (
 )
 from orca.sample.readback.fleet.records import FleetTotals, Run
 from orca.sample.readback.fleet.rows import INTS, Rows, compact, pick
-from orca.sample.readback.words import printable, run_labels
+from orca.sample.readback.words import run_labels
 
 GIB = 2**30
 
@@ -216,19 +216,14 @@ class Table:
 
     def label(self, index: int) -> str:
         """What the table, the lists, the chart and `--json` call row `index`: `words.run_labels`'."""
-        if self.sources is not None:
-            return self.sources.labels[index]
-        [label] = self._labels([index])
+        [label] = self.labels([index])
         return label
 
     def labels(self, indices: Sequence[int]) -> list[str]:
-        """`label` of each of the rows at `indices`, printable: a column of the table."""
+        """`label` of each of the rows at `indices` (a column of the table): a source's runs' are counted among all
+        of its runs."""
         if self.sources is not None:
-            return [printable(self.sources.labels[index]) for index in indices]
-        return list(map(printable, self._labels(indices)))
-
-    def _labels(self, indices: Sequence[int]) -> list[str]:
-        """A source's runs' labels, those at `indices`, each run counted among all of the source's."""
+            return list(map(self.sources.labels.__getitem__, indices))
         rows, name = self.rows, self.name
         hosts, host = rows.hosts, rows.host
         runs = [(name, hosts[host[index]], None if start != start else start)

@@ -130,7 +130,8 @@ def stand_out_rows(table: Table) -> list[str]:
         flagged = table.flagged(flag)
         if not flagged:
             continue
-        firsts = [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
+        named = flagged[:MOST_NAMED]
+        firsts = [(printable(label), each.why) for index, label in zip(named, table.labels(named), strict=True)
                   for each in table.flags(index) if each.flag == flag]
         rows.append(f"{title} ({len(flagged):,}):")
         width = min(max(len(label) for label, _ in firsts), WIDTH // 3)
@@ -233,6 +234,8 @@ def table_text(table: Table, said: TextIO) -> Iterator[str]:
     for at in range(0, len(order), _CHUNK):
         indices: Sequence[int] = range(at, min(at + _CHUNK, len(order))) if table.in_order else order[at : at + _CHUNK]
         labels = table.labels(indices)
+        if not all(map(str.isprintable, labels)):  # seldom: not a call a label
+            labels = list(map(printable, labels))
         label_length = max(label_length, max(map(len, labels)))
         columns = cells(indices)
         widths = [max(width, max(map(len, column))) for width, column in zip(widths, columns, strict=True)]
