@@ -167,17 +167,6 @@ def utc(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def time_of_day(t: float) -> str:
-    """A moment's time of day, UTC, to the second: `utc(t)`'s, counted without a datetime as `times_of_day` counts a
-    column, its second rounded as `datetime.fromtimestamp` rounds it, to the microsecond, half to even.
-
-    >>> time_of_day(1796016198.738), time_of_day(59.9999996), time_of_day(59.9999994), time_of_day(-0.5)
-    ('05:23:18', '00:01:00', '00:00:59', '23:59:59')
-    """
-    [said] = times_of_day([t])
-    return said
-
-
 def day_and_minute(t: float) -> str:
     """A moment's day of the year and time, UTC, to the minute: for runs that began on several days.
 
@@ -202,7 +191,8 @@ def _seconds(moments: Sequence[float]) -> list[int | None]:
 
 
 def times_of_day(moments: Sequence[float]) -> list[str]:
-    """`time_of_day` of each of `moments` (a column of a table of many runs), counted the same way.
+    """Each moment's time of day, UTC, to the second (a column of a table of many runs): `utc(t)`'s, counted without
+    a datetime, its second rounded as `datetime.fromtimestamp` rounds it, to the microsecond, half to even.
 
     >>> times_of_day([1796016198.738, 59.9999996, 59.9999994, -0.5])
     ['05:23:18', '00:01:00', '00:00:59', '23:59:59']
