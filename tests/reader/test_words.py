@@ -33,7 +33,7 @@ from orca.sample.readback.words import (
     signal_name,
     size,
     size_cell,
-    time_of_day,
+    times_of_day,
     utc,
 )
 from tests.reader.folding import checked, every_run, series_of
@@ -84,8 +84,9 @@ def test_a_count(number: int, noun: str, said: str) -> None:
 
 def test_moments_and_times_of_day() -> None:
     t = 1796016198.738  # 2026-11-30 05:23:18.738 UTC: 20,787 days after 1970-01-01, and 19,398.738 s into the day
-    assert (utc(t), time_of_day(t), day_and_minute(t)) == ("2026-11-30T05:23:18Z", "05:23:18", "11-30 05:23")
-    assert (utc(0), time_of_day(86399), day_and_minute(86400)) == ("1970-01-01T00:00:00Z", "23:59:59", "01-02 00:00")
+    assert (utc(t), times_of_day([t]), day_and_minute(t)) == ("2026-11-30T05:23:18Z", ["05:23:18"], "11-30 05:23")
+    assert (utc(0), times_of_day([86399]), day_and_minute(86400)) == ("1970-01-01T00:00:00Z", ["23:59:59"],
+                                                                      "01-02 00:00")
 
 
 def test_how_a_command_ended() -> None:

@@ -1,15 +1,16 @@
 """The read side's words, each said one way (docs/metrics.md, "Words"): every function here takes a figure, a name
 or a record's few fields and returns the text a person reads for it, the same in the summary, the fleet's table and
 lists, `--json`'s sentences and the chart's titles, legends and notes. `-` stands for a figure the lines do not
-give. The fleet's table says sizes and shares in shorter cells (`size_cell`, `percent_cell`, `exit_cell`): its
-columns share a terminal's width."""
+give. The fleet's table says sizes, shares and how a command ended in shorter cells (`size_cells`, `percent_cells`,
+`exit_cell`), its columns a whole column at a time (a table of many runs has many cells): they share a terminal's
+width."""
 
 from __future__ import annotations
 
 import math
 import shlex
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from orca.sample.line_format import CommandExit
@@ -140,13 +141,6 @@ def percent(share: float | None) -> str:
     return MISSING if share is None else f"{share:.1f}%"
 
 
-def percent_cell(share: float | None) -> str:
-    """A percentage in a table's cell, under a header that says `%`.
-
-    >>> percent_cell(26.94), percent_cell(None)
-    ('26.9', '-')
-    """
-    return MISSING if share is None else f"{share:.1f}"
 
 
 def duration(seconds: float | None) -> str:
@@ -173,17 +167,6 @@ def utc(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def time_of_day(t: float) -> str:
-    """A moment's time of day, UTC, to the second: `utc(t)`'s, counted without a datetime as `times_of_day` counts a
-    column, its second rounded as `datetime.fromtimestamp` rounds it, to the microsecond, half to even.
-
-    >>> time_of_day(1796016198.738), time_of_day(59.9999996), time_of_day(59.9999994), time_of_day(-0.5)
-    ('05:23:18', '00:01:00', '00:00:59', '23:59:59')
-    """
-    [said] = times_of_day([t])
-    return said
-
-
 def day_and_minute(t: float) -> str:
     """A moment's day of the year and time, UTC, to the minute: for runs that began on several days.
 
@@ -208,7 +191,8 @@ def _seconds(moments: Sequence[float]) -> list[int | None]:
 
 
 def times_of_day(moments: Sequence[float]) -> list[str]:
-    """`time_of_day` of each of `moments` (a column of a table of many runs), counted the same way.
+    """Each moment's time of day, UTC, to the second (a column of a table of many runs): `utc(t)`'s, counted without
+    a datetime, its second rounded as `datetime.fromtimestamp` rounds it, to the microsecond, half to even.
 
     >>> times_of_day([1796016198.738, 59.9999996, 59.9999994, -0.5])
     ['05:23:18', '00:01:00', '00:00:59', '23:59:59']
@@ -245,6 +229,16 @@ def size_cells(counts: Iterable[float | None]) -> list[str]:
             else (f"{size:.1f}K" if (size := count / 1024) < 10 else f"{size:.0f}K") if count < 1024**2
             else (f"{size:.1f}M" if (size := count / 1024 / 1024) < 10 else f"{size:.0f}M") if count < 1024**3
             else size_cell(count) for count in counts]
+
+
+def percent_cells(shares: Iterable[float | None]) -> list[str]:
+    """`percent` of each of `shares` in a table's cell, under a header that says `%`; `-` for None or NaN (a table's
+    column of floats holds a missing figure as NaN).
+
+    >>> percent_cells([26.94, 199.0, None, math.nan])
+    ['26.9', '199.0', '-', '-']
+    """
+    return [MISSING if share is None or share != share else f"{share:.1f}" for share in shares]
 
 
 def signal_name(number: int) -> str:
@@ -314,10 +308,12 @@ def command(argv: Sequence[str], argc: int | None = None, most: int | None = Non
     return text
 
 
-def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[str] = ()) -> list[str]:
+def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[str] = (),
+               runs_of_host: Mapping[tuple[str, str], int] | None = None) -> list[str]:
     """Each run's label, from its source's name, host and start: the shortest end of its source's path that tells
     the sources (`names` too) apart, then its host where one source holds several hosts' runs, and its start's time
-    of day where one source holds several runs of a host.
+    of day where one source holds several runs of a host. `runs_of_host` counts each source's host's runs when `runs`
+    are a few of them (a file of many runs is labelled a piece at a time).
 
     >>> run_labels([("m/a.jsonl", "h", 1.0), ("m/b.jsonl", "h", 1.0)])
     ['a', 'b']
@@ -325,21 +321,23 @@ def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[st
     ['x/a', 'y/a']
     >>> run_labels([("s3://l/n/7/metrics/w-3.jsonl", "h", 1.0), ("s3://l/n/8/metrics/w-3.jsonl", "h", 1.0)])
     ['7/w-3', '8/w-3']
-    >>> run_labels([("a.jsonl", "h1", 1.0), ("a.jsonl", "h2", 1.0), ("a.jsonl", "h2", 3600.0)])
-    ['a (h1)', 'a (h2) 00:00:01', 'a (h2) 01:00:00']
+    >>> run_labels([("a.jsonl", "h1", 1.0), ("a.jsonl", "h2", 1.0), ("a.jsonl", "h2", None)])
+    ['a (h1)', 'a (h2) 00:00:01', 'a (h2) before start']
+    >>> run_labels([("a.jsonl", "h2", 3600.0)], runs_of_host={("a.jsonl", "h1"): 1, ("a.jsonl", "h2"): 2})
+    ['a (h2) 01:00:00']
     """
     short = shortest_names(sorted({*names, *(name for name, _, _ in runs)}))
-    starts = Counter((name, host) for name, host, _ in runs)
+    starts = Counter((name, host) for name, host, _ in runs) if runs_of_host is None else runs_of_host
     hosts = Counter(name for name, _ in starts)  # each source's distinct hosts
-    labels = []
-    for name, host, start in runs:
-        label = short[name]
-        if hosts[name] > 1:
-            label += f" ({host})"
-        if starts[(name, host)] > 1:
-            label += " " + ("before start" if start is None else time_of_day(start))
-        labels.append(label)
-    return labels
+    # Each source's host's label but the start, and whether the start is said: once each, not once a run (by name,
+    # then host: no pair made a run).
+    heads: dict[str, dict[str, tuple[str, bool]]] = {}
+    for (name, host), runs_of_it in starts.items():
+        if name in short:
+            heads.setdefault(name, {})[host] = (short[name] + (f" ({host})" if hosts[name] > 1 else ""), runs_of_it > 1)
+    times = times_of_day([0.0 if start is None else start for _, _, start in runs])
+    return [head + " " + ("before start" if start is None else time) if timed else head
+            for (name, host, start), time in zip(runs, times, strict=True) for head, timed in (heads[name][host],)]
 
 
 def shortest_names(names: Sequence[str]) -> dict[str, str]:

@@ -53,22 +53,23 @@ def table_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
     """A table (a fleet's, or of a source's runs) as one JSON object for a script, a piece at a time: its rows (each
     run's summary in its row: `summaries(index)`, row `index`'s summary's document encoded; a source without runs has
     none), how they are sorted, the totals, and who stands out."""
-    named, runs, label, flags = table.rows.named, len(table.rows), table.label, table.flags
+    named, runs, labels, flags = table.rows.named, len(table.rows), table.labels, table.flags
 
-    def row(index: int) -> str:
-        document = encoded(row_document(held(named(index) if index < runs else None, label(index),
-                                             table.name_of(index), flags(index))))
+    def row(index: int, label: str) -> str:
+        document = encoded(row_document(held(named(index) if index < runs else None, label, table.name_of(index),
+                                             flags(index))))
         return document if index >= runs else document[: -len("null}")] + summaries(index) + "}"  # written aside
 
     yield '{"rows":['
-    for at, chunk in enumerate(partition_all(1024, map(row, table.order))):
-        yield ("," if at else "") + ",".join(chunk)
+    for at, chunk in enumerate(partition_all(1024, table.order)):
+        yield ("," if at else "") + ",".join(map(row, chunk, labels(chunk)))
     totals = table.totals
     rest: dict[str, object] = {"sorted_by": table.sorted_by,
                                "totals": {key: write(read(totals)) for key, read, write in TOTALS_WRITERS}}
     for key, flag in LISTS.items():
-        rest[key] = [label(index) for index in table.flagged(flag)]
-    rest["failed"] = [{"label": label(index), "how": each.why} for index in table.flagged(FAILED)
+        rest[key] = labels(table.flagged(flag))
+    failed = table.flagged(FAILED)
+    rest["failed"] = [{"label": label, "how": each.why} for index, label in zip(failed, labels(failed), strict=True)
                       for each in flags(index) if each.flag == FAILED]
     rest["hosts_saturated"] = [{"host": host.host, "runs": host.runs, "why": host.why}
                                for host in table.hosts_saturated]

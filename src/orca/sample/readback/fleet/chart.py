@@ -151,7 +151,7 @@ def fleet_chart(table: Table, usages: Sequence[Usage | None]) -> FleetChart:
     return FleetChart(
         origin=origin,
         span=span,
-        labels=tuple(map(table.label, table.order)),
+        labels=tuple(table.labels(table.order)),
         cpu=tuple(cpu),
         memory=tuple(memory),
         cores_busy=averaged[0],

@@ -1,11 +1,9 @@
 """What a fleet's row and totals hold, declared once (docs/metrics.md, "A fleet"): each figure in the order `--json`
-writes it, with its number type (the line's, `line_format.py`: its decimals in `--json`) and, for a figure the table
-shows, its column's header; for a figure the rows can be sorted by, its `--sort` name. The table's columns
-(`fleet/text.py`), `--sort`'s choices (`SORT_COLUMNS`) and keys (`fleet/table.py`'s `order`), `--json`'s rows and
-totals (`fleet/as_json.py`) and the docs' tables (held to this by tests/fleet/test_columns.py) follow `ROW` and
-`TOTALS`. `--json` reads each row's figures from its compact row (`Held`), whether the row is a fleet's or one of a
-file of many runs (`fleet/rows.py`): one table for both. Each column is as wide as its widest cell; the label's at
-least `MIN_LABEL`, and the flags' the rest of the row."""
+writes it, with its number type (the line's, `line_format.py`: its decimals in `--json`); for a figure the table
+shows, its column's header and how its cells say it; for one the rows can be sorted by, its `--sort` name. The table's
+text (`fleet/text.py`), `--sort` (`SORT_COLUMNS`, `fleet/table.py`'s `order`), `--json` (`fleet/as_json.py`, which
+reads a fleet's rows and a file of many runs' alike: `Held`) and the docs' tables (held to this by
+tests/fleet/test_columns.py) follow `ROW` and `TOTALS`."""
 
 from __future__ import annotations
 
@@ -44,7 +42,7 @@ class Figure:
     """Its column's header in the table, in this order; None for a figure only `--json` has."""
     said: str = ""
     """How its column's cells say it (`fleet/text.py`'s `row_cells`): `start` (the time of day, or the day and
-    minute when the runs began on several days), `span`, `count`, `tenths`, `size`, `exit`, `flags`; `-` for a row
+    minute when the runs began on several days), `span`, `count`, `percent`, `size`, `exit`, `flags`; `-` for a row
     without it."""
     whose: tuple[int, int] | None = None
     """The bits of a row's `bits` (`fleet/fields.py`) that say whose the figure is: its cgroup's limit's, or else its
@@ -52,8 +50,7 @@ class Figure:
     left: bool = False
     """Its column's cells flush left."""
     sort: str | None = None
-    """Its `--sort` name (`fleet/table.py`'s `order`): the name (then the host and the start), the start (the
-    earliest first), or a figure (the largest first, a row without it last)."""
+    """Its `--sort` name (in the order `fleet/table.py`'s `order` says)."""
 
 
 Ended = tuple[int | None, int | None, str | None, float | None]
@@ -98,16 +95,16 @@ ROW: tuple[Figure, ...] = (
     Figure("cpus", Cores),
     Figure("cpus_limited", bool | None, _limited("cpu_limited")),
     Figure("cpu_of", str | None, _whose("cpu_limited", "cpu_own")),
-    Figure("cpu_percent", Percent, header="cpu%", said="tenths", whose=(CPU_LIMITED, CPU_OWN), sort="cpu"),
-    Figure("cpu_p95_percent", Percent, "cpu_p95", header="p95", said="tenths", sort="p95"),
+    Figure("cpu_percent", Percent, header="cpu%", said="percent", whose=(CPU_LIMITED, CPU_OWN), sort="cpu"),
+    Figure("cpu_p95_percent", Percent, "cpu_p95", header="p95", said="percent", sort="p95"),
     Figure("memory_bytes", Count, lambda held: None if held["memory_bytes"] is None else round(held["memory_bytes"])),
     Figure("memory_limited", bool | None, _limited("memory_limited")),
     Figure("memory_of", str | None, _whose("memory_limited", "memory_own")),
     Figure("memory_percent", Percent),
-    Figure("memory_peak_percent", Percent, header="mem%", said="tenths", whose=(MEMORY_LIMITED, MEMORY_OWN),
+    Figure("memory_peak_percent", Percent, header="mem%", said="percent", whose=(MEMORY_LIMITED, MEMORY_OWN),
            sort="mem"),
     Figure("rss_peak", Count, header="rss", said="size", sort="rss"),
-    Figure("disk_peak_percent", Percent, header="disk%", said="tenths", sort="disk"),
+    Figure("disk_peak_percent", Percent, header="disk%", said="percent", sort="disk"),
     Figure("io_bytes", Count, header="io", said="size", whose=(0, OWN_IO), sort="io"),
     Figure("io_of", str | None, lambda held: None if held["host"] is None else "run" if held["own_io"] else "host"),
     Figure("net_bytes", Count, header="net", said="size", sort="net"),
@@ -115,7 +112,7 @@ ROW: tuple[Figure, ...] = (
     Figure("flags", tuple[Flag, ...], header="flags", said="flags", left=True),
     Figure("summary", InstanceSummary | None, json=lambda summary: None if summary is None else document(summary)),
 )
-"""A row's figures, in the order `--json` writes them; those with a `column` are the table's columns, in this order
+"""A row's figures, in the order `--json` writes them; those with a `header` are the table's columns, in this order
 (the label first, the flags last)."""
 
 TOTALS: tuple[Figure, ...] = (

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from orca.sample.readback.fleet.usage import IDLE_CPU, SATURATED_CPU, Usage
 from orca.sample.readback.gather.records import InstanceSummary
-from orca.sample.readback.words import count, duration, exit_after
+from orca.sample.readback.words import count, duration, exit_after, percent
 
 IDLE, SATURATED, FAILED, STRAGGLER, GAPS, NO_LINES = "idle", "saturated", "failed", "straggler", "gaps", "no lines"
 """The flags, in the order a row shows them."""
@@ -81,8 +81,16 @@ def idle_said(above: float, peak: float, own: bool) -> str:
     own processes' (`own`) or not."""
     of = " of one core" if own else ""
     cpu = f"cpu at most {IDLE_CPU:g}%{of} throughout" if above == 0 else \
-        f"cpu over {IDLE_CPU:g}%{of} only {above:.1f}% of the time"
-    return f"{cpu}, memory peak {peak:.1f}%"
+        f"cpu over {IDLE_CPU:g}%{of} only {percent(above)} of the time"
+    return f"{cpu}, memory peak {percent(peak)}"
+
+
+def _cpu_saturated(high: float) -> str:
+    return f"cpu at {SATURATED_CPU:g}% or more {high:.0f}% of the time"
+
+
+def _memory_pressure(stalled: float) -> str:
+    return f"memory pressure {stalled:.0f}%"
 
 
 def full_why(summary: InstanceSummary, usage: Usage | None) -> list[str]:
@@ -91,10 +99,9 @@ def full_why(summary: InstanceSummary, usage: Usage | None) -> list[str]:
     if usage is not None:
         high, peak = usage.cpu_saturated_percent, usage.memory_peak_percent
         if high is not None and high >= SATURATED_TIME_PERCENT:
-            why.append(f"cpu at {SATURATED_CPU:g}% or more {high:.0f}% of the time")
+            why.append(_cpu_saturated(high))
         if peak is not None and peak >= FULL_MEMORY_PERCENT:
-            of = "its limit" if usage.memory_limited else "its total"
-            why.append(f"memory peak {peak:.1f}% of {of}")
+            why.append(f"memory peak {percent(peak)} of {'its limit' if usage.memory_limited else 'its total'}")
     group = summary.cgroup
     kills = (0 if group is None else group.oom_kills) + sum(container.oom_kills for container in summary.containers)
     if kills:
@@ -104,7 +111,7 @@ def full_why(summary: InstanceSummary, usage: Usage | None) -> list[str]:
     pressure = summary.pressure
     own = usage is not None and (usage.cpu_own or usage.memory_own)  # then the host's pressure is the host's
     if not own and pressure is not None and pressure.memory is not None and pressure.memory >= MEMORY_PRESSURE_PERCENT:
-        why.append(f"memory pressure {pressure.memory:.0f}%")
+        why.append(_memory_pressure(pressure.memory))
     return why
 
 
@@ -130,7 +137,7 @@ def hosts_saturated(runs: Sequence[HostFigures]) -> tuple[HostFlag, ...]:
     capacity: CPU saturated over `SATURATED_TIME_PERCENT` % of their runs' time (each run weighted by its duration),
     memory at `FULL_MEMORY_PERCENT` %, or memory pressure at `MEMORY_PRESSURE_PERCENT` % on average."""
     hosts: dict[str, list[HostFigures]] = {}
-    for run in runs:
+    for run in runs:  # not toolz's `groupby`: a summary imports this module, and toolz costs its start-up
         hosts.setdefault(run[0], []).append(run)
     flagged = []
     for host, on in sorted(hosts.items()):
@@ -138,16 +145,16 @@ def hosts_saturated(runs: Sequence[HostFigures]) -> tuple[HostFlag, ...]:
         weighted = [(high, seconds) for _, high, seconds, _, _ in on if high is not None]
         weight = sum(seconds for _, seconds in weighted)
         if weighted and weight > 0:
-            high = sum(percent * seconds for percent, seconds in weighted) / weight
+            high = sum(share * seconds for share, seconds in weighted) / weight
             if high >= SATURATED_TIME_PERCENT:
-                why.append(f"cpu at {SATURATED_CPU:g}% or more {high:.0f}% of the time")
+                why.append(_cpu_saturated(high))
         peak = max((peak for _, _, _, peak, _ in on if peak is not None), default=None)
         if peak is not None and peak >= FULL_MEMORY_PERCENT:
-            why.append(f"memory peak {peak:.1f}% of its total")
+            why.append(f"memory peak {percent(peak)} of its total")
         stalls = [(stall, seconds) for _, _, seconds, _, stall in on if stall is not None]
         weight = sum(seconds for _, seconds in stalls)
         if stalls and weight > 0 and (stalled := sum(p * s for p, s in stalls) / weight) >= MEMORY_PRESSURE_PERCENT:
-            why.append(f"memory pressure {stalled:.0f}%")
+            why.append(_memory_pressure(stalled))
         if why:
             flagged.append(HostFlag(host, len(on), ", ".join(why)))
     return tuple(flagged)

@@ -46,8 +46,8 @@ from orca.sample.readback.fleet.flags import (
     straggler_flag,
 )
 from orca.sample.readback.fleet.records import FleetTotals, Run
-from orca.sample.readback.fleet.rows import INTS, Rows, compact
-from orca.sample.readback.words import printable, run_labels, shortest_names, time_of_day, times_of_day
+from orca.sample.readback.fleet.rows import INTS, Rows, compact, pick
+from orca.sample.readback.words import run_labels
 
 GIB = 2**30
 
@@ -152,17 +152,16 @@ def order(rows: Rows, sort: str) -> Sequence[int]:
 
 def _held_order(rows: Rows, sort: str, sources: Sources | None) -> tuple[array[int], bool]:
     """`order` as C integers (its list of Python integers not kept), and whether it is the order the rows came in.
-    A fleet's rows by name are by their source's name first, a source without runs by its name among them; by
-    anything else, the sources without runs come last."""
-    if sources is not None and sort == "name":
-        hosts, host, begins = rows.hosts, rows.host, rows.floats(BEGIN)
-        keys = [(name, hosts[host[index]], begins[index]) for index, name in enumerate(sources.names)]
-        keys += [(name, "", 0.0) for name, _ in sources.empty]
-        return array("L", sorted(range(len(keys)), key=keys.__getitem__)), False
+    A fleet's rows by name are then by their source's name (stably: then by host and start, as `order` put them), a
+    source without runs by its name among them; by anything else, the sources without runs come last."""
     ordered = order(rows, sort)
-    if sources is not None and sources.empty:
-        return array("L", [*ordered, *range(len(rows), len(rows) + len(sources.empty))]), isinstance(ordered, range)
-    return array("L", ordered), isinstance(ordered, range)
+    if sources is None or not (sources.empty or sort == "name"):
+        return array("L", ordered), isinstance(ordered, range)
+    everyone = [*ordered, *range(len(rows), len(rows) + len(sources.empty))]
+    if sort != "name":
+        return array("L", everyone), isinstance(ordered, range)
+    names = [*sources.names, *(name for name, _ in sources.empty)]
+    return array("L", sorted(everyone, key=names.__getitem__)), False
 
 
 def in_order(values: Sequence[float]) -> bool:
@@ -191,9 +190,7 @@ class Table:
         rows.settle()  # its columns read directly below
         self.name, self.rows, self.sorted_by, self.sources = name, rows, sort, sources
         self.order, self.in_order = _held_order(rows, sort, sources)
-        self.short = shortest_names([name])[name]
-        self.several_hosts = len(rows.hosts) > 1
-        self._runs_of_host = Counter(rows.host)
+        self._runs_of_host = {(name, rows.hosts[host]): runs for host, runs in Counter(rows.host).items()}
         self._kinds = set(rows.bits)
         """The rows' `bits`, each once."""
         self.ends = self._straggler_bound()
@@ -219,28 +216,19 @@ class Table:
 
     def label(self, index: int) -> str:
         """What the table, the lists, the chart and `--json` call row `index`: `words.run_labels`'."""
-        if self.sources is not None:
-            return self.sources.labels[index]
-        rows = self.rows
-        label = self.short
-        if self.several_hosts:
-            label += f" ({rows.hosts[rows.host[index]]})"
-        if self._runs_of_host[rows.host[index]] > 1:
-            start = rows.floats(START)[index]
-            label += " " + ("before start" if start != start else time_of_day(start))
+        [label] = self.labels([index])
         return label
 
     def labels(self, indices: Sequence[int]) -> list[str]:
-        """`label` of each of the rows at `indices`, printable: a column of the table."""
-        rows = self.rows
-        if self.sources is not None or self.several_hosts or len(self._runs_of_host) != 1 or len(rows) < 2:
-            return [printable(self.label(index)) for index in indices]
-        starts = rows.floats(START)
-        values = [starts[index] for index in indices]
-        prefix = printable(self.short) + " "  # `printable` escapes a character at a time
-        return [prefix + ("before start" if start != start else said)
-                for start, said in zip(values, times_of_day([0.0 if start != start else start for start in values]),
-                                       strict=True)]
+        """`label` of each of the rows at `indices` (a column of the table): a source's runs' are counted among all
+        of its runs."""
+        if self.sources is not None:
+            return list(map(self.sources.labels.__getitem__, indices))
+        rows, name = self.rows, self.name
+        hosts, host = rows.hosts, rows.host
+        runs = [(name, hosts[host[index]], None if start != start else start)
+                for index, start in zip(indices, pick(rows.floats(START), indices), strict=True)]
+        return run_labels(runs, runs_of_host=self._runs_of_host)
 
     def name_of(self, index: int) -> str:
         """The file, `-` or object row `index` was read from."""

@@ -34,6 +34,7 @@ from orca.sample.readback.words import (
     exit_cell,
     number,
     percent,
+    percent_cells,
     printable,
     size_cells,
     times_of_day,
@@ -129,7 +130,8 @@ def stand_out_rows(table: Table) -> list[str]:
         flagged = table.flagged(flag)
         if not flagged:
             continue
-        firsts = [(printable(table.label(index)), each.why) for index in flagged[:MOST_NAMED]
+        named = flagged[:MOST_NAMED]
+        firsts = [(printable(label), each.why) for index, label in zip(named, table.labels(named), strict=True)
                   for each in table.flags(index) if each.flag == flag]
         rows.append(f"{title} ({len(flagged):,}):")
         width = min(max(len(label) for label, _ in firsts), WIDTH // 3)
@@ -166,19 +168,17 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
     def counts(field: int, indices: Sequence[int], _: list[str] | None) -> list[str]:
         return [f"{count:,}" for count in pick(rows.ints(field), indices)]
 
-    def tenths(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
-        values = pick(rows.floats(field), indices)
-        if marks is None:
-            return [MISSING if value != value else f"{value:.1f}" for value in values]
-        return [MISSING if value != value else f"{value:.1f}{marks[kind]}"
-                for value, kind in zip(values, pick(bits, indices), strict=True)]
-
-    def sizes(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
-        cells = size_cells(rows.counts(field, indices))
+    def marked(cells: list[str], indices: Sequence[int], marks: list[str] | None) -> list[str]:
         if marks is None:
             return cells
         return [cell if cell == MISSING else cell + marks[kind] for cell, kind in zip(cells, pick(bits, indices),
                                                                                       strict=True)]
+
+    def percents(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
+        return marked(percent_cells(pick(rows.floats(field), indices)), indices, marks)
+
+    def sizes(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
+        return marked(size_cells(rows.counts(field, indices)), indices, marks)
 
     def exits(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         if not ends:
@@ -189,7 +189,7 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
     def flags(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         return [",".join(flag.flag for flag in flagged(index)) if index in has else "" for index in indices]
 
-    ways = {"start": starts, "span": spans, "count": counts, "tenths": tenths, "size": sizes, "exit": exits,
+    ways = {"start": starts, "span": spans, "count": counts, "percent": percents, "size": sizes, "exit": exits,
             "flags": flags}
     said = [(ways[figure.said], FIELDS.index(held) if isinstance(held := figure.held or figure.key, str) else -1,
              None if figure.whose is None else _marks(*figure.whose)) for figure in COLUMNS[1:]]
@@ -234,6 +234,8 @@ def table_text(table: Table, said: TextIO) -> Iterator[str]:
     for at in range(0, len(order), _CHUNK):
         indices: Sequence[int] = range(at, min(at + _CHUNK, len(order))) if table.in_order else order[at : at + _CHUNK]
         labels = table.labels(indices)
+        if not all(map(str.isprintable, labels)):  # seldom: not a call a label
+            labels = list(map(printable, labels))
         label_length = max(label_length, max(map(len, labels)))
         columns = cells(indices)
         widths = [max(width, max(map(len, column))) for width, column in zip(widths, columns, strict=True)]
