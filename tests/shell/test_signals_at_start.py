@@ -70,19 +70,29 @@ class Outcome:
     """The sampler held or caught the signal just before it was sent."""
     returncode: int
     stderr: str
+    sent_ms: float
+    """When the signal was sent, after the sampler's process was started (later than asked on a loaded machine)."""
+    state: str
+    """The sampler's signals just before it was sent (`_signal_state`): which were held, ignored, caught."""
 
 
 def _signalled(argv: list[str], signum: int, after_ms: float | None) -> Outcome:
     """`signum` sent `after_ms` after the start, or (None) as soon as the sampler holds or catches it."""
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    started = time.monotonic()
     try:
         if after_ms is None:
-            deadline = time.monotonic() + 30
+            deadline = started + 30
             while not _taken(process.pid):
-                assert process.poll() is None and time.monotonic() < deadline, "the sampler never took its signals"
+                if process.poll() is not None:
+                    raise AssertionError(f"the sampler ended, status {process.returncode}, before it took its "
+                                         f"signals: {process.communicate()[1].decode(errors='replace')}")
+                assert time.monotonic() < deadline, f"the sampler never took its signals: {_signal_state(process.pid)}"
         else:
             time.sleep(after_ms / 1000)
+        state = _signal_state(process.pid)
         taken = _taken(process.pid)
+        sent_ms = (time.monotonic() - started) * 1000
         process.send_signal(signum)
         try:
             _, err = process.communicate(timeout=60)
@@ -93,7 +103,7 @@ def _signalled(argv: list[str], signum: int, after_ms: float | None) -> Outcome:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-    return Outcome(taken, process.returncode, err.decode(errors="replace"))
+    return Outcome(taken, process.returncode, err.decode(errors="replace"), round(sent_ms, 1), state)
 
 
 def _entries() -> list[list[str]]:
