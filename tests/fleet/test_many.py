@@ -5,6 +5,7 @@ once."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 from pathlib import Path
 from typing import Any
@@ -60,9 +61,36 @@ def test_a_process_that_dies_costs_only_time(fleet_dir: Path, monkeypatch: pytes
     monkeypatch.setattr(many, "sources_at", dies_elsewhere)
     monkeypatch.setattr(many, "usable_cores", lambda: 2)
     forks = counting_forks(monkeypatch)
-    assert printed(["--json", str(fleet_dir)], capsys) == alone
+    status, out, err = printed(["--json", str(fleet_dir)], capsys)
+    assert (status, out) == alone[:2]
     assert forks == [1, 1]
     assert sorted(read_here) == sorted(str(path) for path in fleet_dir.glob("*.jsonl"))  # every group, here
+    # Each task that failed is said once, naming its first file: a worker killed shows as what it is.
+    said = [line for line in err.splitlines() if DIED.fullmatch(line)]
+    assert said and [line for line in err.splitlines() if line not in said] == alone[2].splitlines(), err
+    firsts = sorted(line.split(": ")[1].split(" and ")[0] for line in said)
+    assert len(set(firsts)) == len(firsts) and set(firsts) <= set(read_here)
+
+
+DIED = re.compile(r"orca metrics: \S+(?: and \d+ more)?: a worker failed reading (?:it|them): BrokenProcessPool: A "
+                  r"process in the process pool was terminated abruptly.*; (?:it was|they were) read here")
+
+
+def test_when_no_process_can_be_made_it_is_said_once(fleet_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(many, "usable_cores", lambda: 1)
+    alone = printed(["--json", str(fleet_dir)], capsys)
+
+    def no_fork() -> int:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setattr(many, "usable_cores", lambda: 2)
+    status, out, err = printed(["--json", str(fleet_dir)], capsys)
+    assert (status, out) == alone[:2]
+    first = sorted(fleet_dir.glob("*.jsonl"))[0]
+    assert err == (f"orca metrics: {first} and 8 more: no worker could be started for them: Too many open files; "
+                   f"they were read here\n{alone[2]}")
 
 
 def test_a_file_that_cannot_be_read_among_them(fleet_dir: Path, monkeypatch: pytest.MonkeyPatch,

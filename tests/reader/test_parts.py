@@ -330,6 +330,33 @@ def test_a_worker_that_fails_says_why_and_the_output_is_unchanged(tmp_path: Path
     assert said.endswith("; its part was read here"), said
 
 
+@pytest.mark.parametrize("count", [2, 3])
+def test_a_worker_that_cannot_be_started_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str], count: int) -> None:
+    """No process can be forked (too many processes: EAGAIN): said once, naming the file and the first part not
+    given to a worker, and every part is read here."""
+    path = run_file(tmp_path / "run.jsonl", 2000)
+    monkeypatch.setattr(parts, "MIN_PART_BYTES", path.stat().st_size // 4)
+    monkeypatch.setattr(parts, "usable_cores", lambda: 1)
+    assert metrics.metrics_main([str(path), "--json"]) == 0
+    alone = capsys.readouterr()
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setattr(parts, "usable_cores", lambda: count)
+    assert metrics.metrics_main([str(path), "--json"]) == 0
+    both = capsys.readouterr()
+    assert both.out == alone.out
+    said, rest = both.err.split("\n", 1)
+    assert rest == alone.err
+    start = part_starts(lambda at, length: path.read_bytes()[at:at + length], path.stat().st_size, count)[1]
+    then = "its part was read here" if count == 2 else "the parts from there on were read here"
+    assert said == (f"orca metrics: {path}: no worker could be started for its part (from byte {start}): "
+                     f"Resource temporarily unavailable; {then}")
+
+
 def test_a_file_replaced_while_read_in_parts_is_read_whole_from_the_first(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """`--keep` replaces the file by rename while it is read: every part is read from the file opened first, so the

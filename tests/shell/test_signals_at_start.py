@@ -39,19 +39,24 @@ next check between bytecodes: a SIGINT that arrived before the hold can still ra
 the statements up to it (the interpreter's start-up handing it on), never later."""
 
 
-def _mask(pid: int, field: str) -> int:
+def _status(pid: int) -> dict[str, str]:
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
-        return 0
-    return int(next(line for line in status.splitlines() if line.startswith(field + ":")).split()[1], 16)
+        return {}
+    return dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
 
 
 def _taken(pid: int) -> bool:
     """Whether the sampler holds (blocks) or catches its signals now. SIGTERM tells: the project takes SIGINT,
-    SIGTERM and SIGHUP in the same step, and the interpreter catches SIGINT itself (KeyboardInterrupt) earlier."""
+    SIGTERM and SIGHUP in the same step, and the interpreter catches SIGINT itself (KeyboardInterrupt) earlier. A
+    sampler that has ended (a zombie still shows the handlers it had) takes nothing: on a loaded machine this process
+    can be held up for as long as a whole run takes."""
+    status = _status(pid)
+    if status.get("State", "Z")[:1] in "ZX":
+        return False
     bit = 1 << (signal.SIGTERM - 1)
-    return bool((_mask(pid, "SigCgt") | _mask(pid, "SigBlk")) & bit)
+    return bool((int(status.get("SigCgt", "0"), 16) | int(status.get("SigBlk", "0"), 16)) & bit)
 
 
 def _signal_state(pid: int) -> str:
@@ -70,19 +75,29 @@ class Outcome:
     """The sampler held or caught the signal just before it was sent."""
     returncode: int
     stderr: str
+    sent_ms: float
+    """When the signal was sent, after the sampler's process was started (later than asked on a loaded machine)."""
+    state: str
+    """The sampler's signals just before it was sent (`_signal_state`): which were held, ignored, caught."""
 
 
 def _signalled(argv: list[str], signum: int, after_ms: float | None) -> Outcome:
     """`signum` sent `after_ms` after the start, or (None) as soon as the sampler holds or catches it."""
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    started = time.monotonic()
     try:
         if after_ms is None:
-            deadline = time.monotonic() + 30
+            deadline = started + 30
             while not _taken(process.pid):
-                assert process.poll() is None and time.monotonic() < deadline, "the sampler never took its signals"
+                if process.poll() is not None:
+                    raise AssertionError(f"the sampler ended, status {process.returncode}, before it took its "
+                                         f"signals: {process.communicate()[1].decode(errors='replace')}")
+                assert time.monotonic() < deadline, f"the sampler never took its signals: {_signal_state(process.pid)}"
         else:
             time.sleep(after_ms / 1000)
+        state = _signal_state(process.pid)
         taken = _taken(process.pid)
+        sent_ms = (time.monotonic() - started) * 1000
         process.send_signal(signum)
         try:
             _, err = process.communicate(timeout=60)
@@ -93,7 +108,7 @@ def _signalled(argv: list[str], signum: int, after_ms: float | None) -> Outcome:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-    return Outcome(taken, process.returncode, err.decode(errors="replace"))
+    return Outcome(taken, process.returncode, err.decode(errors="replace"), round(sent_ms, 1), state)
 
 
 def _entries() -> list[list[str]]:
@@ -119,8 +134,11 @@ def test_a_signal_from_the_first_moment_reaches_the_command_or_fails_the_run(tmp
     for entry in _entries():
         for moment in MOMENTS_MS:
             ran.unlink(missing_ok=True)
+            # COMMAND outlives any hold-up of this process on a loaded machine: a signal sent after it had ended
+            # would reach nothing, and the status be its 0. Passed on, the signal ends it at once: `exec`, as sh
+            # waits for its running command to end before it ends by a SIGINT of its own.
             argv = [*entry, "--out", str(tmp_path / "m.jsonl"), "--seconds", "0.2", "--", "sh", "-c",
-                    f"touch {ran}; sleep 0.3"]
+                    f"touch {ran}; exec sleep 20"]
             outcome = _signalled(argv, signum, moment)
             outcomes.append(outcome)
             _no_traceback_of_the_project(outcome)

@@ -10,7 +10,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 
 from orca.sample.parse.errors import reason_of
 from orca.sample.readback.shell.fleet_read import SourceRuns
-from orca.sample.readback.shell.parts import MIN_PART_BYTES, usable_cores
+from orca.sample.readback.shell.parts import MIN_PART_BYTES, say_failed, usable_cores
 from orca.sample.readback.shell.pool import local_executor
 from orca.sample.readback.shell.progress import TICK_SECONDS, Progress
 from orca.sample.readback.shell.sources import Source, SourceError, sources_at
@@ -60,12 +60,19 @@ def _spread(executor: Executor, workers: int, found: Sequence[Source], read: Rea
     movable = [index for index, source in enumerate(found) if source.place is not None]
     tasks: dict[Future[list[Outcome]], list[int]] = {}
     unsent: list[list[int]] = []
+    unstarted: Exception | None = None
     for group in _groups([found[index].size for index in movable], workers):
         indices = [movable[position] for position in group]
-        try:
-            tasks[executor.submit(read_group, _places(found, indices), read)] = indices
-        except Exception:  # no process could be made, or the pool broke: read here
-            unsent.append(indices)
+        if unstarted is None:
+            try:
+                tasks[executor.submit(read_group, _places(found, indices), read)] = indices
+                continue
+            except Exception as error:  # no process could be made, or the pool broke: what failed would fail again
+                unstarted = error
+        unsent.append(indices)
+    if unstarted is not None:
+        _say_failed(found, [index for indices in unsent for index in indices], "no worker could be started for",
+                    unstarted, progress)
     outcomes: dict[int, Outcome] = {}
     for index in sorted(set(range(len(found))) - set(movable)):  # standard input, pipes: here, meanwhile
         outcomes[index] = _here(read, found[index], progress)
@@ -73,7 +80,7 @@ def _spread(executor: Executor, workers: int, found: Sequence[Source], read: Rea
     while pending:
         finished, pending = wait(pending, timeout=TICK_SECONDS, return_when=FIRST_COMPLETED)
         for task in finished:
-            _take(outcomes, tasks[task], _result(task, tasks[task], found, read, remote), progress)
+            _take(outcomes, tasks[task], _result(task, tasks[task], found, read, remote, progress), progress)
         progress.tick()
     for indices in unsent:
         _take(outcomes, indices, read_group(_places(found, indices), read), progress)
@@ -81,18 +88,31 @@ def _spread(executor: Executor, workers: int, found: Sequence[Source], read: Rea
 
 
 def _result(task: Future[list[Outcome]], indices: list[int], found: Sequence[Source], read: Read,
-            remote: bool) -> list[Outcome]:
-    """What a task gave; for a task that failed, its sources read here (locally: its process died, which costs only
-    time) or each unread with why (a cluster's task that failed for good: KilledWorker, an import error)."""
+            remote: bool, progress: Progress) -> list[Outcome]:
+    """What a task gave; for a task that failed, its sources read here (locally: its process died or raised, which
+    is said, and costs only time) or each unread with why (a cluster's task that failed for good: KilledWorker, an
+    import error)."""
     try:
         result = task.result()
     except Exception as error:
         if remote:
             return [SourceError(f"{found[index].name}: {reason_of(error)}") for index in indices]
+        _say_failed(found, indices, "a worker failed reading", error, progress)
         return read_group(_places(found, indices), read)
     if len(result) != len(indices):  # not a task of ours: never, but the lines must not be mismatched
         return [SourceError(f"{found[index].name}: the task gave back {len(result)} results") for index in indices]
     return result
+
+
+def _say_failed(found: Sequence[Source], indices: list[int], what: str, error: Exception, progress: Progress) -> None:
+    """As a part's worker that failed is said (`parts.say_failed`), naming the first of the task's sources, on a
+    line of its own: the progress line, if shown, erased first (it comes back at the next tick)."""
+    progress.end()
+    first = found[indices[0]].name
+    if len(indices) == 1:
+        say_failed(first, f"{what} it", error, "it was read here")
+    else:
+        say_failed(f"{first} and {len(indices) - 1} more", f"{what} them", error, "they were read here")
 
 
 def _take(outcomes: dict[int, Outcome], indices: list[int], result: list[Outcome], progress: Progress) -> None:

@@ -152,8 +152,9 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
 
 def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[int, int | None]], name: str,
              shown: Shown, spills: Sequence[IO[bytes]], drawn: int, sections: Sections) -> list[Future[_Part] | None]:
-    """Each part but the first given to a process of a pool of their own; None for those no process took (none
-    could be forked: the part is read here)."""
+    """Each part but the first given to a process of a pool of their own; None for those no process took, which are
+    read here. A `submit` that fails (no process could be forked, no descriptor was left, the pool broke) is said
+    once, and the parts from there on are read here without asking again: what failed would fail again."""
     if not ranges:
         return []
     executor = stack.enter_context(local_executor(len(ranges)))
@@ -162,9 +163,12 @@ def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[in
         try:
             futures.append(executor.submit(_read_part, descriptor, start, end, name, type(shown), shown.render,
                                            spill.fileno(), drawn, tuple(sections)))
-        except (OSError, RuntimeError):  # no process could be made (or the pool broke): read here
-            futures.append(None)
-    return futures
+        except Exception as error:
+            say_failed(name, f"no worker could be started for its part (from byte {start})", error,
+                       "its part was read here" if len(futures) + 1 == len(ranges) else "the parts from there on "
+                       "were read here")
+            break
+    return futures + [None] * (len(ranges) - len(futures))
 
 
 def _result(future: Future[_Part] | None, name: str, start: int) -> _Part | None:
@@ -175,25 +179,32 @@ def _result(future: Future[_Part] | None, name: str, start: int) -> _Part | None
     try:
         return future.result()
     except Exception as error:  # it raised, it died (BrokenProcessPool), or its part could not come back
-        with contextlib.suppress(Exception):  # said if it can be: the summary matters more than the message
-            sys.stdout.flush()  # what was printed before comes before the message
-            print(f"orca metrics: {printable(name)}: a worker failed reading its part (from byte {start}): "
-                  f"{printable(_failure(error))}; its part was read here", file=sys.stderr, flush=True)
+        say_failed(name, f"a worker failed reading its part (from byte {start})", error, "its part was read here")
         return None
+
+
+def say_failed(name: str, what: str, error: Exception, then: str) -> None:
+    """`orca metrics: NAME: WHAT: why (worker_failure): THEN` on standard error, after what was printed before; said
+    if it can be: the summary matters more than the message."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        print(f"orca metrics: {printable(name)}: {what}: {printable(worker_failure(error))}; {then}",
+              file=sys.stderr, flush=True)
 
 
 _FRAME = re.compile(r'File "([^"]*)", line (\d+), in (\S+)')
 
 
-def _failure(error: Exception) -> str:
-    """A worker's failure in one line: the exception's type and text, then from the traceback `concurrent.futures`
-    hands on as its cause's text, where it was raised and, when the part could not come back (BrokenProcessPool
-    with a cause), what that was.
+def worker_failure(error: Exception) -> str:
+    """A worker's failure in one line: the exception's type and text (the system's words for an OSError), then from
+    the traceback `concurrent.futures` hands on as its cause's text, where it was raised and, when the part could not
+    come back (BrokenProcessPool with a cause), what that was.
 
-    >>> _failure(BrokenProcessPool("A process died."))
-    'BrokenProcessPool: A process died.'
+    >>> worker_failure(BrokenProcessPool("A process died.")), worker_failure(BlockingIOError(11, "No fork now"))
+    ('BrokenProcessPool: A process died.', 'No fork now')
     """
-    said = reason_of(error)
+    # `reason_of`'s words for EAGAIN are a pipe's, not a fork's.
+    said = error.strerror if isinstance(error, OSError) and error.strerror else reason_of(error)
     told = [line.strip() for line in str(error.__cause__ or "").splitlines() if line.strip(" \"'")]
     frames = _FRAME.findall("\n".join(told))
     if not frames:
