@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from orca.sample.shell.out import s3 as s3_out
 from orca.sample.shell.out.open import StdoutSink, open_output
 from tests.shell.run import command, environment, no_traceback, one_message, read_lines, start, stdout_lines
 
@@ -90,6 +91,9 @@ def test_open_output_s3_stages_the_lines_and_its_uploader_ends_with_close(
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("ORCA_LOG_STAGE", str(tmp_path / "stage"))
+    # What is held here is the refused upload's one message, not the exit's bound: on a loaded machine boto3's import
+    # and client alone may take longer than those 5 s, and the message would then be that the upload did not finish.
+    monkeypatch.setattr(s3_out, "FINAL_UPLOAD_SECONDS", 60.0)
     location = "s3://bucket/some/key.jsonl"
     sink = open_output(location, None)
     sink.write(b'{"v":1}')
