@@ -272,10 +272,8 @@ class Table:
         begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
         if placed and len(rows.hosts) == 1 and not any(kind & limited for kind in self._kinds):
             # One host, whose capacity every run had: one share for all.
-            if len(placed) != len(rows):
-                begin = array("d", [begin[index] for index in placed])
-                last = array("d", [last[index] for index in placed])
-            return [host_share(begin, last)] * len(placed)
+            lows, highs = (begin, last) if len(placed) == len(rows) else (pick(begin, placed), pick(last, placed))
+            return [host_share(lows, highs)] * len(placed)
         return shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
                              not rows.bits[index] & limited) for index in placed)
 
@@ -292,7 +290,7 @@ class Table:
 
         def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
             values = rows.floats(field)
-            taken: Sequence[float] = values if everyone else [values[index] for index in placed]
+            taken: Sequence[float] = values if everyone else pick(values, placed)
             # Each known value (not NaN), in order, without a list of them.
             if shares:
                 known: Iterable[float] = itertools.compress(map(operator.mul, taken, shares),
