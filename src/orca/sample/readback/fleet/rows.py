@@ -275,17 +275,9 @@ class Rows:
         return self.ends.get(index) if field == EXIT else self.flags.get(index, ())
 
     def named(self, index: int) -> dict[str, Any]:
-        """Row `index`'s fields by their names (`FIELDS`), as `compact` gave them: `--json`'s reading of a row."""
-        if self._new:
-            self._flush()
-        big = self._big
-        row: dict[str, Any] = {FIELDS[field]: None if (value := column[index]) != value else value
-                               for field, column in self._floats.items()}
-        row.update({FIELDS[field]: None if (value := column[index]) == NONE else big.get((field, index), value)
-                    for field, column in self._ints.items()})
-        row.update(host=self.hosts[self.host[index]], bits=self.bits[index], exit=self.ends.get(index),
-                   flags=self.flags.get(index, ()))
-        return row
+        """Row `index`'s fields by their names (`FIELDS`), each as `value` reads it: `--json`'s reading of a row."""
+        value = self.value
+        return {name: value(field, index) for field, name in enumerate(FIELDS)}
 
     def ints(self, field: int) -> array[int]:
         """An integer column: `NONE` for None, and a count that does not fit read with `big`."""
