@@ -22,7 +22,14 @@ def local_executor(workers: int) -> Iterator[ProcessPoolExecutor]:
     except BaseException:
         _kill(executor)
         raise
+    forked = _processes(executor)
     executor.shutdown(wait=True, cancel_futures=True)
+    for process in forked:
+        # Forked before a later fork of the same `submit` failed, it waits for work no manager thread will send,
+        # and multiprocessing would wait for it when this process exits.
+        if process.is_alive():
+            process.kill()
+            process.join()
 
 
 def _leave_interrupts() -> None:
@@ -35,8 +42,12 @@ def _kill(executor: ProcessPoolExecutor) -> None:
     if kill is not None:
         kill()
     else:
-        # Before 3.14 the pool offers no way to end work under way but its map of processes.
-        for process in list((getattr(executor, "_processes", None) or {}).values()):
+        for process in _processes(executor):
             with contextlib.suppress(OSError, ValueError):
                 process.kill()
     executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _processes(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+    """The processes it has forked. Before 3.14 the pool offers no way to end them but its map of them."""
+    return list((getattr(executor, "_processes", None) or {}).values())
