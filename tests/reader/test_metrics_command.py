@@ -13,11 +13,15 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
 from importlib.metadata import distributions
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from orca.sample.readback.shell import parts
+from orca.sample.readback.shell import sources as sources_module
 from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.sources import SourceError, read_samples, sources
 from orca.sample.readback.words import size, utc
@@ -397,3 +401,32 @@ def _unread(pipe: int) -> int:
     """Bytes in a pipe not yet read from it."""
     (count,) = struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, b"\0\0\0\0"))
     return int(count)
+
+
+def test_a_file_truncated_while_it_is_read_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A file truncated while it is read (a rotation by copying, a `> file`): the runs of what it held as it was read
+    are shown, and that it shrank is said with its sizes, not passed over in silence."""
+    lines = [json.dumps({"v": 1, "t": 1796000000.0 + 60 * n, "dt": 1.0, "host": "h", "cores": 2, "self_cpu": 0.05,
+                         "cpu": {"user": 10.0, "system": 1.0, "iowait": 0.0, "steal": 0.0, "busiest": 50.0},
+                         "mem": {"total": 1000, "used": 100, "available": 900, "cache": 0, "swap_total": 0,
+                                 "swap_used": 0, "rss": 0}, "start": 1796000000.0 + 60 * n - 1}) + "\n"
+             for n in range(3000)]
+    path = tmp_path / "cron.jsonl"
+    path.write_text("".join(lines))
+    size, kept = path.stat().st_size, sum(map(len, lines[:2000]))
+    assert 256 * 1024 < kept < size  # past the first batch read (256 KiB), before the end
+    batches = sources_module.descriptor_batches
+
+    def truncated_after_the_first(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        read = batches(*args, **kwargs)
+        yield next(read)
+        os.truncate(path, kept)
+        yield from read
+
+    monkeypatch.setattr(parts, "descriptor_batches", truncated_after_the_first)
+    assert metrics_main([str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == (f"orca metrics: {path}: shrank from {size:,} to {kept:,} bytes "
+                   "while it was read (truncated): what it held as it was read is shown\n")
+    assert "total: 2,000 runs" in out

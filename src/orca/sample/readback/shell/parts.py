@@ -148,6 +148,8 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
                 part = _Part.read(descriptor, start, end, name, shown, text, state.drawn, sections)
             text.seek(0)  # what another process wrote by the same open file: read from its start
             _take(part, text, state, shown, name, tally)
+    if (now := os.fstat(descriptor).st_size) < size:  # its parts, cut where it was longer, read to where it ends now
+        tally.shrank = (size, now)
 
 
 def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[int, int | None]], name: str,

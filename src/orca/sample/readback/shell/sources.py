@@ -65,6 +65,8 @@ class Tally:
     """How many skipped lines each reason had."""
     given_up: bool = False
     """The source went on too long without a newline to be read to its end (`STREAM_GIVE_UP_BYTES`)."""
+    shrank: tuple[int, int] | None = None
+    """A regular file's size when it was opened and when it had been read, if it was then smaller (truncated)."""
 
     def add(self, other: Tally) -> None:
         """Count what `other` (another part of the same source) passed over too."""
@@ -73,6 +75,7 @@ class Tally:
         self.other += other.other
         self.reasons.update(other.reasons)
         self.given_up = self.given_up or other.given_up
+        self.shrank = self.shrank or other.shrank
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.skipped += count

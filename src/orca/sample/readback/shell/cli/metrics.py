@@ -206,6 +206,9 @@ def _tell(source: Source, tally: Tally, any_run: bool) -> None:
         _say(f"orca metrics: {name}: {count(tally.skipped, 'line')} skipped ({reasons})")
     if tally.given_up:
         _say(f"orca metrics: {name}: read no further: {STREAM_GIVE_UP_BYTES >> 30} GiB without a newline")
+    if tally.shrank:
+        _say(f"orca metrics: {name}: shrank from {tally.shrank[0]:,} to {tally.shrank[1]:,} bytes while it was read "
+             "(truncated): what it held as it was read is shown")
     if not any_run:
         _say(f"orca metrics: {name}: no sample lines")
 
