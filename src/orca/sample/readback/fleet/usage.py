@@ -55,27 +55,10 @@ class Buckets:
     def slot_seconds(self) -> float:
         return (1 << self.shift) / 1000
 
-    def _floats(self, index: int) -> Sequence[float]:
-        floats: Sequence[float] = memoryview(self.sums[index]).cast("d")
-        return floats
-
     @property
-    def cores_used(self) -> Sequence[float]:
-        """Per slot, the CPU-seconds used in it."""
-        return self._floats(0)
-
-    @property
-    def cores_available(self) -> Sequence[float]:
-        return self._floats(1)
-
-    @property
-    def bytes_used(self) -> Sequence[float]:
-        """Per slot, the byte-seconds of memory used in it."""
-        return self._floats(2)
-
-    @property
-    def bytes_available(self) -> Sequence[float]:
-        return self._floats(3)
+    def per_slot(self) -> tuple[Sequence[float], ...]:
+        """The four sums, in `sums`' order, each per slot: read as floats where they lie."""
+        return tuple(memoryview(each).cast("d") for each in self.sums)
 
 
 @dataclass(frozen=True, slots=True)
