@@ -27,13 +27,8 @@ class Kept(Shown):
     runs: list[Run] = field(default_factory=list)
 
     def show(self, name: str, run: FoldedRun) -> None:
-        summary = run.fold.summary(name)
-        if summary is None:
-            return
-        self.totals.add(summary)
-        self.runs.append(Run(summary, cast("UsageSection", run.fold.section(USAGE)).usage()))
-        if run.drawn is not None and (series := run.fold.series(name)) is not None:
-            self.series.append((run.drawn, series))
+        if (summary := Shown.show(self, name, run)) is not None:
+            self.runs.append(Run(summary, cast("UsageSection", run.fold.section(USAGE)).usage()))
 
 
 @dataclass(frozen=True, slots=True)
