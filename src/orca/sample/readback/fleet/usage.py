@@ -98,11 +98,11 @@ class Usage:
     @property
     def cpu_percent(self) -> float | None:
         """The CPU used over the run, percent of what it had."""
-        return _share(self.core_seconds_used, self.core_seconds_available)
+        return percent_of(self.core_seconds_used, self.core_seconds_available)
 
     @property
     def memory_percent(self) -> float | None:
-        return _share(self.byte_seconds_used, self.byte_seconds_available)
+        return percent_of(self.byte_seconds_used, self.byte_seconds_available)
 
     @property
     def cpus(self) -> float | None:
@@ -115,7 +115,8 @@ class Usage:
         return None if self.byte_seconds_available is None else self.byte_seconds_available / self.memory_seconds
 
 
-def _share(used: float | None, available: float | None) -> float | None:
+def percent_of(used: float | None, available: float | None) -> float | None:
+    """`used` in percent of `available`; None when either is unknown or nothing was available."""
     return None if used is None or not available else 100 * used / available
 
 
