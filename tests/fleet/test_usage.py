@@ -64,12 +64,13 @@ def test_a_day_of_lines_stays_in_few_buckets_each_line_spread_over_its_time() ->
     lines = [line(1796000000.0 + 5 * index, busy=float(index % 100)) for index in range(17_280)]
     usage = folded([lines[start:start + 1024] for start in range(0, len(lines), 1024)], buckets=True)
     assert usage.buckets is not None
-    assert MAX_BUCKETS <= len(usage.buckets.cores_used) < 2 * MAX_BUCKETS
-    assert sum(usage.buckets.cores_used) == pytest.approx(usage.core_seconds_used)
-    assert sum(usage.buckets.cores_available) == pytest.approx(4 * 5 * 17_280)
+    cores_used, cores_available, _, _ = usage.buckets.per_slot
+    assert MAX_BUCKETS <= len(cores_used) < 2 * MAX_BUCKETS
+    assert sum(cores_used) == pytest.approx(usage.core_seconds_used)
+    assert sum(cores_available) == pytest.approx(4 * 5 * 17_280)
     # 2^18 ms slots (262 s) over a day: each holds 4 CPUs for its whole length but the first and last.
     assert usage.buckets.slot_seconds == 262.144
-    middle = list(usage.buckets.cores_available[1:-1])
+    middle = list(cores_available[1:-1])
     assert middle == pytest.approx([4 * 262.144] * len(middle))
 
 
@@ -92,14 +93,13 @@ def test_folded_in_two_and_merged_is_folded_whole(lines: list[Sample], cut: int,
                "cpu_limited", "memory_limited")
     assert [getattr(merged, name) for name in figures] == [getattr(whole, name) for name in figures]
     if whole.buckets is None:
-        assert merged.buckets is None or not any(merged.buckets.cores_available)
+        assert merged.buckets is None or not any(merged.buckets.per_slot[1])
         return
     assert merged.buckets is not None
-    assert len(merged.buckets.cores_used) < 2 * MAX_BUCKETS
-    for name in ("cores_used", "cores_available", "bytes_used", "bytes_available"):
-        mine, theirs = getattr(merged.buckets, name), getattr(whole.buckets, name)
+    assert len(merged.buckets.per_slot[0]) < 2 * MAX_BUCKETS
+    for mine, theirs in zip(merged.buckets.per_slot, whole.buckets.per_slot, strict=True):
         assert math.fsum(mine) == pytest.approx(math.fsum(theirs), rel=1e-9, abs=1e-6)
-    assert math.fsum(whole.buckets.cores_available) == pytest.approx(whole.core_seconds_available or 0.0, rel=1e-9,
+    assert math.fsum(whole.buckets.per_slot[1]) == pytest.approx(whole.core_seconds_available or 0.0, rel=1e-9,
                                                                       abs=1e-6)
 
 
@@ -107,7 +107,7 @@ def test_a_line_reaching_back_before_the_epoch_stays_within_the_buckets_bound() 
     """A line at `t` 0 covering 0.511 s spans 512 slots of 1 ms: the slots are made longer, not left at 512."""
     usage = folded([[Sample(v=1, t=0.0, dt=0.511, host="h", mem=Mem(1, 0, 0, 0, 0, 0, 0))]], buckets=True)
     assert usage.buckets is not None
-    assert len(usage.buckets.bytes_available) < 2 * MAX_BUCKETS
+    assert len(usage.buckets.per_slot[3]) < 2 * MAX_BUCKETS
 
 
 def test_a_later_part_whose_only_cpu_line_covers_no_time_still_says_whose_cpus() -> None:
@@ -129,4 +129,4 @@ def test_a_line_after_one_that_makes_the_slots_longer_is_counted_in_the_longer_s
     usage = folded([early, [line(8.0, dt=0.001), line(0.5, dt=0.001)]], buckets=True)
     assert usage.buckets is not None
     # 4 CPUs for 1 ms, 201 times.
-    assert math.fsum(usage.buckets.cores_available) == pytest.approx(4 * 0.001 * 201)
+    assert math.fsum(usage.buckets.per_slot[1]) == pytest.approx(4 * 0.001 * 201)

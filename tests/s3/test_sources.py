@@ -14,7 +14,7 @@ from orca.sample.readback.shell import s3_objects
 from orca.sample.readback.shell.cli.metrics import metrics_main
 from orca.sample.readback.shell.newest import read_newest_minute
 from orca.sample.readback.shell.s3_objects import FETCHES
-from orca.sample.readback.shell.sources import SourceError, Tally, read_samples, read_source, sources
+from orca.sample.readback.shell.sources import SourceError, Tally, decoded, read_samples, sources
 from tests.moto_server import MotoServer
 from tests.reader.hand_worked import EXPECTED_AT_1070, HAND_WORKED, RUN, sample
 from tests.s3.proxy import FaultProxy
@@ -118,7 +118,7 @@ def test_a_prefix_of_many_objects_is_fetched_several_at_a_time_and_no_further_ah
     time.sleep(1.0)
     assert len([seen for seen in proxy.seen if seen.operation == "GetObject"]) <= FETCHES
     rest = list(batches)
-    counts = [len(list(read_source(source, Tally()))) for source in found[1:]]
+    counts = [sum(map(len, decoded(source.batches(), Tally()))) for source in found[1:]]
     assert rest == [] and counts == [5] * (len(names) - 1)
     assert 1 < proxy.most_in_flight("GetObject") <= FETCHES
 

@@ -44,11 +44,6 @@ def held(fields: Held | None, label: str, name: str, flags: tuple[Flag, ...]) ->
     return row
 
 
-def row_document(row: Held) -> dict[str, object]:
-    """One row's object: its figures as `ROW` declares them, the run's summary last."""
-    return {key: write(read(row)) for key, read, write in ROW_WRITERS}
-
-
 def table_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
     """A table (a fleet's, or of a source's runs) as one JSON object for a script, a piece at a time: its rows (each
     run's summary in its row: `summaries(index)`, row `index`'s summary's document encoded; a source without runs has
@@ -56,8 +51,9 @@ def table_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
     named, runs, labels, flags = table.rows.named, len(table.rows), table.labels, table.flags
 
     def row(index: int, label: str) -> str:
-        document = encoded(row_document(held(named(index) if index < runs else None, label, table.name_of(index),
-                                             flags(index))))
+        """The row's figures as `ROW` declares them, the run's summary last."""
+        fields = held(named(index) if index < runs else None, label, table.name_of(index), flags(index))
+        document = encoded({key: write(read(fields)) for key, read, write in ROW_WRITERS})
         return document if index >= runs else document[: -len("null}")] + summaries(index) + "}"  # written aside
 
     yield '{"rows":['
@@ -65,9 +61,8 @@ def table_json(table: Table, summaries: Callable[[int], str]) -> Iterator[str]:
         yield ("," if at else "") + ",".join(map(row, chunk, labels(chunk)))
     totals = table.totals
     rest: dict[str, object] = {"sorted_by": table.sorted_by,
-                               "totals": {key: write(read(totals)) for key, read, write in TOTALS_WRITERS}}
-    for key, flag in LISTS.items():
-        rest[key] = labels(table.flagged(flag))
+                               "totals": {key: write(read(totals)) for key, read, write in TOTALS_WRITERS},
+                               **{key: labels(table.flagged(flag)) for key, flag in LISTS.items()}}
     failed = table.flagged(FAILED)
     rest["failed"] = [{"label": label, "how": each.why} for index, label in zip(failed, labels(failed), strict=True)
                       for each in flags(index) if each.flag == FAILED]

@@ -93,8 +93,7 @@ def _spread(buckets: Buckets, origin: float, width: float, sums: list[list[float
     column; a bucket reaching past the axis's ends spreads over the part within them."""
     slot = buckets.slot_seconds
     end = COLUMNS * width
-    for offset, values in enumerate(zip(buckets.cores_used, buckets.cores_available, buckets.bytes_used,
-                                        buckets.bytes_available, strict=True)):
+    for offset, values in enumerate(zip(*buckets.per_slot, strict=True)):
         if not any(values):
             continue
         begin = ((buckets.first + offset) << buckets.shift) / 1000 - origin

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orca.sample.readback.fleet.usage import Usage
+from orca.sample.readback.fleet.usage import Usage, percent_of
 from orca.sample.readback.gather.records import InstanceSummary
 
 
@@ -36,9 +36,8 @@ class FleetTotals:
     @property
     def cpu_percent(self) -> float | None:
         """The fleet's CPU utilisation: what it used of what it had."""
-        return 100 * self.cpu_hours_used / self.cpu_hours_available if self.cpu_hours_available else None
+        return percent_of(self.cpu_hours_used, self.cpu_hours_available)
 
     @property
     def memory_percent(self) -> float | None:
-        return 100 * self.memory_gib_hours_used / self.memory_gib_hours_available if self.memory_gib_hours_available \
-            else None
+        return percent_of(self.memory_gib_hours_used, self.memory_gib_hours_available)

@@ -55,27 +55,10 @@ class Buckets:
     def slot_seconds(self) -> float:
         return (1 << self.shift) / 1000
 
-    def _floats(self, index: int) -> Sequence[float]:
-        floats: Sequence[float] = memoryview(self.sums[index]).cast("d")
-        return floats
-
     @property
-    def cores_used(self) -> Sequence[float]:
-        """Per slot, the CPU-seconds used in it."""
-        return self._floats(0)
-
-    @property
-    def cores_available(self) -> Sequence[float]:
-        return self._floats(1)
-
-    @property
-    def bytes_used(self) -> Sequence[float]:
-        """Per slot, the byte-seconds of memory used in it."""
-        return self._floats(2)
-
-    @property
-    def bytes_available(self) -> Sequence[float]:
-        return self._floats(3)
+    def per_slot(self) -> tuple[Sequence[float], ...]:
+        """The four sums, in `sums`' order, each per slot: read as floats where they lie."""
+        return tuple(memoryview(each).cast("d") for each in self.sums)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +98,11 @@ class Usage:
     @property
     def cpu_percent(self) -> float | None:
         """The CPU used over the run, percent of what it had."""
-        return _share(self.core_seconds_used, self.core_seconds_available)
+        return percent_of(self.core_seconds_used, self.core_seconds_available)
 
     @property
     def memory_percent(self) -> float | None:
-        return _share(self.byte_seconds_used, self.byte_seconds_available)
+        return percent_of(self.byte_seconds_used, self.byte_seconds_available)
 
     @property
     def cpus(self) -> float | None:
@@ -132,7 +115,8 @@ class Usage:
         return None if self.byte_seconds_available is None else self.byte_seconds_available / self.memory_seconds
 
 
-def _share(used: float | None, available: float | None) -> float | None:
+def percent_of(used: float | None, available: float | None) -> float | None:
+    """`used` in percent of `available`; None when either is unknown or nothing was available."""
     return None if used is None or not available else 100 * used / available
 
 

@@ -1,7 +1,6 @@
 """A fleet's sources read (docs/metrics.md, "A fleet"): each source's runs, with their summaries and their usage,
-kept rather than shown as they close (a fleet's table needs them all), and the series of the first runs drawn. Each
-source is read whole by one process: the fleet's sources are spread over the executor's processes instead
-(`many.py`), and what comes back is this: folds, not lines."""
+kept rather than shown as they close (a fleet's table needs them all), and the series of the first runs drawn; what
+an executor's process gives back (`many.py`) is this: folds, not lines."""
 
 from __future__ import annotations
 
@@ -27,13 +26,8 @@ class Kept(Shown):
     runs: list[Run] = field(default_factory=list)
 
     def show(self, name: str, run: FoldedRun) -> None:
-        summary = run.fold.summary(name)
-        if summary is None:
-            return
-        self.totals.add(summary)
-        self.runs.append(Run(summary, cast("UsageSection", run.fold.section(USAGE)).usage()))
-        if run.drawn is not None and (series := run.fold.series(name)) is not None:
-            self.series.append((run.drawn, series))
+        if (summary := Shown.show(self, name, run)) is not None:
+            self.runs.append(Run(summary, cast("UsageSection", run.fold.section(USAGE)).usage()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,13 +48,14 @@ class Shown:
     totals: Totals = field(default_factory=Totals)
     series: list[tuple[int, Series]] = field(default_factory=list)
 
-    def show(self, name: str, run: Run) -> None:
+    def show(self, name: str, run: Run) -> InstanceSummary | None:
+        """The run counted, its series kept when drawn; its summary for a kind that keeps more (None: no lines)."""
         summary = run.fold.summary(name)
-        if summary is None:
-            return
-        self.totals.add(summary)
-        if run.drawn is not None and (series := run.fold.series(name)) is not None:
-            self.series.append((run.drawn, series))
+        if summary is not None:
+            self.totals.add(summary)
+            if run.drawn is not None and (series := run.fold.series(name)) is not None:
+                self.series.append((run.drawn, series))
+        return summary
 
     def takes_lines(self) -> bool:
         """Whether runs of one line are best given as their lines (`show_lines`), with no fold made for them."""

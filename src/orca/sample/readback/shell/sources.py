@@ -132,18 +132,13 @@ def decoded(batches: Iterator[Batch], tally: Tally) -> Iterator[list[Sample]]:
         yield good
 
 
-def read_source(source: Source, tally: Tally) -> Iterator[Sample]:
-    """The samples of one source, one at a time, counting what is passed over in `tally`."""
-    return chain.from_iterable(decoded(source.batches(), tally))
-
-
 def read_samples(location: str) -> Iterator[Sample]:
     """Every sample at `location` (see `sources`), source after source; lines that are not samples are passed over.
     Raises `SourceError` for a location that does not exist or cannot be read, before any sample; for a file under
     a directory that cannot be read, when it is reached."""
     for source in sources(location):
         try:
-            yield from read_source(source, Tally())
+            yield from chain.from_iterable(decoded(source.batches(), Tally()))
         except OSError as error:
             raise SourceError(f"{source.name}: {error.strerror or error}") from None
 
