@@ -11,6 +11,7 @@ import sys
 from orca.sample.shared.parser import Help as _Help
 from orca.sample.shared.parser import Malformed as _Malformed
 from orca.sample.shared.parser import Parser as _Parser
+from orca.sample.shared.printed import Unprinted, printed
 
 USAGE = "orca schema [--duckdb | --athena]"
 EXAMPLE = """\
@@ -32,7 +33,8 @@ def _parser() -> _Parser:
 
 
 def schema_main(args: list[str]) -> int:
-    """`orca schema ARGS`: the exit status (0; 2 for a malformed command line)."""
+    """`orca schema ARGS`: the exit status (0; 1 when standard output cannot be written; 2 for a malformed command
+    line)."""
     from orca.sample import line_schema
 
     try:
@@ -49,7 +51,10 @@ def schema_main(args: list[str]) -> int:
         text = line_schema.hive_columns() + "\n"
     else:
         text = line_schema.schema_text()
-    with contextlib.suppress(BrokenPipeError):
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    try:
+        printed(text, flush=True)
+    except Unprinted as error:
+        with contextlib.suppress(OSError, ValueError):
+            print(f"orca schema: cannot write to standard output: {error}", file=sys.stderr)
+        return 1
     return 0

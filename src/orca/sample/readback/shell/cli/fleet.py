@@ -5,8 +5,6 @@ and usage; the sources read through an executor: the local processes, or a Dask 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
@@ -22,6 +20,7 @@ from orca.sample.readback.shell.progress import Progress
 from orca.sample.readback.shell.sources import Source, SourceError, Tally
 from orca.sample.readback.summary.text import block_text
 from orca.sample.readback.words import printable
+from orca.sample.shared.printed import printed
 
 FLEET_CHART_RUNS = 5
 """A chart of more runs than this is the fleet's (a row per run), not the runs overlaid."""
@@ -132,7 +131,6 @@ def _draw(table: Table, runs: Sequence[Run], series: list[Series], path: str) ->
 
 
 def _print(pieces: Iterator[str]) -> None:
-    with contextlib.suppress(BrokenPipeError):
-        for piece in pieces:
-            sys.stdout.write(piece)
-        sys.stdout.flush()
+    for piece in pieces:
+        printed(piece)
+    printed(flush=True)

@@ -33,6 +33,7 @@ from orca.sample.shared.hints import extra_install, metrics_command, plot_instal
 from orca.sample.shared.parser import Help as _Help
 from orca.sample.shared.parser import Malformed as _Malformed
 from orca.sample.shared.parser import Parser as _Parser
+from orca.sample.shared.printed import Unprinted, printed
 
 USAGE = "{orca} LOCATION... [--json] [--plot FILE.png|.svg|.pdf] [--sort COLUMN] [--each]\n" \
         "            [--scheduler ADDRESS]"
@@ -83,8 +84,8 @@ def _say(message: str) -> None:
 
 def metrics_main(args: list[str]) -> int:
     """`orca metrics ARGS`: the exit status (0; 1 for a location, a directory or a file that cannot be read, no
-    sample line, or a cluster that cannot read the fleet; 2 for a malformed command line, or a scheduler named where
-    `distributed` is not installed; 130 for Ctrl-C)."""
+    sample line, standard output that cannot be written, or a cluster that cannot read the fleet; 2 for a malformed
+    command line, or a scheduler named where `distributed` is not installed; 130 for Ctrl-C)."""
     orca = metrics_command()
     try:
         options = _parser(orca).parsed(args)
@@ -108,6 +109,9 @@ def metrics_main(args: list[str]) -> int:
     except KeyboardInterrupt:  # Ctrl-C: what was read is shown (a stream's runs so far), no traceback
         _flush()
         return 130
+    except Unprinted as error:
+        _say(f"orca metrics: cannot write to standard output: {error}")
+        return 1
 
 
 def _read_and_show(options: argparse.Namespace) -> int:
@@ -138,9 +142,9 @@ def _read_and_show(options: argparse.Namespace) -> int:
     finally:  # Ctrl-C on a stream too: what was read is shown
         if len(kept.rows):
             for piece in runs_output(found[0].name if found else "", kept, options):
-                _print(piece)
+                printed(piece)
         kept.aside.close()
-        _flush()
+        printed(flush=True)
     if not len(kept.rows):
         return 1
     if options.plot is not None:
@@ -248,11 +252,8 @@ def _no_collector() -> Iterator[None]:
             gc.enable()
 
 
-def _print(text: str) -> None:
-    with contextlib.suppress(BrokenPipeError):
-        sys.stdout.write(text)
-
-
 def _flush() -> None:
-    with contextlib.suppress(OSError, ValueError):
+    """What was printed handed on, before a message or an early end: whether it could be is said by the next
+    `printed`, or not at all (a message matters more)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stdout.flush()
