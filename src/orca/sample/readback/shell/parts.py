@@ -6,6 +6,7 @@ hands back the rest (`runs.Runs`); they are taken in file order. A worker that f
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 import os
 import re
@@ -142,14 +143,31 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
             meanwhile()
         for (start, end), spill, future in zip(ranges[1:], spills, futures, strict=True):
             part = _result(future, name, start)
-            text = spill
+            text: IO[bytes] = spill
             if part is None:  # its process failed: the part read here, into a file of its own as the process would
-                text = stack.enter_context(tempfile.TemporaryFile())
-                part = _Part.read(descriptor, start, end, name, shown, text, state.drawn, sections)
+                text, part = _read_here(stack, descriptor, start, end, name, shown, state.drawn, sections)
             text.seek(0)  # what another process wrote by the same open file: read from its start
             _take(part, text, state, shown, name, tally)
     if (now := os.fstat(descriptor).st_size) < size:  # its parts, cut where it was longer, read to where it ends now
         tally.shrank = (size, now)
+
+
+def _read_here(stack: contextlib.ExitStack, descriptor: int, start: int, end: int | None, name: str, shown: Shown,
+               drawn: int, sections: Sections) -> tuple[IO[bytes], _Part]:
+    """A part whose process failed, read here into a temporary file as the process would; read again into memory
+    where no temporary file can hold it (none can be made, the disk is full: what may have made the process fail)."""
+    try:
+        text: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed with `stack`, or at once if it failed)
+        try:
+            part = _Part.read(descriptor, start, end, name, shown, text, drawn, sections)
+        except BaseException:
+            with contextlib.suppress(OSError):  # what it could not write is dropped as it closes
+                text.close()
+            raise
+        return stack.enter_context(text), part
+    except OSError:
+        text = io.BytesIO()
+        return text, _Part.read(descriptor, start, end, name, shown, text, drawn, sections)
 
 
 def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[int, int | None]], name: str,

@@ -25,6 +25,9 @@ from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run as FoldedRun
 from orca.sample.readback.shell.shown import Shown, Totals
 
+ASIDE_PIECE = 1 << 20
+"""The texts aside are written a piece of this many bytes at a time."""
+
 
 def nothing(_: InstanceSummary) -> str:
     """What is written aside of a run when only the table is printed."""
@@ -39,38 +42,75 @@ def summary_document(summary: InstanceSummary) -> str:
 
 
 class Aside:
-    """Texts written to a temporary file one after the other, each read back by its number."""
+    """Texts written to a temporary file one after the other, each read back by its number. Where no temporary file
+    can hold them (none can be made: a read-only file system; the disk is full), they are held in memory from there
+    on, those written before read back into it: what is shown is the same, at the cost of memory."""
 
-    __slots__ = ("_empty", "_file", "_lengths", "_offsets")
+    __slots__ = ("_empty", "_file", "_held", "_lengths", "_offsets", "_pending", "_size", "_written")
 
     def __init__(self) -> None:
         self._file: IO[bytes] | None = None
+        self._held: bytearray | None = None
+        """Every text's bytes, once they are held in memory."""
+        self._pending = bytearray()
+        """The texts' bytes after those in the file, written in pieces of `ASIDE_PIECE` bytes."""
+        self._written = 0
+        """How many bytes the file holds: `os.write` says how many it took."""
         self._offsets, self._lengths = array("q"), array("q")
+        self._size = 0
         self._empty = 0
         """How many texts, all empty, were added before the first that was not."""
 
     def add(self, text: str) -> None:
-        if not text and self._file is None:  # none written yet: nothing kept either
+        if not text and not self._size:  # none written yet: nothing kept either
             self._empty += 1
             return
-        if self._file is None:
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+        if self._empty:
             self._offsets.extend(array("q", bytes(8 * self._empty)))
             self._lengths.extend(array("q", bytes(8 * self._empty)))
+            self._empty = 0
         data = text.encode("utf-8", "surrogateescape")
-        self._offsets.append(self._file.tell())
+        self._offsets.append(self._size)
         self._lengths.append(len(data))
-        self._file.write(data)
+        self._size += len(data)
+        (self._pending if self._held is None else self._held).extend(data)
+        if len(self._pending) >= ASIDE_PIECE:
+            self._write()
 
     def __getitem__(self, index: int) -> str:
-        if self._file is None or not (length := self._lengths[index]):
+        if index < self._empty or not (length := self._lengths[index]):
             return ""
-        self._file.flush()
-        return os.pread(self._file.fileno(), length, self._offsets[index]).decode("utf-8", "surrogateescape")
+        at = self._offsets[index]
+        if self._held is not None:
+            data = bytes(self._held[at : at + length])
+        else:
+            in_file = max(0, min(length, self._written - at))  # a text may begin in the file and end pending
+            data = b"" if not in_file or self._file is None else os.pread(self._file.fileno(), in_file, at)
+            if in_file < length:
+                data += self._pending[at + in_file - self._written : at + length - self._written]
+        return data.decode("utf-8", "surrogateescape")
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
+
+    def _write(self) -> None:
+        """The pending bytes written to the file (made at the first); held in memory with the file's when it fails."""
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115 (closed by `close`)
+            while self._pending:
+                taken = os.write(self._file.fileno(), self._pending)
+                del self._pending[:taken]
+                self._written += taken
+        except OSError:
+            held = bytearray()
+            if self._file is not None:
+                held += os.pread(self._file.fileno(), self._written, 0) if self._written else b""
+                self._file.close()
+                self._file = None
+            self._held = held + self._pending
+            self._pending = bytearray()
 
 
 @dataclass(slots=True)

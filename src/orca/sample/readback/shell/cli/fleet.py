@@ -5,9 +5,12 @@ and usage; the sources read through an executor: the local processes, or a Dask 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from typing import TextIO
 
 from orca.sample.readback.fleet.records import Run
 from orca.sample.readback.fleet.table import Table, fleet_table
@@ -103,10 +106,8 @@ def table_output(table: Table, aside: Callable[[int], str], lines: int, options:
 
         yield from table_json(table, aside)
         return
-    from orca.sample.readback.fleet.text import table_text
 
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n") as said:
-        yield from table_text(table, said)
+    yield from _table_text(table)
     if options.each:
         from orca.sample.readback.summary.text import total_text
 
@@ -116,6 +117,24 @@ def table_output(table: Table, aside: Callable[[int], str], lines: int, options:
                 yield "\n" + aside(index)
         totals = table.totals
         yield "\n" + total_text(totals.runs, lines, totals.first_start or 0.0, totals.last_end or 0.0)
+
+
+def _table_text(table: Table) -> Iterator[str]:
+    """`table_text` with its rows said into a temporary file; into memory where no temporary file can hold them (none
+    can be made, the disk is full). Every row is said before the first piece is given, so nothing is given twice."""
+    from orca.sample.readback.fleet.text import table_text
+
+    with contextlib.ExitStack() as stack:
+        try:
+            said: TextIO = stack.enter_context(tempfile.TemporaryFile(
+                "w+", encoding="utf-8", errors="surrogateescape", newline="\n"))
+            pieces = table_text(table, said)
+            first = next(pieces)
+        except OSError:
+            pieces = table_text(table, io.StringIO(newline="\n"))
+            first = next(pieces)
+        yield first
+        yield from pieces
 
 
 def _draw(table: Table, runs: Sequence[Run], series: list[Series], path: str) -> None:
