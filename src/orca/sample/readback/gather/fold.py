@@ -100,7 +100,7 @@ class RunFold:
         if points is not None:
             times = [line.t for line in lines]
             bounds = points.cut(times)
-            # A batch within one point (most of a long run's): a section's row made as its `add` said, if it did.
+            # A batch within one point (many of a long run's): a section's row made as its `add` said, if it did.
             one = len(bounds) == 1
             points.take(times, bounds, [[whole()] if one and whole is not None else section.rows(lines, bounds)
                                         for section, whole in zip(sections, wholes, strict=True) if not section.keyed],

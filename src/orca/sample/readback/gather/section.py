@@ -69,7 +69,7 @@ class Section(Protocol):
         the pace of these: one plain loop or comprehension over the batch, the figures in locals (a method called
         per line, even `list.append`, costs more than the loop). A section whose figures come from what its chart's
         row is made of gives back how to make the batch's row as one stretch (what `rows` gives for
-        `[(0, len(lines))]`), from what it read: a drawn batch within one point (most of a long run's) then needs no
+        `[(0, len(lines))]`), from what it read: a drawn batch within one point (many of a long run's) then needs no
         second loop over its lines, and a batch not drawn pays nothing for it. Any other section gives None."""
         ...
 
