@@ -3,12 +3,19 @@ reads: each batch decoded and checked (the chart's floor decodes them too), then
 it, with each section's `add` (the summary's figures), each section's `rows` (the chart's values per point) and the
 points' cutting and taking timed apart; then the summary and the series. The collector is off, as `orca metrics` reads.
 
+With `--only decode|summary|drawn`, nothing timed: the lines decoded, and folded as a run's summary or as a drawn run
+(`RunFold.add`, with the usage unless `--no-usage`), for counting instructions, which the machine's load does not move
+(`valgrind --tool=cachegrind --cache-sim=no`: each mode's count less the decoding's is its fold's). `--points` draws
+the run from at most twice that many points: at 100,000 lines, 50 cuts a point as 1,000,000 lines are cut.
+
 With `--halves`, what reading in two processes costs: the file cut in two as `orca metrics` cuts it, each half read
 (decoded and folded, as a part is) alone here, then the second by a forked worker while this process waits, then both
 at once (the first here, the second by the worker, as `orca metrics` reads them), taking turns; each half's CPU is
 measured inside the process that reads it.
 
     .venv/bin/python -m bench.chart_parts [--lines N] [--halves] [--repeats N]
+    valgrind --tool=cachegrind --cache-sim=no .venv/bin/python -m bench.chart_parts --lines 100000 --points 50 \
+        --only drawn [--no-usage]
     (a `-- COMMAND` run of `bench/chart.py`, 1,000,000 lines)
 """
 
@@ -30,6 +37,7 @@ from bench.chart import BOTH_LINES, write_command_run
 from orca.sample.line_format import Sample
 from orca.sample.readback.fleet.usage import UsageSection
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
+from orca.sample.readback.gather.points import MAX_POINTS
 from orca.sample.readback.runs import Runs
 from orca.sample.readback.shell.parts import DRAWING_HEAD_START_BYTES
 from orca.sample.readback.shell.pool import local_executor
@@ -84,6 +92,18 @@ def parts(path: Path) -> tuple[float, dict[str, float]]:
     return decoding, spent
 
 
+def only(path: Path, mode: str, usage: bool, points: int) -> None:
+    """The lines of `path` decoded, and with `mode` "summary" or "drawn" folded as `orca metrics` folds one run."""
+    gc.disable()
+    [source] = sources(str(path))
+    fold = RunFold(drawn=mode == "drawn", max_points=points, sections=(*SECTIONS, UsageSection) if usage else SECTIONS)
+    for lines in decoded(source.batches(), Tally()):
+        if mode != "decode":
+            fold.add(lines)
+    fold.summary(source.name)
+    fold.series(source.name)
+
+
 def read_half(descriptor: int, start: int, end: int | None) -> float:
     """The CPU seconds this process takes to read the part of the open file from `start` to `end` as a part is read
     (decoded, cut into runs and folded, the first `DRAWN` runs for the chart)."""
@@ -126,9 +146,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--lines", type=int, default=BOTH_LINES)
     parser.add_argument("--halves", action="store_true", help="what reading in two processes costs")
     parser.add_argument("--repeats", type=int, default=3, help="with --halves, how many turns")
+    parser.add_argument("--only", choices=("decode", "summary", "drawn"), help="nothing timed: for cachegrind")
+    parser.add_argument("--no-usage", action="store_true", help="with --only, the fold without the run's usage")
+    parser.add_argument("--points", type=int, default=MAX_POINTS, help="with --only, the drawn run's MAX_POINTS")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         path = write_command_run(Path(tmp) / "run.jsonl", args.lines)
+        if args.only is not None:
+            only(path, args.only, not args.no_usage, args.points)
+            return 0
         load = os.getloadavg()[0]
         if args.halves:
             got = halves(path, args.repeats)

@@ -10,11 +10,14 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orca.sample.line_format import Percent, Sample
 from orca.sample.readback.gather.fold import SECTIONS, RunFold
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import MEAN, Bounds, Column, present
+from tests.lines import samples
 
 
 class Gpu(msgspec.Struct, frozen=True, kw_only=True):
@@ -110,3 +113,24 @@ def test_every_section_draws_its_columns_and_no_two_share_a_name() -> None:
     series = fold.series("x")
     assert series is not None and list(series.values) == names
     assert list(series.keyed) == keyed == ["containers", "top_mem", "top_cpu"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(samples, min_size=1, max_size=12))
+def test_a_row_made_as_add_says_is_the_row_of_the_whole_batch(lines: list[Sample]) -> None:
+    """A section whose `add` gives back how to make the batch's row gives the row `rows` gives for the batch as one
+    stretch (its sums to within the rounding of floats added in another way), so a drawn batch within one point is
+    drawn the same either way."""
+    for make in SECTIONS:
+        whole = make().add(lines)
+        if whole is None:
+            continue
+        made, summed = whole(), tuple(make().rows(lines, [(0, len(lines))])[0])
+        assert len(made) == len(summed), make
+        for mine, theirs in zip(made, summed, strict=True):
+            assert mine == theirs or math.isclose(mine, theirs, rel_tol=1e-12), make
+
+
+def test_pressure_and_memory_give_their_row_from_add() -> None:
+    """The sections that read in `add` what their row is made of say how to make it (the others loop again)."""
+    assert {make().key for make in SECTIONS if make().add(lines()) is not None} == {"pressure", "memory"}

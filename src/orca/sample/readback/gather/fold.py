@@ -95,13 +95,15 @@ class RunFold:
         self.times.add(lines)
         self.host, self.start = lines[-1].host, lines[-1].start
         self.cores = next((line.cores for line in reversed(lines) if line.cores is not None), self.cores)
-        for section in sections:
-            section.add(lines)
+        wholes = [section.add(lines) for section in sections]
         points = self.points
         if points is not None:
             times = [line.t for line in lines]
             bounds = points.cut(times)
-            points.take(times, bounds, [section.rows(lines, bounds) for section in sections if not section.keyed],
+            # A batch within one point (many of a long run's): a section's row made as its `add` said, if it did.
+            one = len(bounds) == 1
+            points.take(times, bounds, [[whole()] if one and whole is not None else section.rows(lines, bounds)
+                                        for section, whole in zip(sections, wholes, strict=True) if not section.keyed],
                         [list(column) for section in sections if section.keyed
                          for column in zip(*section.rows(lines, bounds), strict=True)])
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from orca.sample.line_format import Count, Percent, Sample
 from orca.sample.readback.exact import Histogram
-from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column, present
+from orca.sample.readback.gather.section import MEAN, NEWEST, PEAK, Bounds, Column, Row, Whole, present
 
 PERCENTILE = 95
 
@@ -84,6 +84,11 @@ class MemorySummary:
     """The run's own processes' resident bytes at their largest (`mem.rss`)."""
 
 
+def _no_memory() -> Row:
+    """The row of lines without a `mem`."""
+    return None, None, None, None
+
+
 class MemorySection:
     """`mem`: the most used (the first line with it, and its total), the highest share used, the most swap and
     `rss`; each point's highest used, cache and rss, and its newest total."""
@@ -100,21 +105,26 @@ class MemorySection:
         self.share_peak = 0.0
         self.swap_peak = self.rss_peak = 0
 
-    def add(self, lines: Sequence[Sample]) -> None:
+    def add(self, lines: Sequence[Sample]) -> Whole:
+        """The batch's figures; its row as one stretch made from the same records, its most used and rss."""
         known = present([line.mem for line in lines])
-        if known:
-            used = [mem.used for mem in known]
-            most = max(used)
-            if self.used_peak is None or most > self.used_peak[0]:
-                self.used_peak = (most, known[used.index(most)].total)  # the first line with the most used
-            totals = [mem.total for mem in known]
-            if totals.count(totals[0]) == len(totals):  # one total (the usual case): the most used is the highest share
-                shares = [100.0 * most / totals[0]] if totals[0] > 0 else []
-            else:
-                shares = [100.0 * part / total for part, total in zip(used, totals, strict=True) if total > 0]
-            self.share_peak = max([self.share_peak, *shares])
-            self.swap_peak = max(self.swap_peak, max([mem.swap_used for mem in known]))
-            self.rss_peak = max(self.rss_peak, max([mem.rss for mem in known]))
+        if not known:
+            return _no_memory
+        used = [mem.used for mem in known]
+        most = max(used)
+        if self.used_peak is None or most > self.used_peak[0]:
+            self.used_peak = (most, known[used.index(most)].total)  # the first line with the most used
+        totals = [mem.total for mem in known]
+        if totals.count(totals[0]) == len(totals):  # one total (the usual case): the most used is the highest share
+            shares = [100.0 * most / totals[0]] if totals[0] > 0 else []
+        else:
+            shares = [100.0 * part / total for part, total in zip(used, totals, strict=True) if total > 0]
+        self.share_peak = max([self.share_peak, *shares])
+        self.swap_peak = max(self.swap_peak, max([mem.swap_used for mem in known]))
+        rss = max([mem.rss for mem in known])
+        self.rss_peak = max(self.rss_peak, rss)
+        newest = lines[-1].mem
+        return lambda: (most, max([mem.cache for mem in known]), rss, None if newest is None else newest.total)
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []

@@ -121,8 +121,10 @@ class Points:
     def cut(self, times: list[float]) -> Bounds:
         """The stretches of lines at `times` (the next of the run): the slots made as long as these lines and the
         points so far need, consecutive lines in one slot one stretch."""
-        self._slots.fit(int(min(times) * 1000), int(max(times) * 1000))
-        ends = self._ends(times)
+        ordered = all(map(le, times, times[1:]))  # the usual case: then the first and the last are the ends
+        self._slots.fit(int((times[0] if ordered else min(times)) * 1000),
+                        int((times[-1] if ordered else max(times)) * 1000))
+        ends = self._ends(times, ordered)
         return list(zip([0, *ends[:-1]], ends, strict=True))
 
     def take(self, times: list[float], bounds: Bounds, rows: Sequence[Sequence[Any]],
@@ -141,12 +143,12 @@ class Points:
             self._take(int(times[begin] * 1000) >> shift, _Point(end - begin, times[begin], times[end - 1], values,
                                                                   list(held)))
 
-    def _ends(self, times: list[float]) -> list[int]:
+    def _ends(self, times: list[float], ordered: bool) -> list[int]:
         """Where the stretches of lines at `times` end: consecutive lines in one slot are one stretch. Lines in the
-        order of their `t` (the usual case) are cut where the next slot begins, found by bisection."""
+        order of their `t` (`ordered`, the usual case) are cut where the next slot begins, found by bisection."""
         shift = self._slots.shift
         first, last = int(times[0] * 1000) >> shift, int(times[-1] * 1000) >> shift
-        if 8 * (last - first) > len(times) or not all(map(le, times, times[1:])):  # many stretches, or out of order
+        if 8 * (last - first) > len(times) or not ordered:  # many stretches, or out of order
             slots = [int(t * 1000) >> shift for t in times]
             return [index for index in range(1, len(slots)) if slots[index] != slots[index - 1]] + [len(slots)]
         ends = []

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from orca.sample.line_format import Percent, PressureShare, Sample
 from orca.sample.readback.exact import ExactSum
-from orca.sample.readback.gather.section import MEAN, Bounds, Column, present
+from orca.sample.readback.gather.section import MEAN, Bounds, Column, Row, Whole, present
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,11 @@ def _shares(pressures: list[PressureShare]) -> tuple[list[float], list[float], l
             present([pressure.io for pressure in pressures]))
 
 
+def _none() -> Row:
+    """The row of lines without a `pressure`."""
+    return 0.0, 0, 0.0, 0, 0.0, 0
+
+
 class PressureSection:
     key = "pressure"
     columns = (Column("pressure_cpu", MEAN, tenths=True), Column("pressure_memory", MEAN, tenths=True),
@@ -38,12 +44,19 @@ class PressureSection:
         self.sums = (ExactSum(), ExactSum(), ExactSum())
         self.counts = [0, 0, 0]
 
-    def add(self, lines: Sequence[Sample]) -> None:
+    def add(self, lines: Sequence[Sample]) -> Whole:
+        """The batch's sums and counts, which are also its row as one stretch."""
         known = present([line.pressure for line in lines])
-        if known:
-            for index, (total, shares) in enumerate(zip(self.sums, _shares(known), strict=True)):
-                total.add(sum(shares))
-                self.counts[index] += len(shares)
+        if not known:
+            return _none
+        row: list[float] = []
+        for index, (total, shares) in enumerate(zip(self.sums, _shares(known), strict=True)):
+            # Summed in the lines' order, as `rows` sums a stretch (a point takes the sum in whole tenths).
+            batch = sum(shares, 0.0)
+            total.add(batch)
+            self.counts[index] += len(shares)
+            row += (batch, len(shares))
+        return partial(tuple, row)
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
         rows = []

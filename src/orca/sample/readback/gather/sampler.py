@@ -27,7 +27,7 @@ class SamplerSection:
         self.rise.add(present([line.self_cpu for line in lines]))
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
-        return [(max(line.dt for line in lines[begin:end]),) for begin, end in bounds]
+        return [(max([line.dt for line in lines[begin:end]]),) for begin, end in bounds]
 
     def merge(self, later: SamplerSection) -> None:
         self.rise.merge(later.rise)

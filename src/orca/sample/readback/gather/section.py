@@ -7,7 +7,7 @@ run's fold (`fold.py`) calls each section of its `SECTIONS` in turn; nothing els
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Self, TypeVar, cast
 
@@ -36,6 +36,10 @@ class Column:
         return 2 if self.kind == MEAN else 1
 
 
+Row = tuple[Any, ...]
+"""One stretch's values of a section's `columns`, as `Section.rows` gives them."""
+Whole = Callable[[], Row]
+"""How a section makes the row of a whole batch (one stretch) from what its `add` already read of the batch."""
 Bounds = Sequence[tuple[int, int]]
 """Each stretch's first line and the line after its last, in a batch: consecutive lines in one slot of time, that one
 point of the chart stands for."""
@@ -60,10 +64,13 @@ class Section(Protocol):
         name a series of its own: the chart's keyed series, named after the columns."""
         ...
 
-    def add(self, lines: Sequence[Sample]) -> None:
+    def add(self, lines: Sequence[Sample]) -> Whole | None:
         """A batch of a run's lines, in the order written, into the summary's figures. A million-line file is read at
         the pace of these: one plain loop or comprehension over the batch, the figures in locals (a method called
-        per line, even `list.append`, costs more than the loop)."""
+        per line, even `list.append`, costs more than the loop). A section whose figures come from what its chart's
+        row is made of gives back how to make the batch's row as one stretch (what `rows` gives for
+        `[(0, len(lines))]`), from what it read: a drawn batch within one point (many of a long run's) then needs no
+        second loop over its lines, and a batch not drawn pays nothing for it. Any other section gives None."""
         ...
 
     def rows(self, lines: Sequence[Sample], bounds: Bounds) -> list[Any]:
