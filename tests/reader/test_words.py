@@ -20,6 +20,7 @@ from orca.sample.readback.chart.panels import chart
 from orca.sample.readback.words import (
     command,
     count,
+    count_cells,
     cut,
     cut_start,
     day_and_minute,
@@ -28,11 +29,13 @@ from orca.sample.readback.words import (
     exit_cell,
     exit_status,
     percent,
+    percent_cells,
     printable,
     rate,
     signal_name,
     size,
     size_cell,
+    size_cells,
     times_of_day,
     utc,
 )
@@ -128,6 +131,37 @@ def test_a_size_reads_back_to_within_its_rounding(bytes_: int) -> None:
     decimals = len(figure.partition(".")[2])
     assert abs(float(figure) * UNIT[unit] - bytes_) <= 0.5 * 10**-decimals * UNIT[unit] * (1 + 1e-9)
     assert unit == "TiB" or float(figure) < 1024 + 0.005 * (unit != "B")
+
+
+_MISSING_COUNT = -(2**63)
+
+
+@given(st.lists(st.one_of(st.integers(min_value=-2, max_value=2**31), st.sampled_from([
+    _MISSING_COUNT, 0, 1023, 1024, 10239, 10240, 50560, 1048063, 1048064, 2**20 - 1, 2**20, 10 * 2**20 - 1,
+    10 * 2**20, 2**30 - 2**19 - 1, 2**30 - 2**19, 2**30 - 1, 2**30, 2**70])), max_size=40),
+       st.sampled_from(["", "*", "^"]), st.booleans())
+@example([1280, 1792, 12 * 1024 + 512, 13 * 1024 + 512], "", False)  # 1.25, 1.75, 12.5 and 13.5 KiB: ties, to even
+def test_a_column_of_sizes_says_each_as_its_cell(counts: list[int], after: str, alike: bool) -> None:
+    """A column of sizes (each rounded in integers, or looked up once where the column holds few) says each as
+    `size_cell` does, its mark after it, and `-` for the count standing for none."""
+    column = counts * 3 if alike else counts  # few distinct values
+    assert size_cells(column, _MISSING_COUNT, after) == [
+        "-" if each == _MISSING_COUNT else size_cell(each) + after for each in column]
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(allow_infinity=False), st.sampled_from([0.0, -0.0, 0.05, 0.25, 99.95])),
+                max_size=40), st.sampled_from(["", "*"]), st.booleans())
+@example([0.0, -0.0, 0.0, -0.0], "", True)  # one key, said two ways
+def test_a_column_of_shares_says_each_as_a_percent(shares: list[float | None], after: str, alike: bool) -> None:
+    column = shares * 3 if alike else shares
+    assert percent_cells(column, after) == [
+        "-" if each is None or math.isnan(each) else percent(each)[:-1] + after for each in column]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=10**12), max_size=40), st.booleans())
+def test_a_column_of_counts_separates_thousands(counts: list[int], alike: bool) -> None:
+    column = counts * 3 if alike else counts
+    assert count_cells(column) == [count(each, "line").split(" ")[0] for each in column]
 
 
 @given(st.integers(min_value=60, max_value=10**7))

@@ -7,10 +7,12 @@ width."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import shlex
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from orca.sample.line_format import CommandExit
@@ -218,27 +220,77 @@ def days_and_minutes(moments: Sequence[float]) -> list[str]:
             for t, second in zip(moments, _seconds(moments), strict=True)]
 
 
-def size_cells(counts: Iterable[float | None]) -> list[str]:
-    """`size_cell` of each of `counts` (a column of a table of many runs), the usual sizes counted without a call
-    each.
+@functools.lru_cache(maxsize=4)
+def _size_texts(after: str) -> tuple[list[str], list[str], list[str], list[str], list[str]]:
+    """The cells of the sizes under a GiB (`size_cell`), `after` after each, by what they say: whole bytes (under a
+    KiB), tenths of a KiB (under 10), whole KiB, tenths of a MiB (under 10), whole MiB."""
+    return ([f"{n}B{after}" for n in range(1024)], [f"{n // 10}.{n % 10}K{after}" for n in range(101)],
+            [f"{n}K{after}" for n in range(1025)], [f"{n // 10}.{n % 10}M{after}" for n in range(101)],
+            [f"{n}M{after}" for n in range(1025)])
 
-    >>> size_cells([0, 512, 1536, 136 * 2**20, 12.4 * 2**30, None, 3 * 2**40])
+
+def size_cells(counts: Sequence[int], missing: int | None = None, after: str = "") -> list[str]:
+    """`size_cell` of each of `counts` (a column of a table of many runs), `after` after each said (a mark of whose it
+    is), `-` for the count `missing` stands for. A size under a GiB is looked up by its count of what it says, rounded
+    in integers as `size_cell`'s formatting rounds the exact quotient (half to even): the quotient `q` by a power of
+    two is one more where the remainder is over half, or half and `q` odd.
+
+    >>> size_cells([0, 512, 1536, 136 * 2**20, 13314398618, -1, 3 * 2**40], missing=-1)
     ['0B', '512B', '1.5K', '136M', '12G', '-', '3.0T']
     """
-    return [MISSING if count is None else f"{count:.0f}B" if count < 1024
-            else (f"{size:.1f}K" if (size := count / 1024) < 10 else f"{size:.0f}K") if count < 1024**2
-            else (f"{size:.1f}M" if (size := count / 1024 / 1024) < 10 else f"{size:.0f}M") if count < 1024**3
-            else size_cell(count) for count in counts]
+    if _few(counts):  # such as a column all `missing`
+        distinct = list(set(counts))
+        return list(map(dict(zip(distinct, _sizes(distinct, missing, after), strict=True)).__getitem__, counts))
+    return _sizes(counts, missing, after)
 
 
-def percent_cells(shares: Iterable[float | None]) -> list[str]:
-    """`percent` of each of `shares` in a table's cell, under a header that says `%`; `-` for None or NaN (a table's
-    column of floats holds a missing figure as NaN).
+def _sizes(counts: Sequence[int], missing: int | None, after: str) -> list[str]:
+    whole, kib_tenths, kib, mib_tenths, mib = _size_texts(after)
+    return [whole[count] if 0 <= count < 1024
+            else kib_tenths[(5 * count + 255 + (5 * count >> 9 & 1)) >> 9] if 1024 <= count < 10240
+            else kib[(count + 511 + (count >> 10 & 1)) >> 10] if 10240 <= count < 1048576
+            else mib_tenths[(5 * count + 262143 + (5 * count >> 19 & 1)) >> 19] if 1048576 <= count < 10485760
+            else mib[(count + 524287 + (count >> 20 & 1)) >> 20] if 10485760 <= count < 1073741824
+            else MISSING if count == missing else size_cell(count) + after for count in counts]
 
-    >>> percent_cells([26.94, 199.0, None, math.nan])
-    ['26.9', '199.0', '-', '-']
+
+_SAMPLE = 1024
+"""Values looked at to tell whether a column holds few distinct values."""
+
+
+def _few(values: Sequence[object]) -> bool:
+    """Whether `values` seem to hold few distinct values (at most half of the first `_SAMPLE` distinct): then each is
+    said once and looked up, where saying each of many distinct values once would cost more than saying every one."""
+    sample = values[:_SAMPLE]
+    return len(set(sample)) * 2 <= len(sample)
+
+
+def percent_cells(shares: Sequence[float | None], after: str = "") -> list[str]:
+    """`percent` of each of `shares` in a table's cell, under a header that says `%`, `after` after each said (a mark
+    of whose it is); `-` for None or NaN (a table's column of floats holds a missing figure as NaN). Shares of one
+    decimal (as a line's are) are few values: each said once.
+
+    >>> percent_cells([26.94, 199.0, None, math.nan]), percent_cells([26.94, -0.0, math.nan], "*")
+    (['26.9', '199.0', '-', '-'], ['26.9*', '-0.0*', '-'])
     """
-    return [MISSING if share is None or share != share else f"{share:.1f}" for share in shares]
+    said = "%.1f" + after.replace("%", "%%")
+    if _few(shares):
+        once: dict[float | None, str] = {share: said % share for share in set(shares)
+                                         if share is not None and share == share}
+        if 0.0 not in once:  # -0.0 is said `-0.0`, but is one key with 0.0
+            return list(map(once.get, shares, itertools.repeat(MISSING, len(shares))))
+    return [MISSING if share is None or share != share else said % share for share in shares]
+
+
+def count_cells(counts: Sequence[int]) -> list[str]:
+    """Each of `counts` with its thousands separated (a column of counts, most of them alike: each said once).
+
+    >>> count_cells([1, 1, 12345])
+    ['1', '1', '12,345']
+    """
+    if _few(counts):
+        return list(map({each: f"{each:,}" for each in set(counts)}.__getitem__, counts))
+    return [f"{each:,}" for each in counts]
 
 
 def signal_name(number: int) -> str:

@@ -22,12 +22,13 @@ from orca.sample.readback.fleet.fields import (
 )
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
 from orca.sample.readback.fleet.records import FleetTotals
-from orca.sample.readback.fleet.rows import pick
+from orca.sample.readback.fleet.rows import NONE, pick
 from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
     MISSING,
     count,
+    count_cells,
     cut,
     days_and_minutes,
     duration,
@@ -166,19 +167,31 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
         return list(map(said.__getitem__, lengths))
 
     def counts(field: int, indices: Sequence[int], _: list[str] | None) -> list[str]:
-        return [f"{count:,}" for count in pick(rows.ints(field), indices)]
+        return count_cells(pick(rows.ints(field), indices))
 
-    def marked(cells: list[str], indices: Sequence[int], marks: list[str] | None) -> list[str]:
-        if marks is None:
-            return cells
+    def marked(cells: list[str], indices: Sequence[int], marks: list[str]) -> list[str]:
         return [cell if cell == MISSING else cell + marks[kind] for cell, kind in zip(cells, pick(bits, indices),
                                                                                       strict=True)]
 
+    # Most tables' rows are all of one kind: then a column's mark is said with each of its cells, not joined to each.
+    kinds = set(bits)
+    alike = next(iter(kinds)) if len(kinds) == 1 else None
+
     def percents(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
-        return marked(percent_cells(pick(rows.floats(field), indices)), indices, marks)
+        shares = pick(rows.floats(field), indices)
+        if marks is None:
+            return percent_cells(shares)
+        if alike is not None:
+            return percent_cells(shares, marks[alike])
+        return marked(percent_cells(shares), indices, marks)
 
     def sizes(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
-        return marked(size_cells(rows.counts(field, indices)), indices, marks)
+        counts = rows.held(field, indices)
+        if marks is None:
+            return size_cells(counts, NONE)
+        if alike is not None:
+            return size_cells(counts, NONE, marks[alike])
+        return marked(size_cells(counts, NONE), indices, marks)
 
     def exits(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         if not ends:
