@@ -32,10 +32,13 @@ from orca.sample.readback.words import (
     percent_cells,
     printable,
     rate,
+    run_heads,
+    run_labels,
     signal_name,
     size,
     size_cell,
     size_cells,
+    timed_labels,
     times_of_day,
     utc,
 )
@@ -162,6 +165,17 @@ def test_a_column_of_shares_says_each_as_a_percent(shares: list[float | None], a
 def test_a_column_of_counts_separates_thousands(counts: list[int], alike: bool) -> None:
     column = counts * 3 if alike else counts
     assert count_cells(column) == [count(each, "line").split(" ")[0] for each in column]
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(min_value=-1e10, max_value=2e10),
+                          st.sampled_from([59.9999994, 59.9999996, 86399.9999996, -0.5])), min_size=2, max_size=30))
+def test_a_column_of_one_host_s_labels_says_each_as_run_labels_does(starts: list[float | None]) -> None:
+    """A source's host's runs labelled a column at a time (a head said with each minute) as `run_labels` labels each
+    run (before start for none)."""
+    runs = [("fleet/a.jsonl", "h", start) for start in starts]
+    head, timed = run_heads({("fleet/a.jsonl", "h"): len(runs)}, ["fleet/a.jsonl"])["fleet/a.jsonl"]["h"]
+    assert (head, timed) == ("a", True)
+    assert timed_labels(head, [math.nan if start is None else start for start in starts]) == run_labels(runs)
 
 
 @given(st.integers(min_value=60, max_value=10**7))

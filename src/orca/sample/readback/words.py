@@ -378,18 +378,44 @@ def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[st
     >>> run_labels([("a.jsonl", "h2", 3600.0)], runs_of_host={("a.jsonl", "h1"): 1, ("a.jsonl", "h2"): 2})
     ['a (h2) 01:00:00']
     """
-    short = shortest_names(sorted({*names, *(name for name, _, _ in runs)}))
-    starts = Counter((name, host) for name, host, _ in runs) if runs_of_host is None else runs_of_host
-    hosts = Counter(name for name, _ in starts)  # each source's distinct hosts
-    # Each source's host's label but the start, and whether the start is said: once each, not once a run (by name,
-    # then host: no pair made a run).
-    heads: dict[str, dict[str, tuple[str, bool]]] = {}
-    for (name, host), runs_of_it in starts.items():
-        if name in short:
-            heads.setdefault(name, {})[host] = (short[name] + (f" ({host})" if hosts[name] > 1 else ""), runs_of_it > 1)
+    heads = run_heads(Counter((name, host) for name, host, _ in runs) if runs_of_host is None else runs_of_host,
+                      sorted({*names, *(name for name, _, _ in runs)}))
     times = times_of_day([0.0 if start is None else start for _, _, start in runs])
     return [head + " " + ("before start" if start is None else time) if timed else head
             for (name, host, start), time in zip(runs, times, strict=True) for head, timed in (heads[name][host],)]
+
+
+def run_heads(runs_of_host: Mapping[tuple[str, str], int], names: Sequence[str]) -> dict[str, dict[str, tuple[str,
+                                                                                                             bool]]]:
+    """`run_labels`' label of each source's host's runs but their starts, and whether their starts are said, by
+    source and host: from the count of each source's host's runs, and every source's name (`names`, distinct)."""
+    short = shortest_names(names)
+    hosts = Counter(name for name, _ in runs_of_host)  # each source's distinct hosts
+    # Once each, not once a run (by name, then host: no pair made a run).
+    heads: dict[str, dict[str, tuple[str, bool]]] = {}
+    for (name, host), runs_of_it in runs_of_host.items():
+        if name in short:
+            heads.setdefault(name, {})[host] = (short[name] + (f" ({host})" if hosts[name] > 1 else ""), runs_of_it > 1)
+    return heads
+
+
+def timed_labels(head: str, starts: Sequence[float]) -> list[str]:
+    """`run_labels`' label of each of a source's host's runs whose starts are said, from their `head` (`run_heads`)
+    and their starts (NaN for before start), the head said with each minute of the day (a call a column, not a row).
+
+    >>> timed_labels("a (h2)", [3600.0, math.nan, 86399.9999996])
+    ['a (h2) 01:00:00', 'a (h2) before start', 'a (h2) 00:00:00']
+    """
+    minutes = _headed_minutes(head + " ")
+    return [minutes[(rest := second % 86400) // 60] + _SECONDS[rest % 60] if second is not None
+            else head + " " + ("before start" if start != start else utc(start)[11:19])
+            for start, second in zip(starts, _seconds(starts), strict=True)]
+
+
+@functools.lru_cache(maxsize=4)
+def _headed_minutes(head: str) -> list[str]:
+    """Each minute of a day as `HH:MM`, by its number, after `head`."""
+    return [head + minute for minute in _MINUTES]
 
 
 def shortest_names(names: Sequence[str]) -> dict[str, str]:

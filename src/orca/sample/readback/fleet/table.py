@@ -47,7 +47,7 @@ from orca.sample.readback.fleet.flags import (
 )
 from orca.sample.readback.fleet.records import FleetTotals, Run
 from orca.sample.readback.fleet.rows import INTS, Rows, compact, pick
-from orca.sample.readback.words import run_labels
+from orca.sample.readback.words import run_heads, run_labels, timed_labels
 
 GIB = 2**30
 
@@ -226,8 +226,12 @@ class Table:
             return list(map(self.sources.labels.__getitem__, indices))
         rows, name = self.rows, self.name
         hosts, host = rows.hosts, rows.host
+        starts = pick(rows.floats(START), indices)
+        if len(hosts) == 1:  # a column of one head, timed or not
+            head, timed = run_heads(self._runs_of_host, [name])[name][hosts[0]]
+            return timed_labels(head, starts) if timed else [head] * len(starts)
         runs = [(name, hosts[host[index]], None if start != start else start)
-                for index, start in zip(indices, pick(rows.floats(START), indices), strict=True)]
+                for index, start in zip(indices, starts, strict=True)]
         return run_labels(runs, runs_of_host=self._runs_of_host)
 
     def name_of(self, index: int) -> str:
