@@ -3,7 +3,6 @@ fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then wh
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
@@ -70,23 +69,28 @@ def _widths(widths: list[int], longest_label: int) -> tuple[int, int]:
 
 def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[list[str]]], list[str]]:
     """How rows are laid out, given each column's width (the flags' last), the longest label and which columns are
-    left-aligned (`_widths`): the rows given as their columns (the label's first), laid out a column at a time (each
-    padded by one call over the column)."""
+    left-aligned (`_widths`): the rows given as their columns (the label's first), each row laid out by one `%` of a
+    template of the columns' widths, in which a column of one cell (as a file of one-line runs' spans and lines are)
+    is written once."""
     label_width, flags_width = _widths(widths, longest_label)
-    pads = [str.ljust if on_left else str.rjust for on_left in left[: len(widths) - 1]]
+    pads = [(str.ljust, f"%-{width}s") if on_left else (str.rjust, f"%{width}s")
+            for on_left, width in zip(left[: len(widths) - 1], widths[:-1], strict=True)]
 
     def lines(given: list[list[str]]) -> list[str]:
         labels, *cells, flags = given
-        if max(map(len, flags)) > flags_width:
+        if max(map(len, labels), default=0) > label_width:
+            labels = [cut(label, label_width) for label in labels]
+        if max(map(len, flags), default=0) > flags_width:
             flags = [flag if len(flag) <= flags_width else cut(flag, flags_width) for flag in flags]
-        columns = [
-            [(label if len(label) <= label_width else cut(label, label_width)).ljust(label_width) for label in labels],
-            *(map(pad, column, itertools.repeat(width, len(column)))
-              for pad, column, width in zip(pads, cells, widths[:-1], strict=True)),
-            flags,
-        ]
-        laid = list(map(str.rstrip, map("  ".join, zip(*columns, strict=True))))
-        return laid if max(map(len, laid)) <= WIDTH else [line[:WIDTH] for line in laid]
+        template, varying = [f"%-{label_width}s"], [labels]
+        for (pad, placed), width, column in zip(pads, widths[:-1], cells, strict=True):
+            if column and column.count(column[0]) == len(column):
+                template.append(pad(column[0], width).replace("%", "%%"))
+            else:
+                template.append(placed)
+                varying.append(column)
+        laid = list(map(str.rstrip, map("  ".join([*template, "%s"]).__mod__, zip(*varying, flags, strict=True))))
+        return laid if max(map(len, laid), default=0) <= WIDTH else [line[:WIDTH] for line in laid]
 
     return lines
 
