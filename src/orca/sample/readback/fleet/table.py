@@ -78,17 +78,29 @@ def fleet_table(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort
 def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
     """Seconds that any of the intervals from `lows[i]` to `highs[i]` covers.
 
-    >>> _covered([0.0, 5.0, 20.0], [10.0, 12.0, 21.0])
-    13.0
+    >>> _covered([0.0, 5.0, 20.0], [10.0, 12.0, 21.0]), _covered([5.0, 0.0, 0.0], [12.0, 10.0, 4.0])
+    (13.0, 12.0)
     """
     everyone: Sequence[int] = range(len(lows))
+    total = _swept(lows, highs, everyone if in_order(lows) else sorted(everyone, key=lows.__getitem__))
+    if total is not None:
+        return total
+    # Two begin alike: by begin, then end (two stable sorts, no pair kept a run), so that the sum is of the same terms.
     pairs = zip(lows, highs, strict=True)
     if not all(map(operator.le, pairs, itertools.islice(zip(lows, highs, strict=True), 1, None))):
-        # By begin, then end: two stable sorts, no pair kept a run.
         everyone = sorted(sorted(everyone, key=highs.__getitem__), key=lows.__getitem__)
-    total, reached = 0.0, -math.inf
+    return _swept(lows, highs, everyone, alike=True) or 0.0
+
+
+def _swept(lows: Sequence[float], highs: Sequence[float], everyone: Iterable[int], alike: bool = False) -> float | None:
+    """`_covered` of the intervals in the order `everyone`, by their begins; None where two begin alike unless
+    `alike` (they are then in the order of their ends)."""
+    total, reached, before = 0.0, -math.inf, math.nan
     for index in everyone:
         low, high = lows[index], highs[index]
+        if low == before and not alike:
+            return None
+        before = low
         if high > reached:
             total += high - (reached if reached > low else low)  # `max(low, reached)`, without a call a run
             reached = high
