@@ -209,12 +209,15 @@ class Table:
         self._stragglers: dict[int, Flag] = {}
         if self.ends is not None:
             durations, ends, (median_end, margin) = rows.floats(DURATION), rows.floats(LAST_T), self.ends
+            # Those that ended late enough and began by the median end (as `straggler_flag` asks, not called for
+            # each of the many that began after it).
             late: Iterable[int] = range(bisect.bisect_right(ends, False, key=lambda ended: ended - median_end > margin),
                                         len(ends)) if in_order(ends) else \
                 [index for index, ended in enumerate(ends) if ended - median_end > margin]
-            for index in late:  # of those that ended late enough, those that began by the median end
+            for index in late:
                 ended = ends[index]
-                if (straggler := straggler_flag(ended - durations[index], ended, self.ends)) is not None:
+                if (began := ended - durations[index]) <= median_end and \
+                        (straggler := straggler_flag(began, ended, self.ends)) is not None:
                     self._stragglers[index] = straggler
         self.flagged_rows = rows.flags.keys() | self._stragglers.keys() | set(range(len(rows), len(self.order)))
         """The rows with a flag."""
@@ -273,8 +276,8 @@ class Table:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
         # `round` to some digits is slow: not called for a run of no length (as a run of one line is).
-        return median(last), STRAGGLER_SHARE * median(array("d", (
-            round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True))))
+        return median(last), STRAGGLER_SHARE * median([
+            round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True)])
 
     def _usages(self) -> Sequence[int]:
         """The rows with a usage."""
@@ -307,6 +310,10 @@ class Table:
         def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
             values = rows.floats(field)
             taken: Sequence[float] = values if everyone else pick(values, placed)
+            # Every value, when none is missing (NaN: then the sum is): the same sum as of the known ones.
+            whole = sum(map(operator.mul, taken, shares) if shares else taken, 0.0)
+            if whole == whole:
+                return whole / 3600 / unit
             # Each known value (not NaN), in order, without a list of them.
             if shares:
                 known: Iterable[float] = itertools.compress(map(operator.mul, taken, shares),
