@@ -144,6 +144,8 @@ _MISSING_COUNT = -(2**63)
     10 * 2**20, 2**30 - 2**19 - 1, 2**30 - 2**19, 2**30 - 1, 2**30, 2**70])), max_size=40),
        st.sampled_from(["", "*", "^"]), st.booleans())
 @example([1280, 1792, 12 * 1024 + 512, 13 * 1024 + 512], "", False)  # 1.25, 1.75, 12.5 and 13.5 KiB: ties, to even
+@example([_MISSING_COUNT] * 4, "^", False)  # a column all missing
+@example([1536] * 4, "*", False)  # a column of one size
 def test_a_column_of_sizes_says_each_as_its_cell(counts: list[int], after: str, alike: bool) -> None:
     """A column of sizes (each rounded in integers, or looked up once where the column holds few) says each as
     `size_cell` does, its mark after it, and `-` for the count standing for none."""
@@ -155,6 +157,9 @@ def test_a_column_of_sizes_says_each_as_its_cell(counts: list[int], after: str, 
 @given(st.lists(st.one_of(st.none(), st.floats(allow_infinity=False), st.sampled_from([0.0, -0.0, 0.05, 0.25, 99.95])),
                 max_size=40), st.sampled_from(["", "*"]), st.booleans())
 @example([0.0, -0.0, 0.0, -0.0], "", True)  # one key, said two ways
+@example([-0.0, -0.0], "", False)  # one value, counted as 0.0 too
+@example([math.nan, math.nan], "*", False)
+@example([12.5, 12.5], "*", False)
 def test_a_column_of_shares_says_each_as_a_percent(shares: list[float | None], after: str, alike: bool) -> None:
     column = shares * 3 if alike else shares
     assert percent_cells(column, after) == [
@@ -162,6 +167,7 @@ def test_a_column_of_shares_says_each_as_a_percent(shares: list[float | None], a
 
 
 @given(st.lists(st.integers(min_value=0, max_value=10**12), max_size=40), st.booleans())
+@example([1] * 5, False)
 def test_a_column_of_counts_separates_thousands(counts: list[int], alike: bool) -> None:
     column = counts * 3 if alike else counts
     assert count_cells(column) == [count(each, "line").split(" ")[0] for each in column]

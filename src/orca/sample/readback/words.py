@@ -238,7 +238,9 @@ def size_cells(counts: Sequence[int], missing: int | None = None, after: str = "
     >>> size_cells([0, 512, 1536, 136 * 2**20, 13314398618, -1, 3 * 2**40], missing=-1)
     ['0B', '512B', '1.5K', '136M', '12G', '-', '3.0T']
     """
-    if _few(counts):  # such as a column all `missing`
+    if _alike(counts):  # such as a column all `missing`
+        return _sizes(counts[:1], missing, after) * len(counts)
+    if _few(counts):
         distinct = list(set(counts))
         return list(map(dict(zip(distinct, _sizes(distinct, missing, after), strict=True)).__getitem__, counts))
     return _sizes(counts, missing, after)
@@ -258,6 +260,12 @@ _SAMPLE = 1024
 """Values looked at to tell whether a column holds few distinct values."""
 
 
+def _alike(values: Sequence[object]) -> bool:
+    """Whether `values` are one value (a file of one-line runs' counts of lines, or a figure none of them has), told
+    by one count, without a set."""
+    return bool(values) and values.count(values[0]) == len(values)
+
+
 def _few(values: Sequence[object]) -> bool:
     """Whether `values` seem to hold few distinct values (at most half of the first `_SAMPLE` distinct): then each is
     said once and looked up, where saying each of many distinct values once would cost more than saying every one."""
@@ -274,6 +282,8 @@ def percent_cells(shares: Sequence[float | None], after: str = "") -> list[str]:
     (['26.9', '199.0', '-', '-'], ['26.9*', '-0.0*', '-'])
     """
     said = "%.1f" + after.replace("%", "%%")
+    if _alike(shares) and (one := shares[0]) != 0:  # -0.0 counts as 0.0 too
+        return [MISSING if one is None or one != one else said % one] * len(shares)
     if _few(shares):
         once: dict[float | None, str] = {share: said % share for share in set(shares)
                                          if share is not None and share == share}
@@ -288,6 +298,8 @@ def count_cells(counts: Sequence[int]) -> list[str]:
     >>> count_cells([1, 1, 12345])
     ['1', '1', '12,345']
     """
+    if _alike(counts):
+        return [f"{counts[0]:,}"] * len(counts)
     if _few(counts):
         return list(map({each: f"{each:,}" for each in set(counts)}.__getitem__, counts))
     return [f"{each:,}" for each in counts]

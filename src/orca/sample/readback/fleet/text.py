@@ -164,9 +164,11 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
         return start(pick(rows.floats(field), indices))
 
     def spans(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
+        lows, highs = pick(first, indices), pick(last, indices)
+        if lows == highs:  # runs of one line (none NaN: NaN is not equal to itself)
+            return [duration(0.0)] * len(indices)
         # `max(0.0, ...)` without a call a row.
-        lengths = [length if (length := high - low) > 0.0 else 0.0
-                   for low, high in zip(pick(first, indices), pick(last, indices), strict=True)]
+        lengths = [length if (length := high - low) > 0.0 else 0.0 for low, high in zip(lows, highs, strict=True)]
         said = {length: duration(round(length, 3)) for length in set(lengths)}  # once each: one-line runs' are all 0
         return list(map(said.__getitem__, lengths))
 
