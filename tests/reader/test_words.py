@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from orca.sample.line_format import CommandExit
 from orca.sample.readback.chart.panels import chart
 from orca.sample.readback.words import (
+    Percents,
     command,
     count,
     count_cells,
@@ -161,9 +162,13 @@ def test_a_column_of_sizes_says_each_as_its_cell(counts: list[int], after: str, 
 @example([math.nan, math.nan], "*", False)
 @example([12.5, 12.5], "*", False)
 def test_a_column_of_shares_says_each_as_a_percent(shares: list[float | None], after: str, alike: bool) -> None:
+    """Said whole, or a piece at a time with the cells said so far kept between the pieces."""
     column = shares * 3 if alike else shares
-    assert percent_cells(column, after) == [
-        "-" if each is None or math.isnan(each) else percent(each)[:-1] + after for each in column]
+    expected = ["-" if each is None or math.isnan(each) else percent(each)[:-1] + after for each in column]
+    assert percent_cells(column, after) == expected
+    kept = Percents(after)
+    assert [cell for piece in (column[:5], column[5:], column) for cell in percent_cells(piece, after, kept)] == [
+        *expected, *expected]
 
 
 @given(st.lists(st.integers(min_value=0, max_value=10**12), max_size=40), st.booleans())

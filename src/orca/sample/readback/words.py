@@ -8,7 +8,6 @@ width."""
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import shlex
 from collections import Counter
@@ -273,23 +272,40 @@ def _few(values: Sequence[object]) -> bool:
     return len(set(sample)) * 2 <= len(sample)
 
 
-def percent_cells(shares: Sequence[float | None], after: str = "") -> list[str]:
+class Percents(dict[float | None, str]):
+    """`percent_cells`' cells, by share, each said as it is first looked up (`__missing__`, from C: a column looked
+    up by one `map`) and kept, but for 0.0 and -0.0 (one key, said apart) and None and NaN (`-`)."""
+
+    __slots__ = ("_said",)
+
+    def __init__(self, after: str = "") -> None:
+        super().__init__()
+        self._said = "%.1f" + after.replace("%", "%%")
+
+    def __missing__(self, share: float | None) -> str:
+        if share is None or share != share:
+            return MISSING
+        said = self._said % share
+        if share:
+            self[share] = said
+        return said
+
+
+def percent_cells(shares: Sequence[float | None], after: str = "", said: Percents | None = None) -> list[str]:
     """`percent` of each of `shares` in a table's cell, under a header that says `%`, `after` after each said (a mark
     of whose it is); `-` for None or NaN (a table's column of floats holds a missing figure as NaN). Shares of one
-    decimal (as a line's are) are few values: each said once.
+    decimal (as a line's are) are few values: each said once, into `said` where given (the cells of a column said a
+    piece at a time, with this `after`).
 
     >>> percent_cells([26.94, 199.0, None, math.nan]), percent_cells([26.94, -0.0, math.nan], "*")
     (['26.9', '199.0', '-', '-'], ['26.9*', '-0.0*', '-'])
     """
-    said = "%.1f" + after.replace("%", "%%")
     if _alike(shares) and (one := shares[0]) != 0:  # -0.0 counts as 0.0 too
-        return [MISSING if one is None or one != one else said % one] * len(shares)
+        return [Percents(after)[one]] * len(shares)
     if _few(shares):
-        once: dict[float | None, str] = {share: said % share for share in set(shares)
-                                         if share is not None and share == share}
-        if 0.0 not in once:  # -0.0 is said `-0.0`, but is one key with 0.0
-            return list(map(once.get, shares, itertools.repeat(MISSING, len(shares))))
-    return [MISSING if share is None or share != share else said % share for share in shares]
+        return list(map((Percents(after) if said is None else said).__getitem__, shares))
+    plain = "%.1f" + after.replace("%", "%%")
+    return [MISSING if share is None or share != share else plain % share for share in shares]
 
 
 def count_cells(counts: Sequence[int]) -> list[str]:

@@ -26,6 +26,7 @@ from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
     MISSING,
+    Percents,
     count,
     count_cells,
     cut,
@@ -183,13 +184,17 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
     kinds = set(bits)
     alike = next(iter(kinds)) if len(kinds) == 1 else None
 
+    kept: dict[int, Percents] = {}
+    """Each percent column's cells said so far, by field (a column of one-decimal shares has few)."""
+
     def percents(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
         shares = pick(rows.floats(field), indices)
-        if marks is None:
-            return percent_cells(shares)
-        if alike is not None:
-            return percent_cells(shares, marks[alike])
-        return marked(percent_cells(shares), indices, marks)
+        after = "" if marks is None or alike is None else marks[alike]
+        if (said := kept.get(field)) is None:
+            said = kept[field] = Percents(after)
+        if marks is None or alike is not None:
+            return percent_cells(shares, after, said)
+        return marked(percent_cells(shares, "", said), indices, marks)
 
     def sizes(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
         counts = rows.held(field, indices)
