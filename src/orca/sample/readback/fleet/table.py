@@ -75,14 +75,16 @@ def fleet_table(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort
     return Table("", rows, sort, Sources(names, labels, empty))
 
 
-def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
-    """Seconds that any of the intervals from `lows[i]` to `highs[i]` covers.
+def _covered(lows: Sequence[float], highs: Sequence[float], by_low: Sequence[int] | None = None) -> float:
+    """Seconds that any of the intervals from `lows[i]` to `highs[i]` covers (`by_low`, where given: their indices
+    sorted stably by `lows`, as a table's rows by their begins are).
 
     >>> _covered([0.0, 5.0, 20.0], [10.0, 12.0, 21.0]), _covered([5.0, 0.0, 0.0], [12.0, 10.0, 4.0])
     (13.0, 12.0)
     """
     everyone: Sequence[int] = range(len(lows))
-    total = _swept(lows, highs, everyone if in_order(lows) else sorted(everyone, key=lows.__getitem__))
+    total = _swept(lows, highs, everyone if in_order(lows) else
+                   sorted(everyone, key=lows.__getitem__) if by_low is None else by_low)
     if total is not None:
         return total
     # Two begin alike: by begin, then end (two stable sorts, no pair kept a run), so that the sum is of the same terms.
@@ -128,10 +130,11 @@ def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:
     return [1.0 if host is None else factors[host] for host in of]
 
 
-def host_share(lows: Sequence[float], highs: Sequence[float]) -> float:
-    """`shared_hosts`' share of each of the runs that share a host, from their begins and ends (at least one)."""
+def host_share(lows: Sequence[float], highs: Sequence[float], by_low: Sequence[int] | None = None) -> float:
+    """`shared_hosts`' share of each of the runs that share a host, from their begins and ends (at least one; `by_low`
+    as `_covered` takes it)."""
     whole = sum(map(operator.sub, highs, lows))
-    return _covered(lows, highs) / whole if whole > 0 else 1 / len(lows)
+    return _covered(lows, highs, by_low) / whole if whole > 0 else 1 / len(lows)
 
 
 def order(rows: Rows, sort: str) -> Sequence[int]:
@@ -202,7 +205,12 @@ class Table:
         rows.settle()  # its columns read directly below
         self.name, self.rows, self.sorted_by, self.sources = name, rows, sort, sources
         self.order, self.in_order = _held_order(rows, sort, sources)
-        self._runs_of_host = {(name, rows.hosts[host]): runs for host, runs in Counter(rows.host).items()}
+        by_begin = sort == "start" or (sort == "name" and len(rows.hosts) == 1)
+        self._by_begin = self.order if sources is None and by_begin else None
+        """The rows sorted stably by their begins (`order`'s), where the table's order is that."""
+        # Each host's runs (one host's, counted without a Counter of as many rows).
+        self._runs_of_host = {(name, rows.hosts[0]): len(rows)} if len(rows.hosts) == 1 else \
+            {(name, rows.hosts[host]): runs for host, runs in Counter(rows.host).items()}
         self._kinds = set(rows.bits)
         """The rows' `bits`, each once."""
         self.ends = self._straggler_bound()
@@ -291,8 +299,9 @@ class Table:
         begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
         if placed and len(rows.hosts) == 1 and not any(kind & limited for kind in self._kinds):
             # One host, whose capacity every run had: one share for all.
-            lows, highs = (begin, last) if len(placed) == len(rows) else (pick(begin, placed), pick(last, placed))
-            return [host_share(lows, highs)] * len(placed)
+            if len(placed) == len(rows):  # the table's order may be theirs by begin already
+                return [host_share(begin, last, self._by_begin)] * len(placed)
+            return [host_share(pick(begin, placed), pick(last, placed))] * len(placed)
         return shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
                              not rows.bits[index] & limited) for index in placed)
 
