@@ -283,6 +283,8 @@ class Table:
         if len(self.rows) < STRAGGLERS_FROM:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
+        if first == last:  # runs of one line, each of no length (told by one comparison of C arrays)
+            return median(last), STRAGGLER_SHARE * 0.0
         # `round` to some digits is slow: not called for a run of no length (as a run of one line is).
         return median(last), STRAGGLER_SHARE * median([
             round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True)])
