@@ -261,7 +261,8 @@ def test_rows_are_laid_out_in_their_columns_widths() -> None:
     from orca.sample.readback.fleet.text import lines_template
 
     laid = lines_template([4, 6, 5], 3, [False, True, True])
-    assert laid([["a", "bb"], ["5%", "5%"], ["x%s", "y"], ["", "idle"]]) == [
+    assert laid([["a", "bb", "c"], ["5%", "5%", "5%"], ["x%s", "y", "x%s"], ["", "idle", ""]]) == [
         "a" + " " * 11 + "  " + "  5%" + "  " + "x%s",
         "bb" + " " * 10 + "  " + "  5%" + "  " + "y     " + "  " + "idle",
+        "c" + " " * 11 + "  " + "  5%" + "  " + "x%s",
     ]

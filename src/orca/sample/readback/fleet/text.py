@@ -85,7 +85,8 @@ def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> C
             flags = [flag if len(flag) <= flags_width else cut(flag, flags_width) for flag in flags]
         template, varying = [f"%-{label_width}s"], [labels]
         for (pad, placed), width, column in zip(pads, widths[:-1], cells, strict=True):
-            if column and column.count(column[0]) == len(column):
+            # Most columns of many cells are told apart from one of one cell by their first and last.
+            if column and column[0] == column[-1] and column.count(column[0]) == len(column):
                 template.append(pad(column[0], width).replace("%", "%%"))
             else:
                 template.append(placed)
