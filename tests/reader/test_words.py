@@ -189,6 +189,14 @@ def test_a_column_of_one_host_s_labels_says_each_as_run_labels_does(starts: list
     assert timed_labels(head, [math.nan if start is None else start for start in starts]) == run_labels(runs)
 
 
+@given(st.lists(st.floats(min_value=0, max_value=4e9) | st.sampled_from([59.9999994, 59.9999996, 86399.99999949]),
+                max_size=20))
+def test_a_column_of_times_of_day_is_utcs(moments: list[float]) -> None:
+    """Each moment's time of day as `datetime` says it, rounded alike (a column a moment near its next second or
+    not)."""
+    assert times_of_day(moments) == [utc(t)[11:19] for t in moments]
+
+
 @given(st.integers(min_value=60, max_value=10**7))
 def test_a_duration_of_a_minute_or_more_reads_back_to_its_whole_seconds(seconds: int) -> None:
     match = re.fullmatch(r"(?:(\d+)h )?(\d{1,2})m (\d\d)s", duration(seconds))

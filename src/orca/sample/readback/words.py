@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -183,10 +184,15 @@ _MINUTES = [f"{hour:02d}:{minute:02d}" for hour in range(24) for minute in range
 _SECONDS = [f":{second:02d}" for second in range(60)]
 
 
-def _seconds(moments: Sequence[float]) -> list[int | None]:
+def _seconds(moments: Sequence[float]) -> list[int] | list[int | None]:
     """Each moment's whole second as `datetime.fromtimestamp` takes it (rounded to the microsecond first, half to
     even; only a moment within a microsecond of the next second can round up to it); None for a
-    moment `datetime` says otherwise (or refuses)."""
+    moment `datetime` says otherwise (or refuses). Mostly each moment's whole part, each taken by one `map` where
+    all are in range (no NaN: then their sum is NaN) and none is that close to its next second."""
+    if moments and min(moments) >= 0 and max(moments) < 2**53 and (total := sum(moments)) == total:
+        wholes = list(map(int, moments))
+        if max(map(operator.sub, moments, wholes)) < 0.9999994:
+            return wholes
     return [None if not 0 <= t < 2**53 else
             (whole := int(t)) + (t - whole >= 0.9999994 and round((t - whole) * 1e6) >= 1_000_000) for t in moments]
 
