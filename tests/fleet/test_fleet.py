@@ -253,3 +253,16 @@ def test_a_source_without_lines_is_a_row_of_dashes_last_by_any_figure(tmp_path: 
     document = json.loads(orca("--json", "--sort", "span", str(tmp_path)).stdout)
     assert [row["label"] for row in document["rows"]][-1] == "a-empty" and document["no_lines"] == ["a-empty"]
     assert document["rows"][-1]["lines"] == 0 and document["rows"][-1]["host"] is None
+
+
+def test_rows_are_laid_out_in_their_columns_widths() -> None:
+    """A label padded to the least width a label gets, a right-aligned column whose cells are all alike (written once
+    in the row's template) and a left-aligned one, then the flags; a `%` in a cell is a character like any other."""
+    from orca.sample.readback.fleet.text import lines_template
+
+    laid = lines_template([4, 6, 5], 3, [False, True, True])
+    assert laid([["a", "bb", "c"], ["5%", "5%", "5%"], ["x%s", "y", "x%s"], ["", "idle", ""]]) == [
+        "a" + " " * 11 + "  " + "  5%" + "  " + "x%s",
+        "bb" + " " * 10 + "  " + "  5%" + "  " + "y     " + "  " + "idle",
+        "c" + " " * 11 + "  " + "  5%" + "  " + "x%s",
+    ]

@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 from orca.sample.line_format import CommandExit
 from orca.sample.readback.chart.panels import chart
 from orca.sample.readback.words import (
+    Percents,
     command,
     count,
+    count_cells,
     cut,
     cut_start,
     day_and_minute,
@@ -28,11 +30,16 @@ from orca.sample.readback.words import (
     exit_cell,
     exit_status,
     percent,
+    percent_cells,
     printable,
     rate,
+    run_heads,
+    run_labels,
     signal_name,
     size,
     size_cell,
+    size_cells,
+    timed_labels,
     times_of_day,
     utc,
 )
@@ -128,6 +135,66 @@ def test_a_size_reads_back_to_within_its_rounding(bytes_: int) -> None:
     decimals = len(figure.partition(".")[2])
     assert abs(float(figure) * UNIT[unit] - bytes_) <= 0.5 * 10**-decimals * UNIT[unit] * (1 + 1e-9)
     assert unit == "TiB" or float(figure) < 1024 + 0.005 * (unit != "B")
+
+
+_MISSING_COUNT = -(2**63)
+
+
+@given(st.lists(st.one_of(st.integers(min_value=-2, max_value=2**31), st.sampled_from([
+    _MISSING_COUNT, 0, 1023, 1024, 10239, 10240, 50560, 1048063, 1048064, 2**20 - 1, 2**20, 10 * 2**20 - 1,
+    10 * 2**20, 2**30 - 2**19 - 1, 2**30 - 2**19, 2**30 - 1, 2**30, 2**70])), max_size=40),
+       st.sampled_from(["", "*", "^"]), st.booleans())
+@example([1280, 1792, 12 * 1024 + 512, 13 * 1024 + 512], "", False)  # 1.25, 1.75, 12.5 and 13.5 KiB: ties, to even
+@example([_MISSING_COUNT] * 4, "^", False)  # a column all missing
+@example([1536] * 4, "*", False)  # a column of one size
+def test_a_column_of_sizes_says_each_as_its_cell(counts: list[int], after: str, alike: bool) -> None:
+    """A column of sizes (each rounded in integers, or looked up once where the column holds few) says each as
+    `size_cell` does, its mark after it, and `-` for the count standing for none."""
+    column = counts * 3 if alike else counts  # few distinct values
+    assert size_cells(column, _MISSING_COUNT, after) == [
+        "-" if each == _MISSING_COUNT else size_cell(each) + after for each in column]
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(allow_infinity=False), st.sampled_from([0.0, -0.0, 0.05, 0.25, 99.95])),
+                max_size=40), st.sampled_from(["", "*"]), st.booleans())
+@example([0.0, -0.0, 0.0, -0.0], "", True)  # one key, said two ways
+@example([-0.0, -0.0], "", False)  # one value, counted as 0.0 too
+@example([math.nan, math.nan], "*", False)
+@example([12.5, 12.5], "*", False)
+def test_a_column_of_shares_says_each_as_a_percent(shares: list[float | None], after: str, alike: bool) -> None:
+    """Said whole, or a piece at a time with the cells said so far kept between the pieces."""
+    column = shares * 3 if alike else shares
+    expected = ["-" if each is None or math.isnan(each) else percent(each)[:-1] + after for each in column]
+    assert percent_cells(column, after) == expected
+    kept = Percents(after)
+    assert [cell for piece in (column[:5], column[5:], column) for cell in percent_cells(piece, after, kept)] == [
+        *expected, *expected]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=10**12), max_size=40), st.booleans())
+@example([1] * 5, False)
+def test_a_column_of_counts_separates_thousands(counts: list[int], alike: bool) -> None:
+    column = counts * 3 if alike else counts
+    assert count_cells(column) == [count(each, "line").split(" ")[0] for each in column]
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(min_value=-1e10, max_value=2e10),
+                          st.sampled_from([59.9999994, 59.9999996, 86399.9999996, -0.5])), min_size=2, max_size=30))
+def test_a_column_of_one_host_s_labels_says_each_as_run_labels_does(starts: list[float | None]) -> None:
+    """A source's host's runs labelled a column at a time (a head said with each minute) as `run_labels` labels each
+    run (before start for none)."""
+    runs = [("fleet/a.jsonl", "h", start) for start in starts]
+    head, timed = run_heads({("fleet/a.jsonl", "h"): len(runs)}, ["fleet/a.jsonl"])["fleet/a.jsonl"]["h"]
+    assert (head, timed) == ("a", True)
+    assert timed_labels(head, [math.nan if start is None else start for start in starts]) == run_labels(runs)
+
+
+@given(st.lists(st.floats(min_value=0, max_value=4e9) | st.sampled_from([59.9999994, 59.9999996, 86399.99999949]),
+                max_size=20))
+def test_a_column_of_times_of_day_is_utcs(moments: list[float]) -> None:
+    """Each moment's time of day as `datetime` says it, rounded alike (a column a moment near its next second or
+    not)."""
+    assert times_of_day(moments) == [utc(t)[11:19] for t in moments]
 
 
 @given(st.integers(min_value=60, max_value=10**7))

@@ -285,6 +285,14 @@ class Rows:
             self._flush()
         return self._ints[field]
 
+    def held(self, field: int, indices: Sequence[int]) -> Sequence[int]:
+        """An integer column's counts at `indices`, `NONE` for None, a count that does not fit in its place."""
+        held = pick(self.ints(field), indices)
+        if self._big:
+            big = self._big
+            return [big.get((field, index), value) for value, index in zip(held, indices, strict=True)]
+        return held
+
     def counts(self, field: int, indices: Sequence[int]) -> list[int | None]:
         """An integer column's counts at `indices`, None for None."""
         said = [None if value == NONE else value for value in pick(self.ints(field), indices)]

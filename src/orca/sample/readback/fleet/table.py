@@ -47,7 +47,7 @@ from orca.sample.readback.fleet.flags import (
 )
 from orca.sample.readback.fleet.records import FleetTotals, Run
 from orca.sample.readback.fleet.rows import INTS, Rows, compact, pick
-from orca.sample.readback.words import run_labels
+from orca.sample.readback.words import run_heads, run_labels, timed_labels
 
 GIB = 2**30
 
@@ -75,20 +75,34 @@ def fleet_table(runs: Sequence[Run], empty: Sequence[tuple[str, str]] = (), sort
     return Table("", rows, sort, Sources(names, labels, empty))
 
 
-def _covered(lows: Sequence[float], highs: Sequence[float]) -> float:
-    """Seconds that any of the intervals from `lows[i]` to `highs[i]` covers.
+def _covered(lows: Sequence[float], highs: Sequence[float], by_low: Sequence[int] | None = None) -> float:
+    """Seconds that any of the intervals from `lows[i]` to `highs[i]` covers (`by_low`, where given: their indices
+    sorted stably by `lows`, as a table's rows by their begins are).
 
-    >>> _covered([0.0, 5.0, 20.0], [10.0, 12.0, 21.0])
-    13.0
+    >>> _covered([0.0, 5.0, 20.0], [10.0, 12.0, 21.0]), _covered([5.0, 0.0, 0.0], [12.0, 10.0, 4.0])
+    (13.0, 12.0)
     """
     everyone: Sequence[int] = range(len(lows))
+    total = _swept(lows, highs, everyone if in_order(lows) else
+                   sorted(everyone, key=lows.__getitem__) if by_low is None else by_low)
+    if total is not None:
+        return total
+    # Two begin alike: by begin, then end (two stable sorts, no pair kept a run), so that the sum is of the same terms.
     pairs = zip(lows, highs, strict=True)
     if not all(map(operator.le, pairs, itertools.islice(zip(lows, highs, strict=True), 1, None))):
-        # By begin, then end: two stable sorts, no pair kept a run.
         everyone = sorted(sorted(everyone, key=highs.__getitem__), key=lows.__getitem__)
-    total, reached = 0.0, -math.inf
+    return _swept(lows, highs, everyone, alike=True) or 0.0
+
+
+def _swept(lows: Sequence[float], highs: Sequence[float], everyone: Iterable[int], alike: bool = False) -> float | None:
+    """`_covered` of the intervals in the order `everyone`, by their begins; None where two begin alike unless
+    `alike` (they are then in the order of their ends)."""
+    total, reached, before = 0.0, -math.inf, math.nan
     for index in everyone:
         low, high = lows[index], highs[index]
+        if low == before and not alike:
+            return None
+        before = low
         if high > reached:
             total += high - (reached if reached > low else low)  # `max(low, reached)`, without a call a run
             reached = high
@@ -116,10 +130,11 @@ def shared_hosts(runs: Iterable[tuple[str, float, float, bool]]) -> list[float]:
     return [1.0 if host is None else factors[host] for host in of]
 
 
-def host_share(lows: Sequence[float], highs: Sequence[float]) -> float:
-    """`shared_hosts`' share of each of the runs that share a host, from their begins and ends (at least one)."""
+def host_share(lows: Sequence[float], highs: Sequence[float], by_low: Sequence[int] | None = None) -> float:
+    """`shared_hosts`' share of each of the runs that share a host, from their begins and ends (at least one; `by_low`
+    as `_covered` takes it)."""
     whole = sum(map(operator.sub, highs, lows))
-    return _covered(lows, highs) / whole if whole > 0 else 1 / len(lows)
+    return _covered(lows, highs, by_low) / whole if whole > 0 else 1 / len(lows)
 
 
 def order(rows: Rows, sort: str) -> Sequence[int]:
@@ -190,19 +205,27 @@ class Table:
         rows.settle()  # its columns read directly below
         self.name, self.rows, self.sorted_by, self.sources = name, rows, sort, sources
         self.order, self.in_order = _held_order(rows, sort, sources)
-        self._runs_of_host = {(name, rows.hosts[host]): runs for host, runs in Counter(rows.host).items()}
+        by_begin = sort == "start" or (sort == "name" and len(rows.hosts) == 1)
+        self._by_begin = self.order if sources is None and by_begin else None
+        """The rows sorted stably by their begins (`order`'s), where the table's order is that."""
+        # Each host's runs (one host's, counted without a Counter of as many rows).
+        self._runs_of_host = {(name, rows.hosts[0]): len(rows)} if len(rows.hosts) == 1 else \
+            {(name, rows.hosts[host]): runs for host, runs in Counter(rows.host).items()}
         self._kinds = set(rows.bits)
         """The rows' `bits`, each once."""
         self.ends = self._straggler_bound()
         self._stragglers: dict[int, Flag] = {}
         if self.ends is not None:
             durations, ends, (median_end, margin) = rows.floats(DURATION), rows.floats(LAST_T), self.ends
+            # Those that ended late enough and began by the median end (as `straggler_flag` asks, not called for
+            # each of the many that began after it).
             late: Iterable[int] = range(bisect.bisect_right(ends, False, key=lambda ended: ended - median_end > margin),
                                         len(ends)) if in_order(ends) else \
                 [index for index, ended in enumerate(ends) if ended - median_end > margin]
-            for index in late:  # of those that ended late enough, those that began by the median end
+            for index in late:
                 ended = ends[index]
-                if (straggler := straggler_flag(ended - durations[index], ended, self.ends)) is not None:
+                if (began := ended - durations[index]) <= median_end and \
+                        (straggler := straggler_flag(began, ended, self.ends)) is not None:
                     self._stragglers[index] = straggler
         self.flagged_rows = rows.flags.keys() | self._stragglers.keys() | set(range(len(rows), len(self.order)))
         """The rows with a flag."""
@@ -226,8 +249,12 @@ class Table:
             return list(map(self.sources.labels.__getitem__, indices))
         rows, name = self.rows, self.name
         hosts, host = rows.hosts, rows.host
+        starts = pick(rows.floats(START), indices)
+        if len(hosts) == 1:  # a column of one head, timed or not
+            head, timed = run_heads(self._runs_of_host, [name])[name][hosts[0]]
+            return timed_labels(head, starts) if timed else [head] * len(starts)
         runs = [(name, hosts[host[index]], None if start != start else start)
-                for index, start in zip(indices, pick(rows.floats(START), indices), strict=True)]
+                for index, start in zip(indices, starts, strict=True)]
         return run_labels(runs, runs_of_host=self._runs_of_host)
 
     def name_of(self, index: int) -> str:
@@ -256,9 +283,11 @@ class Table:
         if len(self.rows) < STRAGGLERS_FROM:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
+        if first == last:  # runs of one line, each of no length (told by one comparison of C arrays)
+            return median(last), STRAGGLER_SHARE * 0.0
         # `round` to some digits is slow: not called for a run of no length (as a run of one line is).
-        return median(last), STRAGGLER_SHARE * median(array("d", (
-            round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True))))
+        return median(last), STRAGGLER_SHARE * median([
+            round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True)])
 
     def _usages(self) -> Sequence[int]:
         """The rows with a usage."""
@@ -272,8 +301,9 @@ class Table:
         begin, last = rows.floats(BEGIN), rows.floats(LAST_T)
         if placed and len(rows.hosts) == 1 and not any(kind & limited for kind in self._kinds):
             # One host, whose capacity every run had: one share for all.
-            lows, highs = (begin, last) if len(placed) == len(rows) else (pick(begin, placed), pick(last, placed))
-            return [host_share(lows, highs)] * len(placed)
+            if len(placed) == len(rows):  # the table's order may be theirs by begin already
+                return [host_share(begin, last, self._by_begin)] * len(placed)
+            return [host_share(pick(begin, placed), pick(last, placed))] * len(placed)
         return shared_hosts((rows.hosts[rows.host[index]], begin[index], last[index],
                              not rows.bits[index] & limited) for index in placed)
 
@@ -291,6 +321,10 @@ class Table:
         def hours(field: int, unit: float = 1.0, shares: Sequence[float] = ()) -> float:
             values = rows.floats(field)
             taken: Sequence[float] = values if everyone else pick(values, placed)
+            # Every value, when none is missing (NaN: then the sum is): the same sum as of the known ones.
+            whole = sum(map(operator.mul, taken, shares) if shares else taken, 0.0)
+            if whole == whole:
+                return whole / 3600 / unit
             # Each known value (not NaN), in order, without a list of them.
             if shares:
                 known: Iterable[float] = itertools.compress(map(operator.mul, taken, shares),

@@ -3,7 +3,6 @@ fit `WIDTH` characters (a long label is cut, never wrapped), the totals, then wh
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
@@ -22,12 +21,14 @@ from orca.sample.readback.fleet.fields import (
 )
 from orca.sample.readback.fleet.flags import FAILED, GAPS, IDLE, NO_LINES, SATURATED, STRAGGLER
 from orca.sample.readback.fleet.records import FleetTotals
-from orca.sample.readback.fleet.rows import pick
+from orca.sample.readback.fleet.rows import NONE, pick
 from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.gather.records import ExitSummary
 from orca.sample.readback.words import (
     MISSING,
+    Percents,
     count,
+    count_cells,
     cut,
     days_and_minutes,
     duration,
@@ -69,23 +70,29 @@ def _widths(widths: list[int], longest_label: int) -> tuple[int, int]:
 
 def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> Callable[[list[list[str]]], list[str]]:
     """How rows are laid out, given each column's width (the flags' last), the longest label and which columns are
-    left-aligned (`_widths`): the rows given as their columns (the label's first), laid out a column at a time (each
-    padded by one call over the column)."""
+    left-aligned (`_widths`): the rows given as their columns (the label's first), each row laid out by one `%` of a
+    template of the columns' widths, in which a column of one cell (as a file of one-line runs' spans and lines are)
+    is written once."""
     label_width, flags_width = _widths(widths, longest_label)
-    pads = [str.ljust if on_left else str.rjust for on_left in left[: len(widths) - 1]]
+    pads = [(str.ljust, f"%-{width}s") if on_left else (str.rjust, f"%{width}s")
+            for on_left, width in zip(left[: len(widths) - 1], widths[:-1], strict=True)]
 
     def lines(given: list[list[str]]) -> list[str]:
         labels, *cells, flags = given
-        if max(map(len, flags)) > flags_width:
+        if max(map(len, labels), default=0) > label_width:
+            labels = [cut(label, label_width) for label in labels]
+        if max(map(len, flags), default=0) > flags_width:
             flags = [flag if len(flag) <= flags_width else cut(flag, flags_width) for flag in flags]
-        columns = [
-            [(label if len(label) <= label_width else cut(label, label_width)).ljust(label_width) for label in labels],
-            *(map(pad, column, itertools.repeat(width, len(column)))
-              for pad, column, width in zip(pads, cells, widths[:-1], strict=True)),
-            flags,
-        ]
-        laid = list(map(str.rstrip, map("  ".join, zip(*columns, strict=True))))
-        return laid if max(map(len, laid)) <= WIDTH else [line[:WIDTH] for line in laid]
+        template, varying = [f"%-{label_width}s"], [labels]
+        for (pad, placed), width, column in zip(pads, widths[:-1], cells, strict=True):
+            # Most columns of many cells are told apart from one of one cell by their first and last.
+            if column and column[0] == column[-1] and column.count(column[0]) == len(column):
+                template.append(pad(column[0], width).replace("%", "%%"))
+            else:
+                template.append(placed)
+                varying.append(column)
+        laid = list(map(str.rstrip, map("  ".join([*template, "%s"]).__mod__, zip(*varying, flags, strict=True))))
+        return laid if max(map(len, laid), default=0) <= WIDTH else [line[:WIDTH] for line in laid]
 
     return lines
 
@@ -159,26 +166,44 @@ def row_cells(table: Table, one_day: bool) -> Callable[[Sequence[int]], list[lis
         return start(pick(rows.floats(field), indices))
 
     def spans(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
+        lows, highs = pick(first, indices), pick(last, indices)
+        if lows == highs:  # runs of one line (none NaN: NaN is not equal to itself)
+            return [duration(0.0)] * len(indices)
         # `max(0.0, ...)` without a call a row.
-        lengths = [length if (length := high - low) > 0.0 else 0.0
-                   for low, high in zip(pick(first, indices), pick(last, indices), strict=True)]
+        lengths = [length if (length := high - low) > 0.0 else 0.0 for low, high in zip(lows, highs, strict=True)]
         said = {length: duration(round(length, 3)) for length in set(lengths)}  # once each: one-line runs' are all 0
         return list(map(said.__getitem__, lengths))
 
     def counts(field: int, indices: Sequence[int], _: list[str] | None) -> list[str]:
-        return [f"{count:,}" for count in pick(rows.ints(field), indices)]
+        return count_cells(pick(rows.ints(field), indices))
 
-    def marked(cells: list[str], indices: Sequence[int], marks: list[str] | None) -> list[str]:
-        if marks is None:
-            return cells
+    def marked(cells: list[str], indices: Sequence[int], marks: list[str]) -> list[str]:
         return [cell if cell == MISSING else cell + marks[kind] for cell, kind in zip(cells, pick(bits, indices),
                                                                                       strict=True)]
 
+    # Most tables' rows are all of one kind: then a column's mark is said with each of its cells, not joined to each.
+    kinds = set(bits)
+    alike = next(iter(kinds)) if len(kinds) == 1 else None
+
+    kept: dict[int, Percents] = {}
+    """Each percent column's cells said so far, by field (a column of one-decimal shares has few)."""
+
     def percents(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
-        return marked(percent_cells(pick(rows.floats(field), indices)), indices, marks)
+        shares = pick(rows.floats(field), indices)
+        after = "" if marks is None or alike is None else marks[alike]
+        if (said := kept.get(field)) is None:
+            said = kept[field] = Percents(after)
+        if marks is None or alike is not None:
+            return percent_cells(shares, after, said)
+        return marked(percent_cells(shares, "", said), indices, marks)
 
     def sizes(field: int, indices: Sequence[int], marks: list[str] | None) -> list[str]:
-        return marked(size_cells(rows.counts(field, indices)), indices, marks)
+        counts = rows.held(field, indices)
+        if marks is None:
+            return size_cells(counts, NONE)
+        if alike is not None:
+            return size_cells(counts, NONE, marks[alike])
+        return marked(size_cells(counts, NONE), indices, marks)
 
     def exits(_: int, indices: Sequence[int], __: list[str] | None) -> list[str]:
         if not ends:
