@@ -25,7 +25,7 @@ from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Run as FoldedRun
 from orca.sample.readback.shell.shown import Shown, Totals
 
-ASIDE_PIECE = 1 << 20
+ASIDE_PIECE = 1 << 16
 """The texts aside are written a piece of this many bytes at a time."""
 
 
