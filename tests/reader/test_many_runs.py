@@ -1,7 +1,7 @@
 """A file of many runs as a table (docs/metrics.md, "A file of many runs"): its rows kept compact as each run closes,
 a run of one line said from the line alone (`fleet/line_row.py`), held to what the same runs each folded and kept
 whole (`read_fleet_source`, each made a compact row by `rows.compact`) print as a fleet of one source: the labels
-said a piece at a time against `words.run_labels` of all the runs at once, the rows said from a line against the
+said a piece at a time against `cells.run_labels` of all the runs at once, the rows said from a line against the
 fold's."""
 
 from __future__ import annotations

@@ -16,12 +16,20 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from orca.sample.line_format import CommandExit
+from orca.sample.readback.cells import (
+    Percents,
+    count_cells,
+    percent_cells,
+    run_heads,
+    run_labels,
+    size_cells,
+    timed_labels,
+    times_of_day,
+)
 from orca.sample.readback.chart.panels import chart
 from orca.sample.readback.words import (
-    Percents,
     command,
     count,
-    count_cells,
     cut,
     cut_start,
     day_and_minute,
@@ -30,17 +38,11 @@ from orca.sample.readback.words import (
     exit_cell,
     exit_status,
     percent,
-    percent_cells,
     printable,
     rate,
-    run_heads,
-    run_labels,
     signal_name,
     size,
     size_cell,
-    size_cells,
-    timed_labels,
-    times_of_day,
     utc,
 )
 from tests.reader.folding import checked, every_run, series_of

@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from orca.sample.readback.cells import run_labels
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.words import command, cut_start, duration, exit_status, printable, run_labels, utc
+from orca.sample.readback.words import command, cut_start, duration, exit_status, printable, utc
 
 COMMAND_CHARS = 90
 """A command longer than this is cut, with `…`."""

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from orca.sample.readback.cells import run_heads, run_labels, timed_labels
 from orca.sample.readback.fleet.columns import ROW
 from orca.sample.readback.fleet.fields import (
     BEGIN,
@@ -47,14 +48,13 @@ from orca.sample.readback.fleet.flags import (
 )
 from orca.sample.readback.fleet.records import FleetTotals, Run
 from orca.sample.readback.fleet.rows import INTS, Rows, compact, pick
-from orca.sample.readback.words import run_heads, run_labels, timed_labels
 
 GIB = 2**30
 
 
 @dataclass(frozen=True, slots=True)
 class Sources:
-    """Whose a fleet's rows are: each run's source's name and each row's label (`words.run_labels`), and the sources
+    """Whose a fleet's rows are: each run's source's name and each row's label (`cells.run_labels`), and the sources
     that gave no run (each with why: it had no sample line, it could not be read), rows after the runs'."""
 
     names: Sequence[str]
@@ -238,7 +238,7 @@ class Table:
         self.hosts_saturated = self._hosts_saturated()
 
     def label(self, index: int) -> str:
-        """What the table, the lists, the chart and `--json` call row `index`: `words.run_labels`'."""
+        """What the table, the lists, the chart and `--json` call row `index`: `cells.run_labels`'."""
         [label] = self.labels([index])
         return label
 

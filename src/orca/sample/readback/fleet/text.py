@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
+from orca.sample.readback.cells import Percents, count_cells, days_and_minutes, percent_cells, size_cells, times_of_day
 from orca.sample.readback.fleet.columns import COLUMNS
 from orca.sample.readback.fleet.fields import (
     BEGIN,
@@ -24,23 +25,7 @@ from orca.sample.readback.fleet.records import FleetTotals
 from orca.sample.readback.fleet.rows import NONE, pick
 from orca.sample.readback.fleet.table import Table
 from orca.sample.readback.gather.records import ExitSummary
-from orca.sample.readback.words import (
-    MISSING,
-    Percents,
-    count,
-    count_cells,
-    cut,
-    days_and_minutes,
-    duration,
-    exit_cell,
-    number,
-    percent,
-    percent_cells,
-    printable,
-    size_cells,
-    times_of_day,
-    utc,
-)
+from orca.sample.readback.words import MISSING, count, cut, duration, exit_cell, number, percent, printable, utc
 
 WIDTH = 120
 """The widest a row is: a terminal's usual width."""
