@@ -179,9 +179,15 @@ def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[st
     """
     heads = run_heads(Counter((name, host) for name, host, _ in runs) if runs_of_host is None else runs_of_host,
                       sorted({*names, *(name for name, _, _ in runs)}))
-    times = times_of_day([0.0 if start is None else start for _, _, start in runs])
-    return [head + " " + ("before start" if start is None else time) if timed else head
-            for (name, host, start), time in zip(runs, times, strict=True) for head, timed in (heads[name][host],)]
+    return headed_labels([heads[name][host] for name, host, _ in runs], [start for _, _, start in runs])
+
+
+def headed_labels(heads: Sequence[tuple[str, bool]], starts: Sequence[float | None]) -> list[str]:
+    """`run_labels`' label of each run from its head and whether its start is said (`run_heads`), and its start
+    (None or NaN: before start)."""
+    times = times_of_day([0.0 if start is None or start != start else start for start in starts])
+    return [head + " " + ("before start" if start is None or start != start else time) if timed else head
+            for (head, timed), start, time in zip(heads, starts, times, strict=True)]
 
 
 def run_heads(runs_of_host: Mapping[tuple[str, str], int], names: Sequence[str]) -> dict[str, dict[str, tuple[str,

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from orca.sample.readback.cells import run_heads, run_labels, timed_labels
+from orca.sample.readback.cells import headed_labels, run_heads, run_labels, timed_labels
 from orca.sample.readback.fleet.columns import ROW
 from orca.sample.readback.fleet.fields import (
     BEGIN,
@@ -211,6 +211,8 @@ class Table:
         # Each host's runs (one host's, counted without a Counter of as many rows).
         self._runs_of_host = {(name, rows.hosts[0]): len(rows)} if len(rows.hosts) == 1 else \
             {(name, rows.hosts[host]): runs for host, runs in Counter(rows.host).items()}
+        self._heads: dict[str, tuple[str, bool]] | None = None
+        """Each host's label but the start, and whether the start is said (`cells.run_heads`), once asked."""
         self._kinds = set(rows.bits)
         """The rows' `bits`, each once."""
         self.ends = self._straggler_bound()
@@ -250,12 +252,13 @@ class Table:
         rows, name = self.rows, self.name
         hosts, host = rows.hosts, rows.host
         starts = pick(rows.floats(START), indices)
+        if self._heads is None:  # each host's, once for the table: a piece's labels are a few of its many hosts'
+            self._heads = run_heads(self._runs_of_host, [name])[name]
         if len(hosts) == 1:  # a column of one head, timed or not
-            head, timed = run_heads(self._runs_of_host, [name])[name][hosts[0]]
+            head, timed = self._heads[hosts[0]]
             return timed_labels(head, starts) if timed else [head] * len(starts)
-        runs = [(name, hosts[host[index]], None if start != start else start)
-                for index, start in zip(indices, starts, strict=True)]
-        return run_labels(runs, runs_of_host=self._runs_of_host)
+        heads = self._heads
+        return headed_labels([heads[hosts[number]] for number in pick(host, indices)], starts)
 
     def name_of(self, index: int) -> str:
         """The file, `-` or object row `index` was read from."""
