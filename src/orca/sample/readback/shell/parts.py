@@ -24,7 +24,8 @@ from orca.sample.readback.gather.fold import SECTIONS
 from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.section import Section
 from orca.sample.readback.gather.series import Series
-from orca.sample.readback.runs import Lone, Run, Runs
+from orca.sample.readback.runs import Lone, Run, Runs, run_key
+from orca.sample.readback.sample_line import decode_all
 from orca.sample.readback.shell.pool import local_executor
 from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, descriptor_batches, part_starts
@@ -38,6 +39,29 @@ DRAWING_HEAD_START_BYTES = 32 * 2**20
 """For `--plot`, how much shorter the part of the process that draws is: about what a process reads in the time
 matplotlib takes to import, which it does while the others still read theirs (both scale with the machine's speed)."""
 Sections = Sequence[Callable[[], Section]]
+
+
+END_BYTES = 64 * 1024
+"""How much of a file's start and end is looked at for its first and last lines (`one_run_at_ends`)."""
+
+
+def one_run_at_ends(path: str) -> bool:
+    """Whether the first and the last whole line of the regular file at `path` are samples of one run (one host and
+    `start`): then it most likely holds that run alone. False when either cannot be told (a line longer than
+    `END_BYTES`, not a sample, a file that cannot be read)."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(END_BYTES)
+            size = os.fstat(file.fileno()).st_size
+            tail = os.pread(file.fileno(), END_BYTES, max(0, size - END_BYTES))
+    except OSError:
+        return False
+    first, _, _ = head.partition(b"\n")
+    last = tail[: tail.rfind(b"\n")].rpartition(b"\n")[2] if tail.count(b"\n") >= 2 or size <= END_BYTES else b""
+    if len(first) == len(head) or not last:
+        return False
+    ends, refused = decode_all([first, last])
+    return not refused and len(set(map(run_key, ends))) == 1
 
 
 def part_count(size: int, cores: int, min_part_bytes: int = MIN_PART_BYTES) -> int:

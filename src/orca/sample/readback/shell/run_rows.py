@@ -133,13 +133,13 @@ class RowsKept(Shown):
         self._folded(name, run)
 
     def _folded(self, name: str, run: FoldedRun) -> None:
-        usage = run.fold.section(USAGE)
-        assert isinstance(usage, UsageSection)
+        usage = next((section for section in run.fold.sections if section.key == USAGE), None)
         kept = run.fold.summary(name)
         if kept is None:
             return
         self.totals.add(kept)
-        whole = Run(kept, usage.usage())
+        # Without the usage folded (a source read as one run's): no figure of a table, which one run does not print.
+        whole = Run(kept, usage.usage() if isinstance(usage, UsageSection) else None)
         text = self.render(kept)
         if self.spilled:
             self.rows.add(compact(whole))
@@ -155,6 +155,12 @@ class RowsKept(Shown):
 
     def takes_lines(self) -> bool:
         return self.render is nothing
+
+    def clear(self) -> None:
+        """Nothing shown: what was, forgotten (a source read again)."""
+        self.aside.close()
+        self.rows, self.aside, self.first = Rows(), Aside(), None
+        self.totals, self.series = Totals(), []
 
     def show_lines(self, name: str, lines: Sequence[Sample], whole: Callable[[Sample], FoldedRun]) -> None:
         """Each a row made from its line alone when it can be (`line_rows`), else from its run's fold; the first run

@@ -17,7 +17,7 @@ from orca.sample.readback.gather.records import InstanceSummary
 from orca.sample.readback.gather.series import Series
 from orca.sample.readback.shell.cli.drawn import chart_said
 from orca.sample.readback.shell.cluster import ENVIRONMENT, cluster_installed, scheduler_named
-from orca.sample.readback.shell.parts import show_runs
+from orca.sample.readback.shell.parts import one_run_at_ends, show_runs
 from orca.sample.readback.shell.run_rows import RowsKept, nothing, summary_document
 from orca.sample.readback.shell.sources import (
     STREAM_GIVE_UP_BYTES,
@@ -225,9 +225,17 @@ def _read(source: Source, shown: RowsKept, drawn: int) -> Tally:
         from orca.sample.readback.shell.plot import load_plotting
 
         meanwhile = load_plotting
+    # A file whose first and last lines are one run's most likely holds it alone: its block or `--json` line needs no
+    # usage (what a table of several runs says of each), which would be a good share of the fold's time.
+    alone = source.path is not None and not len(shown.rows) and one_run_at_ends(source.path)
     try:
         with _no_collector():
-            return show_runs(source, shown, drawn, meanwhile=meanwhile, sections=(*SECTIONS, UsageSection))
+            tally = show_runs(source, shown, drawn, meanwhile=meanwhile,
+                              sections=SECTIONS if alone else (*SECTIONS, UsageSection))
+            if alone and shown.totals.runs > 1:  # other runs between its ends: read again for the table
+                shown.clear()
+                tally = show_runs(source, shown, drawn, sections=(*SECTIONS, UsageSection))
+            return tally
     except Exception as error:  # a file that cannot be read, an S3 read that broke off
         raise read_failure(source, error) from None
 
