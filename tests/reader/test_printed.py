@@ -12,20 +12,10 @@ from typing import IO
 
 import pytest
 
+from tests.reader.test_hostile_input import one_line_runs
+
 ENVIRONMENT = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
 """Buffered, as a user's shell runs it: a write that fails may then fail at exit's last flush, not where it was made."""
-
-
-def one_line_runs(path: Path, runs: int) -> Path:
-    """A file cron appended to, `runs` runs of one line: a table of more than a pipe holds (64 KiB)."""
-    with path.open("w") as out:
-        for n in range(runs):
-            start = 1796000000.0 + 60 * n
-            out.write(f'{{"v":1,"t":{start + 0.2:.3f},"dt":0.2,"host":"h","cores":2,"cpu":{{"user":{n % 90}.0,'
-                      f'"system":1.0,"iowait":0.0,"steal":0.0,"busiest":50.0}},"mem":{{"total":1000,"used":{n % 900},'
-                      f'"available":1,"cache":0,"swap_total":0,"swap_used":0,"rss":0}},"self_cpu":0.05,'
-                      f'"start":{start:.3f}}}\n')
-    return path
 
 
 @pytest.fixture(params=["many", "one", "json", "fleet"])
