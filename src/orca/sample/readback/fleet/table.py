@@ -211,8 +211,9 @@ class Table:
         # Each host's runs (one host's, counted without a Counter of as many rows).
         self._runs_of_host = {(name, rows.hosts[0]): len(rows)} if len(rows.hosts) == 1 else \
             {(name, rows.hosts[host]): runs for host, runs in Counter(rows.host).items()}
-        self._heads: dict[str, tuple[str, bool]] | None = None
-        """Each host's label but the start, and whether the start is said (`cells.run_heads`), once asked."""
+        self._heads = run_heads(self._runs_of_host, [name]).get(name, {}) if sources is None else {}
+        """Each host's label but the start, and whether the start is said (`cells.run_heads`): made once for the
+        table, as a piece's labels are a few of its many hosts'."""
         self._kinds = set(rows.bits)
         """The rows' `bits`, each once."""
         self.ends = self._straggler_bound()
@@ -249,15 +250,12 @@ class Table:
         of its runs."""
         if self.sources is not None:
             return list(map(self.sources.labels.__getitem__, indices))
-        rows, name = self.rows, self.name
+        rows = self.rows
         hosts, host = rows.hosts, rows.host
-        starts = pick(rows.floats(START), indices)
-        if self._heads is None:  # each host's, once for the table: a piece's labels are a few of its many hosts'
-            self._heads = run_heads(self._runs_of_host, [name])[name]
+        starts, heads = pick(rows.floats(START), indices), self._heads
         if len(hosts) == 1:  # a column of one head, timed or not
-            head, timed = self._heads[hosts[0]]
+            head, timed = heads[hosts[0]]
             return timed_labels(head, starts) if timed else [head] * len(starts)
-        heads = self._heads
         return headed_labels([heads[hosts[number]] for number in pick(host, indices)], starts)
 
     def name_of(self, index: int) -> str:
@@ -287,7 +285,7 @@ class Table:
             return None
         first, last = self.rows.floats(FIRST_T), self.rows.floats(LAST_T)
         if first == last:  # runs of one line, each of no length (told by one comparison of C arrays)
-            return median(last), STRAGGLER_SHARE * 0.0
+            return median(last), 0.0  # the share of a median length of 0
         # `round` to some digits is slow: not called for a run of no length (as a run of one line is).
         return median(last), STRAGGLER_SHARE * median([
             round(length, 3) if (length := high - low) > 0.0 else 0.0 for low, high in zip(first, last, strict=True)])

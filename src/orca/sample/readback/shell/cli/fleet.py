@@ -131,6 +131,8 @@ def _table_text(table: Table) -> Iterator[str]:
             pieces = table_text(table, said)
             first = next(pieces)
         except OSError:
+            with contextlib.suppress(OSError):  # the file that failed closed now, what it could not write dropped
+                stack.close()
             pieces = table_text(table, io.StringIO(newline="\n"))
             first = next(pieces)
         yield first
