@@ -70,6 +70,9 @@ class ProcId:
     more and holds no memory; its pid, group and session still tie the others to it."""
     stopped: bool = False
     """proc(5) field 3, `state`, is `T` or `t`: stopped by a signal, or by a tracer."""
+    busy: bool = False
+    """proc(5) field 3, `state`, is `R` or `D`: running, or in uninterruptible sleep; either may be in the middle of
+    a system call, a fork among them (one sleeping in `S`, stopped or exited is not)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,7 @@ def proc_id(data: bytes) -> ProcId | None:
     """The `ProcId` of a raw /proc/<pid>/stat; None when it does not parse (fields counted after the LAST `)`).
 
     >>> proc_id(b"42 (a) b) S 7 42 40 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 12\\n")
-    ProcId(ppid=7, pgrp=42, session=40, start=900, ended=False, stopped=False)
+    ProcId(ppid=7, pgrp=42, session=40, start=900, ended=False, stopped=False, busy=False)
     >>> proc_id(b"42 (a) Z 1 42 40 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 900 0 0\\n").ended
     True
     >>> proc_id(b"42 (a) S 7") is None
@@ -124,7 +127,15 @@ def proc_id(data: bytes) -> ProcId | None:
         return None
     ppid, pgrp, session, start = map(int, picked)
     state = fields[0]
-    return ProcId(ppid, pgrp, session, start, ended=state in (b"Z", b"X"), stopped=state in (b"T", b"t"))
+    return ProcId(
+        ppid,
+        pgrp,
+        session,
+        start,
+        ended=state in (b"Z", b"X"),
+        stopped=state in (b"T", b"t"),
+        busy=state in (b"R", b"D"),
+    )
 
 
 def _through(table: Mapping[int, ProcId]) -> dict[int, list[int]]:

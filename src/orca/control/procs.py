@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Callable, Mapping
 
 from orca.control.members import NONE, Members, ProcId, proc_id
@@ -24,6 +25,13 @@ from orca.sample import process_stat, process_stats
 FREEZE_PASSES = 64
 """A bound on the passes, so that freezing a run always ends; a run forking faster than a pass can read /proc and
 leaving its groups with `setsid` each time is what only a cgroup catches (`cgroups`)."""
+PASS_PAUSE = 0.001
+"""Seconds between two passes while only processes still running keep a freeze from settling: one in the middle of a
+fork or an exit needs the CPU to get to its stop, which passes run back to back would keep from it on a busy
+machine."""
+RELEASE_WAIT = 0.5
+"""Seconds at most that the release of a freeze that did not settle keeps looking for a child its stop reached in the
+middle of a fork (`Frozen._continue_stragglers`)."""
 Finder = Callable[[Mapping[int, ProcId]], Members]
 """What a table of every process says a run's processes are."""
 Before = Callable[[frozenset[tuple[int, int]]], None]
@@ -174,9 +182,11 @@ class Frozen:
             # A process that ended before it was held may have forked first: only a pass with nothing new settles;
             # and one still running (its stop not yet taken, or exiting, which no signal stops) can still change.
             running = [pid for pid in self.live() if not self.table[pid].stopped]
-            if settled and not new and not running:
-                self._settled = True
-                return
+            if settled and not new:
+                if not running:
+                    self._settled = True
+                    return
+                time.sleep(PASS_PAUSE)
 
     def live(self) -> frozenset[int]:
         """The run's processes in the last pass that had not exited."""
@@ -208,20 +218,43 @@ class Frozen:
         not run since; else the next reading would find it stopped and take it for one the run stopped itself.
         Each is read again, its pending signals before its state (`stopped_or_stopping`). With `every` (the freeze
         did not settle, and its groups were not continued whole), each one not yet stopped too: a stop sent to its
-        group may still be pending, taken once it next runs, and a SIGCONT cancels it."""
-        table = process_table(self._proc)
-        for pid, entry in table.items():
-            if (
-                entry.pgrp in self._groups
-                and not entry.ended
-                and pid not in self._held
-                and pid not in self._already_stopped
-                and (every or stopped_or_stopping(pid, entry.start, self._proc))
-            ):
-                process = Held.of(pid, entry.start, self._proc)
-                if process is not None:
-                    process.send(signal.SIGCONT)
-                    process.close()
+        group may still be pending, taken once it next runs, and a SIGCONT cancels it.
+
+        A freeze that did not settle may also have ended while a process of its groups was in the middle of a fork
+        (running, `busy`). The kernel gives the child every signal sent to the group during the fork, the stop and
+        the continue alike, once the fork ends: the child takes the continue first (the lower number), then stops,
+        with nothing pending, after this release has looked. So the release looks again until each process busy
+        at its first look has been seen otherwise, or `RELEASE_WAIT` has passed, and once more after that."""
+        deadline = time.monotonic() + RELEASE_WAIT
+        busy: dict[int, int] | None = None
+        last = self._settled
+        while True:
+            ours = {
+                pid: entry
+                for pid, entry in process_table(self._proc).items()
+                if entry.pgrp in self._groups and not entry.ended
+            }
+            for pid, entry in ours.items():
+                if (
+                    pid not in self._held
+                    and pid not in self._already_stopped
+                    and (every or stopped_or_stopping(pid, entry.start, self._proc))
+                ):
+                    process = Held.of(pid, entry.start, self._proc)
+                    if process is not None:
+                        process.send(signal.SIGCONT)
+                        process.close()
+            if last:
+                return
+            busy = {
+                pid: entry.start
+                for pid, entry in ours.items()
+                if entry.busy and (busy is None or busy.get(pid) == entry.start)
+            }
+            every = False
+            last = not busy or time.monotonic() > deadline
+            if not last:
+                time.sleep(PASS_PAUSE)
 
 
 def _signal_groups(groups: frozenset[int], signal_number: int) -> None:
