@@ -1,6 +1,6 @@
-"""A freeze that does not settle, released while a process of the run is in the middle of a fork (docs/control.md,
-"A run's processes"): the kernel gives the child every signal sent to its group during the fork, the freeze's stop
-among them, once the fork ends; the release must still leave no process of the run stopped.
+"""A freeze that does not settle, released while a process of the run is in the middle of a fork (docs/control.md, "What
+a run is, and how it is killed"): the kernel gives the child every signal sent to its group during the fork, the
+freeze's stop among them, once the fork ends; the release must still leave no process of the run stopped.
 
 The run's root holds a large private mapping, so that each of its forks copies page tables for a while, and forks
 children that sleep, one after another: a freeze of one pass catches it in a fork almost every time."""
