@@ -7,6 +7,7 @@ children that sleep, one after another: a freeze of one pass catches it in a for
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import textwrap
@@ -42,13 +43,14 @@ FORKS_SLOWLY = textwrap.dedent("""
 def _children(root: int) -> dict[int, str]:
     """pid -> proc(5) field 3 (state) of each process whose parent is `root`."""
     found: dict[int, str] = {}
-    for pid in procs.process_table():
-        try:
-            fields = stat_fields(pid)
-        except OSError:
-            continue
-        if int(fields[1]) == root:
-            found[pid] = fields[0]
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                fields = stat_fields(int(name))
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == root:
+                found[int(name)] = fields[0]
     return found
 
 
