@@ -27,6 +27,7 @@ from orca.sample.readback.gather.series import Series
 from orca.sample.readback.runs import Lone, Run, Runs, run_key
 from orca.sample.readback.sample_line import decode_all
 from orca.sample.readback.shell.pool import local_executor
+from orca.sample.readback.shell.run_rows import file_or_memory
 from orca.sample.readback.shell.shown import Shown, Totals
 from orca.sample.readback.shell.sources import Source, Tally, decoded, descriptor_batches, part_starts
 from orca.sample.readback.words import printable
@@ -179,19 +180,9 @@ def _read_file(descriptor: int, name: str, tally: Tally, state: Runs, shown: Sho
 def _read_here(stack: contextlib.ExitStack, descriptor: int, start: int, end: int | None, name: str, shown: Shown,
                drawn: int, sections: Sections) -> tuple[IO[bytes], _Part]:
     """A part whose process failed, read here into a temporary file as the process would; read again into memory
-    where no temporary file can hold it (none can be made, the disk is full: what may have made the process fail)."""
-    try:
-        text: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed with `stack`, or at once if it failed)
-        try:
-            part = _Part.read(descriptor, start, end, name, shown, text, drawn, sections)
-        except BaseException:
-            with contextlib.suppress(OSError):  # what it could not write is dropped as it closes
-                text.close()
-            raise
-        return stack.enter_context(text), part
-    except OSError:
-        text = io.BytesIO()
-        return text, _Part.read(descriptor, start, end, name, shown, text, drawn, sections)
+    where no temporary file can hold it (what may have made the process fail)."""
+    return file_or_memory(stack, tempfile.TemporaryFile, io.BytesIO,
+                          lambda text: _Part.read(descriptor, start, end, name, shown, text, drawn, sections))
 
 
 def _started(stack: contextlib.ExitStack, descriptor: int, ranges: list[tuple[int, int | None]], name: str,

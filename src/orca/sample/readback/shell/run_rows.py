@@ -5,6 +5,7 @@ kept whole too: a source of one run prints its block, not a table."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import struct
@@ -12,7 +13,7 @@ import tempfile
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any, TypeVar
 
 from orca.sample.line_format import Sample
 from orca.sample.readback.fleet.fields import BEGIN, LAST_T
@@ -27,6 +28,28 @@ from orca.sample.readback.shell.shown import Shown, Totals
 
 ASIDE_PIECE = 1 << 16
 """The texts aside are written a piece of this many bytes at a time."""
+File = TypeVar("File", bound=IO[Any])
+Done = TypeVar("Done")
+
+
+def file_or_memory(stack: contextlib.ExitStack, on_disk: Callable[[], File], in_memory: Callable[[], File],
+                   work: Callable[[File], Done]) -> tuple[File, Done]:
+    """`work` done into a temporary file (`on_disk`), which `stack` then closes; done again into memory
+    (`in_memory`) where no temporary file can hold it (none can be made, the disk is full), the file that failed
+    closed at once, what it could not write dropped."""
+    try:
+        file = on_disk()
+        try:
+            done = work(file)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                file.close()
+            raise
+        stack.callback(file.close)
+        return file, done
+    except OSError:
+        memory = in_memory()
+        return memory, work(memory)
 
 
 def nothing(_: InstanceSummary) -> str:

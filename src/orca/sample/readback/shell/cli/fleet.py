@@ -20,6 +20,7 @@ from orca.sample.readback.shell.cluster import ClusterError
 from orca.sample.readback.shell.fleet_read import read_fleet_source
 from orca.sample.readback.shell.many import Outcome, Read, read_each
 from orca.sample.readback.shell.progress import Progress
+from orca.sample.readback.shell.run_rows import file_or_memory
 from orca.sample.readback.shell.sources import Source, SourceError, Tally
 from orca.sample.readback.summary.text import block_text
 from orca.sample.readback.words import printable
@@ -124,17 +125,15 @@ def _table_text(table: Table) -> Iterator[str]:
     can be made, the disk is full). Every row is said before the first piece is given, so nothing is given twice."""
     from orca.sample.readback.fleet.text import table_text
 
+    def on_disk() -> TextIO:
+        return tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogateescape", newline="\n")
+
+    def begun(said: TextIO) -> tuple[str, Iterator[str]]:
+        pieces = table_text(table, said)
+        return next(pieces), pieces
+
     with contextlib.ExitStack() as stack:
-        try:
-            said: TextIO = stack.enter_context(tempfile.TemporaryFile(
-                "w+", encoding="utf-8", errors="surrogateescape", newline="\n"))
-            pieces = table_text(table, said)
-            first = next(pieces)
-        except OSError:
-            with contextlib.suppress(OSError):  # the file that failed closed now, what it could not write dropped
-                stack.close()
-            pieces = table_text(table, io.StringIO(newline="\n"))
-            first = next(pieces)
+        _, (first, pieces) = file_or_memory(stack, on_disk, lambda: io.StringIO(newline="\n"), begun)
         yield first
         yield from pieces
 
