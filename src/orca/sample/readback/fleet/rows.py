@@ -293,15 +293,6 @@ class Rows:
             return [big.get((field, index), value) for value, index in zip(held, indices, strict=True)]
         return held
 
-    def counts(self, field: int, indices: Sequence[int]) -> list[int | None]:
-        """An integer column's counts at `indices`, None for None."""
-        said = [None if value == NONE else value for value in pick(self.ints(field), indices)]
-        if self._big:
-            big = self._big
-            said = [value if value is None else big.get((field, index), value)
-                    for value, index in zip(said, indices, strict=True)]
-        return said
-
 
 def pick(values: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
     """A column's values at `indices`: a slice when they follow each other (the rows in the order they came, or a
