@@ -7,9 +7,12 @@ from __future__ import annotations
 import functools
 import operator
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TypeVar
 
 from orca.sample.readback.words import MISSING, day_and_minute, size_cell, utc
+
+T = TypeVar("T", bound=Hashable)
 
 _MINUTES = [f"{hour:02d}:{minute:02d}" for hour in range(24) for minute in range(60)]
 """Each minute of a day as `HH:MM`, by its number."""
@@ -75,12 +78,7 @@ def size_cells(counts: Sequence[int], missing: int | None = None, after: str = "
     >>> size_cells([0, 512, 1536, 136 * 2**20, 13314398618, -1, 3 * 2**40], missing=-1)
     ['0B', '512B', '1.5K', '136M', '12G', '-', '3.0T']
     """
-    if _alike(counts):  # such as a column all `missing`
-        return _sizes(counts[:1], missing, after) * len(counts)
-    if _few(counts):
-        distinct = list(set(counts))
-        return list(map(dict(zip(distinct, _sizes(distinct, missing, after), strict=True)).__getitem__, counts))
-    return _sizes(counts, missing, after)
+    return _by_value(counts, lambda some: _sizes(some, missing, after))  # one value: such as a column all `missing`
 
 
 def _sizes(counts: Sequence[int], missing: int | None, after: str) -> list[str]:
@@ -97,10 +95,10 @@ _SAMPLE = 1024
 """Values looked at to tell whether a column holds few distinct values."""
 
 
-def _alike(values: Sequence[object]) -> bool:
+def one_value(values: Sequence[object]) -> bool:
     """Whether `values` are one value (a file of one-line runs' counts of lines, or a figure none of them has), told
-    by one count, without a set."""
-    return bool(values) and values.count(values[0]) == len(values)
+    by one count, without a set; most columns of many values are told otherwise by their first and last alone."""
+    return bool(values) and values[0] == values[-1] and values.count(values[0]) == len(values)
 
 
 def _few(values: Sequence[object]) -> bool:
@@ -108,6 +106,16 @@ def _few(values: Sequence[object]) -> bool:
     said once and looked up, where saying each of many distinct values once would cost more than saying every one."""
     sample = values[:_SAMPLE]
     return len(set(sample)) * 2 <= len(sample)
+
+
+def _by_value(values: Sequence[T], said: Callable[[Sequence[T]], list[str]]) -> list[str]:
+    """`said(values)`, each distinct value said once where they are one value or seem few (`one_value`, `_few`)."""
+    if one_value(values):
+        return said(values[:1]) * len(values)
+    if _few(values):
+        distinct = list(set(values))
+        return list(map(dict(zip(distinct, said(distinct), strict=True)).__getitem__, values))
+    return said(values)
 
 
 class Percents(dict[float | None, str]):
@@ -138,7 +146,7 @@ def percent_cells(shares: Sequence[float | None], after: str = "", said: Percent
     >>> percent_cells([26.94, 199.0, None, float("nan")]), percent_cells([26.94, -0.0, float("nan")], "*")
     (['26.9', '199.0', '-', '-'], ['26.9*', '-0.0*', '-'])
     """
-    if _alike(shares) and (one := shares[0]) != 0:  # -0.0 counts as 0.0 too
+    if one_value(shares) and (one := shares[0]) != 0:  # -0.0 counts as 0.0 too
         return [Percents(after)[one]] * len(shares)
     if _few(shares):
         return list(map((Percents(after) if said is None else said).__getitem__, shares))
@@ -152,11 +160,7 @@ def count_cells(counts: Sequence[int]) -> list[str]:
     >>> count_cells([1, 1, 12345])
     ['1', '1', '12,345']
     """
-    if _alike(counts):
-        return [f"{counts[0]:,}"] * len(counts)
-    if _few(counts):
-        return list(map({each: f"{each:,}" for each in set(counts)}.__getitem__, counts))
-    return [f"{each:,}" for each in counts]
+    return _by_value(counts, lambda some: [f"{each:,}" for each in some])
 
 
 def run_labels(runs: Sequence[tuple[str, str, float | None]], names: Sequence[str] = (),

@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from orca.sample.readback.cells import Percents, count_cells, days_and_minutes, percent_cells, size_cells, times_of_day
+from orca.sample.readback.cells import (
+    Percents,
+    count_cells,
+    days_and_minutes,
+    one_value,
+    percent_cells,
+    size_cells,
+    times_of_day,
+)
 from orca.sample.readback.fleet.columns import COLUMNS
 from orca.sample.readback.fleet.fields import (
     BEGIN,
@@ -70,8 +78,7 @@ def lines_template(widths: list[int], longest_label: int, left: list[bool]) -> C
             flags = [flag if len(flag) <= flags_width else cut(flag, flags_width) for flag in flags]
         template, varying = [f"%-{label_width}s"], [labels]
         for (pad, placed), width, column in zip(pads, widths[:-1], cells, strict=True):
-            # Most columns of many cells are told apart from one of one cell by their first and last.
-            if column and column[0] == column[-1] and column.count(column[0]) == len(column):
+            if one_value(column):
                 template.append(pad(column[0], width).replace("%", "%%"))
             else:
                 template.append(placed)
